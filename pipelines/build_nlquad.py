@@ -1,0 +1,277 @@
+"""Build an NLQuAD-style release from archived BBC News pages.
+
+    python -m pipelines.build_nlquad --runner=DirectRunner            # bundled sample, offline
+    python -m pipelines.build_nlquad --source html --input 'pages/*.html'
+    python -m pipelines.build_nlquad --source warc --input 'crawl/*.warc.gz'
+    python -m pipelines.build_nlquad --source wayback --from 2016 --to 2020
+
+Options not listed by ``--help`` are Beam pipeline options (``--runner``,
+``--direct_running_mode``, ``--direct_num_workers``, Dataflow options, ...).
+"""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import sys
+from typing import Any
+
+import apache_beam as beam
+from apache_beam.io.filesystems import FileSystems
+from apache_beam.options.pipeline_options import PipelineOptions
+
+from filters.splits import parse_split_ratios
+from transforms.accounting import SIDE_OUTPUTS
+from transforms.accounting_io import WriteAccounting
+from transforms.nlquad import (
+    DeduplicateArticles,
+    ExtractQuestionAnswers,
+    FindRepeatedParagraphs,
+    HistogramFn,
+    ParsePages,
+    squad_documents,
+)
+from transforms.nlquad_card import nlquad_card, nlquad_stats
+from transforms.nlquad_schema import FIELD_DOCS, NLQUAD_SCHEMA
+from transforms.page_sources import ReadHtmlPages, ReadSamplePages, ReadWarcPages
+from transforms.release import (
+    ReleaseExistsError,
+    ReleaseTarget,
+    WriteShards,
+    discard_staging,
+    ensure_empty_splits,
+    finalize_release,
+    parquet_bytes,
+    write_bytes,
+)
+from transforms.release_docs import build_manifest, read_accounting, to_json_bytes
+
+DATASET = "nlquad"
+DATASET_VERSION = "1.0.0"
+LOG = logging.getLogger("qa_datasets.nlquad")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="python -m pipelines.build_nlquad",
+        description="Build an NLQuAD-style long-answer QA release from BBC News pages. "
+                    "Any other --option is passed to Apache Beam (e.g. --runner, "
+                    "--direct_running_mode=multi_processing, --direct_num_workers=2).",
+    )
+    parser.add_argument("--source", choices=("sample", "html", "warc", "wayback"),
+                        default="sample",
+                        help="where pages come from: the bundled sample (default, offline), "
+                             "saved HTML files, WARC/ARC files, or the Wayback Machine")
+    parser.add_argument("--input", help="glob of input files for --source html|warc "
+                                        "(any Beam filesystem: local, gs://, ...)")
+    parser.add_argument("--index", help="--source html: TSV sidecar (file, url, timestamp); "
+                                        "default: index.tsv next to each page")
+    parser.add_argument("--output", default="releases",
+                        help="release root; the release goes to <output>/nlquad/<version>/")
+    parser.add_argument("--version", default=DATASET_VERSION,
+                        help=f"dataset version to write (default {DATASET_VERSION})")
+    parser.add_argument("--overwrite", action="store_true",
+                        help="replace an existing release of the same version")
+    parser.add_argument("--from", dest="from_year", type=int, default=2016,
+                        help="--source wayback: first capture year (default 2016)")
+    parser.add_argument("--to", dest="to_year", type=int, default=2020,
+                        help="--source wayback: last capture year (default 2020)")
+    parser.add_argument("--split-ratios", default="train=0.8,dev=0.1,test=0.1",
+                        help="split names and ratios, e.g. train=0.8,dev=0.1,test=0.1 "
+                             "or 80/10/10")
+    parser.add_argument("--split-salt", default="nlquad",
+                        help="salt of the split hash; keep it fixed across versions")
+    parser.add_argument("--export-squad", action="store_true",
+                        help="also write squad/<split>.json in NLQuAD's SQuAD-like format")
+    parser.add_argument("--boilerplate-min-docs", type=int, default=3,
+                        help="a paragraph found in at least this many articles is boilerplate")
+    parser.add_argument("--boilerplate-min-words", type=int, default=4,
+                        help="shorter paragraphs are never treated as repeated boilerplate")
+    parser.add_argument("--paragraph-separator", default="\n",
+                        help="whitespace placed between paragraphs in the context")
+    parser.add_argument("--max-rows-per-shard", type=int, default=20_000,
+                        help="Parquet rows per shard file")
+    wayback = parser.add_argument_group("wayback source")
+    wayback.add_argument("--wayback-url", default="https://web.archive.org",
+                         help="Wayback Machine base URL (tests point it at a local server)")
+    wayback.add_argument("--cache-dir", default=".cache/wayback",
+                         help="on-disk cache of CDX pages and captures (re-runs never "
+                              "refetch; a crashed run resumes from it)")
+    wayback.add_argument("--fetch-workers", type=int, default=2,
+                         help="parallel fetchers; the archive sees at most "
+                              "fetch-workers x per-worker rate")
+    wayback.add_argument("--fetches-per-minute", type=float, default=240,
+                         help="global page fetch rate (archive limit ~480/min per IP)")
+    wayback.add_argument("--cdx-per-minute", type=float, default=20,
+                         help="CDX request rate (archive limit ~24/min per IP)")
+    wayback.add_argument("--rate-limit-pause", type=float, default=60.0,
+                         help="seconds to pause after HTTP 429 or a refused connection")
+    wayback.add_argument("--max-captures", type=int, default=0,
+                         help="stop after this many article captures (0 = all)")
+    return parser
+
+
+def parse_args(argv: list[str] | None) -> tuple[argparse.Namespace, list[str]]:
+    parser = build_parser()
+    args, beam_args = parser.parse_known_args(argv)
+    if args.source in ("html", "warc") and not args.input:
+        parser.error(f"--source {args.source} needs --input GLOB")
+    if args.paragraph_separator.strip() or not args.paragraph_separator:
+        parser.error("--paragraph-separator must be non-empty whitespace")
+    try:
+        args.ratios = parse_split_ratios(args.split_ratios)
+    except ValueError as error:
+        parser.error(str(error))
+    return args, beam_args
+
+
+def read_pages(pipeline: beam.Pipeline, args: argparse.Namespace):
+    """The chosen source: ``(pages, [tagged results carrying accounting outputs])``."""
+    if args.source == "sample":
+        return pipeline | "Sample" >> ReadSamplePages()
+    if args.source == "html":
+        return pipeline | "Html" >> ReadHtmlPages(args.input, args.index)
+    if args.source == "warc":
+        return pipeline | "Warc" >> ReadWarcPages(args.input)
+    from transforms.wayback_io import ReadWaybackPages
+
+    return pipeline | "Wayback" >> ReadWaybackPages(
+        base_url=args.wayback_url, from_year=args.from_year, to_year=args.to_year,
+        cache_dir=args.cache_dir, fetch_workers=args.fetch_workers,
+        fetches_per_minute=args.fetches_per_minute, cdx_per_minute=args.cdx_per_minute,
+        rate_limit_pause=args.rate_limit_pause, max_captures=args.max_captures)
+
+
+def build_pipeline(pipeline: beam.Pipeline, args: argparse.Namespace,
+                   target: ReleaseTarget) -> None:
+    """Compose the NLQuAD pipeline; everything it writes goes to the staging directory."""
+    pages, results = read_pages(pipeline, args)
+    parsed = pages | "Parse" >> beam.ParDo(ParsePages()).with_outputs(*SIDE_OUTPUTS, main="main")
+    articles, dedup_results = parsed.main | "Deduplicate" >> DeduplicateArticles()
+    repeated = articles | "RepeatedParagraphs" >> FindRepeatedParagraphs(
+        args.boilerplate_min_docs, args.boilerplate_min_words)
+    extracted = articles | "ExtractQA" >> beam.ParDo(
+        ExtractQuestionAnswers(args.split_salt, args.ratios, args.paragraph_separator),
+        repeated=beam.pvalue.AsDict(repeated),
+    ).with_outputs(*SIDE_OUTPUTS, ExtractQuestionAnswers.STATS, main="main")
+    rows = extracted.main
+    rows | "WriteSplits" >> WriteShards(
+        target.staging_dir, lambda row: row["id"], parquet_bytes, "parquet",
+        NLQUAD_SCHEMA, args.max_rows_per_shard)
+    if args.export_squad:
+        staging = target.staging_dir
+        (rows
+         | "GroupForSquad" >> beam.GroupByKey()
+         | "WriteSquad" >> beam.Map(lambda kv: write_bytes(
+             FileSystems.join(staging, "squad", f"{kv[0]}.json"),
+             to_json_bytes({"version": args.version, "data": squad_documents(kv[1])}))))
+    histograms = (extracted[ExtractQuestionAnswers.STATS]
+                  | "Histograms" >> beam.CombinePerKey(HistogramFn()))
+    pipeline | "Accounting" >> WriteAccounting(
+        target.staging_dir, [*results, parsed, *dedup_results, extracted], histograms)
+
+
+def recorded_options(args: argparse.Namespace, beam_args: list[str]) -> dict[str, Any]:
+    options = {k: v for k, v in vars(args).items() if k != "ratios"}
+    options["split_ratios"] = dict(args.ratios)
+    options["beam_args"] = beam_args
+    return options
+
+
+def source_description(args: argparse.Namespace) -> dict[str, Any]:
+    descriptions = {
+        "sample": "pages bundled with the toolkit (synthetic BBC-like markup of every era)",
+        "html": f"saved HTML pages matching {args.input}",
+        "warc": f"WARC/ARC archives matching {args.input}",
+        "wayback": f"Wayback Machine CDX captures of bbc.co.uk/news and bbc.com/news, "
+                   f"{args.from_year}-{args.to_year}, via {args.wayback_url}",
+    }
+    return {"kind": args.source, "description": descriptions[args.source]}
+
+
+def finalize(target: ReleaseTarget, args: argparse.Namespace,
+             beam_args: list[str]) -> dict[str, Any]:
+    """Fold accounting into stats.json, write the card and manifest, move into place."""
+    split_names = [name for name, _ in args.ratios]
+    ensure_empty_splits(target.staging_dir, split_names, NLQUAD_SCHEMA)
+    if args.export_squad:
+        for split in split_names:
+            path = FileSystems.join(target.staging_dir, "squad", f"{split}.json")
+            if not FileSystems.exists(path):
+                write_bytes(path, to_json_bytes({"version": args.version, "data": []}))
+    tallies, histograms = read_accounting(target)
+    stats = nlquad_stats(tallies, histograms)
+    write_bytes(FileSystems.join(target.staging_dir, "stats.json"), to_json_bytes(stats))
+    manifest = build_manifest(
+        target, options=recorded_options(args, beam_args), source=source_description(args),
+        schema=NLQUAD_SCHEMA, field_docs=FIELD_DOCS, splits=split_names)
+    write_bytes(FileSystems.join(target.staging_dir, "README.md"),
+                nlquad_card(manifest, stats).encode("utf-8"))
+    manifest = build_manifest(
+        target, options=recorded_options(args, beam_args), source=source_description(args),
+        schema=NLQUAD_SCHEMA, field_docs=FIELD_DOCS, splits=split_names)
+    finalize_release(target, args.overwrite, to_json_bytes(manifest))
+    return {"manifest": manifest, "stats": stats, "path": target.final_dir}
+
+
+def format_summary(result: dict[str, Any]) -> str:
+    """The readable end-of-run summary printed to the user."""
+    counts = result["stats"]["counts"]
+    pages, questions = counts.get("pages", {}), counts.get("questions", {})
+    dedup, inputs = counts.get("dedup", {}), counts.get("input", {})
+    dead = sum(stage.get("dead_letter", 0) for stage in counts.values())
+    lines = [
+        f"NLQuAD release {result['manifest']['version']} written to {result['path']}",
+        f"  pages read:            {pages.get('read', 0)}",
+        f"  articles parsed:       {pages.get('parsed', 0)}",
+    ]
+    for name, count in sorted(inputs.items()):
+        if name != "pages":
+            lines.append(f"  input {name}: {count}")
+    for name, count in sorted(pages.items()):
+        if name.startswith("skipped."):
+            lines.append(f"  pages skipped, {name[8:]}: {count}")
+    lines += [
+        f"  duplicate captures:    {dedup.get('duplicate_capture', 0)}",
+        f"  duplicate texts:       {dedup.get('duplicate_content', 0)}",
+        f"  questions found:       {questions.get('found', 0)}",
+        f"  QA pairs kept:         {questions.get('kept', 0)}",
+    ]
+    for name, count in sorted(questions.items()):
+        if name.startswith("dropped."):
+            lines.append(f"  QA pairs dropped, {name[8:]}: {count}")
+    lines.append(f"  dead-lettered records: {dead} (see rejected/dead_letter/)")
+    for split, rows in result["manifest"]["rows_per_split"].items():
+        lines.append(f"  rows in {split}: {rows}")
+    return "\n".join(lines)
+
+
+def run(argv: list[str] | None = None) -> dict[str, Any]:
+    """Run the pipeline and publish the release; returns manifest, stats and path."""
+    args, beam_args = parse_args(argv)
+    target = ReleaseTarget.create(args.output, DATASET, args.version)
+    target.check_writable(args.overwrite)
+    options = PipelineOptions(beam_args)
+    try:
+        with beam.Pipeline(options=options) as pipeline:
+            build_pipeline(pipeline, args, target)
+        return finalize(target, args, beam_args)
+    except BaseException:
+        discard_staging(target)
+        raise
+
+
+def main(argv: list[str] | None = None) -> int:
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(message)s")
+    logging.getLogger("apache_beam").setLevel(logging.WARNING)
+    try:
+        result = run(argv)
+    except ReleaseExistsError as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 2
+    print(format_summary(result))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
