@@ -28,6 +28,7 @@ SAMPLE_DIR = ("samples", "nlquad")
 _SAVED_FROM = re.compile(rb"<!--\s*saved from url=\(\d+\)\s*(\S+?)\s*-->", re.I)
 _WAYBACK_URL = re.compile(r"^https?://web\.archive\.org/web/(\d{14})[a-z_]*/(.+)$")
 _TIMESTAMP_IN_NAME = re.compile(r"(?<!\d)((?:19|20)\d{12})(?!\d)")
+_RECORD_SEPARATOR = 4  # CRLF CRLF may trail the last record of an uncompressed archive
 _CANONICAL = re.compile(
     rb"""<link[^>]+rel=["']canonical["'][^>]*href=["']([^"']+)["']"""
     rb"""|<meta[^>]+property=["']og:url["'][^>]*content=["']([^"']+)["']""", re.I)
@@ -166,15 +167,22 @@ def warc_timestamp(warc_date: str) -> str:
     return moment.astimezone(timezone.utc).strftime("%Y%m%d%H%M%S")
 
 
-def iter_warc_pages(stream, source: str) -> Iterator[CapturedPage | tuple[str, str]]:
+class TruncatedArchiveError(ValueError):
+    """The archive ends in the middle of a record (or holds no readable record)."""
+
+
+def iter_warc_pages(stream, source: str,
+                    size: int | None = None) -> Iterator[CapturedPage | tuple[str, str]]:
     """Yield CapturedPage for HTML 200 responses, ``("skip", reason)`` for other records.
 
-    Raises whatever warcio raises on a truncated or corrupt archive, after yielding the
-    records read so far.
+    warcio stops quietly at a truncated gzip member or record; when ``size`` (bytes of the
+    file) is given, an archive whose records end before the file does raises
+    ``TruncatedArchiveError`` after the complete records were yielded.
     """
     from warcio.archiveiterator import ArchiveIterator
 
-    for record in ArchiveIterator(stream, arc2warc=True):
+    records = ArchiveIterator(stream, arc2warc=True)
+    for record in records:
         if record.rec_type == "revisit":
             yield "skip", "revisit_record"
             continue
@@ -192,7 +200,14 @@ def iter_warc_pages(stream, source: str) -> Iterator[CapturedPage | tuple[str, s
         url = record.rec_headers.get_header("WARC-Target-URI") or ""
         timestamp = warc_timestamp(record.rec_headers.get_header("WARC-Date") or "")
         content = record.content_stream().read()
-        yield CapturedPage(url, timestamp, content, f"{source}#{record.offset}", content_type)
+        source_id = f"{source}#{records.get_record_offset()}"
+        yield CapturedPage(url, timestamp, content, source_id, content_type)
+    if size is not None:
+        consumed = records.get_record_offset() + records.get_record_length()
+        slack = 0 if source.endswith(".gz") else _RECORD_SEPARATOR
+        if size - consumed > slack:
+            raise TruncatedArchiveError(
+                f"{source}: records end at byte {consumed} of {size} (truncated or corrupt)")
 
 
 class _ReadWarcFile(beam.DoFn):
@@ -201,7 +216,7 @@ class _ReadWarcFile(beam.DoFn):
         read = 0
         try:
             with readable.open(compression_type=CompressionTypes.UNCOMPRESSED) as stream:
-                for item in iter_warc_pages(stream, path):
+                for item in iter_warc_pages(stream, path, readable.metadata.size_in_bytes):
                     if isinstance(item, CapturedPage):
                         read += 1
                         yield tally("input", "pages")
