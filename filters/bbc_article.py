@@ -231,11 +231,11 @@ def _walk_component_blocks(root: etree._Element, out: list[Block]) -> None:
                 _walk_component_blocks(child, out)
             continue
         if name in _C_PARAGRAPH:
-            paragraphs = list(child.iter("p")) or [child]
-            for p in paragraphs:
-                text = _text(p)
-                if text and not _is_link_only(p, text):
-                    out.append(Block(PARAGRAPH, text))
+            found = len(out)
+            _walk_classic(child, out, ())
+            text = _text(child)
+            if len(out) == found and text and not _is_link_only(child, text):
+                out.append(Block(PARAGRAPH, text))
         elif name in _C_SUBHEADING:
             text = _text(child)
             if text:

@@ -1,0 +1,174 @@
+"""Golden end-to-end test of ``pipelines.build_nlquad`` on the bundled sample."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from pathlib import Path
+
+import pyarrow.parquet as pq
+import pytest
+
+from pipelines.build_nlquad import format_summary, main, run
+from tests.conftest import PROJECT_ROOT, TEST_RUNNER
+from transforms.page_sources import sample_index
+
+EXPECTED = json.loads((PROJECT_ROOT / "tests" / "golden" / "nlquad_sample_expected.json")
+                      .read_text(encoding="utf-8"))
+
+
+@pytest.fixture(scope="module")
+def release(tmp_path_factory):
+    root = tmp_path_factory.mktemp("releases")
+    result = run([TEST_RUNNER, "--output", str(root), "--export-squad"])
+    return result, Path(result["path"])
+
+
+def _rows(path: Path) -> list[dict]:
+    rows = []
+    for split in ("train", "dev", "test"):
+        for row in pq.read_table(path / split).to_pylist():
+            rows.append({**row, "split": split})
+    return rows
+
+
+def _jsonl(path: Path, kind: str) -> list[dict]:
+    records = []
+    for file in sorted((path / "rejected" / kind).glob("*.jsonl")):
+        records += [json.loads(line) for line in file.read_text().splitlines()]
+    return records
+
+
+def _file_for_url(url: str) -> str:
+    return next(name for name, (u, _) in sample_index().items() if u == url)
+
+
+def test_release_layout(release):
+    _, path = release
+    names = sorted(p.relative_to(path).as_posix() for p in path.rglob("*") if p.is_file())
+    assert {"README.md", "dataset_info.json", "stats.json", "squad/train.json",
+            "squad/dev.json", "squad/test.json"} <= set(names)
+    for split in ("train", "dev", "test"):
+        assert any(n.startswith(f"{split}/{split}-00000-of-") for n in names)
+    assert not (path.parent / ".staging").exists()
+
+
+def test_kept_questions_match_golden(release):
+    _, path = release
+    rows = _rows(path)
+    kept = {(_file_for_url(r["capture_url"]), r["question"]): r for r in rows}
+    expected = {(name, q["question"]): q for name, page in EXPECTED.items()
+                if page["outcome"] == "article" and not page["duplicate"]
+                for q in page["questions"] if q["kept"]}
+    assert set(kept) == set(expected)
+    for key, q in expected.items():
+        row = kept[key]
+        assert row["answer_text"].split()[:6] == q["answer_first_words"].split()[:6], key
+        assert row["answer_text"].split()[-6:] == q["answer_last_words"].split()[-6:], key
+        assert row["answer_paragraphs"] == q["answer_paragraphs"], key
+        assert row["context"][row["answer_start"]:row["answer_end"]] == row["answer_text"]
+        assert row["context"].split()[row["answer_word_start"]:row["answer_word_end"]] == \
+            row["answer_text"].split()
+        assert row["answers"] == {"text": [row["answer_text"]],
+                                  "answer_start": [row["answer_start"]]}
+        assert row["question"] not in row["context"]
+
+
+def test_documents_metadata_match_golden(release):
+    _, path = release
+    for row in _rows(path):
+        page = EXPECTED[_file_for_url(row["capture_url"])]
+        assert row["title"] == page["headline"]
+        assert row["date"] == page["published"]
+        assert row["layout_era"] == page["era"]
+
+
+def test_dropped_questions_have_reasons(release):
+    _, path = release
+    dropped = {(_file_for_url(r["url"]), r["question"]): r["reason"]
+               for r in _jsonl(path, "dropped_questions")}
+    expected = {(name, q["question"]): q["drop_reason"] for name, page in EXPECTED.items()
+                if page["outcome"] == "article" and not page["duplicate"]
+                for q in page["questions"] if not q["kept"]}
+    assert dropped == expected
+
+
+def test_skipped_and_duplicate_pages_are_accounted(release):
+    result, path = release
+    skipped = {_file_for_url(r["url"]): r["reason"] for r in _jsonl(path, "skipped_pages")}
+    assert skipped == {name: page["skip_reason"] for name, page in EXPECTED.items()
+                       if page["outcome"] == "skip"}
+    duplicates = {_file_for_url(r["url"]): r["reason"] for r in _jsonl(path, "duplicates")}
+    assert duplicates == {name: page["duplicate"] for name, page in EXPECTED.items()
+                          if page["duplicate"]}
+    counts = result["stats"]["counts"]
+    assert counts["pages"]["read"] == len(EXPECTED)
+    parsed = counts["pages"]["parsed"]
+    skipped_total = sum(v for k, v in counts["pages"].items() if k.startswith("skipped."))
+    assert parsed + skipped_total == counts["pages"]["read"]
+    assert counts["documents"]["deduplicated"] + sum(counts["dedup"].values()) == parsed
+    questions = counts["questions"]
+    assert questions["kept"] + sum(v for k, v in questions.items()
+                                   if k.startswith("dropped.")) == questions["found"]
+
+
+def test_splits_group_articles_and_are_stable(release):
+    from filters.splits import assign_split
+
+    _, path = release
+    for row in _rows(path):
+        assert row["split"] == assign_split(row["document_id"], "nlquad")
+
+
+def test_manifest_hashes_and_counts(release):
+    result, path = release
+    manifest = json.loads((path / "dataset_info.json").read_text())
+    assert manifest["dataset"] == "nlquad" and manifest["version"] == "1.0.0"
+    assert manifest["options"]["split_ratios"] == {"train": 0.8, "dev": 0.1, "test": 0.1}
+    assert [f["name"] for f in manifest["schema"]][:3] == ["id", "document_id", "title"]
+    for name, entry in manifest["files"].items():
+        data = (path / name).read_bytes()
+        assert hashlib.sha256(data).hexdigest() == entry["sha256"], name
+    assert "dataset_info.json" not in manifest["files"]
+    total = sum(manifest["rows_per_split"].values())
+    assert total == result["stats"]["counts"]["questions"]["kept"]
+    squad_questions = sum(len(p["qas"]) for split in ("train", "dev", "test")
+                          for d in json.loads((path / "squad" / f"{split}.json").read_text())
+                          ["data"] for p in d["paragraphs"])
+    assert squad_questions == total
+
+
+def test_stats_and_card(release):
+    result, path = release
+    stats = json.loads((path / "stats.json").read_text())
+    lengths = stats["lengths"]["all"]
+    assert lengths["question_words"]["count"] == stats["counts"]["questions"]["kept"]
+    assert 0 < lengths["answer_words"]["mean"] < lengths["document_words"]["mean"]
+    assert stats["question_prefixes"]["first_word"][0]["prefix"] in {"what", "why", "how"}
+    card = (path / "README.md").read_text()
+    assert "NLQuAD" in card and "load_dataset" in card and "bullet_list_answer" in card
+    summary = format_summary(result)
+    assert "pages skipped, video_page: 1" in summary and "rows in train:" in summary
+
+
+def test_existing_version_refused_then_overwritten(release, capsys):
+    _, path = release
+    root = str(path.parent.parent)
+    before = (path / "dataset_info.json").read_bytes()
+    assert main([TEST_RUNNER, "--output", root]) == 2
+    assert "already exists" in capsys.readouterr().err
+    assert (path / "dataset_info.json").read_bytes() == before
+
+
+def test_crash_leaves_no_release(tmp_path, monkeypatch):
+    import transforms.nlquad as nlquad
+
+    def explode(self, element, *args, **kwargs):
+        raise RuntimeError("simulated crash")
+
+    monkeypatch.setattr(nlquad.HistogramFn, "add_input", explode)
+    with pytest.raises(Exception, match="simulated crash"):
+        run([TEST_RUNNER, "--output", str(tmp_path)])
+    assert not os.path.exists(tmp_path / "nlquad" / "1.0.0")
+    assert not any((tmp_path / "nlquad").glob(".staging/*"))
