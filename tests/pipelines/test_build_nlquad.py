@@ -172,3 +172,17 @@ def test_crash_leaves_no_release(tmp_path, monkeypatch):
         run([TEST_RUNNER, "--output", str(tmp_path)])
     assert not os.path.exists(tmp_path / "nlquad" / "1.0.0")
     assert not any((tmp_path / "nlquad").glob(".staging/*"))
+
+
+def test_multi_process_run_is_byte_identical(release, tmp_path):
+    _, path = release
+    result = run(["--runner=DirectRunner", "--direct_running_mode=multi_processing",
+                  "--direct_num_workers=2", "--output", str(tmp_path), "--export-squad"])
+    other = Path(result["path"])
+    first = json.loads((path / "dataset_info.json").read_text())["files"]
+    second = json.loads((other / "dataset_info.json").read_text())["files"]
+    data_files = [n for n in first if n.endswith((".parquet", ".jsonl")) or
+                  n.startswith("squad/")]
+    assert data_files
+    assert {n: first[n]["sha256"] for n in data_files} == {
+        n: second[n]["sha256"] for n in data_files}
