@@ -40,6 +40,7 @@ from transforms.release import (
     WriteShards,
     discard_staging,
     ensure_empty_splits,
+    file_manifest,
     finalize_release,
     parquet_bytes,
     write_bytes,
@@ -207,9 +208,7 @@ def finalize(target: ReleaseTarget, args: argparse.Namespace,
         schema=NLQUAD_SCHEMA, field_docs=FIELD_DOCS, splits=split_names)
     write_bytes(FileSystems.join(target.staging_dir, "README.md"),
                 nlquad_card(manifest, stats).encode("utf-8"))
-    manifest = build_manifest(
-        target, options=recorded_options(args, beam_args), source=source_description(args),
-        schema=NLQUAD_SCHEMA, field_docs=FIELD_DOCS, splits=split_names)
+    manifest["files"] = file_manifest(target.staging_dir)
     finalize_release(target, args.overwrite, to_json_bytes(manifest))
     return {"manifest": manifest, "stats": stats, "path": target.final_dir}
 

@@ -25,10 +25,8 @@ from transforms.pages import CapturedPage
 from transforms.wayback_client import CdxCapture, WaybackClient, WaybackError, bbc_cdx_queries
 
 
-class ListCdxCaptures(beam.DoFn):
-    """CDX query dict -> CdxCapture of every listed capture (article or not)."""
-
-    STAGE = "cdx"
+class _WaybackDoFn(beam.DoFn):
+    """A DoFn owning one WaybackClient per worker (sessions are built in ``setup``)."""
 
     def __init__(self, client_options: dict):
         self.client_options = client_options
@@ -38,6 +36,12 @@ class ListCdxCaptures(beam.DoFn):
 
     def teardown(self):
         self._client.close()
+
+
+class ListCdxCaptures(_WaybackDoFn):
+    """CDX query dict -> CdxCapture of every listed capture (article or not)."""
+
+    STAGE = "cdx"
 
     def process(self, query: dict):
         listed = 0
@@ -73,19 +77,10 @@ def _fetch_key(asset_key: str, workers: int) -> int:
     return int(hashlib.sha256(asset_key.encode()).hexdigest()[:8], 16) % max(1, workers)
 
 
-class FetchCaptures(beam.DoFn):
+class FetchCaptures(_WaybackDoFn):
     """``(worker key, [CdxCapture])`` -> CapturedPage, fetched sequentially per key."""
 
     STAGE = "fetch"
-
-    def __init__(self, client_options: dict):
-        self.client_options = client_options
-
-    def setup(self):
-        self._client = WaybackClient(**self.client_options)
-
-    def teardown(self):
-        self._client.close()
 
     def process(self, item):
         _, captures = item
