@@ -37,6 +37,13 @@ class _WaybackDoFn(beam.DoFn):
     def teardown(self):
         self._client.close()
 
+    def _client_tallies(self, before: dict[str, int]):
+        """HTTP requests made and rate-limit pauses taken while handling one element."""
+        for name in ("requests", "rate_limited"):
+            delta = self._client.stats.get(name, 0) - before.get(name, 0)
+            if delta:
+                yield tally(self.STAGE, f"http_{name}", delta)
+
 
 class ListCdxCaptures(_WaybackDoFn):
     """CDX query dict -> CdxCapture of every listed capture (article or not)."""
@@ -44,7 +51,7 @@ class ListCdxCaptures(_WaybackDoFn):
     STAGE = "cdx"
 
     def process(self, query: dict):
-        listed = 0
+        listed, before = 0, dict(self._client.stats)
         try:
             for capture in self._client.iter_cdx(**query):
                 listed += 1
@@ -54,6 +61,7 @@ class ListCdxCaptures(_WaybackDoFn):
             yield tally(self.STAGE, f"failed.{error.kind}")
             yield dead_letter(self.STAGE, error, url=query.get("url", ""), timestamp="",
                               source="cdx", detail=f"listing stopped after {listed} captures")
+        yield from self._client_tallies(before)
 
 
 def _classify(capture: CdxCapture):
@@ -84,6 +92,11 @@ class FetchCaptures(_WaybackDoFn):
 
     def process(self, item):
         _, captures = item
+        before = dict(self._client.stats)
+        yield from self._fetch_all(captures)
+        yield from self._client_tallies(before)
+
+    def _fetch_all(self, captures):
         for capture in sorted(captures, key=lambda c: (c.original, c.timestamp)):
             try:
                 result = self._client.fetch(capture)
