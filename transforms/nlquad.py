@@ -6,8 +6,6 @@ named reason, or dead-lettered with its error.
 
 from __future__ import annotations
 
-import logging
-import time
 from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -29,8 +27,7 @@ from filters.splits import assign_split
 from filters.text_stats import SentenceCounter, question_prefixes, word_count
 from transforms.accounting import SIDE_OUTPUTS, dead_letter, rejected, tally
 from transforms.pages import CapturedPage
-
-LOG = logging.getLogger("qa_datasets.nlquad")
+from transforms.progress import Progress
 
 
 @dataclass(frozen=True)
@@ -67,24 +64,15 @@ class ParsePages(beam.DoFn):
         self.progress_every_s = progress_every_s
 
     def setup(self):
-        self._seen = 0
-        self._started = self._last_log = time.monotonic()
+        self._progress = Progress("pages parsed", self.progress_every_s)
 
     def process(self, page: CapturedPage):
         yield tally(self.STAGE, "read")
-        self._progress()
+        self._progress.tick()
         try:
             yield from self._parse(page)
         except Exception as error:  # noqa: BLE001 - dead-letter anything a page raises
             yield dead_letter(self.STAGE, error, **page.describe())
-
-    def _progress(self) -> None:
-        self._seen += 1
-        now = time.monotonic()
-        if now - self._last_log >= self.progress_every_s:
-            rate = self._seen / max(now - self._started, 1e-9)
-            LOG.info("parsed %d pages on this worker (%.1f pages/s)", self._seen, rate)
-            self._last_log = now
 
     def _skip(self, page: CapturedPage, reason: str, detail: str = ""):
         yield tally(self.STAGE, f"skipped.{reason}")
@@ -215,9 +203,9 @@ class ExtractQuestionAnswers(beam.DoFn):
 
         document = build_document(article.blocks, is_boilerplate, self.separator)
         yield tally("documents", "deduplicated")
-        if document.removed_template_paragraphs:
-            yield tally("documents", "template_paragraphs_removed",
-                        document.removed_template_paragraphs - removed_repeated["n"])
+        by_pattern = document.removed_template_paragraphs - removed_repeated["n"]
+        if by_pattern:
+            yield tally("documents", "template_paragraphs_removed", by_pattern)
         if removed_repeated["n"]:
             yield tally("documents", "repeated_paragraphs_removed", removed_repeated["n"])
         yield tally(self.STAGE, "subheadings", document.subheadings)
@@ -239,8 +227,9 @@ class ExtractQuestionAnswers(beam.DoFn):
         date = article.published[:10]
         for qa in document.qas:
             yield tally(self.STAGE, "kept")
-            yield tally("question_prefix_1", question_prefixes(qa.question)[0] or "<empty>")
-            yield tally("question_prefix_2", question_prefixes(qa.question)[1] or "<empty>")
+            first_word, first_two_words = question_prefixes(qa.question)
+            yield tally("question_prefix_1", first_word or "<empty>")
+            yield tally("question_prefix_2", first_two_words or "<empty>")
             yield split, {
                 "id": f"{article.document_id}-q{qa.ordinal}",
                 "document_id": article.document_id,

@@ -22,6 +22,7 @@ import apache_beam as beam
 from filters.bbc_urls import classify_bbc_url
 from transforms.accounting import SIDE_OUTPUTS, dead_letter, rejected, tally
 from transforms.pages import CapturedPage
+from transforms.progress import Progress
 from transforms.wayback_client import CdxCapture, WaybackClient, WaybackError, bbc_cdx_queries
 
 
@@ -33,6 +34,7 @@ class _WaybackDoFn(beam.DoFn):
 
     def setup(self):
         self._client = WaybackClient(**self.client_options)
+        self._progress = Progress(f"{self.STAGE} items", 10.0)
 
     def teardown(self):
         self._client.close()
@@ -55,6 +57,7 @@ class ListCdxCaptures(_WaybackDoFn):
         try:
             for capture in self._client.iter_cdx(**query):
                 listed += 1
+                self._progress.tick()
                 yield tally(self.STAGE, "captures_listed")
                 yield capture
         except WaybackError as error:
@@ -110,6 +113,7 @@ class FetchCaptures(_WaybackDoFn):
                 yield dead_letter(self.STAGE, error, url=capture.original,
                                   timestamp=capture.timestamp, source="wayback")
                 continue
+            self._progress.tick()
             yield tally(self.STAGE, "cache_hits" if result.from_cache else "fetched")
             if result.attempts > 1:
                 yield tally(self.STAGE, "retries", result.attempts - 1)
