@@ -18,7 +18,6 @@ from typing import Any
 
 import apache_beam as beam
 from apache_beam.io.filesystems import FileSystems
-from apache_beam.options.pipeline_options import PipelineOptions
 
 from filters.splits import parse_split_ratios
 from transforms.accounting import SIDE_OUTPUTS
@@ -38,14 +37,11 @@ from transforms.release import (
     ReleaseExistsError,
     ReleaseTarget,
     WriteShards,
-    discard_staging,
-    ensure_empty_splits,
-    file_manifest,
-    finalize_release,
     parquet_bytes,
     write_bytes,
 )
-from transforms.release_docs import build_manifest, read_accounting, to_json_bytes
+from transforms.release_docs import to_json_bytes
+from transforms.release_run import publish, recorded_options, run_release
 
 DATASET = "nlquad"
 DATASET_VERSION = "1.0.0"
@@ -120,7 +116,7 @@ def parse_args(argv: list[str] | None) -> tuple[argparse.Namespace, list[str]]:
     if args.paragraph_separator.strip() or not args.paragraph_separator:
         parser.error("--paragraph-separator must be non-empty whitespace")
     try:
-        args.ratios = parse_split_ratios(args.split_ratios)
+        args._ratios = parse_split_ratios(args.split_ratios)
     except ValueError as error:
         parser.error(str(error))
     return args, beam_args
@@ -152,7 +148,7 @@ def build_pipeline(pipeline: beam.Pipeline, args: argparse.Namespace,
     repeated = articles | "RepeatedParagraphs" >> FindRepeatedParagraphs(
         args.boilerplate_min_docs, args.boilerplate_min_words)
     extracted = articles | "ExtractQA" >> beam.ParDo(
-        ExtractQuestionAnswers(args.split_salt, args.ratios, args.paragraph_separator),
+        ExtractQuestionAnswers(args.split_salt, args._ratios, args.paragraph_separator),
         repeated=beam.pvalue.AsDict(repeated),
     ).with_outputs(*SIDE_OUTPUTS, ExtractQuestionAnswers.STATS, main="main")
     rows = extracted.main
@@ -172,13 +168,6 @@ def build_pipeline(pipeline: beam.Pipeline, args: argparse.Namespace,
         target.staging_dir, [*results, parsed, *dedup_results, extracted], histograms)
 
 
-def recorded_options(args: argparse.Namespace, beam_args: list[str]) -> dict[str, Any]:
-    options = {k: v for k, v in vars(args).items() if k != "ratios"}
-    options["split_ratios"] = dict(args.ratios)
-    options["beam_args"] = beam_args
-    return options
-
-
 def source_description(args: argparse.Namespace) -> dict[str, Any]:
     descriptions = {
         "sample": "pages bundled with the toolkit (synthetic BBC-like markup of every era)",
@@ -192,25 +181,18 @@ def source_description(args: argparse.Namespace) -> dict[str, Any]:
 
 def finalize(target: ReleaseTarget, args: argparse.Namespace,
              beam_args: list[str]) -> dict[str, Any]:
-    """Fold accounting into stats.json, write the card and manifest, move into place."""
-    split_names = [name for name, _ in args.ratios]
-    ensure_empty_splits(target.staging_dir, split_names, NLQUAD_SCHEMA)
+    """Empty SQuAD files for empty splits, then stats, card, manifest and the move."""
+    split_names = [name for name, _ in args._ratios]
     if args.export_squad:
         for split in split_names:
             path = FileSystems.join(target.staging_dir, "squad", f"{split}.json")
             if not FileSystems.exists(path):
                 write_bytes(path, to_json_bytes({"version": args.version, "data": []}))
-    tallies, histograms = read_accounting(target)
-    stats = nlquad_stats(tallies, histograms)
-    write_bytes(FileSystems.join(target.staging_dir, "stats.json"), to_json_bytes(stats))
-    manifest = build_manifest(
-        target, options=recorded_options(args, beam_args), source=source_description(args),
-        schema=NLQUAD_SCHEMA, field_docs=FIELD_DOCS, splits=split_names)
-    write_bytes(FileSystems.join(target.staging_dir, "README.md"),
-                nlquad_card(manifest, stats).encode("utf-8"))
-    manifest["files"] = file_manifest(target.staging_dir)
-    finalize_release(target, args.overwrite, to_json_bytes(manifest))
-    return {"manifest": manifest, "stats": stats, "path": target.final_dir}
+    options = {**recorded_options(args, beam_args), "split_ratios": dict(args._ratios)}
+    return publish(target, overwrite=args.overwrite, splits=split_names, schema=NLQUAD_SCHEMA,
+                   field_docs=FIELD_DOCS, options=options,
+                   source=source_description(args), make_stats=nlquad_stats,
+                   make_card=nlquad_card)
 
 
 def format_summary(result: dict[str, Any]) -> str:
@@ -249,15 +231,9 @@ def run(argv: list[str] | None = None) -> dict[str, Any]:
     """Run the pipeline and publish the release; returns manifest, stats and path."""
     args, beam_args = parse_args(argv)
     target = ReleaseTarget.create(args.output, DATASET, args.version)
-    target.check_writable(args.overwrite)
-    options = PipelineOptions(beam_args)
-    try:
-        with beam.Pipeline(options=options) as pipeline:
-            build_pipeline(pipeline, args, target)
-        return finalize(target, args, beam_args)
-    except BaseException:
-        discard_staging(target)
-        raise
+    return run_release(target, args.overwrite, beam_args,
+                       lambda pipeline: build_pipeline(pipeline, args, target),
+                       lambda: finalize(target, args, beam_args))
 
 
 def main(argv: list[str] | None = None) -> int:

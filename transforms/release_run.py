@@ -1,0 +1,77 @@
+"""Run a release-writing pipeline and publish its release: shared by every ``pipelines/``.
+
+``run_release`` refuses an existing version before any work, runs the Beam pipeline into the
+staging directory, then ``publish`` folds the accounting into ``stats.json``, writes the data
+card and the manifest and moves the release into place. A failure discards the staging
+directory and re-raises: no half-written version is ever left behind.
+"""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Callable
+from typing import Any
+
+import apache_beam as beam
+import pyarrow as pa
+from apache_beam.io.filesystems import FileSystems
+from apache_beam.options.pipeline_options import PipelineOptions
+
+from transforms.release import (
+    ReleaseTarget,
+    discard_staging,
+    ensure_empty_splits,
+    file_manifest,
+    finalize_release,
+    write_bytes,
+)
+from transforms.release_docs import build_manifest, read_accounting, to_json_bytes
+
+
+def recorded_options(args: argparse.Namespace, beam_args: list[str]) -> dict[str, Any]:
+    """All options as given (JSON-serializable), for the manifest."""
+    options = {k: v for k, v in vars(args).items() if not k.startswith("_")}
+    options["beam_args"] = beam_args
+    return json_safe(options)
+
+
+def json_safe(value: Any) -> Any:
+    if isinstance(value, dict):
+        return {str(k): json_safe(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [json_safe(v) for v in value]
+    if isinstance(value, (str, int, float, bool)) or value is None:
+        return value
+    return str(value)
+
+
+def publish(target: ReleaseTarget, *, overwrite: bool, splits: list[str], schema: pa.Schema,
+            field_docs: dict[str, str], options: dict[str, Any], source: dict[str, Any],
+            make_stats: Callable[[dict, dict], dict],
+            make_card: Callable[[dict, dict], str]) -> dict[str, Any]:
+    """Fold accounting into stats.json, write the card and manifest, move into place."""
+    ensure_empty_splits(target.staging_dir, splits, schema)
+    tallies, histograms = read_accounting(target)
+    stats = make_stats(tallies, histograms)
+    write_bytes(FileSystems.join(target.staging_dir, "stats.json"), to_json_bytes(stats))
+    manifest = build_manifest(target, options=options, source=source, schema=schema,
+                              field_docs=field_docs, splits=splits)
+    write_bytes(FileSystems.join(target.staging_dir, "README.md"),
+                make_card(manifest, stats).encode("utf-8"))
+    manifest["files"] = file_manifest(target.staging_dir)
+    finalize_release(target, overwrite, to_json_bytes(manifest))
+    return {"manifest": manifest, "stats": stats, "path": target.final_dir}
+
+
+def run_release(target: ReleaseTarget, overwrite: bool, beam_args: list[str],
+                build: Callable[[beam.Pipeline], None],
+                finish: Callable[[], dict[str, Any]]) -> dict[str, Any]:
+    """Check the version is writable, run ``build`` as a Beam pipeline, then ``finish``."""
+    target.check_writable(overwrite)
+    try:
+        with beam.Pipeline(options=PipelineOptions(beam_args)) as pipeline:
+            build(pipeline)
+        return finish()
+    except BaseException:
+        discard_staging(target)
+        raise
