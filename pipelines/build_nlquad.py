@@ -12,7 +12,6 @@ Options not listed by ``--help`` are Beam pipeline options (``--runner``,
 from __future__ import annotations
 
 import argparse
-import logging
 import sys
 from typing import Any
 
@@ -21,12 +20,11 @@ from apache_beam.io.filesystems import FileSystems
 
 from filters.splits import parse_split_ratios
 from transforms.accounting import SIDE_OUTPUTS
-from transforms.accounting_io import WriteAccounting
+from transforms.accounting_io import HistogramFn, WriteAccounting
 from transforms.nlquad import (
     DeduplicateArticles,
     ExtractQuestionAnswers,
     FindRepeatedParagraphs,
-    HistogramFn,
     ParsePages,
     squad_documents,
 )
@@ -34,18 +32,16 @@ from transforms.nlquad_card import nlquad_card, nlquad_stats
 from transforms.nlquad_schema import FIELD_DOCS, NLQUAD_SCHEMA
 from transforms.page_sources import ReadHtmlPages, ReadSamplePages, ReadWarcPages
 from transforms.release import (
-    ReleaseExistsError,
     ReleaseTarget,
     WriteShards,
     parquet_bytes,
     write_bytes,
 )
 from transforms.release_docs import to_json_bytes
-from transforms.release_run import publish, recorded_options, run_release
+from transforms.release_run import cli_main, publish, recorded_options, run_release
 
 DATASET = "nlquad"
 DATASET_VERSION = "1.0.0"
-LOG = logging.getLogger("qa_datasets.nlquad")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -237,15 +233,7 @@ def run(argv: list[str] | None = None) -> dict[str, Any]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(message)s")
-    logging.getLogger("apache_beam").setLevel(logging.WARNING)
-    try:
-        result = run(argv)
-    except ReleaseExistsError as error:
-        print(f"error: {error}", file=sys.stderr)
-        return 2
-    print(format_summary(result))
-    return 0
+    return cli_main(run, format_summary, argv)
 
 
 if __name__ == "__main__":

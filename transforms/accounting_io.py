@@ -13,6 +13,7 @@ The underscore files are folded into ``stats.json`` by the release finalizer and
 from __future__ import annotations
 
 import json
+from collections import Counter
 
 import apache_beam as beam
 from apache_beam.io.filesystems import FileSystems
@@ -74,3 +75,23 @@ class WriteAccounting(beam.PTransform):
                 | "MergeRejectedAndDead" >> beam.Flatten()
                 | "WriteRejected" >> WriteShards(staging, _json_key, jsonl_bytes, "jsonl",
                                                  subdir="rejected"))
+
+
+class HistogramFn(beam.CombineFn):
+    """Exact integer histogram ``{value: frequency}`` (for exact medians and means)."""
+
+    def create_accumulator(self):
+        return Counter()
+
+    def add_input(self, accumulator, value):
+        accumulator[int(value)] += 1
+        return accumulator
+
+    def merge_accumulators(self, accumulators):
+        merged = Counter()
+        for acc in accumulators:
+            merged.update(acc)
+        return merged
+
+    def extract_output(self, accumulator):
+        return dict(accumulator)

@@ -273,26 +273,6 @@ class ExtractQuestionAnswers(beam.DoFn):
                 yield beam.pvalue.TaggedOutput(self.STATS, (f"{scope}/{metric}", value))
 
 
-class HistogramFn(beam.CombineFn):
-    """Exact integer histogram ``{value: frequency}`` (for exact medians and means)."""
-
-    def create_accumulator(self):
-        return Counter()
-
-    def add_input(self, accumulator, value):
-        accumulator[int(value)] += 1
-        return accumulator
-
-    def merge_accumulators(self, accumulators):
-        merged = Counter()
-        for acc in accumulators:
-            merged.update(acc)
-        return merged
-
-    def extract_output(self, accumulator):
-        return dict(accumulator)
-
-
 def squad_documents(rows: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
     """Group release rows into NLQuAD's SQuAD-like JSON ``data`` entries, sorted by id."""
     by_document: dict[str, list[dict[str, Any]]] = {}

@@ -16,6 +16,7 @@ from filters.category_lexicon import CategoryLexicon
 from filters.nq_heuristics import matched_heuristics, query_view
 from filters.nq_queries import MIN_TOKENS, cheap_rejection
 from filters.spacy_models import load_english
+from filters.text_stats import question_prefixes
 from transforms.accounting import tally
 from transforms.query_logs import QueryStats
 
@@ -100,6 +101,9 @@ class SelectQuestions(beam.DoFn):
                 yield from _reject(row, "no_heuristic", self.keep_rejected)
                 continue
             yield tally(STAGE, "accepted")
+            first_word, first_two_words = question_prefixes(row["question"])
+            yield tally("question_prefix_1", first_word)
+            yield tally("question_prefix_2", first_two_words)
             for number in fired:
                 yield tally("heuristics", f"h{number}")
             yield row

@@ -75,3 +75,22 @@ def run_release(target: ReleaseTarget, overwrite: bool, beam_args: list[str],
     except BaseException:
         discard_staging(target)
         raise
+
+
+def cli_main(run: Callable[[list[str] | None], dict[str, Any]],
+             summarize: Callable[[dict[str, Any]], str], argv: list[str] | None = None) -> int:
+    """Entry point of a pipeline module: run, print the summary; exit 2 on an existing version."""
+    import logging
+    import sys
+
+    from transforms.release import ReleaseExistsError
+
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(message)s")
+    logging.getLogger("apache_beam").setLevel(logging.WARNING)
+    try:
+        result = run(argv)
+    except ReleaseExistsError as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 2
+    print(summarize(result))
+    return 0

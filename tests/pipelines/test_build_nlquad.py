@@ -162,12 +162,12 @@ def test_existing_version_refused_then_overwritten(release, capsys):
 
 
 def test_crash_leaves_no_release(tmp_path, monkeypatch):
-    import transforms.nlquad as nlquad
+    import transforms.accounting_io as accounting_io
 
     def explode(self, element, *args, **kwargs):
         raise RuntimeError("simulated crash")
 
-    monkeypatch.setattr(nlquad.HistogramFn, "add_input", explode)
+    monkeypatch.setattr(accounting_io.HistogramFn, "add_input", explode)
     with pytest.raises(Exception, match="simulated crash"):
         run([TEST_RUNNER, "--output", str(tmp_path)])
     assert not os.path.exists(tmp_path / "nlquad" / "1.0.0")

@@ -1,0 +1,162 @@
+"""Build the categorical noun lexicon for NQ heuristics 4 and 5 with Hearst patterns.
+
+    python -m pipelines.build_categories --runner=DirectRunner        # bundled corpus
+    python -m pipelines.build_categories --input 'corpus/*.txt' --input 'wiki/*.html'
+
+Reads plain text (one paragraph per line), JSONL (``--text-field``) or Wikipedia HTML pages,
+runs the Hearst (1992) patterns over every sentence and writes
+``<output>/categories/<version>/``: ``categories.tsv`` (lemma, count, distinct hyponyms,
+examples; what ``build_nq --categories`` reads), ``lexicon/*.parquet``, ``stats.json``, a card
+and the manifest. Other ``--options`` go to Beam.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from importlib import resources
+from typing import Any
+
+import apache_beam as beam
+from apache_beam.io.filesystems import FileSystems
+
+from filters.category_lexicon import lexicon_tsv
+from transforms.categories import (
+    FIELD_DOCS,
+    LEXICON_SCHEMA,
+    FindHearstMatches,
+    ReadCorpus,
+    lexicon_row,
+)
+from transforms.release import (
+    ReleaseTarget,
+    WriteShards,
+    parquet_bytes,
+    write_bytes,
+)
+from transforms.release_docs import group_tallies
+from transforms.release_run import cli_main, publish, recorded_options, run_release
+
+DATASET = "categories"
+DATASET_VERSION = "1.0.0"
+LEXICON_FILE = "categories.tsv"
+
+
+def sample_corpus_patterns() -> list[str]:
+    """The bundled corpus: team-written text, JSONL and Wikipedia-like pages."""
+    base = resources.files("pipelines").joinpath("samples", "categories")
+    return [str(base.joinpath("corpus.txt")), str(base.joinpath("corpus.jsonl")),
+            str(base.joinpath("pages")) + "/*.html"]
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="python -m pipelines.build_categories",
+        description="Build the NQ categorical noun lexicon from a text corpus with Hearst "
+                    "patterns. Any other --option is passed to Apache Beam.")
+    parser.add_argument("--input", action="append",
+                        help="glob of corpus files (.txt one paragraph per line, .jsonl, "
+                             ".html); repeatable; default: the bundled corpus")
+    parser.add_argument("--text-field", default="text", help="JSONL field holding the text")
+    parser.add_argument("--output", default="releases", help="release root")
+    parser.add_argument("--version", default=DATASET_VERSION, help="lexicon version")
+    parser.add_argument("--overwrite", action="store_true", help="replace an existing version")
+    parser.add_argument("--batch-size", type=int, default=64,
+                        help="paragraphs per spaCy batch")
+    return parser
+
+
+def parse_args(argv: list[str] | None) -> tuple[argparse.Namespace, list[str]]:
+    args, beam_args = build_parser().parse_known_args(argv)
+    args.input = args.input or sample_corpus_patterns()
+    return args, beam_args
+
+
+def build_pipeline(pipeline: beam.Pipeline, args: argparse.Namespace,
+                   target: ReleaseTarget) -> None:
+    from transforms.accounting import SIDE_OUTPUTS
+    from transforms.accounting_io import WriteAccounting
+
+    paragraphs, results = pipeline | "Corpus" >> ReadCorpus(args.input, args.text_field)
+    matches = (paragraphs
+               | "Batch" >> beam.BatchElements(min_batch_size=args.batch_size,
+                                               max_batch_size=args.batch_size)
+               | "Hearst" >> beam.ParDo(FindHearstMatches()).with_outputs(
+                   *SIDE_OUTPUTS, main="main"))
+    rows = (matches.main
+            | "ByHypernym" >> beam.GroupByKey()
+            | "LexiconRow" >> beam.Map(lexicon_row))
+    rows | "KeyLexicon" >> beam.Map(lambda row: ("lexicon", row)) | "WriteLexicon" >> WriteShards(
+        target.staging_dir, lambda row: row["lemma"], parquet_bytes, "parquet", LEXICON_SCHEMA)
+    tsv_path = FileSystems.join(target.staging_dir, LEXICON_FILE)
+    (rows
+     | "AllRows" >> beam.combiners.ToList()
+     | "WriteTsv" >> beam.Map(lambda all_rows: write_bytes(tsv_path, lexicon_tsv(
+         (r["lemma"], r["count"], r["distinct_hyponyms"], r["hyponyms"]) for r in all_rows
+     ).encode("utf-8"))))
+    pipeline | "Accounting" >> WriteAccounting(target.staging_dir, [*results, matches])
+
+
+def categories_stats(tallies: dict[str, int], histograms: dict) -> dict[str, Any]:
+    return {"counts": group_tallies(tallies)}
+
+
+def categories_card(manifest: dict[str, Any], stats: dict[str, Any]) -> str:
+    counts = stats["counts"]
+    patterns = counts.get("hearst", {})
+    return "\n".join([
+        f"# Category lexicon, version {manifest['version']}",
+        "",
+        "Hypernyms found by Hearst (1992) patterns (\"NP such as NP\", \"such NP as NP\", "
+        "\"NP or other NP\", \"NP and other NP\", \"NP including NP\", \"NP especially NP\"): "
+        "the categorical noun phrases of Natural Questions heuristics 4 and 5.",
+        "",
+        f"Corpus: {manifest['source']['description']}; "
+        f"{counts.get('corpus', {}).get('files', 0)} files, "
+        f"{counts.get('corpus', {}).get('paragraphs', 0)} paragraphs.",
+        f"Lexicon entries: {manifest['rows_per_split'].get('lexicon', 0)}.",
+        "",
+        "| pattern | matches |",
+        "|---|---|",
+        *[f"| {name.split('.', 1)[1]} | {count} |" for name, count in sorted(patterns.items())],
+        "",
+        f"Use: `python -m pipelines.build_nq --categories <this directory>/{LEXICON_FILE}`.",
+        "",
+    ])
+
+
+def run(argv: list[str] | None = None) -> dict[str, Any]:
+    args, beam_args = parse_args(argv)
+    target = ReleaseTarget.create(args.output, DATASET, args.version)
+    source = {"kind": "corpus", "description": ", ".join(args.input)}
+
+    def finish() -> dict[str, Any]:
+        return publish(target, overwrite=args.overwrite, splits=["lexicon"],
+                       schema=LEXICON_SCHEMA, field_docs=FIELD_DOCS,
+                       options=recorded_options(args, beam_args), source=source,
+                       make_stats=categories_stats, make_card=categories_card)
+
+    return run_release(target, args.overwrite, beam_args,
+                       lambda pipeline: build_pipeline(pipeline, args, target), finish)
+
+
+def format_summary(result: dict[str, Any]) -> str:
+    counts = result["stats"]["counts"]
+    lines = [
+        f"Category lexicon {result['manifest']['version']} written to {result['path']}",
+        f"  files read:      {counts.get('corpus', {}).get('files', 0)}",
+        f"  paragraphs:      {counts.get('corpus', {}).get('paragraphs', 0)}",
+    ]
+    for name, count in sorted(counts.get("hearst", {}).items()):
+        lines.append(f"  {name.replace('pattern.', 'matches, ')}: {count}")
+    lines += [f"  lexicon entries: {result['manifest']['rows_per_split']['lexicon']}",
+              f"  lexicon file:    {FileSystems.join(result['path'], LEXICON_FILE)}"]
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> int:
+    return cli_main(run, format_summary, argv)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
