@@ -57,9 +57,7 @@ class FilterByUsers(beam.DoFn):
         yield tally(STAGE, "distinct")
         row = candidate_row(question, stats, self.window_days)
         keep = self.keep_rejected
-        if not question:
-            yield from _reject(row, "empty_query", keep)
-        elif row["users_in_window"] >= self.min_users:
+        if row["users_in_window"] >= self.min_users:
             yield row
         elif row["distinct_users"] >= self.min_users:
             yield from _reject(row, "users_not_within_window", keep)

@@ -96,6 +96,8 @@ def to_record(row: dict, fields: LogFields) -> QueryRecord:
     query = row.get(fields.query)
     if not isinstance(query, str):
         raise ValueError(f"missing query field {fields.query!r}")
+    if not normalize_query(query):
+        raise ValueError("empty query")
     users = row.get(fields.users)
     if users not in (None, ""):
         count = row.get(fields.count)

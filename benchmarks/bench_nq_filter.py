@@ -1,0 +1,155 @@
+"""Quality and speed of the NQ question filter (length + heuristics 1-5). Not a test.
+
+    python benchmarks/bench_nq_filter.py [--shared ../shared/data/queries] [--categories TSV]
+
+Quality, on real query sets from ``../shared/data/queries``:
+
+* recall on EfficientQA dev (1,800 real Google queries that passed NQ's own filter): the share
+  accepted by length (8+ spaCy tokens) and the heuristics. Target >= 95%.
+* "how to" acceptance: share of 8+-token queries starting with "how to" in MS MARCO and
+  TREC MQ 2007 that are accepted (target <= 40%), and on our own 120 realistic "how to"
+  queries (benchmarks/data/how_to_queries.txt).
+* for context: acceptance of all 8+-token queries of MQ 2007, MS MARCO and WebQuestions, and
+  how often each heuristic fires.
+
+Speed, on one core, all queries of those sets: the filter (``SelectQuestions``: cheap checks,
+tokenizer length, tagging only the survivors, heuristics), the whole ``build_nq`` pipeline
+(DirectRunner, in-process) and raw ``nlp.pipe`` over every query (the limit), with ratios.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import resource
+import sys
+import tempfile
+import time
+from collections import Counter
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+
+def load_sets(shared: Path) -> dict[str, list[str]]:
+    def lines(name: str) -> list[str]:
+        return (shared / name).read_text(encoding="utf-8").splitlines()
+
+    return {
+        "nq_open_dev": [json.loads(x)["question"] for x in lines(
+            "en_nq_open_efficientqa_dev.jsonl") if x.strip()],
+        "msmarco": [x.split("\t", 1)[1].strip() for x in lines(
+            "en_msmarco_passage_dev_subset.tsv") if "\t" in x],
+        "trec_mq2007": [x.split(":", 1)[1].strip() for x in lines(
+            "en_trec_mq2007_topics_first5000.txt") if ":" in x],
+        "webquestions": [json.loads(x)["question"] for x in lines(
+            "en_webquestions_test.jsonl") if x.strip()],
+        "own_how_to": (ROOT / "benchmarks" / "data" / "how_to_queries.txt").read_text(
+            encoding="utf-8").splitlines(),
+    }
+
+
+def make_filter(categories: str):
+    from pipelines.build_nq import read_categories
+    from transforms.nq_questions import SelectQuestions
+
+    select = SelectQuestions(read_categories(categories), min_category_count=2)
+    select.setup()
+    return select
+
+
+def run_filter(select, queries: list[str], batch: int = 256) -> dict[str, dict]:
+    """normalized query -> accepted row (heuristics), for every accepted query."""
+    from filters.nq_queries import normalize_query
+
+    accepted = {}
+    rows = [{"question": normalize_query(q), "variants": [q], "events": 1,
+             "users_in_window": 2, "distinct_users": 2, "tokens": 0, "heuristics": []}
+            for q in queries]
+    for start in range(0, len(rows), batch):
+        for out in select.process(rows[start:start + batch]):
+            if isinstance(out, dict):
+                accepted[out["question"]] = out
+    return accepted
+
+
+def populations(select, sets: dict[str, list[str]]) -> list[tuple[str, list[str]]]:
+    """The measured populations, normalized like the pipeline normalizes queries."""
+    from filters.nq_queries import normalize_query
+
+    tokenizer = select._nlp.tokenizer
+    normalized = {name: [normalize_query(q) for q in queries] for name, queries in sets.items()}
+    long = {name: [q for q in qs if len(tokenizer(q)) >= 8] for name, qs in normalized.items()}
+    how_to = [q for name in ("msmarco", "trec_mq2007") for q in long[name]
+              if q.startswith("how to ")]
+    return [
+        ("NQ-open dev recall, all 1,800 (target >= 95%)", normalized["nq_open_dev"]),
+        ("'how to', MS MARCO + MQ 2007, 8+ tokens (target <= 40%)", how_to),
+        ("'how to', our own 120, 8+ tokens", long["own_how_to"]),
+        ("MQ 2007, 8+ tokens", long["trec_mq2007"]),
+        ("MS MARCO, 8+ tokens", long["msmarco"]),
+        ("WebQuestions, 8+ tokens", long["webquestions"]),
+    ]
+
+
+def _measure(select, name, population):
+    accepted = run_filter(select, population)
+    fired = Counter(h for row in accepted.values() for h in row["heuristics"])
+    kept = sum(1 for q in population if q in accepted)
+    return name, kept, len(population), fired
+
+
+def speed(select, queries: list[str]) -> dict[str, float]:
+    nlp = select._nlp
+    started = time.perf_counter()
+    for _ in nlp.pipe(queries, batch_size=256):
+        pass
+    raw = time.perf_counter() - started
+    started = time.perf_counter()
+    run_filter(select, queries)
+    filtered = time.perf_counter() - started
+    with tempfile.TemporaryDirectory() as tmp:
+        log = Path(tmp) / "log.jsonl"
+        log.write_text("".join(json.dumps({"query": q, "count": 2, "users": 2}) + "\n"
+                               for q in queries), encoding="utf-8")
+        from pipelines.build_nq import run
+
+        started = time.perf_counter()
+        run(["--runner=DirectRunner", "--input", str(log), "--output", str(Path(tmp) / "out")])
+        pipeline = time.perf_counter() - started
+    return {"raw": raw, "filter": filtered, "pipeline": pipeline}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--shared", default=str(ROOT.parent / "shared" / "data" / "queries"))
+    parser.add_argument("--categories",
+                        default=str(ROOT / "pipelines" / "samples" / "nq" / "categories.tsv"))
+    args = parser.parse_args()
+    shared = Path(args.shared)
+    if not shared.is_dir():
+        sys.exit(f"real query sets not found at {shared} (they live in ../shared/data/queries)")
+    sets = load_sets(shared)
+    select = make_filter(args.categories)
+    print("NQ filter quality (length >= 8 spaCy tokens + heuristics 1-5)")
+    print(f"  {'set':55s} {'accepted':>10s} {'share':>7s}  per heuristic")
+    for label, population in populations(select, sets):
+        _, kept, total, fired = _measure(select, label, population)
+        per = " ".join(f"h{h}={fired[h]}" for h in sorted(fired))
+        print(f"  {label:55s} {kept:>5d}/{total:<5d} {kept / max(total, 1):7.1%}  {per}")
+    queries = [q for name, qs in sets.items() if name != "own_how_to" for q in qs]
+    times = speed(select, queries)
+    n = len(queries)
+    print(f"Speed on {n} queries, one core:")
+    print(f"  raw nlp.pipe (limit)       {n / times['raw']:9.0f} queries/s")
+    print(f"  filter (SelectQuestions)   {n / times['filter']:9.0f} queries/s  "
+          f"ratio {times['raw'] / times['filter']:.2f}x of the tagger's speed")
+    print(f"  build_nq pipeline (Direct) {n / times['pipeline']:9.0f} queries/s  "
+          f"ratio {times['raw'] / times['pipeline']:.2f}x (includes start-up and writing)")
+    print(f"  peak RSS {resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024:.0f} MB")
+
+
+if __name__ == "__main__":
+    main()
