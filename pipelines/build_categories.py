@@ -35,7 +35,13 @@ from transforms.release import (
     write_bytes,
 )
 from transforms.release_docs import group_tallies
-from transforms.release_run import cli_main, publish, recorded_options, run_release
+from transforms.release_run import (
+    add_release_arguments,
+    cli_main,
+    publish,
+    recorded_options,
+    run_release,
+)
 
 DATASET = "categories"
 DATASET_VERSION = "1.0.0"
@@ -58,9 +64,7 @@ def build_parser() -> argparse.ArgumentParser:
                         help="glob of corpus files (.txt one paragraph per line, .jsonl, "
                              ".html); repeatable; default: the bundled corpus")
     parser.add_argument("--text-field", default="text", help="JSONL field holding the text")
-    parser.add_argument("--output", default="releases", help="release root")
-    parser.add_argument("--version", default=DATASET_VERSION, help="lexicon version")
-    parser.add_argument("--overwrite", action="store_true", help="replace an existing version")
+    add_release_arguments(parser, DATASET, DATASET_VERSION)
     parser.add_argument("--batch-size", type=int, default=64,
                         help="paragraphs per spaCy batch")
     return parser

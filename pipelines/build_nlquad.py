@@ -38,7 +38,13 @@ from transforms.release import (
     write_bytes,
 )
 from transforms.release_docs import to_json_bytes
-from transforms.release_run import cli_main, publish, recorded_options, run_release
+from transforms.release_run import (
+    add_release_arguments,
+    cli_main,
+    publish,
+    recorded_options,
+    run_release,
+)
 
 DATASET = "nlquad"
 DATASET_VERSION = "1.0.0"
@@ -59,12 +65,7 @@ def build_parser() -> argparse.ArgumentParser:
                                         "(any Beam filesystem: local, gs://, ...)")
     parser.add_argument("--index", help="--source html: TSV sidecar (file, url, timestamp); "
                                         "default: index.tsv next to each page")
-    parser.add_argument("--output", default="releases",
-                        help="release root; the release goes to <output>/nlquad/<version>/")
-    parser.add_argument("--version", default=DATASET_VERSION,
-                        help=f"dataset version to write (default {DATASET_VERSION})")
-    parser.add_argument("--overwrite", action="store_true",
-                        help="replace an existing release of the same version")
+    add_release_arguments(parser, DATASET, DATASET_VERSION)
     parser.add_argument("--from", dest="from_year", type=int, default=2016,
                         help="--source wayback: first capture year (default 2016)")
     parser.add_argument("--to", dest="to_year", type=int, default=2020,

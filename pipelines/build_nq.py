@@ -33,7 +33,13 @@ from transforms.query_logs import (
 )
 from transforms.release import ReleaseTarget, WriteShards, parquet_bytes
 from transforms.release_docs import group_tallies, length_statistics, top_prefixes
-from transforms.release_run import cli_main, publish, recorded_options, run_release
+from transforms.release_run import (
+    add_release_arguments,
+    cli_main,
+    publish,
+    recorded_options,
+    run_release,
+)
 
 DATASET_QUESTIONS = "nq_questions"
 DATASET_VERSION = "1.0.0"
@@ -87,9 +93,7 @@ def build_parser() -> argparse.ArgumentParser:
                         help="also write the rejected queries with reasons to rejected/queries/")
     parser.add_argument("--stop-after", choices=STAGES, default="questions",
                         help="last stage to run; only 'questions' exists so far")
-    parser.add_argument("--output", default="releases", help="release root")
-    parser.add_argument("--version", default=DATASET_VERSION, help="dataset version")
-    parser.add_argument("--overwrite", action="store_true", help="replace an existing version")
+    add_release_arguments(parser, DATASET_QUESTIONS, DATASET_VERSION)
     parser.add_argument("--batch-size", type=int, default=256,
                         help="queries per spaCy batch")
     return parser

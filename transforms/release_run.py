@@ -94,3 +94,13 @@ def cli_main(run: Callable[[list[str] | None], dict[str, Any]],
         return 2
     print(summarize(result))
     return 0
+
+
+def add_release_arguments(parser: argparse.ArgumentParser, dataset: str, version: str) -> None:
+    """``--output``, ``--version`` and ``--overwrite``, the same for every pipeline."""
+    parser.add_argument("--output", default="releases",
+                        help=f"release root; the release goes to <output>/{dataset}/<version>/")
+    parser.add_argument("--version", default=version,
+                        help=f"dataset version to write (default {version})")
+    parser.add_argument("--overwrite", action="store_true",
+                        help="replace an existing release of the same version")
