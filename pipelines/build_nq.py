@@ -3,10 +3,12 @@
     python -m pipelines.build_nq --runner=DirectRunner             # bundled sample log
     python -m pipelines.build_nq --input 'logs/*.parquet' --min-users 5 --window 7d
 
-Stage 1 (this module): query logs -> normalization -> users within a window -> 8+ tokens ->
-NQ heuristics 1-5 -> the accepted questions, written as the release ``nq_questions``. Wikipedia
-linking and long-answer candidates (NQ §3.1 step 2 and §4.1) are not built yet: the pipeline
-stops after question selection and says so. Other ``--options`` go to Beam.
+Stage 1: query logs -> normalization -> users within a window -> 8+ tokens -> NQ heuristics
+1-5 -> the accepted questions (``--stop-after questions`` writes them as the release
+``nq_questions``). Stage 2 (NQ §3.1, §4.1): search -> the top-ranked Wikipedia page among the
+top 5 -> its page -> NQ tokens and long-answer candidates -> the release ``nq`` in the NQ
+original format (``nq_original/<split>/*.jsonl.gz``) and the HuggingFace layout
+(``<split>/*.parquet``). Other ``--options`` go to Beam.
 """
 
 from __future__ import annotations
@@ -20,8 +22,14 @@ from typing import Any
 import apache_beam as beam
 from apache_beam.io.filesystems import FileSystems
 
+from filters.splits import assign_split, parse_split_ratios
+from pipelines.build_search_index import ensure_sample_index
 from transforms.accounting import SIDE_OUTPUTS
 from transforms.accounting_io import HistogramFn, WriteAccounting
+from transforms.nq_backends import BackendOptions
+from transforms.nq_examples import FIELD_DOCS as EXAMPLE_FIELD_DOCS
+from transforms.nq_examples import HF_SCHEMA, hf_example, jsonl_gz_bytes, original_example
+from transforms.nq_linking import BuildExamples, FetchPages, LinkQuestions
 from transforms.nq_questions import REJECTED_QUERIES, FilterByUsers, SelectQuestions
 from transforms.nq_schema import FIELD_DOCS, QUESTION_SCHEMA, REJECTED_QUERY_SCHEMA
 from transforms.query_logs import (
@@ -31,7 +39,7 @@ from transforms.query_logs import (
     ReadQueryLog,
     key_by_normalized_query,
 )
-from transforms.release import ReleaseTarget, WriteShards, parquet_bytes
+from transforms.release import ReleaseTarget, WriteShards, parquet_bytes, write_bytes
 from transforms.release_docs import group_tallies, length_statistics, top_prefixes
 from transforms.release_run import (
     add_release_arguments,
@@ -43,9 +51,9 @@ from transforms.release_run import (
 
 DATASET_QUESTIONS = "nq_questions"
 DATASET_VERSION = "1.0.0"
-STAGES = ("questions",)
-NOT_YET = ("Wikipedia linking and long-answer candidates are not implemented yet: stopped "
-           "after question selection (--stop-after=questions).")
+DATASET_EXAMPLES = "nq"
+STAGES = ("questions", "examples")
+NQ_SPLITS = "train=307373,dev=7830,test=7842"  # NQ's own split sizes
 
 
 def _sample(*parts: str) -> str:
@@ -91,9 +99,37 @@ def build_parser() -> argparse.ArgumentParser:
                         help="lexicon entries found fewer times are ignored")
     parser.add_argument("--keep-rejected", action="store_true",
                         help="also write the rejected queries with reasons to rejected/queries/")
-    parser.add_argument("--stop-after", choices=STAGES, default="questions",
-                        help="last stage to run; only 'questions' exists so far")
-    add_release_arguments(parser, DATASET_QUESTIONS, DATASET_VERSION)
+    parser.add_argument("--stop-after", choices=STAGES, default="examples",
+                        help="questions: write the selected questions (release nq_questions); "
+                             "examples (default): link, fetch pages, write NQ examples "
+                             "(release nq)")
+    add_release_arguments(parser, "nq or nq_questions", DATASET_VERSION)
+    linking = parser.add_argument_group("linking and pages (NQ §3.1, §4.1)")
+    linking.add_argument("--search", choices=("local", "mediawiki", "web"), default="local",
+                         help="search backend: local BM25 index (default, offline), the "
+                              "Wikipedia search API, or a web search JSON API")
+    linking.add_argument("--index-dir", default="",
+                         help="local index (build_search_index); default: the bundled corpus "
+                              "index, built on first use into .cache/search")
+    linking.add_argument("--pages", choices=("local", "rest"),
+                         help="page HTML from the local index or the Wikimedia REST API; "
+                              "default: local with --search local, else rest")
+    linking.add_argument("--lang", default="en", help="Wikipedia language (en, ja, ...)")
+    linking.add_argument("--requests-per-minute", type=float, default=60,
+                         help="rate limit of each network client")
+    linking.add_argument("--http-cache-dir", default=".cache/http",
+                         help="on-disk cache of search and page responses")
+    linking.add_argument("--web-endpoint", default="https://www.googleapis.com/customsearch/v1",
+                         help="--search web: the JSON API endpoint (key from $SEARCH_API_KEY, "
+                              "engine id from $SEARCH_ENGINE_ID)")
+    linking.add_argument("--api-url", default="",
+                         help="override the MediaWiki API or REST base URL (tests, mirrors)")
+    linking.add_argument("--split-ratios", default=NQ_SPLITS,
+                         help=f"split names and sizes/ratios (default NQ's: {NQ_SPLITS})")
+    linking.add_argument("--split-salt", default="nq",
+                         help="salt of the split hash of the normalized question")
+    linking.add_argument("--max-rows-per-shard", type=int, default=500,
+                         help="examples per output file (pages are large)")
     parser.add_argument("--batch-size", type=int, default=256,
                         help="queries per spaCy batch")
     return parser
@@ -116,7 +152,23 @@ def parse_args(argv: list[str] | None) -> tuple[argparse.Namespace, list[str]]:
         args._categories_tsv = read_categories(args.categories)
     except OSError as error:
         parser.error(f"cannot read --categories {args.categories}: {error}")
+    try:
+        args._ratios = parse_split_ratios(args.split_ratios)
+    except ValueError as error:
+        parser.error(str(error))
+    args.pages = args.pages or ("local" if args.search == "local" else "rest")
+    if args.stop_after == "examples" and "local" in (args.search, args.pages) \
+            and not args.index_dir:
+        args.index_dir = ensure_sample_index()
     return args, beam_args
+
+
+def backend_options(args: argparse.Namespace) -> BackendOptions:
+    http = {"per_minute": args.requests_per_minute, "cache_dir": args.http_cache_dir}
+    if args.api_url:
+        http["base_url"] = args.api_url
+    web = {"endpoint": args.web_endpoint} if args.search == "web" else {}
+    return BackendOptions(args.search, args.pages, args.lang, args.index_dir, http, web)
 
 
 def build_pipeline(pipeline: beam.Pipeline, args: argparse.Namespace,
@@ -137,10 +189,16 @@ def build_pipeline(pipeline: beam.Pipeline, args: argparse.Namespace,
                     args._categories_tsv, args.min_category_count, args.keep_rejected))
                 .with_outputs(*SIDE_OUTPUTS, REJECTED_QUERIES, main="main"))
     questions = selected.main
-    (questions
-     | "KeyQuestions" >> beam.Map(lambda row: ("questions", row))
-     | "WriteQuestions" >> WriteShards(target.staging_dir, lambda r: r["question"],
-                                       parquet_bytes, "parquet", QUESTION_SCHEMA))
+    results = [*results, by_users, selected]
+    if args.stop_after == "questions":
+        (questions
+         | "KeyQuestions" >> beam.Map(lambda row: ("questions", row))
+         | "WriteQuestions" >> WriteShards(target.staging_dir, lambda r: r["question"],
+                                           parquet_bytes, "parquet", QUESTION_SCHEMA))
+        page_stats = []
+    else:
+        page_stats, linked_results = write_examples(questions, args, target)
+        results += linked_results
     if args.keep_rejected:
         ((by_users[REJECTED_QUERIES], selected[REJECTED_QUERIES])
          | "RejectedQueries" >> beam.Flatten()
@@ -148,18 +206,66 @@ def build_pipeline(pipeline: beam.Pipeline, args: argparse.Namespace,
          | "WriteRejected" >> WriteShards(target.staging_dir, lambda r: r["question"],
                                           parquet_bytes, "parquet", REJECTED_QUERY_SCHEMA,
                                           subdir="rejected"))
-    histograms = (questions
-                  | "Lengths" >> beam.FlatMap(lambda row: [
-                      ("all/question_tokens", row["tokens"]),
-                      ("all/users_in_window", row["users_in_window"])])
+    lengths = (questions
+               | "Lengths" >> beam.FlatMap(lambda row: [
+                   ("all/question_tokens", row["tokens"]),
+                   ("all/users_in_window", row["users_in_window"])]))
+    histograms = ((lengths, *page_stats)
+                  | "AllLengths" >> beam.Flatten()
                   | "Histograms" >> beam.CombinePerKey(HistogramFn()))
-    pipeline | "Accounting" >> WriteAccounting(
-        target.staging_dir, [*results, by_users, selected], histograms)
+    pipeline | "Accounting" >> WriteAccounting(target.staging_dir, results, histograms)
+
+
+def _hf_parquet(rows: list[dict], schema) -> bytes:
+    return parquet_bytes([hf_example(row) for row in rows], schema)
+
+
+def _page_lengths(example: dict) -> list[tuple[str, int]]:
+    return [("all/page_bytes", len(example["document_html"].encode("utf-8"))),
+            ("all/page_tokens", len(example["document_tokens"])),
+            ("all/candidates_per_page", len(example["long_answer_candidates"]))]
+
+
+def write_examples(questions, args: argparse.Namespace, target: ReleaseTarget):
+    """Stage 2: link, fetch, tokenize, split, write both formats. Returns (stats, results)."""
+    from filters.nq_candidates import nq_document
+
+    options = backend_options(args)
+    linked = (questions
+              | "Link" >> beam.ParDo(LinkQuestions(options.make_search, args.lang))
+              .with_outputs(*SIDE_OUTPUTS, main="main"))
+    fetched = (linked.main
+               | "GroupByPage" >> beam.GroupByKey()
+               | "FetchPages" >> beam.ParDo(FetchPages(options.make_fetcher))
+               .with_outputs(*SIDE_OUTPUTS, main="main"))
+    built = (fetched.main
+             | "Tokenize" >> beam.ParDo(BuildExamples(nq_document))
+             .with_outputs(*SIDE_OUTPUTS, main="main"))
+    salt, ratios = args.split_salt, args._ratios
+    examples = (built.main
+                | "Example" >> beam.MapTuple(original_example)
+                | "Split" >> beam.Map(lambda ex: (
+                    assign_split(ex["question_text"], salt, ratios), ex)))
+    sort_key = lambda ex: ex["question_text"]  # noqa: E731 - shared by both writers
+    examples | "WriteParquet" >> WriteShards(
+        target.staging_dir, sort_key, _hf_parquet, "parquet", HF_SCHEMA,
+        args.max_rows_per_shard)
+    examples | "WriteOriginal" >> WriteShards(
+        target.staging_dir, sort_key, jsonl_gz_bytes, "jsonl.gz",
+        max_rows_per_shard=args.max_rows_per_shard, subdir="nq_original")
+    page_stats = examples | "PageLengths" >> beam.FlatMap(lambda kv: _page_lengths(kv[1]))
+    return [page_stats], [linked, fetched, built]
 
 
 def nq_stats(tallies: dict[str, int], histograms: dict) -> dict[str, Any]:
-    return {"counts": group_tallies(tallies), "lengths": length_statistics(histograms),
-            "question_prefixes": top_prefixes(tallies)}
+    counts = group_tallies(tallies)
+    linking = counts.get("linking", {})
+    asked = linking.get("questions", 0)
+    with_wikipedia = asked - linking.get("dropped.no_wikipedia_in_top5", 0) - sum(
+        v for k, v in linking.items() if k.startswith("search_failed."))
+    return {"counts": counts, "lengths": length_statistics(histograms),
+            "question_prefixes": top_prefixes(tallies),
+            "wikipedia_in_top5_share": round(with_wikipedia / asked, 4) if asked else None}
 
 
 def nq_questions_card(manifest: dict[str, Any], stats: dict[str, Any]) -> str:
@@ -199,7 +305,8 @@ def format_summary(result: dict[str, Any]) -> str:
     counts = result["stats"]["counts"]
     log, queries = counts.get("log", {}), counts.get("queries", {})
     lines = [
-        f"NQ questions {result['manifest']['version']} written to {result['path']}",
+        f"{result['manifest']['dataset']} {result['manifest']['version']} written to "
+        f"{result['path']}",
         f"  log rows read:         {log.get('rows', 0)}",
         f"  malformed rows:        {log.get('malformed_rows', 0)} (see rejected/dead_letter/)",
         f"  distinct queries:      {queries.get('distinct', 0)}",
@@ -210,24 +317,94 @@ def format_summary(result: dict[str, Any]) -> str:
     lines.append(f"  accepted questions:    {queries.get('accepted', 0)}")
     for name, count in sorted(counts.get("heuristics", {}).items()):
         lines.append(f"    heuristic {name[1:]} fired: {count}")
-    lines.append(NOT_YET)
+    if result["manifest"]["dataset"] == DATASET_QUESTIONS:
+        lines.append("  stopped after question selection (--stop-after questions)")
+        return "\n".join(lines)
+    for stage in ("linking", "pages", "examples"):
+        for name, count in sorted(counts.get(stage, {}).items()):
+            lines.append(f"  {stage} {name}: {count}")
+    share = result["stats"]["wikipedia_in_top5_share"]
+    lines.append(f"  questions with a Wikipedia page in the top 5: "
+                 f"{'-' if share is None else f'{share:.1%}'}")
+    for split, rows in result["manifest"]["rows_per_split"].items():
+        lines.append(f"  examples in {split}: {rows}")
     return "\n".join(lines)
 
 
 def run(argv: list[str] | None = None) -> dict[str, Any]:
     args, beam_args = parse_args(argv)
-    target = ReleaseTarget.create(args.output, DATASET_QUESTIONS, args.version)
+    questions_only = args.stop_after == "questions"
+    dataset = DATASET_QUESTIONS if questions_only else DATASET_EXAMPLES
+    target = ReleaseTarget.create(args.output, dataset, args.version)
     source = {"kind": "query_log", "description": f"query logs matching {args.input}",
-              "categories": args.categories}
+              "categories": args.categories, "search": args.search, "pages": args.pages,
+              "index_dir": args.index_dir, "lang": args.lang}
+    options = {**recorded_options(args, beam_args), "split_ratios": dict(args._ratios)}
 
     def finish() -> dict[str, Any]:
-        return publish(target, overwrite=args.overwrite, splits=["questions"],
-                       schema=QUESTION_SCHEMA, field_docs=FIELD_DOCS,
-                       options=recorded_options(args, beam_args), source=source,
-                       make_stats=nq_stats, make_card=nq_questions_card)
+        if questions_only:
+            return publish(target, overwrite=args.overwrite, splits=["questions"],
+                           schema=QUESTION_SCHEMA, field_docs=FIELD_DOCS, options=options,
+                           source=source, make_stats=nq_stats, make_card=nq_questions_card)
+        split_names = [name for name, _ in args._ratios]
+        ensure_empty_jsonl(target, split_names)
+        return publish(target, overwrite=args.overwrite, splits=split_names,
+                       schema=HF_SCHEMA, field_docs=EXAMPLE_FIELD_DOCS, options=options,
+                       source=source, make_stats=nq_stats, make_card=nq_card)
 
     return run_release(target, args.overwrite, beam_args,
                        lambda pipeline: build_pipeline(pipeline, args, target), finish)
+
+
+def ensure_empty_jsonl(target: ReleaseTarget, splits: list[str]) -> None:
+    """Every split has an original-format file, empty when it got no examples."""
+    for split in splits:
+        directory = FileSystems.join(target.staging_dir, "nq_original", split)
+        if not FileSystems.match([directory + "/*"])[0].metadata_list:
+            write_bytes(FileSystems.join(directory, f"{split}-00000-of-00001.jsonl.gz"),
+                        jsonl_gz_bytes([]))
+
+
+def nq_card(manifest: dict[str, Any], stats: dict[str, Any]) -> str:
+    counts = stats["counts"]
+    share = stats["wikipedia_in_top5_share"]
+    rows = manifest["rows_per_split"]
+    tags = {k.split(".", 1)[1]: v for k, v in counts.get("candidates", {}).items()
+            if k.startswith("tag.")}
+    return "\n".join([
+        f"# Natural Questions-style examples, version {manifest['version']}",
+        "",
+        "Questions selected from search logs as NQ did (§3.1), each paired with the top-ranked "
+        "Wikipedia page among its top-5 search results, with the page's long-answer "
+        "candidates (§4.1). Not annotated yet: `annotations` are empty.",
+        "",
+        f"Search: `{manifest['source']['search']}`; pages: `{manifest['source']['pages']}`; "
+        f"language: `{manifest['source']['lang']}`.",
+        f"Questions with a Wikipedia page in the top 5: "
+        f"{'-' if share is None else f'{share:.1%}'}.",
+        "",
+        "| split | examples |",
+        "|---|---|",
+        *[f"| {split} | {n} |" for split, n in rows.items()],
+        "",
+        "Long-answer candidates by tag: " + (", ".join(
+            f"{tag} {n}" for tag, n in sorted(tags.items())) or "-") + ".",
+        "",
+        "## Formats",
+        "",
+        "- `nq_original/<split>/*.jsonl.gz`: the NQ original format; the official tools read "
+        "it (`natural_questions.text_utils.simplify_nq_example`).",
+        "- `<split>/*.parquet`: the HuggingFace `natural_questions` field layout:",
+        "",
+        "```python",
+        "from datasets import load_dataset",
+        "nq = load_dataset('parquet', data_files={'train': 'train/*.parquet'})",
+        "```",
+        "",
+        "Splits are a stable hash of the normalized question: a question never moves between "
+        "splits across versions. Page text belongs to Wikipedia's authors (CC BY-SA).",
+        "",
+    ])
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -18,7 +18,8 @@ SAMPLES = PROJECT_ROOT / "pipelines" / "samples"
 @pytest.fixture(scope="module")
 def nq_release(tmp_path_factory):
     root = tmp_path_factory.mktemp("nq")
-    result = build_nq.run([TEST_RUNNER, "--output", str(root), "--keep-rejected"])
+    result = build_nq.run([TEST_RUNNER, "--output", str(root), "--keep-rejected",
+                           "--stop-after", "questions"])
     return result, Path(result["path"])
 
 
@@ -63,13 +64,13 @@ def test_release_files_and_summary(nq_release):
     assert manifest["rows_per_split"]["questions"] == result["stats"]["counts"]["queries"][
         "accepted"]
     assert (path / "README.md").read_text().startswith("# NQ question selection")
-    assert "not implemented yet" in build_nq.format_summary(result)
+    assert "stopped after question selection" in build_nq.format_summary(result)
 
 
 def test_pre_aggregated_jsonl_input(tmp_path):
     result = build_nq.run([TEST_RUNNER, "--input", str(SAMPLES / "nq" /
                                                       "query_log_aggregated.jsonl"),
-                           "--output", str(tmp_path)])
+                           "--output", str(tmp_path), "--stop-after", "questions"])
     counts = result["stats"]["counts"]
     lines = (SAMPLES / "nq" / "query_log_aggregated.jsonl").read_text().splitlines()
     single_user = sum(1 for line in lines if json.loads(line)["users"] < 2)
@@ -116,5 +117,6 @@ def test_lexicon_content_and_html_noise(categories_release):
 
 def test_nq_accepts_a_categories_release_directory(categories_release, tmp_path):
     _, path = categories_release
-    result = build_nq.run([TEST_RUNNER, "--categories", str(path), "--output", str(tmp_path)])
+    result = build_nq.run([TEST_RUNNER, "--categories", str(path), "--output", str(tmp_path),
+                           "--stop-after", "questions"])
     assert result["stats"]["counts"]["queries"]["accepted"] > 0

@@ -1,0 +1,213 @@
+"""Build the local BM25 search index used by ``build_nq --search local``.
+
+    python -m pipelines.build_search_index --runner=DirectRunner          # bundled corpus
+    python -m pipelines.build_search_index --source pages --input DIR     # DIR/index.tsv + pages
+    python -m pipelines.build_search_index --source enterprise \\
+        --input 'enwiki-NS0-*-ENTERPRISE-HTML.json.tar.gz' --lang en
+
+Beam reads and cleans the pages (in parallel over dump files); the BM25 index itself is built
+on one machine with bm25s (it holds the sparse term matrix in memory: plan about 1.5 GB of RAM
+per million Wikipedia articles). Output ``<output>/search_<lang>/<version>/``: ``bm25/``,
+``docs/*.parquet``, stats, card and manifest.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import os
+import shutil
+import sys
+import tempfile
+from importlib import resources
+from typing import Any
+
+import apache_beam as beam
+import pyarrow.parquet as pq
+from apache_beam.io import fileio
+from apache_beam.io.filesystem import CompressionTypes
+from apache_beam.io.filesystems import FileSystems
+
+from transforms.accounting import SIDE_OUTPUTS, dead_letter, tally
+from transforms.accounting_io import WriteAccounting
+from transforms.release import ReleaseTarget, WriteShards, parquet_bytes
+from transforms.release_docs import group_tallies
+from transforms.release_run import (
+    add_release_arguments,
+    cli_main,
+    publish,
+    recorded_options,
+    run_release,
+)
+from transforms.search_corpus import (
+    DOC_SCHEMA,
+    FIELD_DOCS,
+    build_index,
+    corpus_directory_records,
+    enterprise_records,
+)
+
+DATASET_VERSION = "1.0.0"
+EXTRACTED = "_extracted"
+_EXTRACT_SCHEMA = DOC_SCHEMA.remove(DOC_SCHEMA.get_field_index("doc_id"))
+
+
+def sample_corpus_dir() -> str:
+    return str(resources.files("pipelines").joinpath("samples", "nq", "corpus"))
+
+
+def ensure_sample_index(cache_root: str = ".cache/search") -> str:
+    """The index of the bundled corpus, built once into the cache (keyed by corpus content)."""
+    corpus = sample_corpus_dir()
+    digest = hashlib.sha256()
+    for root, _, files in sorted(os.walk(corpus)):
+        for name in sorted(files):
+            with open(os.path.join(root, name), "rb") as handle:
+                digest.update(name.encode() + handle.read())
+    target = os.path.join(cache_root, f"sample-en-{digest.hexdigest()[:12]}")
+    if not os.path.isdir(target):
+        os.makedirs(cache_root, exist_ok=True)
+        staging = tempfile.mkdtemp(prefix=".building-", dir=cache_root)
+        build_index(corpus_directory_records(corpus), staging)
+        try:
+            os.rename(staging, target)
+        except OSError:
+            shutil.rmtree(staging, ignore_errors=True)  # another process built it first
+    return target
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="python -m pipelines.build_search_index",
+        description="Build the local BM25 search index (bm25s) over Wikipedia and web pages. "
+                    "Any other --option is passed to Apache Beam.")
+    parser.add_argument("--source", choices=("sample", "pages", "enterprise"), default="sample",
+                        help="bundled corpus (default), a directory with index.tsv, or "
+                             "Wikimedia Enterprise HTML dumps (*.json.tar.gz)")
+    parser.add_argument("--input", help="--source pages: the directory; enterprise: a glob")
+    parser.add_argument("--lang", default="en", help="Wikipedia language of the pages")
+    add_release_arguments(parser, "search_<lang>", DATASET_VERSION)
+    parser.set_defaults(output="indexes")
+    return parser
+
+
+class _ReadCorpusDirectory(beam.DoFn):
+    def process(self, directory: str):
+        try:
+            records = list(corpus_directory_records(directory))
+        except (OSError, ValueError) as error:
+            yield dead_letter("pages", error, source=directory)
+            return
+        for record in records:
+            yield tally("pages", "read")
+            yield record
+
+
+class _ReadEnterpriseDump(beam.DoFn):
+    def __init__(self, lang: str):
+        self.lang = lang
+
+    def process(self, readable: fileio.ReadableFile):
+        path = readable.metadata.path
+        try:
+            with readable.open(compression_type=CompressionTypes.UNCOMPRESSED) as stream:
+                for record in enterprise_records(stream, self.lang):
+                    if isinstance(record, Exception):
+                        yield tally("pages", "malformed_lines")
+                        yield dead_letter("pages", record, source=path)
+                        continue
+                    yield tally("pages", "read")
+                    yield record
+        except Exception as error:  # noqa: BLE001 - a truncated dump must not stop the job
+            yield tally("pages", "unreadable_dumps")
+            yield dead_letter("pages", error, source=path)
+
+
+def build_pipeline(pipeline: beam.Pipeline, args: argparse.Namespace,
+                   target: ReleaseTarget) -> None:
+    if args.source == "enterprise":
+        read = (pipeline
+                | "MatchDumps" >> fileio.MatchFiles(args.input)
+                | "OpenDumps" >> fileio.ReadMatches(compression=CompressionTypes.UNCOMPRESSED)
+                | "ReadDumps" >> beam.ParDo(_ReadEnterpriseDump(args.lang))
+                .with_outputs(*SIDE_OUTPUTS, main="main"))
+    else:
+        directory = args.input or sample_corpus_dir()
+        read = (pipeline
+                | "Directory" >> beam.Create([directory])
+                | "ReadDirectory" >> beam.ParDo(_ReadCorpusDirectory())
+                .with_outputs(*SIDE_OUTPUTS, main="main"))
+    (read.main
+     | "Key" >> beam.Map(lambda record: ("pages", record))
+     | "WritePages" >> WriteShards(FileSystems.join(target.staging_dir, EXTRACTED),
+                                   lambda r: r["url"], parquet_bytes, "parquet",
+                                   _EXTRACT_SCHEMA))
+    pipeline | "Accounting" >> WriteAccounting(target.staging_dir, [read])
+
+
+def index_extracted(target: ReleaseTarget) -> int:
+    """Build docs/ and bm25/ in the staging directory from the extracted pages."""
+    extracted = os.path.join(target.staging_dir, EXTRACTED)
+    files = [os.path.join(root, f) for root, _, names in os.walk(extracted) for f in names]
+    records = [r for f in sorted(files) for r in pq.read_table(f).to_pylist()]
+    count = build_index(records, target.staging_dir)
+    shutil.rmtree(extracted, ignore_errors=True)
+    return count
+
+
+def index_stats(tallies: dict[str, int], histograms: dict) -> dict[str, Any]:
+    return {"counts": group_tallies(tallies)}
+
+
+def index_card(manifest: dict[str, Any], stats: dict[str, Any]) -> str:
+    pages = stats["counts"].get("pages", {})
+    return "\n".join([
+        f"# Search index {manifest['dataset']}, version {manifest['version']}",
+        "",
+        "A BM25 index (bm25s) over title + visible text of every page, with the pages "
+        "themselves in `docs/` so the index also serves page fetches.",
+        "",
+        f"Source: {manifest['source']['description']}. Pages read: {pages.get('read', 0)}; "
+        f"indexed: {manifest['rows_per_split'].get('docs', 0)}; malformed dump lines: "
+        f"{pages.get('malformed_lines', 0)}.",
+        "",
+        "Use: `python -m pipelines.build_nq --search local --index-dir <this directory>`.",
+        "",
+    ])
+
+
+def run(argv: list[str] | None = None) -> dict[str, Any]:
+    args, beam_args = build_parser().parse_known_args(argv)
+    if args.source == "enterprise" and not args.input:
+        raise SystemExit("--source enterprise needs --input GLOB")
+    if "://" in args.output:
+        raise SystemExit("the index is built on this machine: --output must be a local path")
+    target = ReleaseTarget.create(args.output, f"search_{args.lang}", args.version)
+    source = {"kind": args.source, "description": args.input or sample_corpus_dir()}
+
+    def finish() -> dict[str, Any]:
+        index_extracted(target)
+        return publish(target, overwrite=args.overwrite, splits=["docs"], schema=DOC_SCHEMA,
+                       field_docs=FIELD_DOCS, options=recorded_options(args, beam_args),
+                       source=source, make_stats=index_stats, make_card=index_card)
+
+    return run_release(target, args.overwrite, beam_args,
+                       lambda pipeline: build_pipeline(pipeline, args, target), finish)
+
+
+def format_summary(result: dict[str, Any]) -> str:
+    pages = result["stats"]["counts"].get("pages", {})
+    return "\n".join([
+        f"Search index written to {result['path']}",
+        f"  pages read:    {pages.get('read', 0)}",
+        f"  pages indexed: {result['manifest']['rows_per_split']['docs']}",
+        f"  malformed dump lines: {pages.get('malformed_lines', 0)}",
+    ])
+
+
+def main(argv: list[str] | None = None) -> int:
+    return cli_main(run, format_summary, argv)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,63 @@
+"""Picklable factories of search backends and page fetchers, called in ``DoFn.setup()``.
+
+``--search``: ``local`` (BM25 index directory), ``mediawiki`` (Wikipedia search API) or
+``web`` (a web search JSON API). ``--pages``: ``local`` (the page HTML stored in the index
+directory) or ``rest`` (the Wikimedia REST API, revision recorded).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+
+@dataclass(frozen=True)
+class BackendOptions:
+    """Everything a worker needs to build its clients (plain values: picklable)."""
+
+    search: str = "local"
+    pages: str = "local"
+    lang: str = "en"
+    index_dir: str = ""
+    http: dict[str, Any] = field(default_factory=dict)
+    web: dict[str, Any] = field(default_factory=dict)
+
+    def make_search(self):
+        if self.search == "local":
+            from transforms.local_search import LocalSearch
+
+            return LocalSearch(self.index_dir)
+        from transforms.search_backends import search_backend_from_options
+
+        return search_backend_from_options(self.search, self.lang,
+                                           **{**self.http, **self.web})
+
+    def make_fetcher(self):
+        if self.pages == "local":
+            return LocalPageFetcher(self.index_dir, self.lang)
+        from transforms.wikipedia_pages import WikipediaPageFetcher
+
+        return WikipediaPageFetcher(lang=self.lang, **self.http)
+
+
+class LocalPageFetcher:
+    """Pages stored in a local index directory, as ``WikiPage`` with a pinned URL."""
+
+    def __init__(self, index_dir: str, lang: str):
+        from transforms.local_search import LocalSearch
+
+        self._index = LocalSearch(index_dir)
+        self.lang = lang
+
+    def fetch(self, title: str):
+        from transforms.nq_linking import PageDrop
+        from transforms.wikipedia_pages import WikiPage, nq_document_url
+
+        page = self._index.page(title)
+        if page is None:
+            raise PageDrop("page_missing")
+        return WikiPage(title=title, lang=self.lang, revision=page.revision, html=page.html,
+                        url=nq_document_url(self.lang, title, page.revision))
+
+    def close(self) -> None:
+        self._index.close()
