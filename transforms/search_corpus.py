@@ -94,11 +94,11 @@ def enterprise_records(stream, lang: str = "en") -> Iterator[dict[str, Any] | Ex
             handle = archive.extractfile(member) if member.isfile() else None
             if handle is None:
                 continue
-            for line in io.TextIOWrapper(handle, encoding="utf-8"):
-                if not line.strip():
+            for raw in iter(handle.readline, b""):
+                if not raw.strip():
                     continue
                 try:
-                    record = _enterprise_record(json.loads(line), lang)
+                    record = _enterprise_record(json.loads(raw.decode("utf-8")), lang)
                 except (ValueError, KeyError, TypeError) as error:
                     yield error
                     continue
