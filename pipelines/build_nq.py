@@ -122,8 +122,12 @@ def build_parser() -> argparse.ArgumentParser:
     linking.add_argument("--web-endpoint", default="https://www.googleapis.com/customsearch/v1",
                          help="--search web: the JSON API endpoint (key from $SEARCH_API_KEY, "
                               "engine id from $SEARCH_ENGINE_ID)")
-    linking.add_argument("--api-url", default="",
-                         help="override the MediaWiki API or REST base URL (tests, mirrors)")
+    linking.add_argument("--mediawiki-api-url", default=None,
+                         help="--search mediawiki: API URL (default "
+                              "https://<lang>.wikipedia.org/w/api.php)")
+    linking.add_argument("--rest-url", default=None,
+                         help="--pages rest: REST base (default "
+                              "https://<lang>.wikipedia.org/api/rest_v1)")
     linking.add_argument("--split-ratios", default=NQ_SPLITS,
                          help=f"split names and sizes/ratios (default NQ's: {NQ_SPLITS})")
     linking.add_argument("--split-salt", default="nq",
@@ -165,10 +169,10 @@ def parse_args(argv: list[str] | None) -> tuple[argparse.Namespace, list[str]]:
 
 def backend_options(args: argparse.Namespace) -> BackendOptions:
     http = {"per_minute": args.requests_per_minute, "cache_dir": args.http_cache_dir}
-    if args.api_url:
-        http["base_url"] = args.api_url
-    web = {"endpoint": args.web_endpoint} if args.search == "web" else {}
-    return BackendOptions(args.search, args.pages, args.lang, args.index_dir, http, web)
+    search = {"mediawiki": {"api_url": args.mediawiki_api_url},
+              "web": {"endpoint": args.web_endpoint}}.get(args.search, {})
+    return BackendOptions(args.search, args.pages, args.lang, args.index_dir, http, search,
+                          args.rest_url)
 
 
 def build_pipeline(pipeline: beam.Pipeline, args: argparse.Namespace,

@@ -74,6 +74,16 @@ def toolkit_user_agent(contact: str | None = None) -> str:
     return f"{TOOL_NAME}/{_tool_version()} ({contact}) python-requests/{requests.__version__}"
 
 
+def build_http(default_per_minute: float, /, **options: Any) -> PoliteHttp:
+    """A :class:`PoliteHttp` from ``options``, with the toolkit User-Agent and
+    ``default_per_minute`` unless they are given (the User-Agent is only built, and a missing
+    contact only logged, when needed)."""
+    if "user_agent" not in options:
+        options["user_agent"] = toolkit_user_agent()
+    options.setdefault("per_minute", default_per_minute)
+    return PoliteHttp(**options)
+
+
 def _tool_version() -> str:
     try:
         return importlib.metadata.version(TOOL_NAME)
@@ -109,8 +119,9 @@ class HttpError(Exception):
     """A request that failed for good.
 
     ``kind`` is a short stable reason: "http_<status>" for permanent 4xx, "rate_limited",
-    "maxlag", "server_error", "timeout", "connection_error", "truncated", "request_error" or
-    "api_<code>" for a MediaWiki API error answer. ``url`` never holds a secret.
+    "maxlag", "server_error", "timeout", "connection_error", "truncated", "request_error",
+    "api_<code>" for a MediaWiki API error answer, or "bad_response" (raised by callers for
+    unparsable bodies). ``url`` never holds a secret.
     """
 
     def __init__(
@@ -212,7 +223,7 @@ class PoliteHttp:
         cached = _read_cache(cache_path)
         if cached is not None:
             self._count("cache_hits")
-            return _raise_cached_error(cached, safe_url)
+            return _result_or_error(cached, safe_url)
         result = self._with_retries(
             safe_url, lambda: self._attempt(url, pairs, headers, allow_redirects, safe_url)
         )
@@ -220,7 +231,7 @@ class PoliteHttp:
             _write_cache(cache_path, result)
         if result.status in CACHED_ERROR_STATUSES:
             self._count(f"error_http_{result.status}")
-        return _raise_cached_error(result, safe_url)
+        return _result_or_error(result, safe_url)
 
     def _attempt(
         self,
@@ -341,7 +352,7 @@ def _cacheable(status: int) -> bool:
     return 200 <= status < 300 or status in REDIRECT_STATUSES or status in CACHED_ERROR_STATUSES
 
 
-def _raise_cached_error(result: HttpResult, safe_url: str) -> HttpResult:
+def _result_or_error(result: HttpResult, safe_url: str) -> HttpResult:
     """Return ``result``, or raise the permanent (cacheable) error it records."""
     if result.status in CACHED_ERROR_STATUSES:
         raise HttpError(f"http_{result.status}", safe_url, result.status,

@@ -20,7 +20,8 @@ class BackendOptions:
     lang: str = "en"
     index_dir: str = ""
     http: dict[str, Any] = field(default_factory=dict)
-    web: dict[str, Any] = field(default_factory=dict)
+    search_options: dict[str, Any] = field(default_factory=dict)
+    rest_url: str | None = None
 
     def make_search(self):
         if self.search == "local":
@@ -30,14 +31,14 @@ class BackendOptions:
         from transforms.search_backends import search_backend_from_options
 
         return search_backend_from_options(self.search, self.lang,
-                                           **{**self.http, **self.web})
+                                           **{**self.http, **self.search_options})
 
     def make_fetcher(self):
         if self.pages == "local":
             return LocalPageFetcher(self.index_dir, self.lang)
         from transforms.wikipedia_pages import WikipediaPageFetcher
 
-        return WikipediaPageFetcher(lang=self.lang, **self.http)
+        return WikipediaPageFetcher(lang=self.lang, rest_url=self.rest_url, **self.http)
 
 
 class LocalPageFetcher:

@@ -23,7 +23,7 @@ from dataclasses import dataclass, fields
 from typing import Any, Protocol, runtime_checkable
 
 from filters.search_hits import TOP_K, SearchHit
-from transforms.http_json import DEFAULT_REDACT, HttpError, PoliteHttp, toolkit_user_agent
+from transforms.http_json import DEFAULT_REDACT, HttpError, PoliteHttp, build_http
 from transforms.wikipedia_pages import article_url
 
 DEFAULT_API_URL = "https://{lang}.wikipedia.org/w/api.php"
@@ -81,8 +81,7 @@ class MediaWikiSearch:
         self.lang = lang
         self.api_url = api_url or DEFAULT_API_URL.format(lang=lang)
         self.maxlag = maxlag
-        options = {"user_agent": toolkit_user_agent(), "per_minute": MEDIAWIKI_PER_MINUTE}
-        self.http = http or PoliteHttp(**{**options, **http_options})
+        self.http = http or build_http(MEDIAWIKI_PER_MINUTE, **http_options)
 
     def params(self, query: str, k: int = TOP_K) -> dict[str, Any]:
         """Action API parameters of a search (formatversion=2 JSON, snippets only)."""
@@ -210,9 +209,8 @@ class WebSearch:
         self.extra_params = dict(params or {})
         self._api_key = _required_env(api_key_env, "an API key")
         self.engine_id = self._engine_id(engine_id, engine_id_env)
-        options = {"user_agent": toolkit_user_agent(), "per_minute": WEB_PER_MINUTE}
-        redact = {"redact_params": _redacted_params(self.mapping)}
-        self.http = http or PoliteHttp(**{**options, **redact, **http_options})
+        http_options.setdefault("redact_params", _redacted_params(self.mapping))
+        self.http = http or build_http(WEB_PER_MINUTE, **http_options)
 
     def _engine_id(self, engine_id: str | None, engine_id_env: str) -> str | None:
         if self.mapping.engine_id_param is None:

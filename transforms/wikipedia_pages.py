@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from typing import Any
 from urllib.parse import quote, unquote, urlsplit
 
-from transforms.http_json import REDIRECT_STATUSES, HttpError, PoliteHttp, toolkit_user_agent
+from transforms.http_json import REDIRECT_STATUSES, HttpError, PoliteHttp, build_http
 
 DEFAULT_REST_URL = "https://{lang}.wikipedia.org/api/rest_v1"
 REST_PER_MINUTE = 100.0
@@ -142,8 +142,7 @@ class WikipediaPageFetcher:
     ) -> None:
         self.lang = lang
         self.rest_url = (rest_url or DEFAULT_REST_URL.format(lang=lang)).rstrip("/")
-        options = {"user_agent": toolkit_user_agent(), "per_minute": REST_PER_MINUTE}
-        self.http = http or PoliteHttp(**{**options, **http_options})
+        self.http = http or build_http(REST_PER_MINUTE, **http_options)
 
     def close(self) -> None:
         """Close the HTTP session."""
