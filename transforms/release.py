@@ -34,9 +34,11 @@ from typing import Any
 import apache_beam as beam
 import pyarrow as pa
 import pyarrow.parquet as pq
+from apache_beam.io.filesystem import CompressionTypes
 from apache_beam.io.filesystems import FileSystems
 
 PARQUET_COMPRESSION = "zstd"
+RAW = CompressionTypes.UNCOMPRESSED  # bytes as written: never let Beam (de)compress ".gz" paths
 MANIFEST = "dataset_info.json"
 
 
@@ -106,7 +108,7 @@ def jsonl_bytes(rows: list[dict[str, Any]], schema: pa.Schema | None = None) -> 
 
 
 def write_bytes(path: str, data: bytes) -> None:
-    with FileSystems.create(path) as handle:
+    with FileSystems.create(path, compression_type=RAW) as handle:
         handle.write(data)
 
 
@@ -172,7 +174,7 @@ class WriteJson(beam.PTransform):
 
 def sha256_of(path: str) -> tuple[str, int]:
     digest, size = hashlib.sha256(), 0
-    with FileSystems.open(path) as handle:
+    with FileSystems.open(path, compression_type=RAW) as handle:
         for chunk in iter(lambda: handle.read(1 << 20), b""):
             digest.update(chunk)
             size += len(chunk)
@@ -187,7 +189,7 @@ def list_files(directory: str) -> list[str]:
 
 
 def read_json(path: str) -> Any:
-    with FileSystems.open(path) as handle:
+    with FileSystems.open(path, compression_type=RAW) as handle:
         return json.loads(handle.read().decode("utf-8"))
 
 
@@ -208,7 +210,7 @@ def file_manifest(staging_dir: str) -> dict[str, dict[str, Any]]:
         digest, size = sha256_of(path)
         entry: dict[str, Any] = {"sha256": digest, "bytes": size}
         if relative.endswith(".parquet"):
-            with FileSystems.open(path) as handle:
+            with FileSystems.open(path, compression_type=RAW) as handle:
                 entry["rows"] = pq.ParquetFile(io.BytesIO(handle.read())).metadata.num_rows
         files[relative] = entry
     return files

@@ -86,7 +86,8 @@ def cli_main(run: Callable[[list[str] | None], dict[str, Any]],
     from transforms.release import ReleaseExistsError
 
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(message)s")
-    logging.getLogger("apache_beam").setLevel(logging.WARNING)
+    for noisy in ("apache_beam", "bm25s"):
+        logging.getLogger(noisy).setLevel(logging.WARNING)
     try:
         result = run(argv)
     except ReleaseExistsError as error:

@@ -1,0 +1,800 @@
+"""NQ "original format" document tokens from a page's HTML (Kwiatkowski et al. 2019, §4.1).
+
+Every NQ example carries ``document_tokens``: ``{token, start_byte, end_byte, html_token}``
+with [start_byte, end_byte) into ``document_html.encode("utf-8")``. What the official dev
+data shows (``../shared/data/nq/nq_dev_original_first3.jsonl.gz``, 3 pages, 20,068 tokens),
+and what :func:`tokenize_nq_html` reproduces:
+
+HTML tokens (NQ README: "a HTML tag that defines a heading, paragraph, table, or list")
+
+* only ``P, Table, Tr, Td, Th, Ul, Ol, Li, Dl, Dd, Dt, H1..H6`` become tokens; Div, Span, A,
+  Tbody, Thead, Tfoot, Br, ... never do (the data: 14 Tbody, 60 Br, 246 Div, no token);
+* spelling: ``"<" + name.capitalize() + ">"`` whatever the case in the HTML (``<TD>`` ->
+  ``<Td>``), closing tags ``</Td>``; of all attributes only ``colspan`` survives, on Td/Th:
+  ``<TH scope="col" class="navbox-title" colspan="2">`` -> ``<Th colspan="2">`` (20 in the
+  data; ``rowspan``, 126 times in the HTML, never appears);
+* the byte span is the whole tag in the HTML, attributes included; every element gets its
+  closing token. In broken HTML an element closed implicitly (``<li>a<li>b``) or never
+  closed gets a zero-width closing token (start_byte == end_byte) where it ends, so that
+  tags stay balanced and a candidate's ``end_token - 1`` is always its closing tag;
+* tag tokens are emitted even where text is dropped (the navbox "v t e" list: ``<Ul> <Li>
+  </Li> ...`` with no words).
+
+Text tokens (PTB-like, on the text with inline tags removed and entities unescaped)
+
+* the stream starts with the words of ``<title>`` (the rest of ``<head>`` gives nothing);
+* not tokenized: script, style, noscript, template, comments, all ``<sup>`` (240 in the
+  data, none tokenized: citations ``[1]``, ``[citation needed]``, backlink letters), and
+  elements with class ``noprint`` (``siteSub`` "From Wikipedia, the free encyclopedia",
+  "Mobile view"), ``navbar`` ("v t e") or ``collapseButton`` ("[show]");
+* a token may span inline tags (``Geology</I>.`` -> ``Geology.``); block tags and ``<br>``
+  separate words; entities are unescaped and the token spans the entity (``&quot;`` ->
+  ``\u0060\u0060``);
+* ``"`` -> ``\u0060\u0060`` (opening) or ``''`` (closing); ``[ ]`` -> ``( )``; en/em dashes
+  -> ``--``; ``..``/``...``/``…`` -> ``...``; ``’`` -> ``'``;
+* clitics split: ``Earth 's``, ``Do n't``, ``I 've``; a leading or trailing ``'`` is its own
+  token (``' Twas``, ``Kids '``), an inner one stays (``O'Bright``);
+* hyphens split (``high - pressure``, ``2007 - 06 - 20``) except after the prefixes of
+  CoreNLP's ``splitHyphenated`` exceptions (``non-profit``, ``mid-summer``, ``X-ray``);
+  ``/`` and ``:`` split (``72 / 100``, ``05 : 08``) except in URLs, kept whole;
+* kept whole: numbers ``7,731,004``, ``17.2``, ``$7``; domains ``Usinfo.state.gov``;
+  acronyms ``U.S.``, ``a.k.a.``; initials joined across one space (``G. E.`` -> ``G.E.``);
+* a final period stays on its word when followed by a lower-case word, a digit or a comma
+  (``Geology. 208``, ``Machine.,``), after a single letter or a common abbreviation before a
+  capital (``G. Braham``, ``Mr. Fulton``); it is split at the end of the text, before a
+  closing bracket or quote (``Jr . )``) and before a capitalised word (``Caribbean . Archived``).
+
+What Google's tokenizer does and this one does not (about 1% of tokens on the 3 pages): a
+few case changes (``Wikipedia`` -> ``wikipedia`` in 2 of 3 titles, ``On Stage`` -> ``on
+stage``), CJK segmentation (``日本語`` -> ``日本 語``), and words its page renderer lost in the
+Vector navigation menus and in two table cells.
+"""
+
+from __future__ import annotations
+
+import html as html_lib
+import re
+from bisect import bisect_right
+from collections import Counter
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from itertools import accumulate
+from typing import NamedTuple
+
+TOKEN_TAGS = frozenset({
+    "p", "table", "tr", "td", "th", "ul", "ol", "li", "dl", "dd", "dt",
+    "h1", "h2", "h3", "h4", "h5", "h6",
+})
+CELL_TAGS = frozenset({"td", "th"})
+VOID_TAGS = frozenset({
+    "area", "base", "br", "col", "embed", "hr", "img", "input", "keygen", "link", "meta",
+    "param", "source", "track", "wbr", "basefont", "bgsound", "frame", "image",
+})
+INLINE_TAGS = frozenset({
+    "a", "abbr", "acronym", "b", "bdi", "bdo", "big", "cite", "code", "data", "del", "dfn",
+    "em", "font", "i", "ins", "kbd", "label", "mark", "nobr", "q", "rp", "rt", "ruby", "s",
+    "samp", "small", "span", "strike", "strong", "sub", "sup", "time", "tt", "u", "var", "wbr",
+})
+RAW_TEXT_TAGS = frozenset({
+    "script", "style", "noscript", "textarea", "title", "xmp", "iframe", "noembed", "noframes",
+})
+SKIP_TEXT_TAGS = frozenset({"sup", "template"})
+SKIP_TEXT_CLASSES = frozenset({"noprint", "navbar", "collapseButton"})
+# Vector skin chrome whose words Google's token stream leaves out, except the
+# interlanguage links (``p-lang``) inside the navigation menus.
+SKIP_TEXT_IDS = frozenset({"siteSub", "mw-navigation", "p-lang-label", "footer-places",
+                           "footer-icons"})
+KEEP_TEXT_IDS = frozenset({"p-lang"})
+CLOSES_P = frozenset({
+    "address", "article", "aside", "blockquote", "center", "details", "dialog", "dir", "div",
+    "dl", "fieldset", "figcaption", "figure", "footer", "form", "h1", "h2", "h3", "h4", "h5",
+    "h6", "header", "hgroup", "hr", "main", "menu", "nav", "ol", "p", "pre", "section",
+    "summary", "table", "ul", "li", "dd", "dt", "listing", "xmp",
+})
+HEAD_TAGS = frozenset({"head", "title", "meta", "link", "style", "script", "noscript", "base",
+                       "template"})
+HEADINGS = frozenset({"h1", "h2", "h3", "h4", "h5", "h6"})
+_DEFAULT_SCOPE = frozenset({
+    "table", "td", "th", "caption", "html", "template", "object", "marquee", "applet",
+})
+_TABLE_SCOPE = frozenset({"table", "html", "template"})
+_TABLE_PARTS = frozenset({"td", "th", "tr", "tbody", "thead", "tfoot", "caption"})
+# Special elements that stop the search for an open <li>/<dd> (HTML5 §13.2.6.4.7).
+_LIST_ITEM_STOP = frozenset({
+    "ul", "ol", "dl", "menu", "table", "td", "th", "tr", "caption", "body", "html", "section",
+    "article", "aside", "nav", "blockquote", "figure", "form", "h1", "h2", "h3", "h4", "h5",
+    "h6",
+})
+
+_MARKUP = re.compile(
+    rb"<(/?)([A-Za-z][A-Za-z0-9:_-]*)((?:[^>\"'=]|=\s*\"[^\"]*\"|=\s*'[^']*'|=)*)>"
+    rb"|<(?:!--|![^>]*>|\?[^>]*>|/[^A-Za-z>][^>]*>)"
+    rb"|<(/?)([A-Za-z][A-Za-z0-9:_-]*)([^>]*)>",
+    re.S,
+)
+_ATTR = re.compile(
+    rb"(?:^|[\s\"'/])(class|id|colspan)\s*=\s*(?:\"([^\"]*)\"|'([^']*)'|([^\s\"'>]+))", re.I)
+_COMMENT_END = re.compile(rb"--!?>")
+_NAMES: dict[bytes, str] = {}  # tag name bytes -> lower-case str (names repeat)
+_HAS_CLASS_OR_ID = re.compile(rb"(?:class|id)\s*=", re.I)
+_RAW_END = {name: re.compile(rb"</" + name.encode() + rb"[\s/>]", re.I) for name in RAW_TEXT_TAGS}
+_ENTITY = re.compile(r"&(?:#[0-9]{1,7};?|#[xX][0-9a-fA-F]{1,6};?|[A-Za-z][A-Za-z0-9]{1,31};?)")
+
+
+@dataclass(frozen=True)
+class NqToken:
+    """One NQ document token: a word or an HTML tag, with its [start, end) UTF-8 byte span."""
+
+    token: str
+    start_byte: int
+    end_byte: int
+    html_token: bool
+
+    def to_dict(self) -> dict:
+        """The NQ JSON form of the token."""
+        return {"token": self.token, "start_byte": self.start_byte, "end_byte": self.end_byte,
+                "html_token": self.html_token}
+
+
+class Tag(NamedTuple):
+    """One markup tag of the HTML: lower-case ``name``, raw ``attrs`` and byte span."""
+
+    name: str
+    closing: bool
+    attrs: bytes
+    start: int
+    end: int
+
+
+def iter_tags(data: bytes) -> Iterator[Tag]:
+    """Yield the markup of ``data`` in order: start and end tags, and comments, doctype and
+    processing instructions as tags with an empty name. The content of raw-text elements
+    (script, style, title, ...) is stepped over."""
+    pos = 0
+    search = _MARKUP.search
+    last = data.rfind(b">") + 1  # no tag ends after it: bounds every failed search
+    while True:
+        m = search(data, pos, max(last, pos))
+        if m is None:
+            comment = data.find(b"<!--", pos)
+            if comment >= 0:  # an unterminated comment runs to the end of the page
+                yield Tag("", False, b"", comment, len(data))
+            return
+        pos = m.end()
+        closing, name, attrs, closing2, name2, attrs2 = m.groups()
+        if name is None and name2 is not None:
+            closing, name, attrs = closing2, name2, attrs2
+        if name is None:
+            if data.startswith(b"<!--", m.start()):
+                pos = _comment_end(data, pos)
+            yield Tag("", False, b"", m.start(), pos)
+            continue
+        lower = _NAMES.get(name)
+        if lower is None:
+            lower = name.decode("ascii").lower()
+            if len(_NAMES) < 4096:
+                _NAMES[name] = lower
+        tag = Tag(lower, closing == b"/", attrs, m.start(), pos)
+        yield tag
+        if not closing and tag.name in RAW_TEXT_TAGS:
+            end = _RAW_END[tag.name].search(data, pos)
+            pos = end.start() if end else len(data)
+
+
+def _comment_end(data: bytes, pos: int) -> int:
+    """End of the comment whose ``<!--`` ends at ``pos``; an unclosed one runs to the end."""
+    m = _COMMENT_END.search(data, pos)
+    return m.end() if m else len(data)
+
+
+def tag_attrs(attrs: bytes) -> dict[str, str]:
+    """The ``class``, ``id`` and ``colspan`` attributes of a tag, unescaped."""
+    found: dict[str, str] = {}
+    for key, double, single, bare in _ATTR.findall(attrs):
+        name = key.decode("ascii").lower()
+        if name not in found:
+            value = (double or single or bare).decode("utf-8", "replace")
+            found[name] = (html_lib.unescape(value) if "&" in value else value).strip()
+    return found
+
+
+def html_token_text(name: str, attrs: bytes, closing: bool) -> str:
+    """NQ spelling of a tag token: ``<Td colspan="2">``, ``</Td>``, ``<P>`` (NQ §4.1)."""
+    if closing:
+        return f"</{name.capitalize()}>"
+    if name in CELL_TAGS and b"colspan" in attrs.lower():
+        colspan = tag_attrs(attrs).get("colspan")
+        if colspan:
+            return f'<{name.capitalize()} colspan="{colspan}">'
+    return f"<{name.capitalize()}>"
+
+
+def skips_text(name: str, attrs: dict[str, str]) -> int:
+    """+1 for elements whose words NQ leaves out (``<sup>``, ``class="noprint"``, the skin's
+    navigation menus), -1 for the interlanguage list inside them, else 0."""
+    if name in SKIP_TEXT_TAGS:
+        return 1
+    element_id = attrs.get("id")
+    if element_id in KEEP_TEXT_IDS:
+        return -1
+    if element_id in SKIP_TEXT_IDS:
+        return 1
+    return int(not SKIP_TEXT_CLASSES.isdisjoint(attrs.get("class", "").split()))
+
+
+# ----------------------------------------------------------------------------------------
+# Words: PTB-like splitting of one run of text (offsets are character offsets in the run).
+
+_PUNCT = ("!\"#%&'()*+,./:;<=>?@[\\]^`{|}~$«»‹›“”„‘’‚–—―…°®©™§¶•·¿¡′″€£¥¢"
+          "、。，：；！？（）《》〈〉「」『』【】〔〕،؛؟।")
+_ATOM = re.compile(r"(\.{2,}|-{2,})|([" + re.escape(_PUNCT) + r"])|([^" + re.escape(_PUNCT)
+                   + r"\-]+)|(-)")
+_CHUNK = re.compile(r"[^\s\u200b\ufeff]+")
+_PLAIN = re.compile(r"[^" + re.escape(_PUNCT) + r"\-]+\Z")
+_INITIAL = re.compile(r"[^\W\d_]\.\Z")
+_DOMAIN = re.compile(
+    r"[A-Za-z0-9][A-Za-z0-9-]*(?:\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,}(?![A-Za-z0-9-]|\.[A-Za-z0-9])")
+_URL = re.compile(r"(?:https?|ftp)://[^\s\"<>]+|www\.[^\s\"<>]+", re.I)
+_URL_TRAIL = ".,;:!?)]'\"”’"
+_NUMBER = re.compile(r"[$€£¥]?\d+(?:,\d{3})*(?:\.\d+)?(?![\d])")
+CLITICS = frozenset({"s", "m", "d", "ll", "re", "ve"})
+APOSTROPHES = frozenset({"'", "’"})
+DQUOTES = frozenset({'"', "“", "”", "„"})
+OPENERS = frozenset({"(", "[", "{", "“", "‘", "`", "-", "--", "/"})
+CLOSERS = frozenset({")", "]", "}", '"', "”", "'", "’"})
+# CoreNLP PTBLexer: hyphenated words that splitHyphenated keeps whole.
+HYPHEN_PREFIXES = frozenset({
+    "e", "a", "u", "x", "agro", "ante", "anti", "arch", "be", "bi", "bio", "co", "counter",
+    "cross", "cyber", "de", "eco", "ex", "extra", "inter", "intra", "macro", "mega", "micro",
+    "mid", "mini", "multi", "neo", "non", "over", "pan", "para", "peri", "post", "pre", "pro",
+    "pseudo", "quasi", "re", "semi", "sub", "super", "tri", "ultra", "un", "uni", "vice",
+})
+ABBREVIATIONS = frozenset({
+    "mr", "mrs", "ms", "dr", "prof", "st", "sr", "jr", "mt", "ft", "lt", "col", "gen", "gov",
+    "sen", "rep", "rev", "hon", "capt", "sgt", "vs", "v", "inc", "corp", "co", "ltd", "no",
+    "vol", "vols", "p", "pp", "ed", "eds", "fig", "ch", "op", "cf", "ca", "approx", "dept",
+    "jan", "feb", "mar", "apr", "jun", "jul", "aug", "sep", "sept", "oct", "nov", "dec",
+})
+_TRANSLATE = {"[": "(", "]": ")", "’": "'", "‘": "'", "‚": "'", "–": "--", "—": "--",
+              "―": "--", "…": "..."}
+
+Span = tuple[int, int, str]
+WORD_BREAK = "\u200b"
+
+
+def _atoms(chunk: str, offset: int) -> list[Span]:
+    """Split a whitespace-free chunk into words and single punctuation marks."""
+    return [(m.start() + offset, m.end() + offset, m.group()) for m in _ATOM.finditer(chunk)]
+
+
+def _is_word(atom: Span | None) -> bool:
+    return atom is not None and (atom[2][0] not in _PUNCT and atom[2][0] != "-")
+
+
+def _join_initials(text: str, chunks: list[Span]) -> list[Span]:
+    """``G. E. Pieter`` -> ``G.E.`` ``Pieter``: initials one space apart make one token."""
+    out: list[Span] = []
+    for chunk in chunks:
+        word = chunk[2]
+        prev = out[-1] if out and len(word) == 2 and word[1] == "." else None
+        if (prev and word[0].isupper() and word[0].isalpha() and _is_initials(prev[2])
+                and prev[2][0].isupper() and chunk[0] - prev[1] == 1
+                and text[prev[1]] in " \xa0"):
+            out[-1] = (prev[0], chunk[1], prev[2] + word)
+        else:
+            out.append(chunk)
+    return out
+
+
+def final_period_stays(word: str, next_char: str) -> bool:
+    """Whether ``word.`` at the end of a chunk keeps its period, given the first character of
+    the next chunk ("" at the end of the text): before a digit, or before a letter after an
+    initial or an abbreviation."""
+    if not next_char:
+        return False
+    if next_char.isdigit():
+        return True
+    if next_char.isalpha():
+        return (len(word) == 1 and word.isalpha()) or word.lower() in ABBREVIATIONS
+    return False
+
+
+def _is_initials(word: str) -> bool:
+    """``G.`` or ``U.S.``: letters, each followed by a period."""
+    return (len(word) % 2 == 0 and word[1::2] == "." * (len(word) // 2)
+            and word[0::2].isalpha())
+
+
+class _ChunkSplitter:
+    """Splits one whitespace-free chunk; ``next_char`` is the first character of the next
+    chunk in the run ("" at the end of the run), for the final-period decision."""
+
+    def __init__(self, chunk: Span, next_char: str, quotes: list[str],
+                 glued: bool = False) -> None:
+        self.atoms = _atoms(chunk[2], chunk[0])
+        self.text = chunk[2]
+        self.base = chunk[0]
+        self.next_char = next_char
+        self.quotes = quotes
+        self.glued = glued  # directly after a URL: a quote at i == 0 closes
+        self.out: list[Span] = []
+
+    def split(self) -> list[Span]:
+        i = 0
+        while i < len(self.atoms):
+            i = self._word(i) if _is_word(self.atoms[i]) else self._punct(i)
+        return self.out
+
+    def _at(self, i: int) -> Span | None:
+        return self.atoms[i] if 0 <= i < len(self.atoms) else None
+
+    def _text(self, i: int) -> str:
+        atom = self._at(i)
+        return atom[2] if atom else ""
+
+    def _emit(self, start: int, end: int, text: str) -> None:
+        self.out.append((start, end, text))
+
+    def _match_at(self, pattern: re.Pattern[str], i: int) -> int | None:
+        """Index of the atom after a ``pattern`` match starting at atom ``i``, if it ends on
+        an atom boundary."""
+        m = pattern.match(self.text, self.atoms[i][0] - self.base)
+        if not m:
+            return None
+        end = m.end() + self.base
+        for j in range(i, len(self.atoms)):
+            if self.atoms[j][1] == end:
+                return j + 1
+        return None
+
+    def _word(self, i: int) -> int:
+        start = self.atoms[i][0]
+        j = self._acronym(i)
+        if j is not None:
+            self._emit(start, self.atoms[j - 1][1], self._slice(start, self.atoms[j - 1][1]))
+            return j
+        j = self._match_at(_DOMAIN, i) or self._match_at(_NUMBER, i) or self._compound(i)
+        return self._finish_word(start, self._slice(start, self.atoms[j - 1][1]), j)
+
+    def _slice(self, start: int, end: int) -> str:
+        return self.text[start - self.base:end - self.base]
+
+    def _acronym(self, i: int) -> int | None:
+        j = i
+        while (len(self._text(j)) == 1 and _is_word(self._at(j)) and self._text(j + 1) == "."
+               and self._text(j)[0].isalpha()):
+            j += 2
+        return j if j - i >= 4 else None
+
+    def _compound(self, i: int) -> int:
+        """Extend a word over ``&``, inner apostrophes and prefix hyphens (``non-profit``)."""
+        j = i + 1
+        while _is_word(self._at(j + 1)):
+            sep, nxt = self._text(j), self._text(j + 1)
+            if sep == "&":
+                j += 2
+            elif sep in APOSTROPHES and not self._is_clitic(j):
+                j += 2
+            elif sep == "-" and self._text(i).lower() in HYPHEN_PREFIXES and nxt[0].isalnum():
+                j += 2
+            else:
+                break
+        return j
+
+    def _is_clitic(self, j: int) -> bool:
+        nxt = self._text(j + 1).lower()
+        if _is_word(self._at(j + 2)) or self._text(j + 2) in APOSTROPHES:
+            return False
+        return nxt in CLITICS or (nxt == "t" and self._text(j - 1)[-1:].lower() == "n")
+
+    def _finish_word(self, start: int, word: str, j: int) -> int:
+        """Emit ``word`` (atoms up to j), splitting ``n't`` and clitics, and a final period."""
+        end = start + len(word)
+        if self._text(j) in APOSTROPHES and self._is_clitic(j) and self._text(j + 1).lower() == "t":
+            if len(word) > 1:
+                self._emit(start, end - 1, word[:-1])
+            self._emit(end - 1, self.atoms[j + 1][1], word[-1] + "'" + self._text(j + 1))
+            return j + 2
+        if self._text(j) in APOSTROPHES and self._is_clitic(j):
+            self._emit(start, end, word)
+            self._emit(self.atoms[j][0], self.atoms[j + 1][1], "'" + self._text(j + 1))
+            return j + 2
+        if self._text(j) == "." and self._keeps_period(word, j):
+            self._emit(start, self.atoms[j][1], word + ".")
+            return j + 1
+        self._emit(start, end, word)
+        return j
+
+    def _keeps_period(self, word: str, j: int) -> bool:
+        after = self._at(j + 1)
+        if after is not None:
+            return _is_word(after) or after[2] in ",;:"
+        return final_period_stays(word, self.next_char)
+
+    def _punct(self, i: int) -> int:
+        start, end, text = self.atoms[i]
+        if text in DQUOTES:
+            self._emit(start, end, self._quote(i))
+        elif text in "$€£¥" and self._match_at(_NUMBER, i):
+            j = self._match_at(_NUMBER, i) or i + 1
+            return self._finish_word(start, self._slice(start, self.atoms[j - 1][1]), j)
+        elif text.startswith(".."):
+            self._emit(start, end, "...")
+        elif text.startswith("--"):
+            self._emit(start, end, "--")
+        elif text in APOSTROPHES and self._is_clitic(i) and i > 0:
+            self._emit(start, self.atoms[i + 1][1], "'" + self._text(i + 1))
+            return i + 2
+        else:
+            self._emit(start, end, _TRANSLATE.get(text, text))
+        return i + 1
+
+    def _quote(self, i: int) -> str:
+        text = self._text(i)
+        if text in "“„":
+            kind = "``"
+        elif text == "”":
+            kind = "''"
+        elif i == 0 and self.glued:
+            kind = "''"
+        elif i == 0 and len(self.atoms) > 1:
+            kind = "``"
+        elif i > 0:
+            kind = "``" if self._text(i - 1) in OPENERS else "''"
+        else:
+            kind = "''" if self.quotes and self.quotes[-1] == "``" else "``"
+        self.quotes.append(kind)
+        return kind
+
+
+def _simple_chunk(chunk: Span, next_char: str, out: list[Span]) -> bool:
+    """Fast path for a plain word followed by one of ``,;:!?)%.``; False if not that."""
+    start, end, text = chunk
+    last = text[-1]
+    if last not in ",;:!?)%." or len(text) < 2 or not _PLAIN.match(text, 0, len(text) - 1):
+        return False
+    word = text[:-1]
+    if last == "." and final_period_stays(word, next_char):
+        out.append(chunk)
+    else:
+        out.append((start, end - 1, word))
+        out.append((end - 1, end, last))
+    return True
+
+
+def _split_urls(chunk: Span) -> list[tuple[Span, bool]]:
+    """Cut URLs (kept whole, trailing punctuation excluded) out of a chunk."""
+    start, _, text = chunk
+    m = _URL.search(text)
+    if m is None:
+        return [(chunk, False)]
+    url_end = m.end()
+    while url_end > m.start() + 1 and text[url_end - 1] in _URL_TRAIL:
+        url_end -= 1
+    parts: list[tuple[Span, bool]] = []
+    if m.start():
+        parts.append(((start, start + m.start(), text[:m.start()]), False))
+    parts.append(((start + m.start(), start + url_end, text[m.start():url_end]), True))
+    if url_end < len(text):
+        parts.extend(_split_urls((start + url_end, start + len(text), text[url_end:])))
+    return parts
+
+
+def tokenize_text(text: str) -> list[Span]:
+    """PTB-like words of a run of plain text, as (start, end, token) character spans."""
+    chunks = _join_initials(text, [(m.start(), m.end(), m.group()) for m in
+                                   _CHUNK.finditer(text)])
+    out: list[Span] = []
+    quotes: list[str] = []
+    for k, chunk in enumerate(chunks):
+        word = chunk[2]
+        if _PLAIN.match(word) or (_is_initials(word) and len(word) > 2):
+            out.append(chunk)
+            continue
+        next_char = chunks[k + 1][2][0] if k + 1 < len(chunks) else ""
+        if _simple_chunk(chunk, next_char, out):
+            continue
+        for part, is_url in _split_urls(chunk):
+            if is_url:
+                out.append(part)
+            else:
+                nxt = next_char if part[1] == chunk[1] else text[part[1]]
+                glued = part[0] > chunk[0]
+                out.extend(_ChunkSplitter(part, nxt, quotes, glued).split())
+    return out
+
+
+# ----------------------------------------------------------------------------------------
+# The HTML walk.
+
+
+class _Run:
+    """Text collected between two block boundaries, with a map back to HTML bytes."""
+
+    __slots__ = ("parts", "chars", "pieces")
+
+    def __init__(self) -> None:
+        self.parts: list[str] = []
+        self.chars = 0
+        # (char_start, byte_start, byte_end, text, atomic)
+        self.pieces: list[tuple[int, int, int, str, bool]] = []
+
+    def add(self, data: bytes, start: int, end: int) -> None:
+        """Append the text node data[start:end]; a tag between two letters or digits
+        separates words (``founder<A>Stephen`` -> ``founder`` ``Stephen``)."""
+        text = data[start:end].decode("utf-8", "replace")
+        if self.parts and text[:1].isalnum() and self.parts[-1][-1:].isalnum():
+            self._piece(WORD_BREAK, start, start, True)
+        if "&" not in text:
+            self._piece(text, start, end, False)
+            return
+        pos, cursor = 0, start
+        for m in _ENTITY.finditer(text):
+            value = html_lib.unescape(m.group())
+            if value == m.group():
+                continue
+            cursor = self._literal(text[pos:m.start()], cursor)
+            self._piece(value, cursor, cursor + len(m.group()), True)
+            cursor += len(m.group())
+            pos = m.end()
+        self._literal(text[pos:], cursor)
+
+    def _literal(self, piece: str, cursor: int) -> int:
+        size = len(piece.encode("utf-8"))
+        self._piece(piece, cursor, cursor + size, False)
+        return cursor + size
+
+    def _piece(self, text: str, b0: int, b1: int, atomic: bool) -> None:
+        if text:
+            self.pieces.append((self.chars, b0, b1, text, atomic))
+            self.parts.append(text)
+            self.chars += len(text)
+
+    def tokens(self) -> list[NqToken]:
+        text = "".join(self.parts)
+        if not text or text.isspace():
+            return []
+        if len(self.pieces) == 1 and not self.pieces[0][4] and text.isascii():
+            b0 = self.pieces[0][1]
+            return [NqToken(word, b0 + s, b0 + e, False) for s, e, word in tokenize_text(text)]
+        starts = [p[0] for p in self.pieces]
+        offsets: dict[int, list[int]] = {}
+        return [NqToken(word, self._byte(starts, offsets, s, False),
+                        self._byte(starts, offsets, e - 1, True), False)
+                for s, e, word in tokenize_text(text)]
+
+    def _byte(self, starts: list[int], offsets: dict[int, list[int]], char: int,
+              after: bool) -> int:
+        """Byte offset of (the end of, when ``after``) character ``char`` of the run."""
+        index = bisect_right(starts, char) - 1
+        c0, b0, b1, text, atomic = self.pieces[index]
+        if atomic:
+            return b1 if after else b0
+        k = char - c0 + after
+        if text.isascii():
+            return b0 + k
+        if index not in offsets:
+            offsets[index] = [0, *accumulate(_utf8_size(ch) for ch in text)]
+        return b0 + offsets[index][k]
+
+
+def _utf8_size(char: str) -> int:
+    code = ord(char)
+    return 1 if code < 0x80 else 2 if code < 0x800 else 3 if code < 0x10000 else 4
+
+
+@dataclass(frozen=True)
+class Region:
+    """The [start_byte, end_byte) span of an element ``region_of`` labelled while scanning."""
+
+    label: str
+    start_byte: int
+    end_byte: int
+
+
+RegionOf = Callable[[str, dict[str, str]], "str | None"]
+
+
+@dataclass
+class _Open:
+    name: str
+    skip: int
+    start: int
+    region: str | None
+
+
+class _Walker:
+    """One pass over the HTML: a simplified HTML5 tree builder that only tracks what NQ
+    tokens need (open token elements, text-skipping elements, implied end tags)."""
+
+    def __init__(self, html: str, region_of: RegionOf | None, words: bool) -> None:
+        self.data = html.encode("utf-8")
+        self.region_of = region_of
+        self.words = words
+        self.tokens: list[NqToken] = []
+        self.regions: list[Region] = []
+        self.stack: list[_Open] = []
+        self.open_count: Counter[str] = Counter()
+        self.skip = 0
+        self.run = _Run()
+        self.in_head = False
+        self.title_done = False
+
+    def walk(self) -> list[NqToken]:
+        pos = 0
+        for tag in iter_tags(self.data):
+            self._text(pos, tag.start)
+            pos = tag.end
+            if not tag.name:
+                continue
+            if tag.closing:
+                self._end_tag(tag)
+            else:
+                pos = self._start_tag(tag)
+        self._text(pos, len(self.data))
+        self._flush()
+        while self.stack:
+            self._pop(len(self.data), len(self.data))
+        return self.tokens
+
+    def _text(self, start: int, end: int) -> None:
+        if end > start and self.words and not self.skip and not self.in_head:
+            self.run.add(self.data, start, end)
+
+    def _flush(self) -> None:
+        if self.run.pieces:
+            self.tokens.extend(self.run.tokens())
+            self.run = _Run()
+
+    def _start_tag(self, tag: Tag) -> int:
+        name = tag.name
+        if name in RAW_TEXT_TAGS:
+            return self._raw_text(tag)
+        if name == "head":
+            self.in_head = True
+        elif name not in HEAD_TAGS:
+            self.in_head = False
+        if name not in INLINE_TAGS:
+            self._flush()
+        if name in VOID_TAGS:
+            return tag.end
+        self._implied_end_tags(name, tag.start)
+        self._push(tag)
+        if name in TOKEN_TAGS:
+            self.tokens.append(NqToken(html_token_text(name, tag.attrs, False), tag.start,
+                                       tag.end, True))
+        if tag.attrs.rstrip().endswith(b"/"):
+            self._pop(tag.end, tag.end)
+        return tag.end
+
+    def _push(self, tag: Tag) -> None:
+        attrs = tag_attrs(tag.attrs) if _HAS_CLASS_OR_ID.search(tag.attrs) else {}
+        skip = skips_text(tag.name, attrs)
+        if skip < 0 and not self.skip:
+            skip = 0
+        region = self.region_of(tag.name, attrs) if self.region_of and attrs else None
+        self.stack.append(_Open(tag.name, skip, tag.start, region))
+        self.open_count[tag.name] += 1
+        self.skip += skip
+
+    def _raw_text(self, tag: Tag) -> int:
+        """Step over script/style/...; the first ``<title>`` outside the body gives words.
+        Returns where the content ends (the end tag follows from ``iter_tags``)."""
+        end = _RAW_END[tag.name].search(self.data, tag.end)
+        content_end = end.start() if end else len(self.data)
+        if tag.name == "title" and not self.title_done and not self._open("body"):
+            self.title_done = True
+            self._flush()
+            was_in_head, self.in_head = self.in_head, False
+            self._text(tag.end, content_end)
+            self._flush()
+            self.in_head = was_in_head
+        return content_end
+
+    def _open(self, name: str) -> bool:
+        return self.open_count[name] > 0
+
+    def _end_tag(self, tag: Tag) -> None:
+        name = tag.name
+        if name == "br":
+            self._flush()
+            return
+        if name == "head":
+            self.in_head = False
+        k = self._find(name)
+        if k is None:
+            return
+        if name in INLINE_TAGS:
+            self._close(self.stack.pop(k), tag.end)
+            return
+        self._flush()
+        while len(self.stack) > k + 1:
+            self._pop(tag.start, tag.start)
+        self._pop(tag.start, tag.end)
+
+    def _find(self, name: str) -> int | None:
+        """Index of the open element an end tag closes, within its HTML5 scope."""
+        if not self.open_count[name]:
+            return None
+        if name in _TABLE_PARTS or name == "table":
+            scope = _TABLE_SCOPE
+        elif name == "li":
+            scope = _DEFAULT_SCOPE | {"ul", "ol"}
+        else:
+            scope = _DEFAULT_SCOPE
+        for k in range(len(self.stack) - 1, -1, -1):
+            open_name = self.stack[k].name
+            if open_name == name:
+                return k
+            if open_name in scope:
+                return None
+        return None
+
+    def _pop(self, start: int, end: int) -> None:
+        element = self.stack.pop()
+        if element.name in TOKEN_TAGS:
+            self._flush()
+            self.tokens.append(NqToken(f"</{element.name.capitalize()}>", start, end, True))
+        self._close(element, end)
+
+    def _close(self, element: _Open, end: int) -> None:
+        self.open_count[element.name] -= 1
+        self.skip -= element.skip
+        if element.region:
+            self.regions.append(Region(element.region, element.start, end))
+
+    def _pop_to(self, k: int, at: int) -> None:
+        self._flush()
+        while len(self.stack) > k:
+            self._pop(at, at)
+
+    def _implied_end_tags(self, name: str, at: int) -> None:
+        """End tags a browser implies before a ``name`` start tag (HTML5 §13.2.6.4.7)."""
+        if name in CLOSES_P:
+            k = self._find("p")
+            if k is not None:
+                self._pop_to(k, at)
+        if name in HEADINGS and self.stack and self.stack[-1].name in HEADINGS:
+            self._pop_to(len(self.stack) - 1, at)
+        if name == "li":
+            self._close_list_item({"li"}, at)
+        elif name in ("dd", "dt"):
+            self._close_list_item({"dd", "dt"}, at)
+        elif name in ("tr", "tbody", "thead", "tfoot") or name in CELL_TAGS:
+            self._close_table_part(name, at)
+
+    def _close_list_item(self, names: set[str], at: int) -> None:
+        if not any(self.open_count[name] for name in names):
+            return
+        for k in range(len(self.stack) - 1, -1, -1):
+            open_name = self.stack[k].name
+            if open_name in names:
+                self._pop_to(k, at)
+                return
+            if open_name in _LIST_ITEM_STOP:
+                return
+
+    def _close_table_part(self, name: str, at: int) -> None:
+        if not self.open_count["table"]:
+            return
+        stops = {"td": ("tr",), "th": ("tr",), "tr": ("tbody", "thead", "tfoot")}.get(name, ())
+        for k in range(len(self.stack) - 1, -1, -1):
+            open_name = self.stack[k].name
+            if open_name in _TABLE_SCOPE or open_name in stops:
+                self._pop_to(k + 1, at)
+                return
+
+
+def tokenize_nq_html(html: str) -> list[NqToken]:
+    """NQ ``document_tokens`` of a page: title words, then words and heading/paragraph/
+    table/list tags of the body, with byte offsets into ``html.encode("utf-8")``."""
+    return _Walker(html, None, True).walk()
+
+
+def scan_nq_html(html: str, region_of: RegionOf,
+                 words: bool = True) -> tuple[list[NqToken], list[Region]]:
+    """Tokens (only the tag tokens when ``words`` is false) and the spans of the elements
+    ``region_of(name, {class, id, colspan})`` labels, in one pass."""
+    walker = _Walker(html, region_of, words)
+    tokens = walker.walk()
+    return tokens, walker.regions
