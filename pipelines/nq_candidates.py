@@ -78,14 +78,34 @@ def recompute(example: dict[str, Any]) -> tuple[list[NqToken], list[LongAnswerCa
         raise MalformedLine(f"tokenizer failed: {type(err).__name__}: {err}") from err
 
 
-def _spans(candidates: list[dict]) -> dict[tuple[int, int], bool]:
-    return {(c["start_byte"], c["end_byte"]): bool(c.get("top_level")) for c in candidates
-            if isinstance(c, dict) and "start_byte" in c and "end_byte" in c}
+def _list(value: Any) -> list:
+    return value if isinstance(value, list) else []
 
 
-def _token_keys(tokens: list) -> set[tuple]:
-    return {(t["token"], t["start_byte"], t["end_byte"], bool(t["html_token"])) for t in tokens
-            if isinstance(t, dict) and {"token", "start_byte", "end_byte"} <= t.keys()}
+def _spans(example: dict[str, Any]) -> dict[tuple[int, int], bool]:
+    """The input's candidate byte spans and top_level flags (junk entries ignored)."""
+    return {(c["start_byte"], c["end_byte"]): bool(c.get("top_level"))
+            for c in _list(example.get("long_answer_candidates"))
+            if isinstance(c, dict) and isinstance(c.get("start_byte"), int)
+            and isinstance(c.get("end_byte"), int)}
+
+
+def _long_answers(example: dict[str, Any]) -> list[tuple[int, Any]]:
+    """Byte spans of the annotated long answers (``start_byte >= 0``)."""
+    spans = []
+    for annotation in _list(example.get("annotations")):
+        answer = annotation.get("long_answer") if isinstance(annotation, dict) else None
+        if (isinstance(answer, dict) and isinstance(answer.get("start_byte"), int)
+                and answer["start_byte"] >= 0):
+            spans.append((answer["start_byte"], answer.get("end_byte")))
+    return spans
+
+
+def _token_keys(example: dict[str, Any]) -> set[tuple]:
+    return {(t["token"], t["start_byte"], t["end_byte"], bool(t.get("html_token")))
+            for t in _list(example.get("document_tokens"))
+            if isinstance(t, dict) and isinstance(t.get("token"), str)
+            and isinstance(t.get("start_byte"), int) and isinstance(t.get("end_byte"), int)}
 
 
 @dataclass
@@ -106,7 +126,7 @@ class Agreement:
     def add(self, example: dict[str, Any], tokens: list[NqToken],
             candidates: list[LongAnswerCandidate]) -> None:
         """Count one example; ``example`` still holds the input's fields."""
-        theirs = _spans(example.get("long_answer_candidates") or [])
+        theirs = _spans(example)
         ours = {(c.start_byte, c.end_byte): c.top_level for c in candidates}
         shared = theirs.keys() & ours.keys()
         self.examples += 1
@@ -114,12 +134,10 @@ class Agreement:
         self.theirs += len(theirs)
         self.shared += len(shared)
         self.top_level_same += sum(theirs[k] == ours[k] for k in shared)
-        for annotation in example.get("annotations") or []:
-            answer = annotation.get("long_answer") or {} if isinstance(annotation, dict) else {}
-            if answer.get("start_byte", -1) >= 0:
-                self.annotated += 1
-                self.annotated_found += (answer["start_byte"], answer.get("end_byte")) in ours
-        their_tokens = _token_keys(example.get("document_tokens") or [])
+        for span in _long_answers(example):
+            self.annotated += 1
+            self.annotated_found += span in ours
+        their_tokens = _token_keys(example)
         our_tokens = {(t.token, t.start_byte, t.end_byte, t.html_token) for t in tokens}
         self.their_tokens += len(their_tokens)
         self.our_tokens += len(our_tokens)
@@ -174,8 +192,10 @@ def _numbered_lines(path: str) -> Iterator[tuple[int, bytes]]:
 
 
 def run(input_path: str, output_path: str, compare: bool = False,
-        log: IO[str] = sys.stderr) -> Counts:
-    """Stream ``input_path`` to ``output_path``; returns the counts."""
+        log: IO[str] | None = None) -> Counts:
+    """Stream ``input_path`` to ``output_path``; malformed lines are reported on ``log``
+    (default stderr). Returns the counts."""
+    log = log or sys.stderr
     counts = Counts(agreement=Agreement() if compare else None)
     started = time.perf_counter()
     reject_path = rejected_path(output_path)

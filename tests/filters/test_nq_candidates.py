@@ -54,12 +54,15 @@ PARSOID = """<!DOCTYPE html>
 <html prefix="dc: http://purl.org/dc/terms/ mw: http://mediawiki.org/rdf/"><head>
 <meta charset="utf-8"/><title>Trade winds</title></head>
 <body class="mw-content-ltr parsoid-body mediawiki mw-parser-output" lang="en">
-<section data-mw-section-id="0"><p id="mwAQ">The <b>trade winds</b> blow.<sup class="mw-ref reference" typeof="mw:Extension/ref"><a><span class="mw-reflink-text">[1]</span></a></sup></p>
+<section data-mw-section-id="0"><p id="mwAQ">The <b>trade winds</b> blow.<sup
+ class="mw-ref reference" typeof="mw:Extension/ref"><a><span class="mw-reflink-text">[1]</span>
+</a></sup></p>
 <table class="wikitable"><tbody><tr><th>Year</th><td>1901</td></tr></tbody></table></section>
 <section data-mw-section-id="1"><h2 id="History">History</h2><p>Sailors used them.</p>
 <ol><li>First</li><li>Second</li></ol></section>
 <section data-mw-section-id="2"><h2 id="Notes_and_references">Notes and references</h2>
-<div class="mw-references-wrap"><ol class="mw-references references"><li>Ref.</li></ol></div></section>
+<div class="mw-references-wrap"><ol class="mw-references references"><li>Ref.</li></ol></div>
+</section>
 </body></html>"""
 
 
@@ -78,7 +81,7 @@ def test_desktop_page_candidates_in_order_with_top_level():
         ("tr", False, "Short"),
         ("tr", False, "A longer paragraph in a cell"),
         ("p", False, "A longer paragraph in a cell"),
-        ("p", True, "The trade winds are the preva"),
+        ("p", True, "The trade winds are the prevai"),
         ("p", True, "Sailors used them ."),
         ("ul", True, "One sailor His ship Another"),
         ("li", False, "One sailor His ship"),
@@ -255,3 +258,20 @@ def test_simplify_nq_example_round_trip(html):
     assert words[short["start_token"]:short["end_token"]] == [
         tokens[short["start_token"]]["token"]]
     assert '<Th_colspan="2">' in words or html is PARSOID
+
+
+def test_current_desktop_headings_wrapped_in_mw_heading_divs():
+    html = ('<div id="mw-content-text"><div class="mw-parser-output"><p>Lead text.</p>'
+            '<div class="mw-heading mw-heading2"><h2 id="See_also">See also</h2>'
+            '<span class="mw-editsection"><span class="mw-editsection-bracket">[</span>'
+            '<a>edit</a><span class="mw-editsection-bracket">]</span></span></div>'
+            "<ul><li>Monsoon</li></ul></div></div>")
+    assert described(html) == [("p", True, "Lead text .")]
+
+
+def test_singular_source_heading_is_content_not_references():
+    from filters.nq_candidates import is_stop_heading
+
+    assert is_stop_heading(["Sources"])
+    assert is_stop_heading(["Notes", "and", "references"])
+    assert not is_stop_heading(["Source"])  # a river's source is article content

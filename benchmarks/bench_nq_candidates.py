@@ -1,0 +1,148 @@
+"""Agreement and speed of NQ tokens + long-answer candidates (NQ §4.1). Not a test.
+
+    python benchmarks/bench_nq_candidates.py [--shared ../shared/data/nq] [--repeat 10]
+
+Agreement, on the official NQ dev examples (``nq_dev_original_first3.jsonl.gz``): precision
+and recall of our candidate byte spans against Google's, top_level agreement on the shared
+spans, annotated long answers among ours, the same with Google's tokens as input, and exact
+token agreement; on TyDi QA's Parsoid pages, our top-level candidates against its passages.
+
+Speed, on one core: pages/s of ``nq_document`` (tokenize + candidates) and of
+``tokenize_nq_html`` alone against a bare ``lxml.html`` parse of the same pages (the limit),
+the ratio, and peak RSS.
+"""
+
+from __future__ import annotations
+
+import argparse
+import ast
+import gzip
+import json
+import resource
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from filters.nq_candidates import long_answer_candidates, nq_document  # noqa: E402
+from filters.nq_tokens import NqToken, tokenize_nq_html  # noqa: E402
+
+
+def read_jsonl_gz(path: Path) -> list[dict]:
+    with gzip.open(path, "rt", encoding="utf-8") as handle:
+        return [json.loads(line) for line in handle if line.strip()]
+
+
+def ratio(a: int, b: int) -> str:
+    return f"{a / b:.4f} ({a}/{b})" if b else "n/a"
+
+
+def google_tokens(row: dict) -> list[NqToken]:
+    return [NqToken(t["token"], t["start_byte"], t["end_byte"], t["html_token"])
+            for t in row["document_tokens"]]
+
+
+def candidate_agreement(rows: list[dict], use_google_tokens: bool) -> list[str]:
+    ours_n = theirs_n = shared = top_same = annotated = found = 0
+    for row in rows:
+        html = row["document_html"]
+        if use_google_tokens:
+            candidates = long_answer_candidates(html, google_tokens(row))
+        else:
+            candidates = nq_document(html)[1]
+        ours = {(c.start_byte, c.end_byte): c.top_level for c in candidates}
+        theirs = {(c["start_byte"], c["end_byte"]): c["top_level"]
+                  for c in row["long_answer_candidates"]}
+        common = ours.keys() & theirs.keys()
+        ours_n, theirs_n, shared = ours_n + len(ours), theirs_n + len(theirs), shared + len(common)
+        top_same += sum(ours[k] == theirs[k] for k in common)
+        for annotation in row["annotations"]:
+            answer = annotation["long_answer"]
+            if answer["start_byte"] >= 0:
+                annotated += 1
+                found += (answer["start_byte"], answer["end_byte"]) in ours
+    source = "Google's tokens" if use_google_tokens else "our tokens"
+    return [f"candidates from {source}:",
+            f"  precision (byte spans)   {ratio(shared, ours_n)}",
+            f"  recall (byte spans)      {ratio(shared, theirs_n)}",
+            f"  top_level agreement      {ratio(top_same, shared)}",
+            f"  annotated long answers   {ratio(found, annotated)}"]
+
+
+def token_agreement(rows: list[dict]) -> list[str]:
+    ours_n = theirs_n = shared = 0
+    for row in rows:
+        ours = set(tokenize_nq_html(row["document_html"]))
+        theirs = set(google_tokens(row))
+        ours_n, theirs_n, shared = ours_n + len(ours), theirs_n + len(theirs), shared + len(
+            ours & theirs)
+    return ["tokens (exact token and byte span):",
+            f"  precision                {ratio(shared, ours_n)}",
+            f"  recall                   {ratio(shared, theirs_n)}"]
+
+
+def tydi_agreement(rows: list[dict]) -> list[str]:
+    same = total = 0
+    for row in rows:
+        passages = row["passage_answer_candidates"]
+        if isinstance(passages, str):
+            passages = ast.literal_eval(passages)
+        theirs = {(p["html_start_byte"], p["html_end_byte"]) for p in passages}
+        ours = {(c.start_byte, c.end_byte) for c in nq_document(row["document_html"])[1]
+                if c.top_level}
+        same += len(ours & theirs)
+        total += len(ours | theirs)
+    return [f"TyDi QA Parsoid pages: top-level candidates = passages {ratio(same, total)}"]
+
+
+def pages_per_second(fn: Callable[[str], object], pages: list[str], repeat: int) -> float:
+    started = time.perf_counter()
+    for _ in range(repeat):
+        for page in pages:
+            fn(page)
+    return len(pages) * repeat / (time.perf_counter() - started)
+
+
+def speed(pages: list[str], repeat: int) -> list[str]:
+    from lxml import html as lxml_html
+
+    mean_mb = sum(len(p.encode("utf-8")) for p in pages) / len(pages) / 2**20
+    bare = pages_per_second(lxml_html.document_fromstring, pages, repeat)
+    tokens = pages_per_second(tokenize_nq_html, pages, repeat)
+    full = pages_per_second(nq_document, pages, repeat)
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    return [f"speed on {len(pages)} pages ({mean_mb * 1024:.0f} KB mean), {repeat} passes, "
+            "one core:",
+            f"  lxml.html parse (limit)  {bare:8.1f} pages/s {bare * mean_mb:6.1f} MB/s",
+            f"  tokenize_nq_html         {tokens:8.1f} pages/s {tokens * mean_mb:6.1f} MB/s",
+            f"  nq_document              {full:8.1f} pages/s {full * mean_mb:6.1f} MB/s"
+            f"  ({bare / full:.1f}x the bare parse time)",
+            f"  peak RSS                 {peak:8.1f} MB"]
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--shared", type=Path, default=ROOT.parent / "shared" / "data" / "nq")
+    parser.add_argument("--repeat", type=int, default=10, help="passes over the pages")
+    args = parser.parse_args()
+    nq_path = args.shared / "nq_dev_original_first3.jsonl.gz"
+    if not nq_path.exists():
+        sys.exit(f"no NQ examples at {nq_path}")
+    rows = read_jsonl_gz(nq_path)
+    lines = [f"NQ dev examples: {len(rows)} pages"]
+    lines += candidate_agreement(rows, use_google_tokens=False)
+    lines += candidate_agreement(rows, use_google_tokens=True)
+    lines += token_agreement(rows)
+    tydi_path = args.shared / "tydiqa_small_gold_annotation.jsonl.gz"
+    if tydi_path.exists():
+        lines += tydi_agreement(read_jsonl_gz(tydi_path))
+    lines += speed([row["document_html"] for row in rows], args.repeat)
+    print("\n".join(lines))
+
+
+if __name__ == "__main__":
+    main()
