@@ -326,13 +326,33 @@ def format_summary(result: dict[str, Any]) -> str:
         return "\n".join(lines)
     for stage in ("linking", "pages", "examples"):
         for name, count in sorted(counts.get(stage, {}).items()):
-            lines.append(f"  {stage} {name}: {count}")
+            lines.append(f"  {_label(stage, name)}: {count}")
     share = result["stats"]["wikipedia_in_top5_share"]
     lines.append(f"  questions with a Wikipedia page in the top 5: "
                  f"{'-' if share is None else f'{share:.1%}'}")
     for split, rows in result["manifest"]["rows_per_split"].items():
         lines.append(f"  examples in {split}: {rows}")
     return "\n".join(lines)
+
+
+_LABELS = (
+    ("linking", "questions", "questions searched"),
+    ("linking", "wikipedia_rank_", "top Wikipedia page at rank "),
+    ("linking", "search_failed.", "searches failed, "),
+    ("pages", "fetched", "pages fetched"),
+    ("pages", "failed.", "pages unusable, "),
+    ("examples", "built", "examples built"),
+)
+
+
+def _label(stage: str, name: str) -> str:
+    """Readable summary label of a stage-2 tally."""
+    if name.startswith("dropped."):
+        return f"questions dropped, {name[len('dropped.'):]}"
+    for label_stage, prefix, text in _LABELS:
+        if stage == label_stage and name.startswith(prefix):
+            return text + name[len(prefix):]
+    return f"{stage} {name}"
 
 
 def run(argv: list[str] | None = None) -> dict[str, Any]:
