@@ -163,7 +163,7 @@ def parse_args(argv: list[str] | None) -> tuple[argparse.Namespace, list[str]]:
     args.pages = args.pages or ("local" if args.search == "local" else "rest")
     if args.stop_after == "examples" and "local" in (args.search, args.pages) \
             and not args.index_dir:
-        args.index_dir = ensure_sample_index()
+        args.index_dir = ensure_sample_index(lang=args.lang)
     return args, beam_args
 
 

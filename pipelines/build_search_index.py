@@ -52,23 +52,29 @@ EXTRACTED = "_extracted"
 _EXTRACT_SCHEMA = DOC_SCHEMA.remove(DOC_SCHEMA.get_field_index("doc_id"))
 
 
-def sample_corpus_dir() -> str:
-    return str(resources.files("pipelines").joinpath("samples", "nq", "corpus"))
+SAMPLE_CORPORA = {"en": ("nq", "corpus"), "ja": ("jnq", "corpus")}
 
 
-def ensure_sample_index(cache_root: str = ".cache/search") -> str:
+def sample_corpus_dir(lang: str = "en") -> str:
+    """The bundled corpus of a language (English for NQ, Japanese for JNQ)."""
+    if lang not in SAMPLE_CORPORA:
+        raise SystemExit(f"no bundled corpus for --lang {lang}; pass --source pages --input DIR")
+    return str(resources.files("pipelines").joinpath("samples", *SAMPLE_CORPORA[lang]))
+
+
+def ensure_sample_index(cache_root: str = ".cache/search", lang: str = "en") -> str:
     """The index of the bundled corpus, built once into the cache (keyed by corpus content)."""
-    corpus = sample_corpus_dir()
+    corpus = sample_corpus_dir(lang)
     digest = hashlib.sha256()
     for root, _, files in sorted(os.walk(corpus)):
         for name in sorted(files):
             with open(os.path.join(root, name), "rb") as handle:
                 digest.update(name.encode() + handle.read())
-    target = os.path.join(cache_root, f"sample-en-{digest.hexdigest()[:12]}")
+    target = os.path.join(cache_root, f"sample-{lang}-{digest.hexdigest()[:12]}")
     if not os.path.isdir(target):
         os.makedirs(cache_root, exist_ok=True)
         staging = tempfile.mkdtemp(prefix=".building-", dir=cache_root)
-        build_index(corpus_directory_records(corpus), staging)
+        build_index(corpus_directory_records(corpus), staging, lang)
         try:
             os.rename(staging, target)
         except OSError:
@@ -132,7 +138,7 @@ def build_pipeline(pipeline: beam.Pipeline, args: argparse.Namespace,
                 | "ReadDumps" >> beam.ParDo(_ReadEnterpriseDump(args.lang))
                 .with_outputs(*SIDE_OUTPUTS, main="main"))
     else:
-        directory = args.input or sample_corpus_dir()
+        directory = args.input or sample_corpus_dir(args.lang)
         read = (pipeline
                 | "Directory" >> beam.Create([directory])
                 | "ReadDirectory" >> beam.ParDo(_ReadCorpusDirectory())
@@ -145,12 +151,12 @@ def build_pipeline(pipeline: beam.Pipeline, args: argparse.Namespace,
     pipeline | "Accounting" >> WriteAccounting(target.staging_dir, [read])
 
 
-def index_extracted(target: ReleaseTarget) -> int:
+def index_extracted(target: ReleaseTarget, lang: str) -> int:
     """Build docs/ and bm25/ in the staging directory from the extracted pages."""
     extracted = os.path.join(target.staging_dir, EXTRACTED)
     files = [os.path.join(root, f) for root, _, names in os.walk(extracted) for f in names]
     records = [r for f in sorted(files) for r in pq.read_table(f).to_pylist()]
-    count = build_index(records, target.staging_dir)
+    count = build_index(records, target.staging_dir, lang)
     shutil.rmtree(extracted, ignore_errors=True)
     return count
 
@@ -183,10 +189,10 @@ def run(argv: list[str] | None = None) -> dict[str, Any]:
     if "://" in args.output:
         raise SystemExit("the index is built on this machine: --output must be a local path")
     target = ReleaseTarget.create(args.output, f"search_{args.lang}", args.version)
-    source = {"kind": args.source, "description": args.input or sample_corpus_dir()}
+    source = {"kind": args.source, "description": args.input or sample_corpus_dir(args.lang)}
 
     def finish() -> dict[str, Any]:
-        index_extracted(target)
+        index_extracted(target, args.lang)
         return publish(target, overwrite=args.overwrite, splits=["docs"], schema=DOC_SCHEMA,
                        field_docs=FIELD_DOCS, options=recorded_options(args, beam_args),
                        source=source, make_stats=index_stats, make_card=index_card)

@@ -29,24 +29,61 @@ _SNIPPET_WORDS = 30
 _WORD = re.compile(r"(?u)\b\w\w+\b")
 
 
-def index_tokens(texts: list[str]) -> list[list[str]]:
-    """Tokens as indexed and queried: lower case, 2+ word characters, English stopwords out."""
-    import bm25s
-
-    return bm25s.tokenize(texts, stopwords="en", return_ids=False, show_progress=False)
+_JA_SKIP_POS = frozenset({"補助記号", "記号", "空白", "助詞", "助動詞"})
+META_FILE = "index_meta.json"
 
 
-def build_bm25_index(texts: list[str], directory: str) -> None:
+class IndexTokenizer:
+    """Tokens as indexed and queried.
+
+    English: lower case, 2+ word characters, English stopwords out (bm25s' tokenizer).
+    Japanese (no spaces between words): fugashi/UniDic surface forms without punctuation,
+    particles and auxiliaries, then 1+ word characters. The fugashi Tagger is created lazily
+    by the instance (not picklable: build the tokenizer on the worker).
+    """
+
+    def __init__(self, lang: str = "en"):
+        self.lang = lang
+        self._tagger = None
+
+    def _segment(self, text: str) -> str:
+        if self._tagger is None:
+            import fugashi
+
+            self._tagger = fugashi.Tagger()
+        return " ".join(w.surface for w in self._tagger(text)
+                        if w.feature.pos1 not in _JA_SKIP_POS)
+
+    def __call__(self, texts: list[str]) -> list[list[str]]:
+        import bm25s
+
+        if self.lang == "ja":
+            return bm25s.tokenize([self._segment(t) for t in texts], stopwords=None,
+                                  token_pattern=r"(?u)\b\w+\b", return_ids=False,
+                                  show_progress=False)
+        return bm25s.tokenize(texts, stopwords="en", return_ids=False, show_progress=False)
+
+
+def index_tokens(texts: list[str], lang: str = "en") -> list[list[str]]:
+    """Tokens of ``texts`` as the index of language ``lang`` sees them."""
+    return IndexTokenizer(lang)(texts)
+
+
+def build_bm25_index(texts: list[str], directory: str, lang: str = "en") -> None:
     """Index ``texts`` (document ids = positions) into ``directory``."""
     import bm25s
 
     retriever = bm25s.BM25()
-    retriever.index(index_tokens(texts), show_progress=False)
+    retriever.index(index_tokens(texts, lang), show_progress=False)
     retriever.save(directory)
 
 
-def best_snippet(text: str, query: str, words: int = _SNIPPET_WORDS) -> str:
-    """The window of ``words`` words of ``text`` sharing most terms with ``query``."""
+def best_snippet(text: str, query: str, words: int = _SNIPPET_WORDS,
+                 tokenizer: IndexTokenizer | None = None) -> str:
+    """The passage of ``text`` sharing most terms with ``query``: a window of ``words`` words,
+    or for Japanese the best sentence (ended by 。！？) and the next one."""
+    if tokenizer is not None and tokenizer.lang == "ja":
+        return _best_japanese_sentences(text, query, tokenizer)
     terms = {t.lower() for t in _WORD.findall(query)}
     tokens = text.split()
     if len(tokens) <= words:
@@ -59,6 +96,16 @@ def best_snippet(text: str, query: str, words: int = _SNIPPET_WORDS) -> str:
         if window > best:
             best, best_start = window, start
     return " ".join(tokens[best_start:best_start + words])
+
+
+def _best_japanese_sentences(text: str, query: str, tokenizer: IndexTokenizer) -> str:
+    sentences = [s for s in re.split(r"(?<=[。！？!?])", text) if s.strip()]
+    if not sentences:
+        return ""
+    terms = set(tokenizer([query])[0])
+    scores = [len(terms & set(tokens)) for tokens in tokenizer(sentences)]
+    best = max(range(len(sentences)), key=lambda i: (scores[i], -i))
+    return "".join(sentences[best:best + 2]).strip()
 
 
 @dataclass(frozen=True)
@@ -81,13 +128,14 @@ class LocalSearch:
 
         self.index_dir = index_dir
         self._retriever = bm25s.BM25.load(os.path.join(index_dir, BM25_DIR))
+        self.lang = read_index_lang(index_dir)
+        self._tokenize = IndexTokenizer(self.lang)
         files = sorted(glob.glob(os.path.join(index_dir, DOCS_DIR, "*.parquet")))
         rows = [r for f in files for r in pq.read_table(f).to_pylist()]
         self._pages = {r["doc_id"]: IndexedPage(**r) for r in rows}
         self._by_title = {}
         for page in self._pages.values():
-            title = wikipedia_title(page.url, _lang_of(page.url)) if page.kind == "wikipedia" \
-                else None
+            title = wikipedia_title(page.url, self.lang) if page.kind == "wikipedia" else None
             if title:
                 self._by_title[title] = page
 
@@ -96,7 +144,7 @@ class LocalSearch:
 
     def search(self, query: str, k: int = 5) -> list[SearchHit]:
         """Top ``k`` pages by BM25 score (ties: lower document id first)."""
-        tokens = index_tokens([query])
+        tokens = self._tokenize([query])
         if not tokens[0] or not self._pages:
             return []
         depth = min(len(self._pages), k * 4)
@@ -104,7 +152,8 @@ class LocalSearch:
         ranked = sorted(((float(s), int(i)) for i, s in zip(ids[0], scores[0], strict=True)
                          if s > 0), key=lambda si: (-si[0], si[1]))[:k]
         return [SearchHit(self._pages[i].url, self._pages[i].title,
-                          best_snippet(self._pages[i].text, query), rank)
+                          best_snippet(self._pages[i].text, query, tokenizer=self._tokenize),
+                          rank)
                 for rank, (_, i) in enumerate(ranked, start=1)]
 
     def page(self, title: str) -> IndexedPage | None:
@@ -115,6 +164,12 @@ class LocalSearch:
         self._pages.clear()
 
 
-def _lang_of(url: str) -> str:
-    match = re.match(r"https?://([a-z-]+)\.(?:m\.)?wikipedia\.org/", url)
-    return match.group(1) if match else "en"
+def read_index_lang(index_dir: str) -> str:
+    """The language an index was built for (``index_meta.json``; English when absent)."""
+    import json
+
+    path = os.path.join(index_dir, META_FILE)
+    if not os.path.exists(path):
+        return "en"
+    with open(path, encoding="utf-8") as handle:
+        return json.load(handle).get("lang", "en")

@@ -20,7 +20,7 @@ from typing import Any
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from transforms.local_search import BM25_DIR, DOCS_DIR, build_bm25_index
+from transforms.local_search import BM25_DIR, DOCS_DIR, META_FILE, build_bm25_index
 
 DOC_SCHEMA = pa.schema([
     pa.field("doc_id", pa.int64(), nullable=False),
@@ -115,10 +115,9 @@ def _enterprise_record(obj: dict[str, Any], lang: str) -> dict[str, Any] | None:
     return page_record(url, title, "wikipedia", revision, obj["article_body"]["html"])
 
 
-def build_index(records: Iterable[dict[str, Any]], directory: str) -> int:
-    """Write ``docs/docs-00000-of-00001.parquet`` and the BM25 index; returns the page count.
-
-    Pages are ordered by URL so document ids do not depend on input order."""
+def build_index(records: Iterable[dict[str, Any]], directory: str, lang: str = "en") -> int:
+    """Write ``docs/docs-00000-of-00001.parquet``, the BM25 index and ``index_meta.json``;
+    returns the page count. Pages are ordered by URL so ids do not depend on input order."""
     rows = sorted(records, key=lambda r: r["url"])
     for doc_id, row in enumerate(rows):
         row["doc_id"] = doc_id
@@ -126,5 +125,7 @@ def build_index(records: Iterable[dict[str, Any]], directory: str) -> int:
     pq.write_table(pa.Table.from_pylist(rows, schema=DOC_SCHEMA),
                    os.path.join(directory, DOCS_DIR, "docs-00000-of-00001.parquet"),
                    compression="zstd")
-    build_bm25_index([row["text"] for row in rows], os.path.join(directory, BM25_DIR))
+    build_bm25_index([row["text"] for row in rows], os.path.join(directory, BM25_DIR), lang)
+    with open(os.path.join(directory, META_FILE), "w", encoding="utf-8") as handle:
+        json.dump({"lang": lang, "pages": len(rows)}, handle)
     return len(rows)
