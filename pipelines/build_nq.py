@@ -14,7 +14,6 @@ original format (``nq_original/<split>/*.jsonl.gz``) and the HuggingFace layout
 from __future__ import annotations
 
 import argparse
-import re
 import sys
 from importlib import resources
 from typing import Any
@@ -23,21 +22,20 @@ import apache_beam as beam
 from apache_beam.io.filesystems import FileSystems
 
 from filters.splits import assign_split, parse_split_ratios
-from pipelines.build_search_index import ensure_sample_index
 from transforms.accounting import SIDE_OUTPUTS
 from transforms.accounting_io import HistogramFn, WriteAccounting
-from transforms.nq_backends import BackendOptions
+from transforms.nq_backends import add_linking_arguments, backend_options, resolve_linking
 from transforms.nq_examples import FIELD_DOCS as EXAMPLE_FIELD_DOCS
 from transforms.nq_examples import HF_SCHEMA, hf_example, jsonl_gz_bytes, original_example
-from transforms.nq_linking import BuildExamples, FetchPages, LinkQuestions
+from transforms.nq_linking import BuildExamples, LinkAndFetch
 from transforms.nq_questions import REJECTED_QUERIES, FilterByUsers, SelectQuestions
 from transforms.nq_schema import FIELD_DOCS, QUESTION_SCHEMA, REJECTED_QUERY_SCHEMA
 from transforms.query_logs import (
-    FORMATS,
     AggregateQueryFn,
-    LogFields,
     ReadQueryLog,
+    add_query_log_arguments,
     key_by_normalized_query,
+    log_fields,
 )
 from transforms.release import ReleaseTarget, WriteShards, parquet_bytes, write_bytes
 from transforms.release_docs import group_tallies, length_statistics, top_prefixes
@@ -60,38 +58,12 @@ def _sample(*parts: str) -> str:
     return str(resources.files("pipelines").joinpath("samples", *parts))
 
 
-def parse_window(value: str) -> int:
-    """``7d`` or ``7`` -> 7 days (the aggregation is exact at day granularity)."""
-    match = re.fullmatch(r"\s*(\d+)\s*d?\s*", value or "")
-    if not match or int(match.group(1)) < 1:
-        raise argparse.ArgumentTypeError(f"--window must be a number of days like 7d: {value!r}")
-    return int(match.group(1))
-
-
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="python -m pipelines.build_nq",
         description="Select Natural Questions-style questions from search-query logs "
                     "(NQ §3.1). Any other --option is passed to Apache Beam.")
-    parser.add_argument("--input", default=_sample("nq", "query_log.tsv"),
-                        help="glob of query logs (local or any Beam filesystem); default: "
-                             "the bundled sample log")
-    parser.add_argument("--format", choices=FORMATS,
-                        help="log format; default: from the file extension")
-    parser.add_argument("--query-field", default="query", help="column of the query text")
-    parser.add_argument("--time-field", default="timestamp",
-                        help="column of the event time (ISO 8601 or epoch seconds)")
-    parser.add_argument("--user-field", default="user_id", help="column of the user/session id")
-    parser.add_argument("--count-field", default="count",
-                        help="pre-aggregated logs: column of the number of events")
-    parser.add_argument("--users-field", default="users",
-                        help="pre-aggregated logs: column of the number of distinct users; a "
-                             "row with this field is treated as pre-aggregated")
-    parser.add_argument("--min-users", type=int, default=2,
-                        help="distinct users that must issue a query within --window (NQ: "
-                             "'multiple users'); default 2")
-    parser.add_argument("--window", type=parse_window, default=7,
-                        help="length of the period, in days (e.g. 7d); default 7 days")
+    add_query_log_arguments(parser, _sample("nq", "query_log.tsv"), min_users=2)
     parser.add_argument("--categories", default=_sample("nq", "categories.tsv"),
                         help="category lexicon TSV (from build_categories) or a categories "
                              "release directory; default: the bundled lexicon")
@@ -104,30 +76,7 @@ def build_parser() -> argparse.ArgumentParser:
                              "examples (default): link, fetch pages, write NQ examples "
                              "(release nq)")
     add_release_arguments(parser, "nq or nq_questions", DATASET_VERSION)
-    linking = parser.add_argument_group("linking and pages (NQ §3.1, §4.1)")
-    linking.add_argument("--search", choices=("local", "mediawiki", "web"), default="local",
-                         help="search backend: local BM25 index (default, offline), the "
-                              "Wikipedia search API, or a web search JSON API")
-    linking.add_argument("--index-dir", default="",
-                         help="local index (build_search_index); default: the bundled corpus "
-                              "index, built on first use into .cache/search")
-    linking.add_argument("--pages", choices=("local", "rest"),
-                         help="page HTML from the local index or the Wikimedia REST API; "
-                              "default: local with --search local, else rest")
-    linking.add_argument("--lang", default="en", help="Wikipedia language (en, ja, ...)")
-    linking.add_argument("--requests-per-minute", type=float, default=60,
-                         help="rate limit of each network client")
-    linking.add_argument("--http-cache-dir", default=".cache/http",
-                         help="on-disk cache of search and page responses")
-    linking.add_argument("--web-endpoint", default="https://www.googleapis.com/customsearch/v1",
-                         help="--search web: the JSON API endpoint (key from $SEARCH_API_KEY, "
-                              "engine id from $SEARCH_ENGINE_ID)")
-    linking.add_argument("--mediawiki-api-url", default=None,
-                         help="--search mediawiki: API URL (default "
-                              "https://<lang>.wikipedia.org/w/api.php)")
-    linking.add_argument("--rest-url", default=None,
-                         help="--pages rest: REST base (default "
-                              "https://<lang>.wikipedia.org/api/rest_v1)")
+    linking = add_linking_arguments(parser, "en")
     linking.add_argument("--split-ratios", default=NQ_SPLITS,
                          help=f"split names and sizes/ratios (default NQ's: {NQ_SPLITS})")
     linking.add_argument("--split-salt", default="nq",
@@ -160,25 +109,13 @@ def parse_args(argv: list[str] | None) -> tuple[argparse.Namespace, list[str]]:
         args._ratios = parse_split_ratios(args.split_ratios)
     except ValueError as error:
         parser.error(str(error))
-    args.pages = args.pages or ("local" if args.search == "local" else "rest")
-    if args.stop_after == "examples" and "local" in (args.search, args.pages) \
-            and not args.index_dir:
-        args.index_dir = ensure_sample_index(lang=args.lang)
+    resolve_linking(args, needs_index=args.stop_after == "examples")
     return args, beam_args
-
-
-def backend_options(args: argparse.Namespace) -> BackendOptions:
-    http = {"per_minute": args.requests_per_minute, "cache_dir": args.http_cache_dir}
-    search = {"mediawiki": {"api_url": args.mediawiki_api_url},
-              "web": {"endpoint": args.web_endpoint}}.get(args.search, {})
-    return BackendOptions(args.search, args.pages, args.lang, args.index_dir, http, search,
-                          args.rest_url)
 
 
 def build_pipeline(pipeline: beam.Pipeline, args: argparse.Namespace,
                    target: ReleaseTarget) -> None:
-    fields = LogFields(args.query_field, args.time_field, args.user_field, args.count_field,
-                       args.users_field)
+    fields = log_fields(args)
     records, results = pipeline | "ReadLogs" >> ReadQueryLog(args.input, fields, args.format)
     by_users = (records
                 | "Normalize" >> beam.Map(key_by_normalized_query)
@@ -234,15 +171,9 @@ def write_examples(questions, args: argparse.Namespace, target: ReleaseTarget):
     """Stage 2: link, fetch, tokenize, split, write both formats. Returns (stats, results)."""
     from filters.nq_candidates import nq_document
 
-    options = backend_options(args)
-    linked = (questions
-              | "Link" >> beam.ParDo(LinkQuestions(options.make_search, args.lang))
-              .with_outputs(*SIDE_OUTPUTS, main="main"))
-    fetched = (linked.main
-               | "GroupByPage" >> beam.GroupByKey()
-               | "FetchPages" >> beam.ParDo(FetchPages(options.make_fetcher))
-               .with_outputs(*SIDE_OUTPUTS, main="main"))
-    built = (fetched.main
+    pairs, linked_results = questions | "LinkAndFetch" >> LinkAndFetch(
+        backend_options(args), args.lang)
+    built = (pairs
              | "Tokenize" >> beam.ParDo(BuildExamples(nq_document))
              .with_outputs(*SIDE_OUTPUTS, main="main"))
     salt, ratios = args.split_salt, args._ratios
@@ -258,7 +189,7 @@ def write_examples(questions, args: argparse.Namespace, target: ReleaseTarget):
         target.staging_dir, sort_key, jsonl_gz_bytes, "jsonl.gz",
         max_rows_per_shard=args.max_rows_per_shard, subdir="nq_original")
     page_stats = examples | "PageLengths" >> beam.FlatMap(lambda kv: _page_lengths(kv[1]))
-    return [page_stats], [linked, fetched, built]
+    return [page_stats], [*linked_results, built]
 
 
 def nq_stats(tallies: dict[str, int], histograms: dict) -> dict[str, Any]:

@@ -153,3 +153,27 @@ class BuildExamples(beam.DoFn):
         for tag, count in sorted(Counter(c.tag for c in candidates).items()):
             yield tally("candidates", f"tag.{tag}", count)
         yield page, row, tokens, candidates
+
+
+class LinkAndFetch(beam.PTransform):
+    """Question rows -> ``(page, row)`` for questions whose top-5 hits hold a Wikipedia page.
+
+    ``options`` is a ``transforms.nq_backends.BackendOptions``; returns the pairs and the
+    tagged results that carry the accounting outputs."""
+
+    def __init__(self, options, lang: str):
+        super().__init__()
+        self.options = options
+        self.lang = lang
+
+    def expand(self, questions):
+        from transforms.accounting import SIDE_OUTPUTS
+
+        linked = (questions
+                  | "Link" >> beam.ParDo(LinkQuestions(self.options.make_search, self.lang))
+                  .with_outputs(*SIDE_OUTPUTS, main="main"))
+        fetched = (linked.main
+                   | "GroupByPage" >> beam.GroupByKey()
+                   | "FetchPages" >> beam.ParDo(FetchPages(self.options.make_fetcher))
+                   .with_outputs(*SIDE_OUTPUTS, main="main"))
+        return fetched.main, [linked, fetched]
