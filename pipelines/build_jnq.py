@@ -1,0 +1,241 @@
+"""Build Japanese Natural Questions (JNQ) or JBoolQ data from Japanese search-query logs.
+
+    python -m pipelines.build_jnq --runner=DirectRunner                  # JNQ, bundled sample
+    python -m pipelines.build_jnq --runner=DirectRunner --variant=jboolq
+    python -m pipelines.build_jnq --stop-after questions --input 'logs/*.tsv'
+
+Uematsu, Wang, Kawahara, Shibata, "A Benchmark Suite of Japanese Natural Questions":
+queries without spaces, of 8+ words (fugashi/unidic-lite), matching pattern 1 (topic "は" +
+an interrogative), 2 (final "?") or 3 (意味/方法/理由...) — or, for JBoolQ, more than six words
+ending with "?" or "か" — are searched; the top-ranked ja.wikipedia.org article among the top 5
+is the document; its first paragraph and the 4 paragraphs most similar to the search snippet
+are the long-answer candidates. Other ``--options`` go to Beam.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from importlib import resources
+from typing import Any
+
+import apache_beam as beam
+
+from filters.splits import assign_split, parse_split_ratios
+from transforms.accounting import SIDE_OUTPUTS
+from transforms.accounting_io import HistogramFn, WriteAccounting
+from transforms.jnq import (
+    EXAMPLE_SCHEMA,
+    FIELD_DOCS,
+    QUESTION_SCHEMA,
+    REJECTED_QUERIES,
+    REJECTED_QUERY_SCHEMA,
+    BuildJnqExamples,
+    SelectJapaneseQuestions,
+    key_by_ja_query,
+)
+from transforms.nq_backends import add_linking_arguments, backend_options, resolve_linking
+from transforms.nq_linking import LinkAndFetch
+from transforms.nq_questions import FilterByUsers
+from transforms.query_logs import (
+    AggregateQueryFn,
+    ReadQueryLog,
+    add_query_log_arguments,
+    log_fields,
+)
+from transforms.release import ReleaseTarget, WriteShards, parquet_bytes
+from transforms.release_docs import group_tallies, length_statistics
+from transforms.release_run import (
+    add_release_arguments,
+    cli_main,
+    publish,
+    recorded_options,
+    run_release,
+)
+
+DATASET_VERSION = "1.0.0"
+VARIANTS = ("jnq", "jboolq")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="python -m pipelines.build_jnq",
+        description="Build JNQ or JBoolQ from Japanese search-query logs. Any other --option "
+                    "is passed to Apache Beam.")
+    sample = str(resources.files("pipelines").joinpath("samples", "jnq", "query_log.tsv"))
+    add_query_log_arguments(parser, sample, min_users=1)
+    parser.add_argument("--variant", choices=VARIANTS, default="jnq",
+                        help="jnq (patterns 1-3) or jboolq (yes/no questions)")
+    parser.add_argument("--count-symbols", action="store_true",
+                        help="count punctuation and symbols as words (default: they do not)")
+    parser.add_argument("--extended-keywords", action="store_true",
+                        help="pattern 3 also accepts the documented extended keyword set")
+    parser.add_argument("--keep-rejected", action="store_true",
+                        help="also write rejected queries with reasons to rejected/queries/")
+    parser.add_argument("--stop-after", choices=("questions", "examples"), default="examples",
+                        help="questions: write only the accepted questions (release "
+                             "<variant>_questions); examples (default): link and select "
+                             "paragraphs (release <variant>)")
+    add_release_arguments(parser, "jnq, jboolq, jnq_questions or jboolq_questions",
+                          DATASET_VERSION)
+    linking = add_linking_arguments(parser, "ja")
+    linking.add_argument("--split-ratios", default="train=0.8,dev=0.1,test=0.1",
+                         help="split names and ratios")
+    linking.add_argument("--split-salt", default="jnq",
+                         help="salt of the split hash of the normalized question")
+    return parser
+
+
+def parse_args(argv: list[str] | None) -> tuple[argparse.Namespace, list[str]]:
+    parser = build_parser()
+    args, beam_args = parser.parse_known_args(argv)
+    try:
+        args._ratios = parse_split_ratios(args.split_ratios)
+    except ValueError as error:
+        parser.error(str(error))
+    resolve_linking(args, needs_index=args.stop_after == "examples")
+    return args, beam_args
+
+
+def build_pipeline(pipeline: beam.Pipeline, args: argparse.Namespace,
+                   target: ReleaseTarget) -> None:
+    records, results = pipeline | "ReadLogs" >> ReadQueryLog(
+        args.input, log_fields(args), args.format)
+    by_users = (records
+                | "Normalize" >> beam.Map(key_by_ja_query)
+                | "Aggregate" >> beam.CombinePerKey(AggregateQueryFn())
+                | "Users" >> beam.ParDo(FilterByUsers(args.min_users, args.window,
+                                                      args.keep_rejected))
+                .with_outputs(*SIDE_OUTPUTS, REJECTED_QUERIES, main="main"))
+    selected = (by_users.main
+                | "Select" >> beam.ParDo(SelectJapaneseQuestions(
+                    args.variant, args.count_symbols, args.extended_keywords,
+                    args.keep_rejected))
+                .with_outputs(*SIDE_OUTPUTS, REJECTED_QUERIES, main="main"))
+    questions = selected.main
+    results = [*results, by_users, selected]
+    lengths = questions | "Words" >> beam.Map(lambda row: ("all/question_words", row["words"]))
+    if args.keep_rejected:
+        ((by_users[REJECTED_QUERIES] | "AsQuestionRows" >> beam.Map(_from_nq_row, args.variant),
+          selected[REJECTED_QUERIES])
+         | "RejectedQueries" >> beam.Flatten()
+         | "KeyRejected" >> beam.Map(lambda row: ("queries", row))
+         | "WriteRejected" >> WriteShards(target.staging_dir, lambda r: r["question"],
+                                          parquet_bytes, "parquet", REJECTED_QUERY_SCHEMA,
+                                          subdir="rejected"))
+    if args.stop_after == "questions":
+        (questions
+         | "KeyQuestions" >> beam.Map(lambda row: ("questions", row))
+         | "WriteQuestions" >> WriteShards(target.staging_dir, lambda r: r["question"],
+                                           parquet_bytes, "parquet", QUESTION_SCHEMA))
+        page_stats = []
+    else:
+        pairs, linked = questions | "LinkAndFetch" >> LinkAndFetch(
+            backend_options(args), args.lang)
+        built = (pairs
+                 | "Paragraphs" >> beam.ParDo(BuildJnqExamples())
+                 .with_outputs(*SIDE_OUTPUTS, main="main"))
+        results += [*linked, built]
+        salt, ratios = args.split_salt, args._ratios
+        (built.main
+         | "Split" >> beam.Map(lambda row: (assign_split(row["question"], salt, ratios), row))
+         | "WriteExamples" >> WriteShards(target.staging_dir, lambda r: r["question"],
+                                          parquet_bytes, "parquet", EXAMPLE_SCHEMA))
+        page_stats = [built.main | "ParagraphCounts" >> beam.Map(
+            lambda row: ("all/paragraphs_per_document", len(row["paragraphs"])))]
+    histograms = ((lengths, *page_stats)
+                  | "AllLengths" >> beam.Flatten()
+                  | "Histograms" >> beam.CombinePerKey(HistogramFn()))
+    pipeline | "Accounting" >> WriteAccounting(target.staging_dir, results, histograms)
+
+
+def _from_nq_row(row: dict[str, Any], variant: str) -> dict[str, Any]:
+    """A row rejected by the users/window rule, in the JNQ question layout."""
+    return {"question": row["question"], "variant": variant, "variants": row["variants"],
+            "events": row["events"], "users_in_window": row["users_in_window"],
+            "distinct_users": row["distinct_users"], "words": 0, "patterns": [],
+            "reason": row["reason"]}
+
+
+def jnq_stats(tallies: dict[str, int], histograms: dict) -> dict[str, Any]:
+    return {"counts": group_tallies(tallies), "lengths": length_statistics(histograms)}
+
+
+def jnq_card(manifest: dict[str, Any], stats: dict[str, Any]) -> str:
+    counts = stats["counts"]
+    queries, patterns = counts.get("queries", {}), counts.get("patterns", {})
+    variant = manifest["options"]["variant"]
+    rule = ("no spaces, 8+ words, pattern 1 (topic は + interrogative), 2 (final ?) or 3 "
+            "(意味/方法/理由)" if variant == "jnq" else
+            "no spaces, more than six words, ending with ? or the particle か")
+    return "\n".join([
+        f"# {manifest['dataset']} version {manifest['version']}",
+        "",
+        "Built the way the Japanese Natural Questions benchmark suite was (Uematsu, Wang, "
+        f"Kawahara, Shibata): queries with {rule}; words by fugashi with unidic-lite.",
+        "",
+        f"Source: {manifest['source']['description']}.",
+        "",
+        "| what | count |",
+        "|---|---|",
+        f"| distinct queries | {queries.get('distinct', 0)} |",
+        *[f"| rejected, {k.split('.', 1)[1]} | {v} |" for k, v in sorted(queries.items())
+          if k.startswith("rejected.")],
+        f"| accepted questions | {queries.get('accepted', 0)} |",
+        *[f"| pattern {k[1:]} matched | {v} |" for k, v in sorted(patterns.items())],
+        *[f"| examples in {split} | {n} |" for split, n in manifest["rows_per_split"].items()],
+        "",
+        "Long-answer candidates (JNQ §3.3): the first paragraph and the four other paragraphs "
+        "with the highest bag-of-words cosine similarity to the search snippet "
+        "(`candidate_paragraph_ids`, `candidate_ranks`, `candidate_scores`); every other "
+        "paragraph is NONE. Splits: stable hash of the normalized question. Page text belongs "
+        "to Wikipedia's authors (CC BY-SA).",
+        "",
+    ])
+
+
+def format_summary(result: dict[str, Any]) -> str:
+    counts = result["stats"]["counts"]
+    queries = counts.get("queries", {})
+    lines = [f"{result['manifest']['dataset']} {result['manifest']['version']} written to "
+             f"{result['path']}",
+             f"  log rows read:      {counts.get('log', {}).get('rows', 0)}",
+             f"  malformed rows:     {counts.get('log', {}).get('malformed_rows', 0)}",
+             f"  distinct queries:   {queries.get('distinct', 0)}"]
+    lines += [f"  rejected, {k[9:]}: {v}" for k, v in sorted(queries.items())
+              if k.startswith("rejected.")]
+    lines.append(f"  accepted questions: {queries.get('accepted', 0)}")
+    lines += [f"    pattern {k[1:]}: {v}" for k, v in sorted(counts.get("patterns", {}).items())]
+    for stage in ("linking", "pages", "examples"):
+        lines += [f"  {stage} {k}: {v}" for k, v in sorted(counts.get(stage, {}).items())]
+    lines += [f"  rows in {split}: {n}" for split, n in result["manifest"]["rows_per_split"].items()]
+    return "\n".join(lines)
+
+
+def run(argv: list[str] | None = None) -> dict[str, Any]:
+    args, beam_args = parse_args(argv)
+    questions_only = args.stop_after == "questions"
+    dataset = f"{args.variant}_questions" if questions_only else args.variant
+    target = ReleaseTarget.create(args.output, dataset, args.version)
+    source = {"kind": "query_log", "description": f"query logs matching {args.input}",
+              "search": args.search, "pages": args.pages, "index_dir": args.index_dir,
+              "lang": args.lang}
+    options = {**recorded_options(args, beam_args), "split_ratios": dict(args._ratios)}
+    splits = ["questions"] if questions_only else [name for name, _ in args._ratios]
+    schema = QUESTION_SCHEMA if questions_only else EXAMPLE_SCHEMA
+
+    def finish() -> dict[str, Any]:
+        return publish(target, overwrite=args.overwrite, splits=splits, schema=schema,
+                       field_docs=FIELD_DOCS, options=options, source=source,
+                       make_stats=jnq_stats, make_card=jnq_card)
+
+    return run_release(target, args.overwrite, beam_args,
+                       lambda pipeline: build_pipeline(pipeline, args, target), finish)
+
+
+def main(argv: list[str] | None = None) -> int:
+    return cli_main(run, format_summary, argv)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
