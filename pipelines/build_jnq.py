@@ -35,7 +35,7 @@ from transforms.jnq import (
     key_by_ja_query,
 )
 from transforms.nq_backends import add_linking_arguments, backend_options, resolve_linking
-from transforms.nq_linking import LinkAndFetch
+from transforms.nq_linking import LinkAndFetch, summary_label
 from transforms.nq_questions import FilterByUsers
 from transforms.query_logs import (
     AggregateQueryFn,
@@ -207,8 +207,10 @@ def format_summary(result: dict[str, Any]) -> str:
     lines.append(f"  accepted questions: {queries.get('accepted', 0)}")
     lines += [f"    pattern {k[1:]}: {v}" for k, v in sorted(counts.get("patterns", {}).items())]
     for stage in ("linking", "pages", "examples"):
-        lines += [f"  {stage} {k}: {v}" for k, v in sorted(counts.get(stage, {}).items())]
-    lines += [f"  rows in {split}: {n}" for split, n in result["manifest"]["rows_per_split"].items()]
+        lines += [f"  {summary_label(stage, k)}: {v}"
+                  for k, v in sorted(counts.get(stage, {}).items())]
+    rows = result["manifest"]["rows_per_split"]
+    lines += [f"  rows in {split}: {n}" for split, n in rows.items()]
     return "\n".join(lines)
 
 

@@ -27,7 +27,7 @@ from transforms.accounting_io import HistogramFn, WriteAccounting
 from transforms.nq_backends import add_linking_arguments, backend_options, resolve_linking
 from transforms.nq_examples import FIELD_DOCS as EXAMPLE_FIELD_DOCS
 from transforms.nq_examples import HF_SCHEMA, hf_example, jsonl_gz_bytes, original_example
-from transforms.nq_linking import BuildExamples, LinkAndFetch
+from transforms.nq_linking import BuildExamples, LinkAndFetch, summary_label
 from transforms.nq_questions import REJECTED_QUERIES, FilterByUsers, SelectQuestions
 from transforms.nq_schema import FIELD_DOCS, QUESTION_SCHEMA, REJECTED_QUERY_SCHEMA
 from transforms.query_logs import (
@@ -257,33 +257,13 @@ def format_summary(result: dict[str, Any]) -> str:
         return "\n".join(lines)
     for stage in ("linking", "pages", "examples"):
         for name, count in sorted(counts.get(stage, {}).items()):
-            lines.append(f"  {_label(stage, name)}: {count}")
+            lines.append(f"  {summary_label(stage, name)}: {count}")
     share = result["stats"]["wikipedia_in_top5_share"]
     lines.append(f"  questions with a Wikipedia page in the top 5: "
                  f"{'-' if share is None else f'{share:.1%}'}")
     for split, rows in result["manifest"]["rows_per_split"].items():
         lines.append(f"  examples in {split}: {rows}")
     return "\n".join(lines)
-
-
-_LABELS = (
-    ("linking", "questions", "questions searched"),
-    ("linking", "wikipedia_rank_", "top Wikipedia page at rank "),
-    ("linking", "search_failed.", "searches failed, "),
-    ("pages", "fetched", "pages fetched"),
-    ("pages", "failed.", "pages unusable, "),
-    ("examples", "built", "examples built"),
-)
-
-
-def _label(stage: str, name: str) -> str:
-    """Readable summary label of a stage-2 tally."""
-    if name.startswith("dropped."):
-        return f"questions dropped, {name[len('dropped.'):]}"
-    for label_stage, prefix, text in _LABELS:
-        if stage == label_stage and name.startswith(prefix):
-            return text + name[len(prefix):]
-    return f"{stage} {name}"
 
 
 def run(argv: list[str] | None = None) -> dict[str, Any]:

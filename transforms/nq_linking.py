@@ -177,3 +177,23 @@ class LinkAndFetch(beam.PTransform):
                    | "FetchPages" >> beam.ParDo(FetchPages(self.options.make_fetcher))
                    .with_outputs(*SIDE_OUTPUTS, main="main"))
         return fetched.main, [linked, fetched]
+
+
+_LABELS = (
+    ("linking", "questions", "questions searched"),
+    ("linking", "wikipedia_rank_", "top Wikipedia page at rank "),
+    ("linking", "search_failed.", "searches failed, "),
+    ("pages", "fetched", "pages fetched"),
+    ("pages", "failed.", "pages unusable, "),
+    ("examples", "built", "examples built"),
+)
+
+
+def summary_label(stage: str, name: str) -> str:
+    """Readable summary label of a stage-2 tally."""
+    if name.startswith("dropped."):
+        return f"questions dropped, {name[len('dropped.'):]}"
+    for label_stage, prefix, text in _LABELS:
+        if stage == label_stage and name.startswith(prefix):
+            return text + name[len(prefix):]
+    return f"{stage} {name}"
