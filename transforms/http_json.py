@@ -26,9 +26,7 @@ import json
 import logging
 import os
 import tempfile
-import threading
 import time
-import zlib
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from email.utils import parsedate_to_datetime
@@ -39,6 +37,7 @@ from urllib.parse import quote, quote_plus, urlencode
 import requests
 import urllib3.exceptions
 
+from transforms.retry_policy import RetryPolicy
 from transforms.wayback_client import RateLimiter
 
 log = logging.getLogger(__name__)
@@ -156,7 +155,7 @@ class HttpError(Exception):
         return self.kind in RETRYABLE_KINDS or self.kind in RATE_LIMIT_KINDS
 
 
-class PoliteHttp:
+class PoliteHttp(RetryPolicy):
     """requests-based GET client with a rate limit, retries, backoff and an on-disk cache.
 
     ``per_minute <= 0`` disables the rate limit; ``max_retries`` counts retries after the first
@@ -179,10 +178,6 @@ class PoliteHttp:
         redact_params: Iterable[str] = DEFAULT_REDACT,
     ) -> None:
         self.user_agent = user_agent
-        self.max_retries = max_retries
-        self.backoff_base = backoff_base
-        self.backoff_max = backoff_max
-        self.rate_limit_pause = rate_limit_pause
         self.timeout = timeout
         self.cache_dir = Path(cache_dir) if cache_dir else None
         self.redact_params = frozenset(name.lower() for name in redact_params)
@@ -190,8 +185,9 @@ class PoliteHttp:
         self._limiter = RateLimiter(per_minute, sleep=sleep)
         self._session = requests.Session()
         self._session.headers.update({"User-Agent": user_agent, "Accept-Encoding": "gzip"})
-        self._stats_lock = threading.Lock()
-        self.stats: dict[str, int] = dict.fromkeys(STAT_KEYS, 0)
+        self._init_retry_policy(max_retries=max_retries, backoff_base=backoff_base,
+                                backoff_max=backoff_max, rate_limit_pause=rate_limit_pause,
+                                rate_limit_kinds=RATE_LIMIT_KINDS, stat_keys=STAT_KEYS)
 
     def close(self) -> None:
         """Close the underlying HTTP session."""
@@ -273,30 +269,6 @@ class PoliteHttp:
                 self._sleep(delay)
             attempt += 1
 
-    def _should_retry(self, err: HttpError, attempt: int) -> bool:
-        """Record the failure in ``stats`` and decide whether to try again."""
-        self._count(f"error_{err.kind}")
-        if err.kind in RATE_LIMIT_KINDS:
-            self._count("rate_limited")
-        if not err.retryable or attempt >= self.max_retries:
-            self._count("failures")
-            return False
-        self._count("retries")
-        return True
-
-    def _retry_delay(self, err: HttpError, attempt: int, safe_url: str) -> float:
-        """Long pause when rate limited, else exponential backoff (at least Retry-After)."""
-        retry_after = err.retry_after or 0.0
-        if err.kind in RATE_LIMIT_KINDS:
-            return max(self.rate_limit_pause, retry_after)
-        return max(self._backoff(attempt, safe_url), retry_after)
-
-    def _backoff(self, attempt: int, safe_url: str) -> float:
-        """``backoff_base * 2**attempt`` plus up to 10% jitter, capped at ``backoff_max``."""
-        delay = self.backoff_base * (2**attempt)
-        jitter = (zlib.crc32(f"{safe_url}#{attempt}".encode()) % 1000) / 1000.0 * 0.1 * delay
-        return min(self.backoff_max, delay + jitter)
-
     def _cache_path(
         self, url: str, pairs: list[tuple[str, str]], allow_redirects: bool
     ) -> Path | None:
@@ -323,10 +295,6 @@ class PoliteHttp:
                 for form in {value, quote_plus(value), quote(value, safe="")}:
                     text = text.replace(form, "***")
         return text
-
-    def _count(self, key: str, amount: int = 1) -> None:
-        with self._stats_lock:
-            self.stats[key] = self.stats.get(key, 0) + amount
 
 
 def _param_pairs(params: Params) -> list[tuple[str, str]]:

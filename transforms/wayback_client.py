@@ -39,6 +39,8 @@ from urllib.parse import urlencode
 import requests
 import urllib3.exceptions
 
+from transforms.retry_policy import RetryPolicy
+
 T = TypeVar("T")
 
 DEFAULT_BASE_URL = "https://web.archive.org"
@@ -191,7 +193,7 @@ class RateLimiter:
         return wait
 
 
-class WaybackClient:
+class WaybackClient(RetryPolicy):
     """requests-based Wayback client with retries, rate limits and an on-disk cache.
 
     ``cdx_per_minute`` / ``fetch_per_minute`` of 0 disable the corresponding rate limit.
@@ -219,10 +221,6 @@ class WaybackClient:
             raise ValueError(f"verify_digest must be one of {VERIFY_MODES}, got {verify_digest!r}")
         self.base_url = base_url.rstrip("/")
         self.cache_dir = Path(cache_dir) if cache_dir else None
-        self.max_retries = max_retries
-        self.backoff_base = backoff_base
-        self.backoff_max = backoff_max
-        self.rate_limit_pause = rate_limit_pause
         self.timeout = timeout
         self.verify_digest = verify_digest
         self._sleep = sleep
@@ -230,8 +228,9 @@ class WaybackClient:
         self._fetch_limiter = RateLimiter(fetch_per_minute, sleep=sleep)
         self._session = requests.Session()
         self._session.headers.update({"User-Agent": user_agent, "Accept-Encoding": "gzip, deflate"})
-        self._stats_lock = threading.Lock()
-        self.stats: dict[str, int] = dict.fromkeys(STAT_KEYS, 0)
+        self._init_retry_policy(max_retries=max_retries, backoff_base=backoff_base,
+                                backoff_max=backoff_max, rate_limit_pause=rate_limit_pause,
+                                rate_limit_kinds=RATE_LIMIT_KINDS, stat_keys=STAT_KEYS)
 
     def close(self) -> None:
         """Close the underlying HTTP session."""
@@ -455,34 +454,6 @@ class WaybackClient:
                     raise
                 self._sleep(self._retry_delay(err, attempt, url))
             attempt += 1
-
-    def _should_retry(self, err: WaybackError, attempt: int) -> bool:
-        """Record the failure in ``stats`` and decide whether to try again."""
-        self._count(f"error_{err.kind}")
-        if err.kind in RATE_LIMIT_KINDS:
-            self._count("rate_limited")
-        if not err.retryable or attempt >= self.max_retries:
-            self._count("failures")
-            return False
-        self._count("retries")
-        return True
-
-    def _retry_delay(self, err: WaybackError, attempt: int, url: str) -> float:
-        """Pause before the next attempt: long pause when rate limited, else backoff."""
-        retry_after = err.retry_after or 0.0
-        if err.kind in RATE_LIMIT_KINDS:
-            return max(self.rate_limit_pause, retry_after)
-        return max(self._backoff(attempt, url), retry_after)
-
-    def _backoff(self, attempt: int, url: str) -> float:
-        """``backoff_base * 2**attempt`` plus up to 10% jitter (deterministic per URL)."""
-        delay = self.backoff_base * (2**attempt)
-        jitter = (zlib.crc32(f"{url}#{attempt}".encode()) % 1000) / 1000.0 * 0.1 * delay
-        return min(self.backoff_max, delay + jitter)
-
-    def _count(self, key: str, amount: int = 1) -> None:
-        with self._stats_lock:
-            self.stats[key] = self.stats.get(key, 0) + amount
 
 
 def bbc_cdx_queries(from_year: int, to_year: int) -> list[dict]:

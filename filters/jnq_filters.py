@@ -1,0 +1,348 @@
+"""The JNQ and JBoolQ question-candidate rules (Uematsu et al., "A Benchmark Suite of Japanese
+Natural Questions", JNQ §3.1 and JBoolQ §4 footnote 4).
+
+JNQ keeps a search query as a question candidate when it
+
+(a) contains no space (a Japanese sentence has none; spaced queries are keyword lists);
+(b) has 8 or more words, as segmented by a morphological analyzer (we use fugashi with
+    unidic-lite);
+(c) matches any of: pattern 1, the topic marker "は" followed by an interrogative word;
+    pattern 2, the final character is "?"; pattern 3, it contains a word such as 意味
+    (meaning), 方法 (method) or 理由 (reason).
+
+JBoolQ keeps a query of more than six words that ends with "?" or with the particle "か".
+
+Everything here is a pure function of the normalized text and its ``JaToken`` list, so each rule
+is testable without a Beam pipeline. Decisions the paper leaves open, and ours:
+
+* Words are UniDic short units. Punctuation and symbols (補助記号, 記号, 空白) are not words
+  by default, so a "?" cannot make a query long enough (``word_count``).
+* Pattern 1 is matched on UniDic lemmas, so kana and kanji spellings (なぜ/何故, どこ/何処)
+  are the same word, and it skips interrogatives used as indefinites or universals (何か...,
+  何も, 誰でも, いつの間にか, なぜなら, どうやら; see ``interrogative_is_question``).
+* Pattern 3 matches noun lemmas; ``PATTERN_3_EXTENDED`` is an optional, wider word list.
+"""
+
+from __future__ import annotations
+
+import unicodedata
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+JNQ_MIN_WORDS = 8
+JBOOLQ_MIN_WORDS = 7  # "more than six words"
+
+SYMBOL_POS = frozenset({"補助記号", "記号", "空白"})
+
+# UniDic lemmas of interrogative words (checked with unidic-lite: the lemma is the kanji
+# headword whatever the spelling). 何: 何/なに/なん (代名詞), 何メートル/何時/何人 (名詞-数詞);
+# 何処: どこ; 何時: いつ; 何故: なぜ/なにゆえ; 何の: どの; 何れ: どれ/いずれ; 何方: どちら/
+# どっち/どなた; 幾ら: いくら; 幾: いくつ/幾つ/幾度 (幾 + つ); 如何: いかが; 如何に: いかに;
+# 如何なる/如何な: いかなる/いかな; 何ぼ: なんぼ; 何奴: どいつ; 何程: なにほど; 幾許: いくばく.
+# どう and どんな are their own lemmas (どうして = どう + 為る + て, どういう = どう + 言う).
+# Lexicalized 何 compounds (何県, 何色, 何語, 何者, 何十, 何時頃 ...) are separate UniDic lemmas.
+INTERROGATIVE_LEMMAS = frozenset({
+    "何", "誰", "何処", "何時", "何故", "どう", "どんな", "何の", "何れ", "何方",
+    "幾ら", "幾", "如何", "如何に", "如何なる", "如何な", "何ぼ", "何奴", "何程", "幾許",
+    "何者", "何事", "何物", "何人", "何県", "何色", "何語", "何曜", "何線", "何屋", "何党",
+    "何十", "何百", "何千", "幾十", "何時頃",
+})
+
+# Lemmas that are interrogative only in some parts of speech: いずれ the adverb ("eventually",
+# 何れ 副詞) and 如何 the noun (いかん, "depending on the ...") are not questions.
+INTERROGATIVE_POS = {
+    "何れ": frozenset({"代名詞"}),
+    "如何": frozenset({"副詞", "形状詞"}),
+}
+
+# Particles that make an interrogative universal or negative ("every"/"no"): 何も, 誰しも,
+# 何でも (the 副助詞 でも), 何やら ("something"), どうやら ("apparently").
+_UNIVERSAL_PARTICLES = frozenset({"も", "しも", "でも", "やら"})
+
+# Fixed expressions that begin with an interrogative but ask nothing. Each item matches the
+# token's lemma or surface, from the interrogative on.
+NON_QUESTION_IDIOMS: tuple[tuple[str, ...], ...] = (
+    ("何故", "なら"),      # なぜなら(ば) "because"
+    ("何", "より"),        # 何より "above all"
+    ("何", "気"),          # 何気ない/何気なく "casual(ly)"
+    ("何", "と", "無い"),  # 何となく "somehow"
+    ("何", "ら"),          # 何ら "(not) at all", 何らか "some"
+    ("何", "だ", "彼"),    # なんだかんだ "one thing or another"
+    ("何時", "の", "間"),  # いつの間にか "before one knew"
+    ("どう", "仕様"),      # どうしようもない "hopeless"
+)
+
+PATTERN_3_WORDS = frozenset({"意味", "方法", "理由"})
+
+# Optional wider pattern 3 (``extended=True``): nouns that, like 意味/方法/理由, name the
+# property a query asks about ("Xの違い", "Xの原因") and so turn a noun phrase into a request
+# for an explanation. Kept to nouns with that reading; open nouns (情報, 歴史, 場所) are not
+# included because they head keyword queries as often as questions. 読み方/やり方 are UniDic
+# verb + suffix 方 (読む + 方); any verb + 方 ("how to V") counts in the extended pattern.
+PATTERN_3_EXTENDED = frozenset({
+    "違い", "原因", "由来", "語源", "仕組み", "定義", "効果", "目的", "特徴", "種類",
+})
+HOW_TO_SUFFIX = "方"
+
+
+def normalize_ja(text: str) -> str:
+    """Unicode NFKC (half-width kana to full width, "？" to "?", full-width letters and digits
+    to ASCII, U+3000 to U+0020), then leading/trailing whitespace stripped. Inner spaces are
+    kept: the JNQ §3.1 space rule needs them."""
+    return unicodedata.normalize("NFKC", text or "").strip()
+
+
+def has_space(normalized: str) -> bool:
+    """JNQ §3.1 (a): True when any whitespace character (half or full width) is inside."""
+    return any(ch.isspace() for ch in normalized)
+
+
+@dataclass(frozen=True)
+class JaToken:
+    """One UniDic short unit: surface, lemma (the surface for unknown words) and POS levels."""
+
+    surface: str
+    lemma: str
+    pos1: str
+    pos2: str
+
+
+def make_tagger():
+    """A ``fugashi.Tagger()`` on unidic-lite. It wraps a MeCab model and is not picklable:
+    create it in ``DoFn.setup()``, never in ``__init__`` or at pipeline construction."""
+    import fugashi
+
+    return fugashi.Tagger()
+
+
+_TOKEN_CACHE: dict[tuple[str, str], JaToken] = {}
+_TOKEN_CACHE_LIMIT = 200_000
+
+
+def _token(word) -> JaToken:
+    surface = word.surface
+    fields = word.feature_raw.split(",", 8)
+    pos1 = fields[0]
+    pos2 = fields[1] if len(fields) > 1 else "*"
+    lemma = fields[7] if len(fields) > 7 else ""
+    if lemma and ('"' in fields[6] or '"' in lemma):
+        lemma = word.feature.lemma or ""
+    if "-" in lemma:
+        base, _, gloss = lemma.partition("-")
+        if base and gloss.isascii():
+            lemma = base
+    return JaToken(surface, lemma or surface, pos1, pos2)
+
+
+def ja_tokens(tagger, text: str) -> list[JaToken]:
+    """Tokens of ``text`` from a fugashi UniDic tagger (JNQ §3.1 "morphological analyzer").
+
+    The lemma is UniDic's lemma without the origin gloss of loanwords (ペン-pen -> ペン) and
+    falls back to the surface for unknown words (which have no lemma). Features are read from
+    ``feature_raw`` (fields 0, 1 and 7) and tokens are cached per (surface, features): both
+    are several times faster than building fugashi's feature tuples for every word.
+    """
+    tokens = []
+    for word in tagger(text):
+        key = (word.surface, word.feature_raw)
+        token = _TOKEN_CACHE.get(key)
+        if token is None:
+            if len(_TOKEN_CACHE) >= _TOKEN_CACHE_LIMIT:
+                _TOKEN_CACHE.clear()
+            token = _TOKEN_CACHE[key] = _token(word)
+        tokens.append(token)
+    return tokens
+
+
+def is_symbol(token: JaToken) -> bool:
+    """Punctuation, symbols and whitespace (UniDic 補助記号, 記号, 空白)."""
+    return token.pos1 in SYMBOL_POS
+
+
+def word_count(tokens: Sequence[JaToken], count_symbols: bool = False) -> int:
+    """JNQ §3.1 (b) word count: UniDic short units without punctuation and symbols (a "?" or
+    "。" is not a word, so it cannot lift a 7-word query to 8); ``count_symbols=True`` counts
+    every token as the analyzer returns it."""
+    if count_symbols:
+        return len(tokens)
+    return sum(1 for t in tokens if t.pos1 not in SYMBOL_POS)
+
+
+def is_topic_marker(token: JaToken) -> bool:
+    """The binding particle は (助詞-係助詞), as in "Xは", "Xでは", "Xとは"."""
+    return token.lemma == "は" and token.pos1 == "助詞" and token.pos2 == "係助詞"
+
+
+def is_interrogative(token: JaToken) -> bool:
+    """An interrogative word by UniDic lemma (``INTERROGATIVE_LEMMAS``), any spelling."""
+    if token.lemma not in INTERROGATIVE_LEMMAS:
+        return False
+    allowed = INTERROGATIVE_POS.get(token.lemma)
+    return allowed is None or token.pos1 in allowed
+
+
+def _matches(token: JaToken, item: str) -> bool:
+    return token.lemma == item or token.surface == item
+
+
+def _starts_idiom(tokens: Sequence[JaToken], i: int) -> bool:
+    for idiom in NON_QUESTION_IDIOMS:
+        if i + len(idiom) <= len(tokens) and all(
+                _matches(tokens[i + k], item) for k, item in enumerate(idiom)):
+            return True
+    return False
+
+
+def _phrase_end(tokens: Sequence[JaToken], i: int) -> int:
+    """End of the interrogative phrase at ``i``: suffixes (誰さん, 何ら), and for numeral or
+    determiner interrogatives the counter or noun they take (何度, 何人, 幾つ, どの国)."""
+    head, j = tokens[i], i + 1
+    takes_nouns = head.pos2 == "数詞" or head.pos1 == "連体詞"
+    while j < len(tokens):
+        t = tokens[j]
+        if t.pos1 == "接尾辞" or (takes_nouns and t.pos1 in ("名詞", "接頭辞")):
+            j += 1
+        else:
+            break
+    return j
+
+
+def _is_linking(token: JaToken) -> bool:
+    """Case and adverbial particles (に, で, と, から, まで, くらい ...) and the copula だ/で,
+    which may stand between an interrogative and its も/か (どこにも, 誰にでも, 何だか)."""
+    if token.pos1 == "助詞":
+        return token.pos2 in ("格助詞", "副助詞") and token.lemma not in ("か", "も", "やら",
+                                                                    "しも", "でも")
+    return token.pos1 == "助動詞" and token.lemma == "だ" and token.surface in ("で", "だ")
+
+
+def _sentence_goes_on(tokens: Sequence[JaToken], k: int) -> bool:
+    """True when words other than sentence-final particles follow, before a 。/?/! (句点)."""
+    for t in tokens[k:]:
+        if t.pos1 == "補助記号" and t.pos2 == "句点":
+            return False
+        if t.pos1 not in SYMBOL_POS and not (t.pos1 == "助詞" and t.pos2 == "終助詞"):
+            return True
+    return False
+
+
+def _concessive(tokens: Sequence[JaToken], j: int) -> bool:
+    """"No matter wh-": て/で + も or に + せよ/しろ later in the same clause (いつ飲んでも,
+    どうしても, 誰が来ても, いずれにせよ); the clause ends at punctuation or the next
+    interrogative."""
+    for k in range(j, len(tokens)):
+        t = tokens[k]
+        if t.pos1 in SYMBOL_POS or is_interrogative(t):
+            return False
+        nxt = tokens[k + 1] if k + 1 < len(tokens) else None
+        if (nxt is not None and nxt.lemma == "も" and nxt.pos1 == "助詞"
+                and (t.lemma == "て" and t.pos2 == "接続助詞" or t.surface == "で")):
+            return True
+        if t.lemma == "為る" and t.surface in ("せよ", "しろ") and tokens[k - 1].surface == "に":
+            return True
+    return False
+
+
+def interrogative_is_question(tokens: Sequence[JaToken], i: int) -> bool:
+    """Whether the interrogative at ``i`` asks (JNQ §3.1 pattern 1) rather than being part of an
+    indefinite, universal, concessive or fixed expression. Blocked, by lemma and POS:
+
+    * followed (after its phrase and any case/adverbial particles) by も/しも/でも/やら:
+      いつも, 何も, 誰も, どこにも, 何度も, 何でも, 誰にでも, どうも, どうやら, 何やら;
+    * followed by the particle か when the sentence goes on: 何か食べる, 誰かが, どこかで,
+      いつか, 何故か, 何とか, 何回か, 何だか, 何らか — but "...は何か" / "何か?" / "何かな"
+      (か sentence-final) ask "what is it" and are questions;
+    * どう in "...かどうか" (whether);
+    * ``NON_QUESTION_IDIOMS`` (なぜなら, 何より, 何となく, 何ら, いつの間にか ...);
+    * a concessive in the same clause (``_concessive``).
+    """
+    if not is_interrogative(tokens[i]) or _starts_idiom(tokens, i):
+        return False
+    if (tokens[i].lemma == "どう" and i > 0 and tokens[i - 1].lemma == "か"
+            and i + 1 < len(tokens) and tokens[i + 1].lemma == "か"):
+        return False
+    j = _phrase_end(tokens, i)
+    k = j
+    while k < len(tokens) and _is_linking(tokens[k]):
+        k += 1
+    if k < len(tokens) and tokens[k].pos1 == "助詞":
+        if tokens[k].lemma in _UNIVERSAL_PARTICLES:
+            return False
+        if tokens[k].lemma == "か" and _sentence_goes_on(tokens, k + 1):
+            return False
+    return not _concessive(tokens, j)
+
+
+def pattern_1(tokens: Sequence[JaToken]) -> bool:
+    """JNQ §3.1 pattern 1: the topic marker は followed later by an interrogative word that
+    asks (``interrogative_is_question``)."""
+    seen_topic = False
+    for i, token in enumerate(tokens):
+        if is_topic_marker(token):
+            seen_topic = True
+        elif seen_topic and interrogative_is_question(tokens, i):
+            return True
+    return False
+
+
+def pattern_2(normalized: str) -> bool:
+    """JNQ §3.1 pattern 2: the final character is "?" (after NFKC, so "？" counts)."""
+    return normalized.endswith("?")
+
+
+def pattern_3(tokens: Sequence[JaToken], extended: bool = False) -> bool:
+    """JNQ §3.1 pattern 3: a noun whose lemma is 意味, 方法 or 理由; with ``extended`` also
+    ``PATTERN_3_EXTENDED`` and verb + 方 (読み方, やり方, 使い方)."""
+    words = PATTERN_3_WORDS | PATTERN_3_EXTENDED if extended else PATTERN_3_WORDS
+    for i, t in enumerate(tokens):
+        if t.pos1 == "名詞" and t.lemma in words:
+            return True
+        if (extended and t.pos1 == "接尾辞" and t.lemma == HOW_TO_SUFFIX and i > 0
+                and tokens[i - 1].pos1 == "動詞"):
+            return True
+    return False
+
+
+def ends_with_ka(tokens: Sequence[JaToken]) -> bool:
+    """JBoolQ §4: the last token that is not punctuation is the particle か (助詞)."""
+    for t in reversed(tokens):
+        if t.pos1 not in SYMBOL_POS:
+            return t.lemma == "か" and t.pos1 == "助詞"
+    return False
+
+
+def jboolq_rule(tokens: Sequence[JaToken], normalized: str, count_symbols: bool = False) -> bool:
+    """JBoolQ §4 (footnote 4): more than six words and ending with "?" or the particle か."""
+    if word_count(tokens, count_symbols) < JBOOLQ_MIN_WORDS:
+        return False
+    return pattern_2(normalized) or ends_with_ka(tokens)
+
+
+def matched_patterns(normalized: str, tokens: Sequence[JaToken],
+                     extended: bool = False) -> list[int]:
+    """The JNQ §3.1 patterns (1, 2, 3) the query matches."""
+    checks = (pattern_1(tokens), pattern_2(normalized), pattern_3(tokens, extended))
+    return [n for n, ok in enumerate(checks, start=1) if ok]
+
+
+def select_jnq(normalized: str, tokens: Sequence[JaToken], count_symbols: bool = False,
+               extended: bool = False) -> tuple[list[int], str | None]:
+    """JNQ §3.1: (matched patterns, None) for a question candidate, else ([], reason), the
+    reason being the first failed rule: "contains_space", "too_few_words", "no_pattern"."""
+    if has_space(normalized):
+        return [], "contains_space"
+    if word_count(tokens, count_symbols) < JNQ_MIN_WORDS:
+        return [], "too_few_words"
+    patterns = matched_patterns(normalized, tokens, extended)
+    return (patterns, None) if patterns else ([], "no_pattern")
+
+
+def select_jboolq(normalized: str, tokens: Sequence[JaToken],
+                  count_symbols: bool = False) -> str | None:
+    """JBoolQ §4: None for a candidate, else "contains_space", "too_few_words" (six words or
+    fewer) or "not_yes_no_form" (ends neither with "?" nor with the particle か)."""
+    if has_space(normalized):
+        return "contains_space"
+    if word_count(tokens, count_symbols) < JBOOLQ_MIN_WORDS:
+        return "too_few_words"
+    return None if jboolq_rule(tokens, normalized, count_symbols) else "not_yes_no_form"

@@ -1,0 +1,57 @@
+"""One retry policy for every polite HTTP client (Wayback, Wikipedia, search APIs).
+
+Errors carry a ``kind``, ``retryable`` and ``retry_after``. Rate limiting (the kinds in
+``rate_limit_kinds``) pauses ``max(rate_limit_pause, Retry-After)``; other retryable errors back
+off exponentially, ``backoff_base * 2**attempt`` plus up to 10% jitter that is deterministic
+per URL, capped at ``backoff_max`` and never shorter than Retry-After. Every outcome is
+counted in ``stats`` (thread-safe).
+"""
+
+from __future__ import annotations
+
+import threading
+import zlib
+from collections.abc import Iterable
+
+
+class RetryPolicy:
+    """Mixin: the client sets the attributes in ``_init_retry_policy``."""
+
+    def _init_retry_policy(self, *, max_retries: int, backoff_base: float, backoff_max: float,
+                           rate_limit_pause: float, rate_limit_kinds: Iterable[str],
+                           stat_keys: Iterable[str]) -> None:
+        self.max_retries = max_retries
+        self.backoff_base = backoff_base
+        self.backoff_max = backoff_max
+        self.rate_limit_pause = rate_limit_pause
+        self.rate_limit_kinds = frozenset(rate_limit_kinds)
+        self._stats_lock = threading.Lock()
+        self.stats: dict[str, int] = dict.fromkeys(stat_keys, 0)
+
+    def _should_retry(self, err, attempt: int) -> bool:
+        """Record the failure in ``stats`` and decide whether to try again."""
+        self._count(f"error_{err.kind}")
+        if err.kind in self.rate_limit_kinds:
+            self._count("rate_limited")
+        if not err.retryable or attempt >= self.max_retries:
+            self._count("failures")
+            return False
+        self._count("retries")
+        return True
+
+    def _retry_delay(self, err, attempt: int, url: str) -> float:
+        """Long pause when rate limited, else exponential backoff (at least Retry-After)."""
+        retry_after = err.retry_after or 0.0
+        if err.kind in self.rate_limit_kinds:
+            return max(self.rate_limit_pause, retry_after)
+        return max(self._backoff(attempt, url), retry_after)
+
+    def _backoff(self, attempt: int, url: str) -> float:
+        """``backoff_base * 2**attempt`` plus up to 10% jitter, capped at ``backoff_max``."""
+        delay = self.backoff_base * (2**attempt)
+        jitter = (zlib.crc32(f"{url}#{attempt}".encode()) % 1000) / 1000.0 * 0.1 * delay
+        return min(self.backoff_max, delay + jitter)
+
+    def _count(self, key: str, amount: int = 1) -> None:
+        with self._stats_lock:
+            self.stats[key] = self.stats.get(key, 0) + amount
