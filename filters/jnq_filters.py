@@ -39,25 +39,42 @@ SYMBOL_POS = frozenset({"補助記号", "記号", "空白"})
 # 何処: どこ; 何時: いつ; 何故: なぜ/なにゆえ; 何の: どの; 何れ: どれ/いずれ; 何方: どちら/
 # どっち/どなた; 幾ら: いくら; 幾: いくつ/幾つ/幾度 (幾 + つ); 如何: いかが; 如何に: いかに;
 # 如何なる/如何な: いかなる/いかな; 何ぼ: なんぼ; 何奴: どいつ; 何程: なにほど; 幾許: いくばく.
-# どう and どんな are their own lemmas (どうして = どう + 為る + て, どういう = どう + 言う).
+# どう and どんな are their own lemmas (どうして = どう + 為る + て, どういう = どう + 言う);
+# どれ just before "?" or at the end ("...はどれ?") is tagged as the interjection どれ.
 # Lexicalized 何 compounds (何県, 何色, 何語, 何者, 何十, 何時頃 ...) are separate UniDic lemmas.
 INTERROGATIVE_LEMMAS = frozenset({
-    "何", "誰", "何処", "何時", "何故", "どう", "どんな", "何の", "何れ", "何方",
+    "何", "誰", "何処", "何時", "何故", "どう", "どんな", "何の", "何れ", "どれ", "何方",
     "幾ら", "幾", "如何", "如何に", "如何なる", "如何な", "何ぼ", "何奴", "何程", "幾許",
     "何者", "何事", "何物", "何人", "何県", "何色", "何語", "何曜", "何線", "何屋", "何党",
-    "何十", "何百", "何千", "幾十", "何時頃",
+    "何十", "何百", "何千", "幾十", "何時頃", "何分",
 })
 
 # Lemmas that are interrogative only in some parts of speech: いずれ the adverb ("eventually",
 # 何れ 副詞) and 如何 the noun (いかん, "depending on the ...") are not questions.
 INTERROGATIVE_POS = {
     "何れ": frozenset({"代名詞"}),
+    "どれ": frozenset({"感動詞"}),
     "如何": frozenset({"副詞", "形状詞"}),
 }
+
+# UniDic tags なんて/なんと (= 何と, "what") as one adverbial particle: "これなんて読む",
+# "別名なんと呼ばれる". They ask only before a verb of saying or naming; otherwise なんて is
+# "such a thing as" (勉強なんて嫌い) and なんと "what a ...!" (なんと美しい).
+QUOTATIVE_INTERROGATIVES = frozenset({"なんて", "なんと"})
+SAYING_VERBS = frozenset({"言う", "呼ぶ", "読む", "書く", "称する", "訳す", "名付ける"})
 
 # Particles that make an interrogative universal or negative ("every"/"no"): 何も, 誰しも,
 # 何でも (the 副助詞 でも), 何やら ("something"), どうやら ("apparently").
 _UNIVERSAL_PARTICLES = frozenset({"も", "しも", "でも", "やら"})
+
+_NEGATIVES = frozenset({"ない", "無い", "ぬ"})
+
+# も after と that means "also" in naming ("別名何とも呼ばれる", "also called what"), unlike
+# 何とも言えない ("cannot say at all").
+_NAMING_VERBS = frozenset({"呼ぶ", "称する"})
+
+# UniDic spells 何 + に as one token (surface 何に/なんに, lemma 何): no idiom starts there.
+_FUSED_NANI = frozenset({"何に", "なんに"})
 
 # Fixed expressions that begin with an interrogative but ask nothing. Each item matches the
 # token's lemma or surface, from the interrogative on.
@@ -181,11 +198,22 @@ def is_interrogative(token: JaToken) -> bool:
     return allowed is None or token.pos1 in allowed
 
 
+def _is_interrogative_at(tokens: Sequence[JaToken], i: int) -> bool:
+    """``is_interrogative``, or なんて/なんと before a verb of saying (なんて読む)."""
+    token = tokens[i]
+    if is_interrogative(token):
+        return True
+    return (token.lemma in QUOTATIVE_INTERROGATIVES and token.pos1 == "助詞"
+            and i + 1 < len(tokens) and tokens[i + 1].lemma in SAYING_VERBS)
+
+
 def _matches(token: JaToken, item: str) -> bool:
     return token.lemma == item or token.surface == item
 
 
 def _starts_idiom(tokens: Sequence[JaToken], i: int) -> bool:
+    if tokens[i].surface in _FUSED_NANI:
+        return False
     for idiom in NON_QUESTION_IDIOMS:
         if i + len(idiom) <= len(tokens) and all(
                 _matches(tokens[i + k], item) for k, item in enumerate(idiom)):
@@ -227,18 +255,23 @@ def _sentence_goes_on(tokens: Sequence[JaToken], k: int) -> bool:
 
 
 def _concessive(tokens: Sequence[JaToken], j: int) -> bool:
-    """"No matter wh-": て/で + も or に + せよ/しろ later in the same clause (いつ飲んでも,
-    どうしても, 誰が来ても, いずれにせよ); the clause ends at punctuation or the next
-    interrogative."""
+    """"No matter wh-": て + も or に + せよ/しろ later in the same clause (いつ飲んでも,
+    どうしても, 誰が来ても, 何にせよ, いずれにしても); the clause ends at punctuation or the next
+    interrogative. Not concessive: negative + ても ("need not": 何に従わなくてもよい) and
+    としても ("also as": 何としても知られる)."""
     for k in range(j, len(tokens)):
         t = tokens[k]
         if t.pos1 in SYMBOL_POS or is_interrogative(t):
             return False
-        nxt = tokens[k + 1] if k + 1 < len(tokens) else None
-        if (nxt is not None and nxt.lemma == "も" and nxt.pos1 == "助詞"
-                and (t.lemma == "て" and t.pos2 == "接続助詞" or t.surface == "で")):
-            return True
         if t.lemma == "為る" and t.surface in ("せよ", "しろ") and tokens[k - 1].surface == "に":
+            return True
+        if (t.lemma == "て" and t.pos2 == "接続助詞" and k + 1 < len(tokens)
+                and tokens[k + 1].lemma == "も" and tokens[k + 1].pos1 == "助詞"):
+            before = tokens[k - 1]
+            if before.lemma in _NEGATIVES:
+                continue
+            if before.lemma == "為る" and k >= 2 and tokens[k - 2].lemma == "と":
+                continue
             return True
     return False
 
@@ -248,7 +281,8 @@ def interrogative_is_question(tokens: Sequence[JaToken], i: int) -> bool:
     indefinite, universal, concessive or fixed expression. Blocked, by lemma and POS:
 
     * followed (after its phrase and any case/adverbial particles) by も/しも/でも/やら:
-      いつも, 何も, 誰も, どこにも, 何度も, 何でも, 誰にでも, どうも, どうやら, 何やら;
+      いつも, 何も, 誰も, どこにも, 何度も, 何でも, 誰にでも, どうも, どうやら, 何やら
+      (but not とも + 呼ぶ/称する, "also called": 別名は何とも呼ばれる);
     * followed by the particle か when the sentence goes on: 何か食べる, 誰かが, どこかで,
       いつか, 何故か, 何とか, 何回か, 何だか, 何らか — but "...は何か" / "何か?" / "何かな"
       (か sentence-final) ask "what is it" and are questions;
@@ -256,7 +290,7 @@ def interrogative_is_question(tokens: Sequence[JaToken], i: int) -> bool:
     * ``NON_QUESTION_IDIOMS`` (なぜなら, 何より, 何となく, 何ら, いつの間にか ...);
     * a concessive in the same clause (``_concessive``).
     """
-    if not is_interrogative(tokens[i]) or _starts_idiom(tokens, i):
+    if not _is_interrogative_at(tokens, i) or _starts_idiom(tokens, i):
         return False
     if (tokens[i].lemma == "どう" and i > 0 and tokens[i - 1].lemma == "か"
             and i + 1 < len(tokens) and tokens[i + 1].lemma == "か"):
@@ -266,7 +300,9 @@ def interrogative_is_question(tokens: Sequence[JaToken], i: int) -> bool:
     while k < len(tokens) and _is_linking(tokens[k]):
         k += 1
     if k < len(tokens) and tokens[k].pos1 == "助詞":
-        if tokens[k].lemma in _UNIVERSAL_PARTICLES:
+        naming = (tokens[k - 1].lemma == "と" and k + 1 < len(tokens)
+                  and tokens[k + 1].lemma in _NAMING_VERBS)
+        if tokens[k].lemma in _UNIVERSAL_PARTICLES and not naming:
             return False
         if tokens[k].lemma == "か" and _sentence_goes_on(tokens, k + 1):
             return False

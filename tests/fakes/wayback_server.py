@@ -21,12 +21,13 @@ import re
 import socket
 import struct
 import sys
-import threading
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable
 from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 from urllib.parse import parse_qs, quote_plus, unquote, unquote_plus, urlsplit
+
+from tests.fakes.base import FakeHttpServer
 
 ALL_FIELDS = ("urlkey", "timestamp", "original", "mimetype", "statuscode", "digest", "length")
 STRING_FAULTS = ("hang", "truncate", "reset", "corrupt", "gzip", "garbage")
@@ -102,12 +103,18 @@ def to_capture(spec: CaptureSpec) -> FakeCapture:
     return FakeCapture(str(original), str(timestamp), bytes(payload), *rest)
 
 
-class FakeWayback:
+class FakeWayback(FakeHttpServer):
     """Fake Wayback Machine on 127.0.0.1 (random port) in a daemon thread.
 
     ``captures`` are indexed and replayable; ``missing`` are indexed by the CDX server but their
     replay answers 404. ``hang_seconds`` is how long a "hang" fault stalls before answering.
     Every request path (with query string) is appended to :attr:`requests`.
+
+    Faults (``fail``): an HTTP status (429 carries ``Retry-After: 0``), ``(status, headers)``,
+    "hang" (stall ``hang_seconds`` then answer), "truncate" (Content-Length larger than the
+    body, then close), "reset" (TCP reset, no response), "corrupt" (payload with one byte
+    flipped: digest mismatch), "gzip" (payload sent with ``Content-Encoding: gzip``) or
+    "garbage" (HTTP 200 with an HTML body instead of the real one).
     """
 
     def __init__(
@@ -119,64 +126,11 @@ class FakeWayback:
         self.captures = [to_capture(spec) for spec in captures]
         self.missing = [to_capture(spec) for spec in missing]
         self.hang_seconds = hang_seconds
-        self.requests: list[str] = []
-        self.user_agents: list[str] = []
-        self._faults: list[tuple[str, list[Fault]]] = []
-        self._lock = threading.Lock()
-        self._stop = threading.Event()
-        self._server: _Server | None = None
-        self._thread: threading.Thread | None = None
+        self._init_server()
 
     # lifecycle -------------------------------------------------------------------------------
 
-    def start(self) -> FakeWayback:
-        """Bind a free port and serve in a daemon thread."""
-        self._server = _Server(("127.0.0.1", 0), _Handler)
-        self._server.fake = self
-        self._thread = threading.Thread(
-            target=self._server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True
-        )
-        self._thread.start()
-        return self
-
-    def stop(self) -> None:
-        """Wake hung handlers, stop serving and close the socket."""
-        self._stop.set()
-        if self._server is not None:
-            self._server.shutdown()
-            self._server.server_close()
-        if self._thread is not None:
-            self._thread.join(timeout=5)
-
-    def __enter__(self) -> FakeWayback:
-        return self.start()
-
-    def __exit__(self, *exc_info: object) -> None:
-        self.stop()
-
-    @property
-    def base_url(self) -> str:
-        if self._server is None:
-            raise RuntimeError("FakeWayback is not started")
-        host, port = self._server.server_address[:2]
-        return f"http://{host}:{port}"
-
     # scripting and inspection ------------------------------------------------------------------
-
-    def fail(self, path_substring: str, responses: Sequence[Fault]) -> None:
-        """Queue faults for the next requests whose path contains ``path_substring``.
-
-        A fault is an HTTP status (429 carries ``Retry-After: 0``), ``(status, headers)``,
-        "hang" (stall ``hang_seconds`` then answer), "truncate" (Content-Length larger than the
-        body, then close), "reset" (TCP reset, no response), "corrupt" (payload with one byte
-        flipped: digest mismatch), "gzip" (payload sent with ``Content-Encoding: gzip``) or
-        "garbage" (HTTP 200 with an HTML body instead of the real one).
-        """
-        for fault in responses:
-            if isinstance(fault, str) and fault not in STRING_FAULTS:
-                raise ValueError(f"unknown fault {fault!r}")
-        with self._lock:
-            self._faults.append((path_substring, list(responses)))
 
     def capture(self, original: str, timestamp: str) -> FakeCapture:
         """The capture of ``original`` at ``timestamp`` (indexed or missing)."""
@@ -192,16 +146,6 @@ class FakeWayback:
     @property
     def fetch_requests(self) -> list[str]:
         return [path for path in self.requests if path.startswith("/web/")]
-
-    def _begin(self, path: str, user_agent: str) -> Fault | None:
-        """Record a request and pop the first fault scripted for it."""
-        with self._lock:
-            self.requests.append(path)
-            self.user_agents.append(user_agent)
-            for substring, queue in self._faults:
-                if queue and substring in path:
-                    return queue.pop(0)
-        return None
 
     # routing ---------------------------------------------------------------------------------
 
@@ -413,3 +357,8 @@ def _cdx_body(
     if resume:
         text += f"\n{resume}\n"
     return 200, {"Content-Type": "text/plain"}, text.encode("utf-8")
+
+
+FakeWayback.server_class = _Server
+FakeWayback.handler_class = _Handler
+FakeWayback.string_faults = frozenset(STRING_FAULTS)

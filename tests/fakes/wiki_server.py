@@ -26,13 +26,14 @@ import re
 import socket
 import struct
 import sys
-import threading
 import zlib
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 from urllib.parse import parse_qs, quote, unquote, urlsplit
+
+from tests.fakes.base import FakeHttpServer
 
 STRING_FAULTS = ("hang", "reset", "truncate", "maxlag")
 REST_PREFIX = "/api/rest_v1/page/html/"
@@ -114,7 +115,7 @@ def highlight(text: str, query_terms: Sequence[str], width: int = 160) -> str:
     return escaped
 
 
-class FakeWiki:
+class FakeWiki(FakeHttpServer):
     """Fake Wikipedia and web search APIs on 127.0.0.1 (random port) in a daemon thread.
 
     ``redirects`` map titles to targets answered with HTTP 302; ``redirect_pages`` map titles
@@ -122,6 +123,11 @@ class FakeWiki:
     ``web_results`` script web search answers per (lower-cased, stripped) query as
     ``(url, title, snippet)`` lists; other queries rank the pages and return their article
     URLs. Every request path (with query string) is appended to :attr:`requests`.
+
+    Faults (``fail``): an HTTP status (sent without Retry-After), ``(status, headers)``,
+    "hang" (stall ``hang_seconds``, then answer normally), "reset" (TCP reset, no response),
+    "truncate" (Content-Length larger than the body, then close) or "maxlag" (HTTP 200
+    MediaWiki error ``{"error": {"code": "maxlag", "lag": 7}}`` with ``Retry-After: 5``).
     """
 
     def __init__(
@@ -142,47 +148,9 @@ class FakeWiki:
         self.web_results = {k.strip().lower(): list(v) for k, v in (web_results or {}).items()}
         self.api_key = api_key
         self.hang_seconds = hang_seconds
-        self.requests: list[str] = []
-        self.user_agents: list[str] = []
-        self._faults: list[tuple[str, list[Fault]]] = []
-        self._lock = threading.Lock()
-        self._stop = threading.Event()
-        self._server: _Server | None = None
-        self._thread: threading.Thread | None = None
+        self._init_server()
 
     # lifecycle -------------------------------------------------------------------------------
-
-    def start(self) -> FakeWiki:
-        """Bind a free port and serve in a daemon thread."""
-        self._server = _Server(("127.0.0.1", 0), _Handler)
-        self._server.fake = self
-        self._thread = threading.Thread(
-            target=self._server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True
-        )
-        self._thread.start()
-        return self
-
-    def stop(self) -> None:
-        """Wake hung handlers, stop serving and close the socket."""
-        self._stop.set()
-        if self._server is not None:
-            self._server.shutdown()
-            self._server.server_close()
-        if self._thread is not None:
-            self._thread.join(timeout=5)
-
-    def __enter__(self) -> FakeWiki:
-        return self.start()
-
-    def __exit__(self, *exc_info: object) -> None:
-        self.stop()
-
-    @property
-    def base_url(self) -> str:
-        if self._server is None:
-            raise RuntimeError("FakeWiki is not started")
-        host, port = self._server.server_address[:2]
-        return f"http://{host}:{port}"
 
     @property
     def api_url(self) -> str:
@@ -196,33 +164,9 @@ class FakeWiki:
 
     # scripting and inspection ------------------------------------------------------------------
 
-    def fail(self, path_substring: str, responses: Sequence[Fault]) -> None:
-        """Queue faults for the next requests whose path contains ``path_substring``.
-
-        A fault is an HTTP status (sent without Retry-After), ``(status, headers)``, "hang"
-        (stall ``hang_seconds``, then answer normally), "reset" (TCP reset, no response),
-        "truncate" (Content-Length larger than the body, then close) or "maxlag" (HTTP 200
-        MediaWiki error ``{"error": {"code": "maxlag", "lag": 7}}`` with ``Retry-After: 5``).
-        """
-        for fault in responses:
-            if isinstance(fault, str) and fault not in STRING_FAULTS:
-                raise ValueError(f"unknown fault {fault!r}")
-        with self._lock:
-            self._faults.append((path_substring, list(responses)))
-
     def requests_to(self, path_substring: str) -> list[str]:
         """Logged requests whose path contains ``path_substring``."""
         return [path for path in self.requests if path_substring in path]
-
-    def _begin(self, path: str, user_agent: str) -> Fault | None:
-        """Record a request and pop the first fault scripted for it."""
-        with self._lock:
-            self.requests.append(path)
-            self.user_agents.append(user_agent)
-            for substring, queue in self._faults:
-                if queue and substring in path:
-                    return queue.pop(0)
-        return None
 
     # routing ---------------------------------------------------------------------------------
 
@@ -448,3 +392,8 @@ def _json(status: int, body: Any) -> Response:
 def _first(query: dict[str, list[str]], name: str) -> str | None:
     values = query.get(name)
     return values[0] if values else None
+
+
+FakeWiki.server_class = _Server
+FakeWiki.handler_class = _Handler
+FakeWiki.string_faults = frozenset(STRING_FAULTS)
