@@ -25,14 +25,20 @@ is testable without a Beam pipeline. Decisions the paper leaves open, and ours:
 
 from __future__ import annotations
 
+import re
 import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass
+from operator import attrgetter
 
 JNQ_MIN_WORDS = 8
 JBOOLQ_MIN_WORDS = 7  # "more than six words"
 
 SYMBOL_POS = frozenset({"補助記号", "記号", "空白"})
+_is_symbol_pos = SYMBOL_POS.__contains__
+_pos1 = attrgetter("pos1")
+_lemma_of = attrgetter("lemma")
+_feature_raw = attrgetter("feature_raw")
 
 # UniDic lemmas of interrogative words (checked with unidic-lite: the lemma is the kanji
 # headword whatever the spelling). 何: 何/なに/なん (代名詞), 何メートル/何時/何人 (名詞-数詞);
@@ -62,6 +68,7 @@ INTERROGATIVE_POS = {
 # "such a thing as" (勉強なんて嫌い) and なんと "what a ...!" (なんと美しい).
 QUOTATIVE_INTERROGATIVES = frozenset({"なんて", "なんと"})
 SAYING_VERBS = frozenset({"言う", "呼ぶ", "読む", "書く", "称する", "訳す", "名付ける"})
+_CANDIDATE_LEMMAS = INTERROGATIVE_LEMMAS | QUOTATIVE_INTERROGATIVES
 
 # Particles that make an interrogative universal or negative ("every"/"no"): 何も, 誰しも,
 # 何でも (the 副助詞 でも), 何やら ("something"), どうやら ("apparently").
@@ -89,6 +96,11 @@ NON_QUESTION_IDIOMS: tuple[tuple[str, ...], ...] = (
     ("どう", "仕様"),      # どうしようもない "hopeless"
 )
 
+_IDIOM_TAILS: dict[str, list[tuple[str, ...]]] = {}
+for _idiom in NON_QUESTION_IDIOMS:
+    _IDIOM_TAILS.setdefault(_idiom[0], []).append(_idiom[1:])
+_IDIOM_SECOND = frozenset(idiom[1] for idiom in NON_QUESTION_IDIOMS)
+
 PATTERN_3_WORDS = frozenset({"意味", "方法", "理由"})
 
 # Optional wider pattern 3 (``extended=True``): nouns that, like 意味/方法/理由, name the
@@ -100,18 +112,25 @@ PATTERN_3_EXTENDED = frozenset({
     "違い", "原因", "由来", "語源", "仕組み", "定義", "効果", "目的", "特徴", "種類",
 })
 HOW_TO_SUFFIX = "方"
+_PATTERN_3_ALL = PATTERN_3_WORDS | PATTERN_3_EXTENDED
 
 
 def normalize_ja(text: str) -> str:
     """Unicode NFKC (half-width kana to full width, "？" to "?", full-width letters and digits
     to ASCII, U+3000 to U+0020), then leading/trailing whitespace stripped. Inner spaces are
     kept: the JNQ §3.1 space rule needs them."""
-    return unicodedata.normalize("NFKC", text or "").strip()
+    text = text or ""
+    if not unicodedata.is_normalized("NFKC", text):
+        text = unicodedata.normalize("NFKC", text)
+    return text.strip()
+
+
+_WHITESPACE = re.compile(r"\s")
 
 
 def has_space(normalized: str) -> bool:
     """JNQ §3.1 (a): True when any whitespace character (half or full width) is inside."""
-    return any(ch.isspace() for ch in normalized)
+    return _WHITESPACE.search(normalized) is not None
 
 
 @dataclass(frozen=True)
@@ -132,23 +151,39 @@ def make_tagger():
     return fugashi.Tagger()
 
 
-_TOKEN_CACHE: dict[tuple[str, str], JaToken] = {}
-_TOKEN_CACHE_LIMIT = 200_000
+_TOKEN_CACHE: dict[str, JaToken] = {}
+_UNKNOWN_CACHE: dict[tuple[str, str], JaToken] = {}
+_CACHE_LIMIT = 200_000
 
 
-def _token(word) -> JaToken:
-    surface = word.surface
-    fields = word.feature_raw.split(",", 8)
-    pos1 = fields[0]
-    pos2 = fields[1] if len(fields) > 1 else "*"
-    lemma = fields[7] if len(fields) > 7 else ""
-    if lemma and ('"' in fields[6] or '"' in lemma):
+def _lemma(word, fields: list[str]) -> str:
+    lemma = fields[7]
+    if '"' in fields[6] or '"' in lemma:
         lemma = word.feature.lemma or ""
     if "-" in lemma:
         base, _, gloss = lemma.partition("-")
         if base and gloss.isascii():
             lemma = base
-    return JaToken(surface, lemma or surface, pos1, pos2)
+    return lemma
+
+
+def _new_token(word, raw: str) -> JaToken:
+    surface = word.surface
+    fields = raw.split(",", 9)
+    if len(fields) < 9:
+        key = (surface, raw)
+        token = _UNKNOWN_CACHE.get(key)
+        if token is None:
+            if len(_UNKNOWN_CACHE) >= _CACHE_LIMIT:
+                _UNKNOWN_CACHE.clear()
+            token = _UNKNOWN_CACHE[key] = JaToken(surface, surface, fields[0], fields[1])
+        return token
+    token = JaToken(surface, _lemma(word, fields) or surface, fields[0], fields[1])
+    if fields[8] == surface:
+        if len(_TOKEN_CACHE) >= _CACHE_LIMIT:
+            _TOKEN_CACHE.clear()
+        _TOKEN_CACHE[raw] = token
+    return token
 
 
 def ja_tokens(tagger, text: str) -> list[JaToken]:
@@ -156,19 +191,17 @@ def ja_tokens(tagger, text: str) -> list[JaToken]:
 
     The lemma is UniDic's lemma without the origin gloss of loanwords (ペン-pen -> ペン) and
     falls back to the surface for unknown words (which have no lemma). Features are read from
-    ``feature_raw`` (fields 0, 1 and 7) and tokens are cached per (surface, features): both
-    are several times faster than building fugashi's feature tuples for every word.
+    ``feature_raw`` (pos1, pos2, lemma = fields 0, 1, 7) rather than fugashi's feature tuples,
+    and a known word's token is cached under its feature string, which includes its written
+    form (field 8, orth, equal to the surface: checked before caching). Unknown words have
+    only POS features and are cached per (surface, features).
     """
-    tokens = []
-    for word in tagger(text):
-        key = (word.surface, word.feature_raw)
-        token = _TOKEN_CACHE.get(key)
-        if token is None:
-            if len(_TOKEN_CACHE) >= _TOKEN_CACHE_LIMIT:
-                _TOKEN_CACHE.clear()
-            token = _TOKEN_CACHE[key] = _token(word)
-        tokens.append(token)
-    return tokens
+    words = tagger(text)
+    try:
+        return list(map(_TOKEN_CACHE.__getitem__, map(_feature_raw, words)))
+    except KeyError:
+        return [_TOKEN_CACHE.get(word.feature_raw) or _new_token(word, word.feature_raw)
+                for word in words]
 
 
 def is_symbol(token: JaToken) -> bool:
@@ -182,7 +215,7 @@ def word_count(tokens: Sequence[JaToken], count_symbols: bool = False) -> int:
     every token as the analyzer returns it."""
     if count_symbols:
         return len(tokens)
-    return sum(1 for t in tokens if t.pos1 not in SYMBOL_POS)
+    return len(tokens) - sum(map(_is_symbol_pos, map(_pos1, tokens)))
 
 
 def is_topic_marker(token: JaToken) -> bool:
@@ -207,16 +240,19 @@ def _is_interrogative_at(tokens: Sequence[JaToken], i: int) -> bool:
             and i + 1 < len(tokens) and tokens[i + 1].lemma in SAYING_VERBS)
 
 
-def _matches(token: JaToken, item: str) -> bool:
-    return token.lemma == item or token.surface == item
-
-
 def _starts_idiom(tokens: Sequence[JaToken], i: int) -> bool:
-    if tokens[i].surface in _FUSED_NANI:
+    """A ``NON_QUESTION_IDIOMS`` entry starts at ``i`` (each item is a lemma or a surface)."""
+    head = tokens[i]
+    tails = _IDIOM_TAILS.get(head.lemma)
+    if tails is None or i + 1 >= len(tokens) or head.surface in _FUSED_NANI:
         return False
-    for idiom in NON_QUESTION_IDIOMS:
-        if i + len(idiom) <= len(tokens) and all(
-                _matches(tokens[i + k], item) for k, item in enumerate(idiom)):
+    nxt = tokens[i + 1]
+    if nxt.lemma not in _IDIOM_SECOND and nxt.surface not in _IDIOM_SECOND:
+        return False
+    for rest in tails:
+        if i + len(rest) < len(tokens) and all(
+                tokens[i + 1 + k].lemma == item or tokens[i + 1 + k].surface == item
+                for k, item in enumerate(rest)):
             return True
     return False
 
@@ -312,11 +348,15 @@ def interrogative_is_question(tokens: Sequence[JaToken], i: int) -> bool:
 def pattern_1(tokens: Sequence[JaToken]) -> bool:
     """JNQ §3.1 pattern 1: the topic marker は followed later by an interrogative word that
     asks (``interrogative_is_question``)."""
-    seen_topic = False
-    for i, token in enumerate(tokens):
-        if is_topic_marker(token):
-            seen_topic = True
-        elif seen_topic and interrogative_is_question(tokens, i):
+    lemmas = list(map(_lemma_of, tokens))
+    if "は" not in lemmas or _CANDIDATE_LEMMAS.isdisjoint(lemmas):
+        return False
+    n = len(tokens)
+    start = lemmas.index("は")
+    while start < n and not is_topic_marker(tokens[start]):
+        start += 1
+    for i in range(start + 1, n):
+        if lemmas[i] in _CANDIDATE_LEMMAS and interrogative_is_question(tokens, i):
             return True
     return False
 
@@ -329,7 +369,10 @@ def pattern_2(normalized: str) -> bool:
 def pattern_3(tokens: Sequence[JaToken], extended: bool = False) -> bool:
     """JNQ §3.1 pattern 3: a noun whose lemma is 意味, 方法 or 理由; with ``extended`` also
     ``PATTERN_3_EXTENDED`` and verb + 方 (読み方, やり方, 使い方)."""
-    words = PATTERN_3_WORDS | PATTERN_3_EXTENDED if extended else PATTERN_3_WORDS
+    words = _PATTERN_3_ALL if extended else PATTERN_3_WORDS
+    if words.isdisjoint(map(_lemma_of, tokens)) and not (
+            extended and HOW_TO_SUFFIX in map(_lemma_of, tokens)):
+        return False
     for i, t in enumerate(tokens):
         if t.pos1 == "名詞" and t.lemma in words:
             return True
@@ -349,16 +392,19 @@ def ends_with_ka(tokens: Sequence[JaToken]) -> bool:
 
 def jboolq_rule(tokens: Sequence[JaToken], normalized: str, count_symbols: bool = False) -> bool:
     """JBoolQ §4 (footnote 4): more than six words and ending with "?" or the particle か."""
-    if word_count(tokens, count_symbols) < JBOOLQ_MIN_WORDS:
-        return False
-    return pattern_2(normalized) or ends_with_ka(tokens)
+    return (word_count(tokens, count_symbols) >= JBOOLQ_MIN_WORDS
+            and (pattern_2(normalized) or ends_with_ka(tokens)))
 
 
 def matched_patterns(normalized: str, tokens: Sequence[JaToken],
                      extended: bool = False) -> list[int]:
     """The JNQ §3.1 patterns (1, 2, 3) the query matches."""
-    checks = (pattern_1(tokens), pattern_2(normalized), pattern_3(tokens, extended))
-    return [n for n, ok in enumerate(checks, start=1) if ok]
+    patterns = [1] if pattern_1(tokens) else []
+    if pattern_2(normalized):
+        patterns.append(2)
+    if pattern_3(tokens, extended):
+        patterns.append(3)
+    return patterns
 
 
 def select_jnq(normalized: str, tokens: Sequence[JaToken], count_symbols: bool = False,
@@ -381,4 +427,4 @@ def select_jboolq(normalized: str, tokens: Sequence[JaToken],
         return "contains_space"
     if word_count(tokens, count_symbols) < JBOOLQ_MIN_WORDS:
         return "too_few_words"
-    return None if jboolq_rule(tokens, normalized, count_symbols) else "not_yes_no_form"
+    return None if pattern_2(normalized) or ends_with_ka(tokens) else "not_yes_no_form"

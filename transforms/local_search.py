@@ -105,7 +105,8 @@ def _best_japanese_sentences(text: str, query: str, tokenizer: IndexTokenizer) -
     terms = set(tokenizer([query])[0])
     scores = [len(terms & set(tokens)) for tokens in tokenizer(sentences)]
     best = max(range(len(sentences)), key=lambda i: (scores[i], -i))
-    return "".join(sentences[best:best + 2]).strip()
+    snippet = re.sub(r"\s*\[\d+\]\s*", "", "".join(sentences[best:best + 2]))
+    return re.sub(r"\s+", " ", snippet).strip()
 
 
 @dataclass(frozen=True)
