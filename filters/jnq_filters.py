@@ -19,8 +19,11 @@ is testable without a Beam pipeline. Decisions the paper leaves open, and ours:
   by default, so a "?" cannot make a query long enough (``word_count``).
 * Pattern 1 is matched on UniDic lemmas, so kana and kanji spellings (なぜ/何故, どこ/何処)
   are the same word, and it skips interrogatives used as indefinites or universals (何か...,
-  何も, 誰でも, いつの間にか, なぜなら, どうやら; see ``interrogative_is_question``).
+  何も, 誰でも, いつの間にか, なぜなら, どうやら; see ``interrogative_is_question``). Any は
+  that is the binding particle (係助詞) counts as the topic marker, also in では/とは/には.
 * Pattern 3 matches noun lemmas; ``PATTERN_3_EXTENDED`` is an optional, wider word list.
+* JBoolQ's か must be a particle (助詞) and the last word: すいか (a noun) does not end in か.
+  The rule is the paper's form filter; it also accepts wh-questions ending in "?" or か.
 """
 
 from __future__ import annotations
@@ -29,25 +32,22 @@ import re
 import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass
-from operator import attrgetter
 
 JNQ_MIN_WORDS = 8
 JBOOLQ_MIN_WORDS = 7  # "more than six words"
 
 SYMBOL_POS = frozenset({"補助記号", "記号", "空白"})
-_is_symbol_pos = SYMBOL_POS.__contains__
-_pos1 = attrgetter("pos1")
-_lemma_of = attrgetter("lemma")
-_feature_raw = attrgetter("feature_raw")
 
 # UniDic lemmas of interrogative words (checked with unidic-lite: the lemma is the kanji
-# headword whatever the spelling). 何: 何/なに/なん (代名詞), 何メートル/何時/何人 (名詞-数詞);
-# 何処: どこ; 何時: いつ; 何故: なぜ/なにゆえ; 何の: どの; 何れ: どれ/いずれ; 何方: どちら/
+# headword whatever the spelling). 何: 何/なに/なん (代名詞), the 何 of 何メートル/何人/何時
+# (名詞-数詞 + counter); 何処: どこ; 何時: いつ, and 何時 when read as one word;
+# 何故: なぜ/なにゆえ; 何の: どの; 何れ: どれ/いずれ; 何方: どちら/
 # どっち/どなた; 幾ら: いくら; 幾: いくつ/幾つ/幾度 (幾 + つ); 如何: いかが; 如何に: いかに;
 # 如何なる/如何な: いかなる/いかな; 何ぼ: なんぼ; 何奴: どいつ; 何程: なにほど; 幾許: いくばく.
 # どう and どんな are their own lemmas (どうして = どう + 為る + て, どういう = どう + 言う);
 # どれ just before "?" or at the end ("...はどれ?") is tagged as the interjection どれ.
-# Lexicalized 何 compounds (何県, 何色, 何語, 何者, 何十, 何時頃 ...) are separate UniDic lemmas.
+# Lexicalized 何 compounds (何県, 何色, 何語, 何者, 何十, 何時頃 ...) are separate UniDic lemmas;
+# 何分 is also なにぶん ("anyway"), which rarely follows a topic.
 INTERROGATIVE_LEMMAS = frozenset({
     "何", "誰", "何処", "何時", "何故", "どう", "どんな", "何の", "何れ", "どれ", "何方",
     "幾ら", "幾", "如何", "如何に", "如何なる", "如何な", "何ぼ", "何奴", "何程", "幾許",
@@ -73,6 +73,8 @@ _CANDIDATE_LEMMAS = INTERROGATIVE_LEMMAS | QUOTATIVE_INTERROGATIVES
 # Particles that make an interrogative universal or negative ("every"/"no"): 何も, 誰しも,
 # 何でも (the 副助詞 でも), 何やら ("something"), どうやら ("apparently").
 _UNIVERSAL_PARTICLES = frozenset({"も", "しも", "でも", "やら"})
+
+_NOT_LINKING = _UNIVERSAL_PARTICLES | {"か"}
 
 _NEGATIVES = frozenset({"ない", "無い", "ぬ"})
 
@@ -133,7 +135,7 @@ def has_space(normalized: str) -> bool:
     return _WHITESPACE.search(normalized) is not None
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class JaToken:
     """One UniDic short unit: surface, lemma (the surface for unknown words) and POS levels."""
 
@@ -176,7 +178,8 @@ def _new_token(word, raw: str) -> JaToken:
         if token is None:
             if len(_UNKNOWN_CACHE) >= _CACHE_LIMIT:
                 _UNKNOWN_CACHE.clear()
-            token = _UNKNOWN_CACHE[key] = JaToken(surface, surface, fields[0], fields[1])
+            pos2 = fields[1] if len(fields) > 1 else "*"
+            token = _UNKNOWN_CACHE[key] = JaToken(surface, surface, fields[0], pos2)
         return token
     token = JaToken(surface, _lemma(word, fields) or surface, fields[0], fields[1])
     if fields[8] == surface:
@@ -184,6 +187,12 @@ def _new_token(word, raw: str) -> JaToken:
             _TOKEN_CACHE.clear()
         _TOKEN_CACHE[raw] = token
     return token
+
+
+def clear_token_cache() -> None:
+    """Empty the token caches of ``ja_tokens`` (they are bounded; this is for benchmarks)."""
+    _TOKEN_CACHE.clear()
+    _UNKNOWN_CACHE.clear()
 
 
 def ja_tokens(tagger, text: str) -> list[JaToken]:
@@ -197,8 +206,9 @@ def ja_tokens(tagger, text: str) -> list[JaToken]:
     only POS features and are cached per (surface, features).
     """
     words = tagger(text)
+    cache = _TOKEN_CACHE
     try:
-        return list(map(_TOKEN_CACHE.__getitem__, map(_feature_raw, words)))
+        return [cache[word.feature_raw] for word in words]
     except KeyError:
         return [_TOKEN_CACHE.get(word.feature_raw) or _new_token(word, word.feature_raw)
                 for word in words]
@@ -215,7 +225,11 @@ def word_count(tokens: Sequence[JaToken], count_symbols: bool = False) -> int:
     every token as the analyzer returns it."""
     if count_symbols:
         return len(tokens)
-    return len(tokens) - sum(map(_is_symbol_pos, map(_pos1, tokens)))
+    count = 0
+    for token in tokens:
+        if token.pos1 not in SYMBOL_POS:
+            count += 1
+    return count
 
 
 def is_topic_marker(token: JaToken) -> bool:
@@ -275,8 +289,7 @@ def _is_linking(token: JaToken) -> bool:
     """Case and adverbial particles (に, で, と, から, まで, くらい ...) and the copula だ/で,
     which may stand between an interrogative and its も/か (どこにも, 誰にでも, 何だか)."""
     if token.pos1 == "助詞":
-        return token.pos2 in ("格助詞", "副助詞") and token.lemma not in ("か", "も", "やら",
-                                                                    "しも", "でも")
+        return token.pos2 in ("格助詞", "副助詞") and token.lemma not in _NOT_LINKING
     return token.pos1 == "助動詞" and token.lemma == "だ" and token.surface in ("で", "だ")
 
 
@@ -297,7 +310,7 @@ def _concessive(tokens: Sequence[JaToken], j: int) -> bool:
     としても ("also as": 何としても知られる)."""
     for k in range(j, len(tokens)):
         t = tokens[k]
-        if t.pos1 in SYMBOL_POS or is_interrogative(t):
+        if t.pos1 in SYMBOL_POS or (t.lemma in INTERROGATIVE_LEMMAS and is_interrogative(t)):
             return False
         if t.lemma == "為る" and t.surface in ("せよ", "しろ") and tokens[k - 1].surface == "に":
             return True
@@ -348,15 +361,11 @@ def interrogative_is_question(tokens: Sequence[JaToken], i: int) -> bool:
 def pattern_1(tokens: Sequence[JaToken]) -> bool:
     """JNQ §3.1 pattern 1: the topic marker は followed later by an interrogative word that
     asks (``interrogative_is_question``)."""
-    lemmas = list(map(_lemma_of, tokens))
-    if "は" not in lemmas or _CANDIDATE_LEMMAS.isdisjoint(lemmas):
-        return False
-    n = len(tokens)
-    start = lemmas.index("は")
-    while start < n and not is_topic_marker(tokens[start]):
-        start += 1
-    for i in range(start + 1, n):
-        if lemmas[i] in _CANDIDATE_LEMMAS and interrogative_is_question(tokens, i):
+    seen_topic = False
+    for i, token in enumerate(tokens):
+        if not seen_topic:
+            seen_topic = token.lemma == "は" and is_topic_marker(token)
+        elif token.lemma in _CANDIDATE_LEMMAS and interrogative_is_question(tokens, i):
             return True
     return False
 
@@ -370,13 +379,11 @@ def pattern_3(tokens: Sequence[JaToken], extended: bool = False) -> bool:
     """JNQ §3.1 pattern 3: a noun whose lemma is 意味, 方法 or 理由; with ``extended`` also
     ``PATTERN_3_EXTENDED`` and verb + 方 (読み方, やり方, 使い方)."""
     words = _PATTERN_3_ALL if extended else PATTERN_3_WORDS
-    if words.isdisjoint(map(_lemma_of, tokens)) and not (
-            extended and HOW_TO_SUFFIX in map(_lemma_of, tokens)):
-        return False
     for i, t in enumerate(tokens):
-        if t.pos1 == "名詞" and t.lemma in words:
+        lemma = t.lemma
+        if lemma in words and t.pos1 == "名詞":
             return True
-        if (extended and t.pos1 == "接尾辞" and t.lemma == HOW_TO_SUFFIX and i > 0
+        if (extended and lemma == HOW_TO_SUFFIX and t.pos1 == "接尾辞" and i > 0
                 and tokens[i - 1].pos1 == "動詞"):
             return True
     return False

@@ -77,7 +77,7 @@ def parse_args(argv: list[str] | None) -> tuple[argparse.Namespace, list[str]]:
 
 
 def build_pipeline(pipeline: beam.Pipeline, args: argparse.Namespace,
-                   target: ReleaseTarget) -> None:
+                   target: ReleaseTarget) -> list:
     from transforms.accounting import SIDE_OUTPUTS
     from transforms.accounting_io import WriteAccounting
 
@@ -90,15 +90,19 @@ def build_pipeline(pipeline: beam.Pipeline, args: argparse.Namespace,
     rows = (matches.main
             | "ByHypernym" >> beam.GroupByKey()
             | "LexiconRow" >> beam.Map(lexicon_row))
-    rows | "KeyLexicon" >> beam.Map(lambda row: ("lexicon", row)) | "WriteLexicon" >> WriteShards(
-        target.staging_dir, lambda row: row["lemma"], parquet_bytes, "parquet", LEXICON_SCHEMA)
+    lexicon = (rows
+               | "KeyLexicon" >> beam.Map(lambda row: ("lexicon", row))
+               | "WriteLexicon" >> WriteShards(target.staging_dir, lambda row: row["lemma"],
+                                               parquet_bytes, "parquet", LEXICON_SCHEMA))
     tsv_path = FileSystems.join(target.staging_dir, LEXICON_FILE)
-    (rows
+    tsv = (rows
      | "AllRows" >> beam.combiners.ToList()
      | "WriteTsv" >> beam.Map(lambda all_rows: write_bytes(tsv_path, lexicon_tsv(
          (r["lemma"], r["count"], r["distinct_hyponyms"], r["hyponyms"]) for r in all_rows
      ).encode("utf-8"))))
-    pipeline | "Accounting" >> WriteAccounting(target.staging_dir, [*results, matches])
+    accounting = pipeline | "Accounting" >> WriteAccounting(target.staging_dir,
+                                                            [*results, matches])
+    return [lexicon, tsv, accounting]
 
 
 def categories_stats(tallies: dict[str, int], histograms: dict) -> dict[str, Any]:

@@ -98,7 +98,7 @@ def parse_args(argv: list[str] | None) -> tuple[argparse.Namespace, list[str]]:
 
 
 def build_pipeline(pipeline: beam.Pipeline, args: argparse.Namespace,
-                   target: ReleaseTarget) -> None:
+                   target: ReleaseTarget) -> list:
     records, results = pipeline | "ReadLogs" >> ReadQueryLog(
         args.input, log_fields(args), args.format)
     by_users = (records
@@ -115,16 +115,18 @@ def build_pipeline(pipeline: beam.Pipeline, args: argparse.Namespace,
     questions = selected.main
     results = [*results, by_users, selected]
     lengths = questions | "Words" >> beam.Map(lambda row: ("all/question_words", row["words"]))
+    written = []
     if args.keep_rejected:
-        ((by_users[REJECTED_QUERIES] | "AsQuestionRows" >> beam.Map(_from_nq_row, args.variant),
-          selected[REJECTED_QUERIES])
-         | "RejectedQueries" >> beam.Flatten()
-         | "KeyRejected" >> beam.Map(lambda row: ("queries", row))
-         | "WriteRejected" >> WriteShards(target.staging_dir, lambda r: r["question"],
-                                          parquet_bytes, "parquet", REJECTED_QUERY_SCHEMA,
-                                          subdir="rejected"))
+        too_few_users = by_users[REJECTED_QUERIES] | "AsQuestionRows" >> beam.Map(
+            _from_nq_row, args.variant)
+        written.append((too_few_users, selected[REJECTED_QUERIES])
+                       | "RejectedQueries" >> beam.Flatten()
+                       | "KeyRejected" >> beam.Map(lambda row: ("queries", row))
+                       | "WriteRejected" >> WriteShards(
+                           target.staging_dir, lambda r: r["question"], parquet_bytes,
+                           "parquet", REJECTED_QUERY_SCHEMA, subdir="rejected"))
     if args.stop_after == "questions":
-        (questions
+        written.append(questions
          | "KeyQuestions" >> beam.Map(lambda row: ("questions", row))
          | "WriteQuestions" >> WriteShards(target.staging_dir, lambda r: r["question"],
                                            parquet_bytes, "parquet", QUESTION_SCHEMA))
@@ -137,7 +139,7 @@ def build_pipeline(pipeline: beam.Pipeline, args: argparse.Namespace,
                  .with_outputs(*SIDE_OUTPUTS, main="main"))
         results += [*linked, built]
         salt, ratios = args.split_salt, args._ratios
-        (built.main
+        written.append(built.main
          | "Split" >> beam.Map(lambda row: (assign_split(row["question"], salt, ratios), row))
          | "WriteExamples" >> WriteShards(target.staging_dir, lambda r: r["question"],
                                           parquet_bytes, "parquet", EXAMPLE_SCHEMA))
@@ -146,7 +148,9 @@ def build_pipeline(pipeline: beam.Pipeline, args: argparse.Namespace,
     histograms = ((lengths, *page_stats)
                   | "AllLengths" >> beam.Flatten()
                   | "Histograms" >> beam.CombinePerKey(HistogramFn()))
-    pipeline | "Accounting" >> WriteAccounting(target.staging_dir, results, histograms)
+    written.append(pipeline | "Accounting" >> WriteAccounting(target.staging_dir, results,
+                                                              histograms))
+    return written
 
 
 def _from_nq_row(row: dict[str, Any], variant: str) -> dict[str, Any]:

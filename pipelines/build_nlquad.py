@@ -137,8 +137,9 @@ def read_pages(pipeline: beam.Pipeline, args: argparse.Namespace):
 
 
 def build_pipeline(pipeline: beam.Pipeline, args: argparse.Namespace,
-                   target: ReleaseTarget) -> None:
-    """Compose the NLQuAD pipeline; everything it writes goes to the staging directory."""
+                   target: ReleaseTarget) -> list:
+    """Compose the NLQuAD pipeline; everything it writes goes to the staging directory.
+    Returns the writers' outputs (the release is published after them)."""
     pages, results = read_pages(pipeline, args)
     parsed = pages | "Parse" >> beam.ParDo(ParsePages()).with_outputs(*SIDE_OUTPUTS, main="main")
     articles, dedup_results = parsed.main | "Deduplicate" >> DeduplicateArticles()
@@ -149,20 +150,21 @@ def build_pipeline(pipeline: beam.Pipeline, args: argparse.Namespace,
         repeated=beam.pvalue.AsDict(repeated),
     ).with_outputs(*SIDE_OUTPUTS, ExtractQuestionAnswers.STATS, main="main")
     rows = extracted.main
-    rows | "WriteSplits" >> WriteShards(
+    written = [rows | "WriteSplits" >> WriteShards(
         target.staging_dir, lambda row: row["id"], parquet_bytes, "parquet",
-        NLQUAD_SCHEMA, args.max_rows_per_shard)
+        NLQUAD_SCHEMA, args.max_rows_per_shard)]
     if args.export_squad:
         staging = target.staging_dir
-        (rows
+        written.append(rows
          | "GroupForSquad" >> beam.GroupByKey()
          | "WriteSquad" >> beam.Map(lambda kv: write_bytes(
              FileSystems.join(staging, "squad", f"{kv[0]}.json"),
              to_json_bytes({"version": args.version, "data": squad_documents(kv[1])}))))
     histograms = (extracted[ExtractQuestionAnswers.STATS]
                   | "Histograms" >> beam.CombinePerKey(HistogramFn()))
-    pipeline | "Accounting" >> WriteAccounting(
-        target.staging_dir, [*results, parsed, *dedup_results, extracted], histograms)
+    written.append(pipeline | "Accounting" >> WriteAccounting(
+        target.staging_dir, [*results, parsed, *dedup_results, extracted], histograms))
+    return written
 
 
 def source_description(args: argparse.Namespace) -> dict[str, Any]:

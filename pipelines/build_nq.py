@@ -114,7 +114,7 @@ def parse_args(argv: list[str] | None) -> tuple[argparse.Namespace, list[str]]:
 
 
 def build_pipeline(pipeline: beam.Pipeline, args: argparse.Namespace,
-                   target: ReleaseTarget) -> None:
+                   target: ReleaseTarget) -> list:
     fields = log_fields(args)
     records, results = pipeline | "ReadLogs" >> ReadQueryLog(args.input, fields, args.format)
     by_users = (records
@@ -132,16 +132,16 @@ def build_pipeline(pipeline: beam.Pipeline, args: argparse.Namespace,
     questions = selected.main
     results = [*results, by_users, selected]
     if args.stop_after == "questions":
-        (questions
-         | "KeyQuestions" >> beam.Map(lambda row: ("questions", row))
-         | "WriteQuestions" >> WriteShards(target.staging_dir, lambda r: r["question"],
-                                           parquet_bytes, "parquet", QUESTION_SCHEMA))
+        written = [questions
+                   | "KeyQuestions" >> beam.Map(lambda row: ("questions", row))
+                   | "WriteQuestions" >> WriteShards(target.staging_dir, lambda r: r["question"],
+                                                     parquet_bytes, "parquet", QUESTION_SCHEMA)]
         page_stats = []
     else:
-        page_stats, linked_results = write_examples(questions, args, target)
+        page_stats, linked_results, written = write_examples(questions, args, target)
         results += linked_results
     if args.keep_rejected:
-        ((by_users[REJECTED_QUERIES], selected[REJECTED_QUERIES])
+        written.append((by_users[REJECTED_QUERIES], selected[REJECTED_QUERIES])
          | "RejectedQueries" >> beam.Flatten()
          | "KeyRejected" >> beam.Map(lambda row: ("queries", row))
          | "WriteRejected" >> WriteShards(target.staging_dir, lambda r: r["question"],
@@ -154,7 +154,9 @@ def build_pipeline(pipeline: beam.Pipeline, args: argparse.Namespace,
     histograms = ((lengths, *page_stats)
                   | "AllLengths" >> beam.Flatten()
                   | "Histograms" >> beam.CombinePerKey(HistogramFn()))
-    pipeline | "Accounting" >> WriteAccounting(target.staging_dir, results, histograms)
+    written.append(pipeline | "Accounting" >> WriteAccounting(target.staging_dir, results,
+                                                              histograms))
+    return written
 
 
 def _hf_parquet(rows: list[dict], schema) -> bytes:
@@ -168,7 +170,8 @@ def _page_lengths(example: dict) -> list[tuple[str, int]]:
 
 
 def write_examples(questions, args: argparse.Namespace, target: ReleaseTarget):
-    """Stage 2: link, fetch, tokenize, split, write both formats. Returns (stats, results)."""
+    """Stage 2: link, fetch, tokenize, split, write both formats.
+    Returns (length stats, accounting results, writers' outputs)."""
     from filters.nq_candidates import nq_document
 
     pairs, linked_results = questions | "LinkAndFetch" >> LinkAndFetch(
@@ -182,14 +185,16 @@ def write_examples(questions, args: argparse.Namespace, target: ReleaseTarget):
                 | "Split" >> beam.Map(lambda ex: (
                     assign_split(ex["question_text"], salt, ratios), ex)))
     sort_key = lambda ex: ex["question_text"]  # noqa: E731 - shared by both writers
-    examples | "WriteParquet" >> WriteShards(
-        target.staging_dir, sort_key, _hf_parquet, "parquet", HF_SCHEMA,
-        args.max_rows_per_shard)
-    examples | "WriteOriginal" >> WriteShards(
-        target.staging_dir, sort_key, jsonl_gz_bytes, "jsonl.gz",
-        max_rows_per_shard=args.max_rows_per_shard, subdir="nq_original")
+    written = [
+        examples | "WriteParquet" >> WriteShards(
+            target.staging_dir, sort_key, _hf_parquet, "parquet", HF_SCHEMA,
+            args.max_rows_per_shard),
+        examples | "WriteOriginal" >> WriteShards(
+            target.staging_dir, sort_key, jsonl_gz_bytes, "jsonl.gz",
+            max_rows_per_shard=args.max_rows_per_shard, subdir="nq_original"),
+    ]
     page_stats = examples | "PageLengths" >> beam.FlatMap(lambda kv: _page_lengths(kv[1]))
-    return [page_stats], [*linked_results, built]
+    return [page_stats], [*linked_results, built], written
 
 
 def nq_stats(tallies: dict[str, int], histograms: dict) -> dict[str, Any]:

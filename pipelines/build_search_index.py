@@ -130,7 +130,7 @@ class _ReadEnterpriseDump(beam.DoFn):
 
 
 def build_pipeline(pipeline: beam.Pipeline, args: argparse.Namespace,
-                   target: ReleaseTarget) -> None:
+                   target: ReleaseTarget) -> list:
     if args.source == "enterprise":
         read = (pipeline
                 | "MatchDumps" >> fileio.MatchFiles(args.input)
@@ -143,12 +143,12 @@ def build_pipeline(pipeline: beam.Pipeline, args: argparse.Namespace,
                 | "Directory" >> beam.Create([directory])
                 | "ReadDirectory" >> beam.ParDo(_ReadCorpusDirectory())
                 .with_outputs(*SIDE_OUTPUTS, main="main"))
-    (read.main
+    pages = (read.main
      | "Key" >> beam.Map(lambda record: ("pages", record))
      | "WritePages" >> WriteShards(FileSystems.join(target.staging_dir, EXTRACTED),
                                    lambda r: r["url"], parquet_bytes, "parquet",
                                    _EXTRACT_SCHEMA))
-    pipeline | "Accounting" >> WriteAccounting(target.staging_dir, [read])
+    return [pages, pipeline | "Accounting" >> WriteAccounting(target.staging_dir, [read])]
 
 
 def index_extracted(target: ReleaseTarget, lang: str) -> int:

@@ -34,7 +34,10 @@ def _json_key(record) -> str:
 
 
 class WriteAccounting(beam.PTransform):
-    """Collect TALLY, DEAD_LETTER and REJECTED outputs of ``results`` into ``staging_dir``."""
+    """Collect TALLY, DEAD_LETTER and REJECTED outputs of ``results`` into ``staging_dir``.
+
+    Returns a PCollection that is complete once every accounting file is written (the
+    release is published after it)."""
 
     def __init__(self, staging_dir: str, results: list, histograms=None):
         super().__init__()
@@ -52,29 +55,33 @@ class WriteAccounting(beam.PTransform):
         pipeline = pbegin.pipeline
         staging = self.staging_dir
         tallies = self._flatten(pipeline, TALLY, "Tallies")
-        (tallies
-         | "SumTallies" >> beam.CombinePerKey(sum)
-         | "TalliesToDict" >> beam.combiners.ToList()
-         | "SortTallies" >> beam.Map(_sorted_dict)
-         | "WriteTallies" >> WriteJson(FileSystems.join(staging, TALLIES_FILE)))
+        tallies_written = (
+            tallies
+            | "SumTallies" >> beam.CombinePerKey(sum)
+            | "TalliesToDict" >> beam.combiners.ToList()
+            | "SortTallies" >> beam.Map(_sorted_dict)
+            | "WriteTallies" >> WriteJson(FileSystems.join(staging, TALLIES_FILE)))
 
         histograms = self.histograms
         if histograms is None:
             histograms = pipeline | "NoHistograms" >> beam.Create([])
-        (histograms
-         | "HistogramsToDict" >> beam.combiners.ToList()
-         | "SortHistograms" >> beam.Map(
-             lambda pairs: {k: {str(v): f for v, f in sorted(h.items())}
-                            for k, h in sorted(pairs)})
-         | "WriteHistograms" >> WriteJson(FileSystems.join(staging, HISTOGRAMS_FILE)))
+        histograms_written = (
+            histograms
+            | "HistogramsToDict" >> beam.combiners.ToList()
+            | "SortHistograms" >> beam.Map(
+                lambda pairs: {k: {str(v): f for v, f in sorted(h.items())}
+                               for k, h in sorted(pairs)})
+            | "WriteHistograms" >> WriteJson(FileSystems.join(staging, HISTOGRAMS_FILE)))
 
         rejected = self._flatten(pipeline, REJECTED, "Rejected")
         dead = (self._flatten(pipeline, DEAD_LETTER, "DeadLetters")
                 | "TagDead" >> beam.Map(lambda record: ("dead_letter", record)))
-        return ((rejected, dead)
-                | "MergeRejectedAndDead" >> beam.Flatten()
-                | "WriteRejected" >> WriteShards(staging, _json_key, jsonl_bytes, "jsonl",
-                                                 subdir="rejected"))
+        rejected_written = ((rejected, dead)
+                            | "MergeRejectedAndDead" >> beam.Flatten()
+                            | "WriteRejected" >> WriteShards(staging, _json_key, jsonl_bytes,
+                                                             "jsonl", subdir="rejected"))
+        return ((tallies_written, histograms_written, rejected_written)
+                | "AccountingWritten" >> beam.Flatten())
 
 
 class HistogramFn(beam.CombineFn):

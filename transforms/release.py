@@ -40,6 +40,7 @@ from apache_beam.io.filesystems import FileSystems
 PARQUET_COMPRESSION = "zstd"
 RAW = CompressionTypes.UNCOMPRESSED  # bytes as written: never let Beam (de)compress ".gz" paths
 MANIFEST = "dataset_info.json"
+SUCCESS_MARKER = "_SUCCESS"
 
 
 class ReleaseExistsError(RuntimeError):
@@ -221,17 +222,43 @@ def utc_now() -> str:
 
 
 def finalize_release(target: ReleaseTarget, overwrite: bool, manifest: bytes) -> str:
-    """Write the manifest (the completion marker, always last), then move into place.
+    """Write the manifest (the completion marker, always last), then move into place and
+    point ``<root>/<dataset>/LATEST`` at the version.
 
-    Everything else (splits, stats, card) must already be in the staging directory.
+    Safe to retry: a retried step that finds this run's release already in place (same
+    ``run_id`` in the published manifest) only refreshes ``LATEST``. Everything else (splits,
+    stats, card) must already be in the staging directory.
     """
+    if not _is_staged(target) and published_run_id(target) == target.run_id:
+        write_latest(target)
+        return target.final_dir
     write_bytes(FileSystems.join(target.staging_dir, MANIFEST), manifest)
     target.check_writable(overwrite)
     if _is_local(target.final_dir):
         _move_local(target, overwrite)
     else:
         _move_remote(target)
+    write_latest(target)
     return target.final_dir
+
+
+def _is_staged(target: ReleaseTarget) -> bool:
+    return FileSystems.exists(target.staging_dir) and bool(list_files(target.staging_dir))
+
+
+def published_run_id(target: ReleaseTarget) -> str | None:
+    """The ``run_id`` recorded in the published manifest, if the version is published."""
+    path = FileSystems.join(target.final_dir, MANIFEST)
+    return read_json(path).get("run_id") if FileSystems.exists(path) else None
+
+
+def latest_path(root: str, dataset: str) -> str:
+    return FileSystems.join(root, dataset, "LATEST")
+
+
+def write_latest(target: ReleaseTarget) -> None:
+    """``LATEST`` holds the most recently published version (written only after success)."""
+    write_bytes(latest_path(target.root, target.dataset), f"{target.version}\n".encode())
 
 
 def _move_local(target: ReleaseTarget, overwrite: bool) -> None:
@@ -257,11 +284,19 @@ def _remove_empty_staging(staging_root: str) -> None:
 
 
 def _move_remote(target: ReleaseTarget) -> None:
-    """Object stores have no directory rename: copy every file, the manifest last."""
+    """Object stores have no directory rename: copy every file, the manifest last, then
+    ``_SUCCESS``. A retry skips files a failed attempt already moved."""
     files = [f for f in list_files(target.staging_dir) if f != MANIFEST] + [MANIFEST]
-    sources = [FileSystems.join(target.staging_dir, *f.split("/")) for f in files]
-    destinations = [FileSystems.join(target.final_dir, *f.split("/")) for f in files]
-    FileSystems.rename(sources, destinations)
+    for name in files:
+        source = FileSystems.join(target.staging_dir, *name.split("/"))
+        destination = FileSystems.join(target.final_dir, *name.split("/"))
+        if FileSystems.exists(source):
+            if FileSystems.exists(destination):
+                FileSystems.delete([destination])
+            if _is_local(destination):  # object stores have no directories to create
+                os.makedirs(os.path.dirname(destination), exist_ok=True)
+            FileSystems.rename([source], [destination])
+    write_bytes(FileSystems.join(target.final_dir, SUCCESS_MARKER), b"")
 
 
 def discard_staging(target: ReleaseTarget) -> None:

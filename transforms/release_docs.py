@@ -101,6 +101,7 @@ def build_manifest(target: ReleaseTarget, *, options: dict[str, Any], source: di
     return {
         "dataset": target.dataset,
         "version": target.version,
+        "run_id": target.run_id,
         "created": utc_now(),
         "code": code_version(),
         "options": options,

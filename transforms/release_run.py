@@ -64,17 +64,41 @@ def publish(target: ReleaseTarget, *, overwrite: bool, splits: list[str], schema
 
 
 def run_release(target: ReleaseTarget, overwrite: bool, beam_args: list[str],
-                build: Callable[[beam.Pipeline], None],
+                build: Callable[[beam.Pipeline], list],
                 finish: Callable[[], dict[str, Any]]) -> dict[str, Any]:
-    """Check the version is writable, run ``build`` as a Beam pipeline, then ``finish``."""
+    """Check the version is writable, run the pipeline, and let the pipeline publish.
+
+    ``build(pipeline)`` composes the pipeline and returns the PCollections whose completion
+    means everything is staged (the outputs of its writers). A last step, which takes them
+    all as side inputs and so runs after them, calls ``finish()`` to publish the release: the
+    release is committed by the job itself, also when a Dataflow launcher does not wait.
+    Returns the published manifest, stats and path."""
     target.check_writable(overwrite)
     try:
         with beam.Pipeline(options=PipelineOptions(beam_args)) as pipeline:
-            build(pipeline)
-        return finish()
+            written = build(pipeline)
+            waits = [beam.pvalue.AsList(pcoll) for pcoll in written]
+            (pipeline
+             | "PublishTrigger" >> beam.Create([None])
+             | "Publish" >> beam.Map(_publish_after, finish, *waits))
     except BaseException:
         discard_staging(target)
         raise
+    return published(target)
+
+
+def _publish_after(_: None, finish: Callable[[], Any], *written: list) -> None:
+    """Runs once every writer is done (its side inputs are their outputs)."""
+    finish()
+
+
+def published(target: ReleaseTarget) -> dict[str, Any]:
+    """Manifest, stats and path of a published release."""
+    from transforms.release import MANIFEST, read_json
+
+    return {"manifest": read_json(FileSystems.join(target.final_dir, MANIFEST)),
+            "stats": read_json(FileSystems.join(target.final_dir, "stats.json")),
+            "path": target.final_dir}
 
 
 def cli_main(run: Callable[[list[str] | None], dict[str, Any]],

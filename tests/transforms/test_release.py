@@ -107,3 +107,32 @@ def test_discard_staging_leaves_nothing(tmp_path):
     discard_staging(target)
     assert not os.path.exists(target.staging_dir)
     assert not os.path.exists(target.final_dir)
+
+
+def test_latest_pointer_and_retried_publish_are_safe(tmp_path):
+    from transforms.release import latest_path
+
+    target = _staged(tmp_path, "2.0.0")
+    finalize_release(target, overwrite=False, manifest=b'{"run_id": "%s"}' % (
+        target.run_id.encode()))
+    latest = latest_path(str(tmp_path), "toy")
+    assert open(latest).read() == "2.0.0\n"
+    # the publish step is retried after it succeeded: nothing to move, no error
+    assert finalize_release(target, overwrite=False, manifest=b"{}") == target.final_dir
+    # another run of the same version is still refused
+    with pytest.raises(ReleaseExistsError):
+        finalize_release(_staged(tmp_path, "2.0.0"), overwrite=False, manifest=b"{}")
+
+
+def test_object_store_move_copies_manifest_last_and_resumes(tmp_path):
+    from transforms.release import MANIFEST, SUCCESS_MARKER, _move_remote, write_bytes
+
+    target = _staged(tmp_path, "3.0.0")
+    write_bytes(os.path.join(target.staging_dir, MANIFEST), b"{}")
+    first = os.path.join("train", "train-00000-of-00001.parquet")
+    os.makedirs(os.path.join(target.final_dir, "train"))
+    os.rename(os.path.join(target.staging_dir, first), os.path.join(target.final_dir, first))
+    _move_remote(target)  # resumes after a partial move
+    assert sorted(os.listdir(target.final_dir)) == sorted(
+        ["train", "test", MANIFEST, SUCCESS_MARKER])
+    assert not any(files for _, _, files in os.walk(target.staging_dir))
