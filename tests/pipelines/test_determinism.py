@@ -1,0 +1,100 @@
+"""Every pipeline writes byte-identical releases in-memory, multi-process and portable.
+
+The portable mode is the Fn API path Dataflow, Flink and Spark use: a local job service plus
+an EXTERNAL worker pool, each in its own process (started here, on 127.0.0.1).
+"""
+
+from __future__ import annotations
+
+import json
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from pipelines import build_categories, build_jnq, build_nlquad, build_nq, build_search_index
+from tests.conftest import TEST_RUNNER
+
+PIPELINES = {
+    "nlquad": (build_nlquad.run, ["--export-squad"]),
+    "nq": (build_nq.run, ["--keep-rejected"]),
+    "jnq": (build_jnq.run, []),
+    "categories": (build_categories.run, []),
+    "search_index": (build_search_index.run, []),
+}
+MULTI_PROCESS = ["--runner=DirectRunner", "--direct_running_mode=multi_processing",
+                 "--direct_num_workers=2"]
+VOLATILE = ("created", "run_id")
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def _wait_for(port: int, process: subprocess.Popen, seconds: float = 60) -> None:
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        if process.poll() is not None:
+            raise RuntimeError(f"service on port {port} exited with {process.returncode}")
+        with socket.socket() as sock:
+            if sock.connect_ex(("127.0.0.1", port)) == 0:
+                return
+        time.sleep(0.2)
+    raise TimeoutError(f"nothing listens on port {port}")
+
+
+@pytest.fixture(scope="module")
+def portable_args(tmp_path_factory):
+    """Start a Beam job service and an EXTERNAL worker pool; yield the runner options."""
+    job_port, pool_port = _free_port(), _free_port()
+    logs = tmp_path_factory.mktemp("portable")
+    commands = [
+        [sys.executable, "-m", "apache_beam.runners.portability.local_job_service_main",
+         "--port", str(job_port)],
+        [sys.executable, "-m", "apache_beam.runners.worker.worker_pool_main",
+         "--service_port", str(pool_port)],
+    ]
+    processes = [subprocess.Popen(cmd, stdout=(logs / f"{i}.log").open("w"),
+                                  stderr=subprocess.STDOUT) for i, cmd in enumerate(commands)]
+    try:
+        _wait_for(job_port, processes[0])
+        _wait_for(pool_port, processes[1])
+        yield ["--runner=PortableRunner", f"--job_endpoint=localhost:{job_port}",
+               "--environment_type=EXTERNAL", f"--environment_config=localhost:{pool_port}"]
+    finally:
+        for process in processes:
+            process.terminate()
+        for process in processes:
+            process.wait(timeout=30)
+
+
+def _fingerprint(path: Path) -> tuple[dict, dict]:
+    manifest = json.loads((path / "dataset_info.json").read_text())
+    files = {name: entry["sha256"] for name, entry in manifest["files"].items()
+             if name != "README.md"}
+    for key in VOLATILE:
+        manifest.pop(key)
+    manifest["options"].pop("output")
+    manifest["options"].pop("beam_args")
+    manifest.pop("files")
+    return files, manifest
+
+
+@pytest.mark.parametrize("name", sorted(PIPELINES))
+def test_same_bytes_in_every_runner_mode(name, portable_args, tmp_path):
+    run, extra = PIPELINES[name]
+    results = {}
+    for mode, runner in (("in_memory", [TEST_RUNNER]), ("multi_process", MULTI_PROCESS),
+                         ("portable", portable_args)):
+        result = run([*runner, *extra, "--output", str(tmp_path / mode)])
+        results[mode] = _fingerprint(Path(result["path"]))
+    files, manifest = results["in_memory"]
+    assert any(n.endswith((".parquet", ".jsonl.gz")) for n in files)
+    for mode in ("multi_process", "portable"):
+        assert results[mode][0] == files, mode
+        assert results[mode][1] == manifest, mode
