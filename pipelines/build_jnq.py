@@ -133,7 +133,7 @@ def build_pipeline(pipeline: beam.Pipeline, args: argparse.Namespace,
         page_stats = []
     else:
         pairs, linked = questions | "LinkAndFetch" >> LinkAndFetch(
-            backend_options(args), args.lang)
+            backend_options(args), args.lang, args.shards)
         built = (pairs
                  | "Paragraphs" >> beam.ParDo(BuildJnqExamples())
                  .with_outputs(*SIDE_OUTPUTS, main="main"))

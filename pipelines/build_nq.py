@@ -175,7 +175,7 @@ def write_examples(questions, args: argparse.Namespace, target: ReleaseTarget):
     from filters.nq_candidates import nq_document
 
     pairs, linked_results = questions | "LinkAndFetch" >> LinkAndFetch(
-        backend_options(args), args.lang)
+        backend_options(args), args.lang, args.shards)
     built = (pairs
              | "Tokenize" >> beam.ParDo(BuildExamples(nq_document))
              .with_outputs(*SIDE_OUTPUTS, main="main"))

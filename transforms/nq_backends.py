@@ -78,7 +78,9 @@ def add_linking_arguments(parser, lang: str):
                               "default: local with --search local, else rest")
     linking.add_argument("--lang", default=lang, help=f"Wikipedia language (default {lang})")
     linking.add_argument("--requests-per-minute", type=float, default=60,
-                         help="rate limit of each network client")
+                         help="global rate limit of each network API (shared by the shards)")
+    linking.add_argument("--shards", type=int, default=4,
+                         help="parallel search/page clients (the API sees at most this many)")
     linking.add_argument("--http-cache-dir", default=".cache/http",
                          help="on-disk cache of search and page responses")
     linking.add_argument("--web-endpoint", default="https://www.googleapis.com/customsearch/v1",
@@ -95,7 +97,8 @@ def add_linking_arguments(parser, lang: str):
 
 def backend_options(args) -> BackendOptions:
     """BackendOptions from parsed linking arguments (``args.pages`` already resolved)."""
-    http = {"per_minute": args.requests_per_minute, "cache_dir": args.http_cache_dir}
+    per_client = args.requests_per_minute / max(1, args.shards)
+    http = {"per_minute": per_client, "cache_dir": args.http_cache_dir}
     search = {"mediawiki": {"api_url": args.mediawiki_api_url},
               "web": {"endpoint": args.web_endpoint}}.get(args.search, {})
     return BackendOptions(args.search, args.pages, args.lang, args.index_dir, http, search,

@@ -42,7 +42,7 @@ def _drop(stage: str, row: dict[str, Any], reason: str, **extra: Any):
 
 
 class LinkQuestions(beam.DoFn):
-    """Question row -> ``(title, row with the chosen hit)`` or a named drop."""
+    """``(shard, [question rows])`` -> ``(title, row with the chosen hit)`` or a named drop."""
 
     STAGE = "linking"
 
@@ -57,7 +57,12 @@ class LinkQuestions(beam.DoFn):
     def teardown(self):
         self._backend.close()
 
-    def process(self, row: dict[str, Any]):
+    def process(self, shard: tuple[int, list[dict[str, Any]]]):
+        """One client serves one shard of questions, in a stable order."""
+        for row in sorted(shard[1], key=lambda r: r["question"]):
+            yield from self._link(row)
+
+    def _link(self, row: dict[str, Any]):
         yield tally(self.STAGE, "questions")
         try:
             hits = self._backend.search(row["question"], self.k)
@@ -77,7 +82,8 @@ class LinkQuestions(beam.DoFn):
 
 
 class FetchPages(beam.DoFn):
-    """``(title, [question rows])`` -> ``(page, row)`` per question; each page fetched once.
+    """``(shard, [(title, [question rows])])`` -> ``(page, row)`` per question; each page is
+    fetched once.
 
     ``make_fetcher()`` returns an object with ``fetch(title) -> WikiPage`` raising an error
     with a ``kind`` attribute (``page_missing``, ``page_redirected``, HTTP kinds)."""
@@ -95,9 +101,12 @@ class FetchPages(beam.DoFn):
         if close:
             close()
 
-    def process(self, item: tuple[str, list[dict[str, Any]]]):
-        title, rows = item
-        rows = sorted(rows, key=lambda r: r["question"])
+    def process(self, shard: tuple[int, list[tuple[str, list[dict[str, Any]]]]]):
+        """One client serves one shard of pages, in a stable order."""
+        for title, rows in sorted(shard[1], key=lambda item: item[0]):
+            yield from self._fetch(title, sorted(rows, key=lambda r: r["question"]))
+
+    def _fetch(self, title: str, rows: list[dict[str, Any]]):
         try:
             page = self._fetcher.fetch(title)
             if _REDIRECT.search(page.html[:20000]):
@@ -155,25 +164,39 @@ class BuildExamples(beam.DoFn):
         yield page, row, tokens, candidates
 
 
+def shard_of(key: str, shards: int) -> int:
+    """Stable shard of a key (SHA-256; independent of the split hash's salt)."""
+    return int.from_bytes(hashlib.sha256(f"shard\x00{key}".encode()).digest()[:8], "big") % shards
+
+
 class LinkAndFetch(beam.PTransform):
     """Question rows -> ``(page, row)`` for questions whose top-5 hits hold a Wikipedia page.
 
-    ``options`` is a ``transforms.nq_backends.BackendOptions``; returns the pairs and the
-    tagged results that carry the accounting outputs."""
+    Searches and page fetches run on ``shards`` keys, one client each, so however many
+    workers run, the API sees at most ``shards`` clients, each limited to its share of the
+    global rate (``BackendOptions.http["per_minute"]`` is already divided). ``options`` is a
+    ``transforms.nq_backends.BackendOptions``; returns the pairs and the tagged results that
+    carry the accounting outputs."""
 
-    def __init__(self, options, lang: str):
+    def __init__(self, options, lang: str, shards: int = 4):
         super().__init__()
         self.options = options
         self.lang = lang
+        self.shards = max(1, shards)
 
     def expand(self, questions):
         from transforms.accounting import SIDE_OUTPUTS
 
+        shards = self.shards
         linked = (questions
+                  | "ShardQuestions" >> beam.Map(lambda r: (shard_of(r["question"], shards), r))
+                  | "GroupQuestions" >> beam.GroupByKey()
                   | "Link" >> beam.ParDo(LinkQuestions(self.options.make_search, self.lang))
                   .with_outputs(*SIDE_OUTPUTS, main="main"))
         fetched = (linked.main
                    | "GroupByPage" >> beam.GroupByKey()
+                   | "ShardPages" >> beam.Map(lambda kv: (shard_of(kv[0], shards), kv))
+                   | "GroupPages" >> beam.GroupByKey()
                    | "FetchPages" >> beam.ParDo(FetchPages(self.options.make_fetcher))
                    .with_outputs(*SIDE_OUTPUTS, main="main"))
         return fetched.main, [linked, fetched]
