@@ -37,9 +37,11 @@ from transforms.release import (
 from transforms.release_docs import group_tallies
 from transforms.release_run import (
     add_release_arguments,
+    add_underscore_aliases,
     cli_main,
     publish,
     recorded_options,
+    resolve_version,
     run_release,
 )
 
@@ -67,7 +69,7 @@ def build_parser() -> argparse.ArgumentParser:
     add_release_arguments(parser, DATASET, DATASET_VERSION)
     parser.add_argument("--batch-size", type=int, default=64,
                         help="paragraphs per spaCy batch")
-    return parser
+    return add_underscore_aliases(parser)
 
 
 def parse_args(argv: list[str] | None) -> tuple[argparse.Namespace, list[str]]:
@@ -135,6 +137,7 @@ def categories_card(manifest: dict[str, Any], stats: dict[str, Any]) -> str:
 
 def run(argv: list[str] | None = None) -> dict[str, Any]:
     args, beam_args = parse_args(argv)
+    args.version = resolve_version(args.version)
     target = ReleaseTarget.create(args.output, DATASET, args.version)
     source = {"kind": "corpus", "description": ", ".join(args.input)}
 
@@ -145,7 +148,8 @@ def run(argv: list[str] | None = None) -> dict[str, Any]:
                        make_stats=categories_stats, make_card=categories_card)
 
     return run_release(target, args.overwrite, beam_args,
-                       lambda pipeline: build_pipeline(pipeline, args, target), finish)
+                       lambda pipeline: build_pipeline(pipeline, args, target), finish,
+                       skip_existing=args.skip_existing)
 
 
 def format_summary(result: dict[str, Any]) -> str:

@@ -46,10 +46,13 @@ from transforms.query_logs import (
 from transforms.release import ReleaseTarget, WriteShards, parquet_bytes
 from transforms.release_docs import group_tallies, length_statistics
 from transforms.release_run import (
+    add_flag,
     add_release_arguments,
+    add_underscore_aliases,
     cli_main,
     publish,
     recorded_options,
+    resolve_version,
     run_release,
 )
 
@@ -66,12 +69,12 @@ def build_parser() -> argparse.ArgumentParser:
     add_query_log_arguments(parser, sample, min_users=1)
     parser.add_argument("--variant", choices=VARIANTS, default="jnq",
                         help="jnq (patterns 1-3) or jboolq (yes/no questions)")
-    parser.add_argument("--count-symbols", action="store_true",
-                        help="count punctuation and symbols as words (default: they do not)")
-    parser.add_argument("--extended-keywords", action="store_true",
-                        help="pattern 3 also accepts the documented extended keyword set")
-    parser.add_argument("--keep-rejected", action="store_true",
-                        help="also write rejected queries with reasons to rejected/queries/")
+    add_flag(parser, "--count-symbols",
+             "count punctuation and symbols as words (default: they do not)")
+    add_flag(parser, "--extended-keywords",
+             "pattern 3 also accepts the documented extended keyword set")
+    add_flag(parser, "--keep-rejected",
+             "also write rejected queries with reasons to rejected/queries/")
     parser.add_argument("--stop-after", choices=("questions", "examples"), default="examples",
                         help="questions: write only the accepted questions (release "
                              "<variant>_questions); examples (default): link and select "
@@ -83,7 +86,7 @@ def build_parser() -> argparse.ArgumentParser:
                          help="split names and ratios")
     linking.add_argument("--split-salt", default="jnq",
                          help="salt of the split hash of the normalized question")
-    return parser
+    return add_underscore_aliases(parser)
 
 
 def parse_args(argv: list[str] | None) -> tuple[argparse.Namespace, list[str]]:
@@ -220,6 +223,7 @@ def format_summary(result: dict[str, Any]) -> str:
 
 def run(argv: list[str] | None = None) -> dict[str, Any]:
     args, beam_args = parse_args(argv)
+    args.version = resolve_version(args.version)
     questions_only = args.stop_after == "questions"
     dataset = f"{args.variant}_questions" if questions_only else args.variant
     target = ReleaseTarget.create(args.output, dataset, args.version)
@@ -236,7 +240,8 @@ def run(argv: list[str] | None = None) -> dict[str, Any]:
                        make_stats=jnq_stats, make_card=jnq_card)
 
     return run_release(target, args.overwrite, beam_args,
-                       lambda pipeline: build_pipeline(pipeline, args, target), finish)
+                       lambda pipeline: build_pipeline(pipeline, args, target), finish,
+                       skip_existing=args.skip_existing)
 
 
 def main(argv: list[str] | None = None) -> int:

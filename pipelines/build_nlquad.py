@@ -39,10 +39,13 @@ from transforms.release import (
 )
 from transforms.release_docs import to_json_bytes
 from transforms.release_run import (
+    add_flag,
     add_release_arguments,
+    add_underscore_aliases,
     cli_main,
     publish,
     recorded_options,
+    resolve_version,
     run_release,
 )
 
@@ -75,8 +78,8 @@ def build_parser() -> argparse.ArgumentParser:
                              "or 80/10/10")
     parser.add_argument("--split-salt", default="nlquad",
                         help="salt of the split hash; keep it fixed across versions")
-    parser.add_argument("--export-squad", action="store_true",
-                        help="also write squad/<split>.json in NLQuAD's SQuAD-like format")
+    add_flag(parser, "--export-squad",
+             "also write squad/<split>.json in NLQuAD's SQuAD-like format")
     parser.add_argument("--boilerplate-min-docs", type=int, default=3,
                         help="a paragraph found in at least this many articles is boilerplate")
     parser.add_argument("--boilerplate-min-words", type=int, default=4,
@@ -102,7 +105,7 @@ def build_parser() -> argparse.ArgumentParser:
                          help="seconds to pause after HTTP 429 or a refused connection")
     wayback.add_argument("--max-captures", type=int, default=0,
                          help="stop after this many article captures (0 = all)")
-    return parser
+    return add_underscore_aliases(parser)
 
 
 def parse_args(argv: list[str] | None) -> tuple[argparse.Namespace, list[str]]:
@@ -229,10 +232,12 @@ def format_summary(result: dict[str, Any]) -> str:
 def run(argv: list[str] | None = None) -> dict[str, Any]:
     """Run the pipeline and publish the release; returns manifest, stats and path."""
     args, beam_args = parse_args(argv)
+    args.version = resolve_version(args.version)
     target = ReleaseTarget.create(args.output, DATASET, args.version)
     return run_release(target, args.overwrite, beam_args,
                        lambda pipeline: build_pipeline(pipeline, args, target),
-                       lambda: finalize(target, args, beam_args))
+                       lambda: finalize(target, args, beam_args),
+                       skip_existing=args.skip_existing)
 
 
 def main(argv: list[str] | None = None) -> int:

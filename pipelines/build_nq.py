@@ -40,10 +40,13 @@ from transforms.query_logs import (
 from transforms.release import ReleaseTarget, WriteShards, parquet_bytes, write_bytes
 from transforms.release_docs import group_tallies, length_statistics, top_prefixes
 from transforms.release_run import (
+    add_flag,
     add_release_arguments,
+    add_underscore_aliases,
     cli_main,
     publish,
     recorded_options,
+    resolve_version,
     run_release,
 )
 
@@ -69,8 +72,8 @@ def build_parser() -> argparse.ArgumentParser:
                              "release directory; default: the bundled lexicon")
     parser.add_argument("--min-category-count", type=int, default=2,
                         help="lexicon entries found fewer times are ignored")
-    parser.add_argument("--keep-rejected", action="store_true",
-                        help="also write the rejected queries with reasons to rejected/queries/")
+    add_flag(parser, "--keep-rejected",
+             "also write the rejected queries with reasons to rejected/queries/")
     parser.add_argument("--stop-after", choices=STAGES, default="examples",
                         help="questions: write the selected questions (release nq_questions); "
                              "examples (default): link, fetch pages, write NQ examples "
@@ -85,7 +88,7 @@ def build_parser() -> argparse.ArgumentParser:
                          help="examples per output file (pages are large)")
     parser.add_argument("--batch-size", type=int, default=256,
                         help="queries per spaCy batch")
-    return parser
+    return add_underscore_aliases(parser)
 
 
 def read_categories(path: str) -> str:
@@ -273,6 +276,7 @@ def format_summary(result: dict[str, Any]) -> str:
 
 def run(argv: list[str] | None = None) -> dict[str, Any]:
     args, beam_args = parse_args(argv)
+    args.version = resolve_version(args.version)
     questions_only = args.stop_after == "questions"
     dataset = DATASET_QUESTIONS if questions_only else DATASET_EXAMPLES
     target = ReleaseTarget.create(args.output, dataset, args.version)
@@ -293,7 +297,8 @@ def run(argv: list[str] | None = None) -> dict[str, Any]:
                        source=source, make_stats=nq_stats, make_card=nq_card)
 
     return run_release(target, args.overwrite, beam_args,
-                       lambda pipeline: build_pipeline(pipeline, args, target), finish)
+                       lambda pipeline: build_pipeline(pipeline, args, target), finish,
+                       skip_existing=args.skip_existing)
 
 
 def ensure_empty_jsonl(target: ReleaseTarget, splits: list[str]) -> None:

@@ -34,9 +34,11 @@ from transforms.release import ReleaseTarget, WriteShards, parquet_bytes
 from transforms.release_docs import group_tallies
 from transforms.release_run import (
     add_release_arguments,
+    add_underscore_aliases,
     cli_main,
     publish,
     recorded_options,
+    resolve_version,
     run_release,
 )
 from transforms.search_corpus import (
@@ -94,7 +96,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--lang", default="en", help="Wikipedia language of the pages")
     add_release_arguments(parser, "search_<lang>", DATASET_VERSION)
     parser.set_defaults(output="indexes")
-    return parser
+    return add_underscore_aliases(parser)
 
 
 class _ReadCorpusDirectory(beam.DoFn):
@@ -184,6 +186,7 @@ def index_card(manifest: dict[str, Any], stats: dict[str, Any]) -> str:
 
 def run(argv: list[str] | None = None) -> dict[str, Any]:
     args, beam_args = build_parser().parse_known_args(argv)
+    args.version = resolve_version(args.version)
     if args.source == "enterprise" and not args.input:
         raise SystemExit("--source enterprise needs --input GLOB")
     if "://" in args.output:
@@ -198,7 +201,8 @@ def run(argv: list[str] | None = None) -> dict[str, Any]:
                        source=source, make_stats=index_stats, make_card=index_card)
 
     return run_release(target, args.overwrite, beam_args,
-                       lambda pipeline: build_pipeline(pipeline, args, target), finish)
+                       lambda pipeline: build_pipeline(pipeline, args, target), finish,
+                       skip_existing=args.skip_existing)
 
 
 def format_summary(result: dict[str, Any]) -> str:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 from collections.abc import Callable
+from datetime import datetime, timezone
 from typing import Any
 
 import apache_beam as beam
@@ -65,14 +66,18 @@ def publish(target: ReleaseTarget, *, overwrite: bool, splits: list[str], schema
 
 def run_release(target: ReleaseTarget, overwrite: bool, beam_args: list[str],
                 build: Callable[[beam.Pipeline], list],
-                finish: Callable[[], dict[str, Any]]) -> dict[str, Any]:
+                finish: Callable[[], dict[str, Any]],
+                skip_existing: bool = False) -> dict[str, Any]:
     """Check the version is writable, run the pipeline, and let the pipeline publish.
 
     ``build(pipeline)`` composes the pipeline and returns the PCollections whose completion
     means everything is staged (the outputs of its writers). A last step, which takes them
     all as side inputs and so runs after them, calls ``finish()`` to publish the release: the
     release is committed by the job itself, also when a Dataflow launcher does not wait.
+    With ``skip_existing`` an already published version is returned as it is (no work).
     Returns the published manifest, stats and path."""
+    if skip_existing and not overwrite and target.exists():
+        return published(target)
     target.check_writable(overwrite)
     try:
         with beam.Pipeline(options=PipelineOptions(beam_args)) as pipeline:
@@ -121,11 +126,52 @@ def cli_main(run: Callable[[list[str] | None], dict[str, Any]],
     return 0
 
 
+def parse_bool(value: str | bool) -> bool:
+    """``true/false/1/0/yes/no`` (Flex Templates pass every parameter as ``--name=value``)."""
+    if isinstance(value, bool):
+        return value
+    lowered = value.strip().lower()
+    if lowered in ("true", "1", "yes", "y", "on"):
+        return True
+    if lowered in ("false", "0", "no", "n", "off", ""):
+        return False
+    raise argparse.ArgumentTypeError(f"expected true or false, got {value!r}")
+
+
+def add_flag(parser, name: str, help: str) -> None:  # noqa: A002 - argparse's name
+    """A boolean option usable as ``--name`` or ``--name=true|false``."""
+    parser.add_argument(name, nargs="?", const=True, default=False, type=parse_bool,
+                        metavar="BOOL", help=help)
+
+
+def add_underscore_aliases(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
+    """Accept ``--split_ratios`` for ``--split-ratios`` (Beam and Flex Template style)."""
+    for action in list(parser._actions):
+        for option in list(action.option_strings):
+            alias = option.replace("-", "_")
+            if option.startswith("--") and "-" in option[2:] and alias != option:
+                alias = "--" + option[2:].replace("-", "_")
+                action.option_strings.append(alias)
+                parser._option_string_actions[alias] = action
+    return parser
+
+
+def resolve_version(version: str, now: datetime | None = None) -> str:
+    """``auto`` -> the UTC launch date ``YYYY.MM.DD`` (the rule for scheduled releases);
+    any other value is used as given."""
+    if version != "auto":
+        return version
+    return (now or datetime.now(timezone.utc)).strftime("%Y.%m.%d")
+
+
 def add_release_arguments(parser: argparse.ArgumentParser, dataset: str, version: str) -> None:
-    """``--output``, ``--version`` and ``--overwrite``, the same for every pipeline."""
+    """``--output``, ``--version``, ``--overwrite`` and ``--skip-existing`` for every pipeline."""
     parser.add_argument("--output", default="releases",
-                        help=f"release root; the release goes to <output>/{dataset}/<version>/")
+                        help=f"release root (local or gs://...); the release goes to "
+                             f"<output>/{dataset}/<version>/")
     parser.add_argument("--version", default=version,
-                        help=f"dataset version to write (default {version})")
-    parser.add_argument("--overwrite", action="store_true",
-                        help="replace an existing release of the same version")
+                        help=f"dataset version to write (default {version}); 'auto' names it "
+                             "by the UTC launch date, YYYY.MM.DD")
+    add_flag(parser, "--overwrite", "replace an existing release of the same version")
+    add_flag(parser, "--skip-existing", "when the version is already published, do nothing "
+                                        "and exit 0 (for retried scheduled launches)")
