@@ -92,7 +92,7 @@ def build_parser() -> argparse.ArgumentParser:
     wayback.add_argument("--wayback-url", default="https://web.archive.org",
                          help="Wayback Machine base URL (tests point it at a local server)")
     wayback.add_argument("--cache-dir", default=".cache/wayback",
-                         help="on-disk cache of CDX pages and captures (re-runs never "
+                         help="cache of CDX pages and captures, local or gs:// (re-runs never "
                               "refetch; a crashed run resumes from it)")
     wayback.add_argument("--fetch-workers", type=int, default=2,
                          help="parallel fetchers; the archive sees at most "

@@ -19,24 +19,22 @@ client in ``DoFn.setup()``.
 
 from __future__ import annotations
 
-import contextlib
 import hashlib
 import importlib.metadata
 import json
 import logging
 import os
-import tempfile
 import time
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from email.utils import parsedate_to_datetime
-from pathlib import Path
 from typing import Any
 from urllib.parse import quote, quote_plus, urlencode
 
 import requests
 import urllib3.exceptions
 
+from transforms.cache_store import CacheStore
 from transforms.retry_policy import RetryPolicy
 from transforms.wayback_client import RateLimiter
 
@@ -179,7 +177,8 @@ class PoliteHttp(RetryPolicy):
     ) -> None:
         self.user_agent = user_agent
         self.timeout = timeout
-        self.cache_dir = Path(cache_dir) if cache_dir else None
+        self.cache_dir = cache_dir
+        self._cache = CacheStore(cache_dir) if cache_dir else None
         self.redact_params = frozenset(name.lower() for name in redact_params)
         self._sleep = sleep
         self._limiter = RateLimiter(per_minute, sleep=sleep)
@@ -216,7 +215,7 @@ class PoliteHttp(RetryPolicy):
         pairs = _param_pairs(params)
         safe_url = self._display_url(url, pairs)
         cache_path = self._cache_path(url, pairs, allow_redirects)
-        cached = _read_cache(cache_path)
+        cached = _read_cache(self._cache, cache_path)
         if cached is not None:
             self._count("cache_hits")
             return _result_or_error(cached, safe_url)
@@ -224,7 +223,7 @@ class PoliteHttp(RetryPolicy):
             safe_url, lambda: self._attempt(url, pairs, headers, allow_redirects, safe_url)
         )
         if cache_path is not None and _cacheable(result.status):
-            _write_cache(cache_path, result)
+            _write_cache(self._cache, cache_path, result)
         if result.status in CACHED_ERROR_STATUSES:
             self._count(f"error_http_{result.status}")
         return _result_or_error(result, safe_url)
@@ -271,14 +270,14 @@ class PoliteHttp(RetryPolicy):
 
     def _cache_path(
         self, url: str, pairs: list[tuple[str, str]], allow_redirects: bool
-    ) -> Path | None:
+    ) -> str | None:
         """``cache_dir/ab/<sha256>.http``; the key leaves out redacted (secret) parameters."""
-        if self.cache_dir is None:
+        if self._cache is None:
             return None
         public = sorted((k, v) for k, v in pairs if k.lower() not in self.redact_params)
         material = url + "?" + urlencode(public) + ("" if allow_redirects else "#no-redirects")
         key = hashlib.sha256(material.encode("utf-8")).hexdigest()
-        return self.cache_dir / key[:2] / f"{key}.http"
+        return self._cache.path(key[:2], f"{key}.http")
 
     def _display_url(self, url: str, pairs: list[tuple[str, str]]) -> str:
         """The request URL with secret parameter values replaced by ``***``."""
@@ -421,22 +420,22 @@ def _exception_chain(exc: BaseException) -> Iterator[BaseException]:
         stack.extend(item for item in [*nested, *current.args] if isinstance(item, BaseException))
 
 
-def _read_cache(path: Path | None) -> HttpResult | None:
+def _read_cache(cache: CacheStore | None, path: str | None) -> HttpResult | None:
     """A cached answer; missing, partial or corrupt entries read as None."""
-    if path is None:
+    raw = cache.read(path) if cache is not None and path else None
+    if raw is None:
         return None
     try:
-        raw = path.read_bytes()
         header, _, body = raw.partition(b"\n")
         meta = json.loads(header)
-    except (OSError, ValueError):
+    except ValueError:
         return None
     if len(body) != meta.get("length") or hashlib.sha256(body).hexdigest() != meta.get("sha256"):
         return None
     return HttpResult(int(meta["status"]), dict(meta["headers"]), body, True)
 
 
-def _write_cache(path: Path, result: HttpResult) -> None:
+def _write_cache(cache: CacheStore, path: str, result: HttpResult) -> None:
     """One file: a JSON header line (status, headers, length, sha256) then the body."""
     meta = {
         "status": result.status,
@@ -444,20 +443,4 @@ def _write_cache(path: Path, result: HttpResult) -> None:
         "length": len(result.body),
         "sha256": hashlib.sha256(result.body).hexdigest(),
     }
-    _atomic_write(path, json.dumps(meta).encode("utf-8") + b"\n" + result.body)
-
-
-def _atomic_write(path: Path, data: bytes) -> None:
-    """Write ``data`` to a temporary file next to ``path``, fsync, then ``os.replace``."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(data)
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
-        raise
+    cache.write(path, json.dumps(meta).encode("utf-8") + b"\n" + result.body)

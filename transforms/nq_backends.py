@@ -82,7 +82,7 @@ def add_linking_arguments(parser, lang: str):
     linking.add_argument("--shards", type=int, default=4,
                          help="parallel search/page clients (the API sees at most this many)")
     linking.add_argument("--http-cache-dir", default=".cache/http",
-                         help="on-disk cache of search and page responses")
+                         help="cache of search and page responses, local or gs://")
     linking.add_argument("--web-endpoint", default="https://www.googleapis.com/customsearch/v1",
                          help="--search web: the JSON API endpoint (key from $SEARCH_API_KEY, "
                               "engine id from $SEARCH_ENGINE_ID)")

@@ -19,26 +19,23 @@ This module deliberately has no Apache Beam dependency: Beam DoFns build a clien
 from __future__ import annotations
 
 import base64
-import contextlib
 import errno
 import gzip
 import hashlib
 import json
-import os
-import tempfile
 import threading
 import time
 import zlib
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import asdict, dataclass
 from email.utils import parsedate_to_datetime
-from pathlib import Path
 from typing import Any, TypeVar
 from urllib.parse import urlencode
 
 import requests
 import urllib3.exceptions
 
+from transforms.cache_store import CacheStore
 from transforms.retry_policy import RetryPolicy
 
 T = TypeVar("T")
@@ -220,7 +217,8 @@ class WaybackClient(RetryPolicy):
         if verify_digest not in VERIFY_MODES:
             raise ValueError(f"verify_digest must be one of {VERIFY_MODES}, got {verify_digest!r}")
         self.base_url = base_url.rstrip("/")
-        self.cache_dir = Path(cache_dir) if cache_dir else None
+        self.cache_dir = cache_dir
+        self._cache = CacheStore(cache_dir) if cache_dir else None
         self.timeout = timeout
         self.verify_digest = verify_digest
         self._sleep = sleep
@@ -285,7 +283,7 @@ class WaybackClient(RetryPolicy):
         """One CDX page, from the cache when available."""
         query = params + ([("resumeKey", resume_key)] if resume_key else [])
         cache_path = self._cdx_cache_path(query)
-        cached = _read_json(cache_path) if cache_path else None
+        cached = _read_json(self._cache, cache_path) if cache_path else None
         if cached is not None:
             self._count("cache_hits")
             captures = [CdxCapture.from_dict(item) for item in cached["captures"]]
@@ -301,7 +299,7 @@ class WaybackClient(RetryPolicy):
                 "captures": [capture.to_dict() for capture in captures],
                 "next_resume_key": next_key,
             }
-            _atomic_write(cache_path, json.dumps(record).encode("utf-8"))
+            self._cache.write(cache_path, json.dumps(record).encode("utf-8"))
         return captures, next_key
 
     def _cdx_attempt(
@@ -315,11 +313,11 @@ class WaybackClient(RetryPolicy):
         except ValueError as exc:
             raise WaybackError("bad_cdx_response", resp.url, str(exc)) from exc
 
-    def _cdx_cache_path(self, query: list[tuple[str, str]]) -> Path | None:
-        if self.cache_dir is None:
+    def _cdx_cache_path(self, query: list[tuple[str, str]]) -> str | None:
+        if self._cache is None:
             return None
         key = hashlib.sha256(json.dumps(query).encode("utf-8")).hexdigest()
-        return self.cache_dir / "cdx" / f"{key}.json"
+        return self._cache.path("cdx", f"{key}.json")
 
     # Fetch ---------------------------------------------------------------------------------
 
@@ -378,22 +376,21 @@ class WaybackClient(RetryPolicy):
             return False
         raise WaybackError("digest_mismatch", url, f"CDX digest {expected}")
 
-    def _fetch_cache_paths(self, capture: CdxCapture) -> tuple[Path, Path] | None:
-        if self.cache_dir is None:
+    def _fetch_cache_paths(self, capture: CdxCapture) -> tuple[str, str] | None:
+        if self._cache is None:
             return None
         key = hashlib.sha256(f"{capture.timestamp} {capture.original}".encode()).hexdigest()
-        base = self.cache_dir / "fetch" / key[:2]
-        return base / f"{key}.body", base / f"{key}.json"
+        return (self._cache.path("fetch", key[:2], f"{key}.body"),
+                self._cache.path("fetch", key[:2], f"{key}.json"))
 
     def _load_cached_fetch(self, capture: CdxCapture) -> FetchResult | None:
         """Cached result, or None when absent or inconsistent."""
         paths = self._fetch_cache_paths(capture)
-        meta = _read_json(paths[1]) if paths else None
+        meta = _read_json(self._cache, paths[1]) if paths else None
         if paths is None or meta is None:
             return None
-        try:
-            content = paths[0].read_bytes()
-        except OSError:
+        content = self._cache.read(paths[0])
+        if content is None:
             return None
         if len(content) != meta.get("length") or hashlib.sha1(content).hexdigest() != meta.get(
             "sha1"
@@ -424,8 +421,8 @@ class WaybackClient(RetryPolicy):
             "length": len(result.content),
             "sha1": hashlib.sha1(result.content).hexdigest(),
         }
-        _atomic_write(paths[0], result.content)
-        _atomic_write(paths[1], json.dumps(meta).encode("utf-8"))
+        self._cache.write(paths[0], result.content)
+        self._cache.write(paths[1], json.dumps(meta).encode("utf-8"))
 
     # HTTP and retries ----------------------------------------------------------------------
 
@@ -669,29 +666,11 @@ def _digest_like(expected: str, data: bytes) -> str:
     return sha1_base32(data)
 
 
-def _read_json(path: Path | None) -> dict | None:
+def _read_json(cache: CacheStore | None, path: str | None) -> dict | None:
     """Load a JSON cache file; missing or corrupt files read as None."""
-    if path is None:
-        return None
+    raw = cache.read(path) if cache is not None and path else None
     try:
-        with path.open("rb") as fh:
-            data = json.load(fh)
-    except (OSError, ValueError):
+        data = json.loads(raw) if raw is not None else None
+    except ValueError:
         return None
     return data if isinstance(data, dict) else None
-
-
-def _atomic_write(path: Path, data: bytes) -> None:
-    """Write ``data`` to a temporary file next to ``path``, fsync, then ``os.replace``."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(data)
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
-        raise
