@@ -35,7 +35,7 @@ import requests
 import urllib3.exceptions
 
 from transforms.cache_store import CacheStore
-from transforms.retry_policy import RetryPolicy
+from transforms.retry_policy import PoliteClientBase
 from transforms.wayback_client import RateLimiter
 
 log = logging.getLogger(__name__)
@@ -153,7 +153,7 @@ class HttpError(Exception):
         return self.kind in RETRYABLE_KINDS or self.kind in RATE_LIMIT_KINDS
 
 
-class PoliteHttp(RetryPolicy):
+class PoliteHttp(PoliteClientBase):
     """requests-based GET client with a rate limit, retries, backoff and an on-disk cache.
 
     ``per_minute <= 0`` disables the rate limit; ``max_retries`` counts retries after the first
@@ -182,21 +182,10 @@ class PoliteHttp(RetryPolicy):
         self.redact_params = frozenset(name.lower() for name in redact_params)
         self._sleep = sleep
         self._limiter = RateLimiter(per_minute, sleep=sleep)
-        self._session = requests.Session()
-        self._session.headers.update({"User-Agent": user_agent, "Accept-Encoding": "gzip"})
+        self._open_session(user_agent, "gzip")
         self._init_retry_policy(max_retries=max_retries, backoff_base=backoff_base,
                                 backoff_max=backoff_max, rate_limit_pause=rate_limit_pause,
                                 rate_limit_kinds=RATE_LIMIT_KINDS, stat_keys=STAT_KEYS)
-
-    def close(self) -> None:
-        """Close the underlying HTTP session."""
-        self._session.close()
-
-    def __enter__(self) -> PoliteHttp:
-        return self
-
-    def __exit__(self, *exc_info: object) -> None:
-        self.close()
 
     def get(
         self,

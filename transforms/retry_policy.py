@@ -1,4 +1,5 @@
-"""One retry policy for every polite HTTP client (Wayback, Wikipedia, search APIs).
+"""The base of every polite HTTP client (Wayback, Wikipedia, search APIs): one session with a
+descriptive User-Agent, and one retry policy.
 
 Errors carry a ``kind``, ``retryable`` and ``retry_after``. Rate limiting (the kinds in
 ``rate_limit_kinds``) pauses ``max(rate_limit_pause, Retry-After)``; other retryable errors back
@@ -14,8 +15,25 @@ import zlib
 from collections.abc import Iterable
 
 
-class RetryPolicy:
-    """Mixin: the client sets the attributes in ``_init_retry_policy``."""
+class PoliteClientBase:
+    """Base: the client calls ``_open_session`` and ``_init_retry_policy`` in ``__init__``."""
+
+    def _open_session(self, user_agent: str, accept_encoding: str) -> None:
+        import requests
+
+        self._session = requests.Session()
+        self._session.headers.update({"User-Agent": user_agent,
+                                      "Accept-Encoding": accept_encoding})
+
+    def close(self) -> None:
+        """Close the underlying HTTP session."""
+        self._session.close()
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.close()
 
     def _init_retry_policy(self, *, max_retries: int, backoff_base: float, backoff_max: float,
                            rate_limit_pause: float, rate_limit_kinds: Iterable[str],

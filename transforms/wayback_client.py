@@ -36,7 +36,7 @@ import requests
 import urllib3.exceptions
 
 from transforms.cache_store import CacheStore
-from transforms.retry_policy import RetryPolicy
+from transforms.retry_policy import PoliteClientBase
 
 T = TypeVar("T")
 
@@ -190,7 +190,7 @@ class RateLimiter:
         return wait
 
 
-class WaybackClient(RetryPolicy):
+class WaybackClient(PoliteClientBase):
     """requests-based Wayback client with retries, rate limits and an on-disk cache.
 
     ``cdx_per_minute`` / ``fetch_per_minute`` of 0 disable the corresponding rate limit.
@@ -224,21 +224,10 @@ class WaybackClient(RetryPolicy):
         self._sleep = sleep
         self._cdx_limiter = RateLimiter(cdx_per_minute, sleep=sleep)
         self._fetch_limiter = RateLimiter(fetch_per_minute, sleep=sleep)
-        self._session = requests.Session()
-        self._session.headers.update({"User-Agent": user_agent, "Accept-Encoding": "gzip, deflate"})
+        self._open_session(user_agent, "gzip, deflate")
         self._init_retry_policy(max_retries=max_retries, backoff_base=backoff_base,
                                 backoff_max=backoff_max, rate_limit_pause=rate_limit_pause,
                                 rate_limit_kinds=RATE_LIMIT_KINDS, stat_keys=STAT_KEYS)
-
-    def close(self) -> None:
-        """Close the underlying HTTP session."""
-        self._session.close()
-
-    def __enter__(self) -> WaybackClient:
-        return self
-
-    def __exit__(self, *exc_info: object) -> None:
-        self.close()
 
     # CDX -----------------------------------------------------------------------------------
 
