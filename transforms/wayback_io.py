@@ -158,10 +158,18 @@ class ReadWaybackPages(beam.PTransform):
                   | "OneCapturePerArticle" >> beam.FlatMap(_pick_capture).with_outputs(
                       *SIDE_OUTPUTS, main="main"))
         chosen = picked.main
+        accounting = [listed, classified, picked]
         if self.max_captures:
+            limit = self.max_captures
+            beyond = (chosen
+                      | "CountArticles" >> beam.combiners.Count.Globally()
+                      | "BeyondLimit" >> beam.FlatMap(
+                          lambda n: [tally("cdx", "skipped.beyond_max_captures", n - limit)]
+                          if n > limit else []).with_outputs(*SIDE_OUTPUTS, main="main"))
+            accounting.append(beyond)
             chosen = (chosen
                       | "FirstCaptures" >> beam.combiners.Top.Smallest(
-                          self.max_captures, key=lambda kv: kv[0])
+                          limit, key=lambda kv: kv[0])
                       | "Unlist" >> beam.FlatMap(lambda items: items))
         workers = self.fetch_workers
         fetched = (chosen
@@ -169,4 +177,4 @@ class ReadWaybackPages(beam.PTransform):
                    | "GroupByFetcher" >> beam.GroupByKey()
                    | "Fetch" >> beam.ParDo(FetchCaptures(self.fetch_options)).with_outputs(
                        *SIDE_OUTPUTS, main="main"))
-        return fetched.main, [listed, classified, picked, fetched]
+        return fetched.main, [*accounting, fetched]

@@ -60,3 +60,16 @@ def test_enumerates_articles_once_and_survives_errors(tmp_path):
         assert first_fetches == 5  # 2 pages + 503 + 429 retries + the 404
         _run(server, tmp_path, first_run=False)  # a re-run is served from the on-disk cache
         assert len(server.fetch_requests) == first_fetches + 1  # only the 404 is asked again
+
+
+def test_max_captures_counts_what_it_leaves_out(tmp_path):
+    with FakeWayback(CAPTURES) as server:
+        source = _source(server, tmp_path)
+        source.max_captures = 1
+        with beam.Pipeline(options=PipelineOptions([TEST_RUNNER])) as p:
+            pages, results = p | source
+            assert_that(pages | beam.combiners.Count.Globally(), equal_to([1]), label="pages")
+            beyond = ([r[TALLY] for r in results] | beam.Flatten()
+                      | beam.Filter(lambda kv: kv[0] == "cdx.skipped.beyond_max_captures"))
+            assert_that(beyond, equal_to([("cdx.skipped.beyond_max_captures", 1)]),
+                        label="beyond")
