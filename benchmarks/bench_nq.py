@@ -54,8 +54,9 @@ def questions() -> list[str]:
 
 
 def time_pages(pages: list[str], repeat: int) -> tuple[float, float]:
-    from filters.nq_candidates import nq_document
     from lxml import html as lxml_html
+
+    from filters.nq_candidates import nq_document
 
     started = time.perf_counter()
     for _ in range(repeat):

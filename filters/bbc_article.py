@@ -21,7 +21,7 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
 from lxml import etree
 from lxml import html as lxml_html
@@ -142,15 +142,15 @@ def normalize_datetime(value: str) -> str:
         return ""
     try:
         if value.isdigit():
-            moment = datetime.fromtimestamp(int(value), tz=timezone.utc)
+            moment = datetime.fromtimestamp(int(value), tz=UTC)
         else:
             candidate = value.replace("/", "-").replace(" ", "T", 1)
             moment = datetime.fromisoformat(candidate.replace("Z", "+00:00"))
             if moment.tzinfo is None:
-                moment = moment.replace(tzinfo=timezone.utc)
+                moment = moment.replace(tzinfo=UTC)
     except (ValueError, OverflowError, OSError):
         return ""
-    return moment.astimezone(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+    return moment.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
 def _published(doc: etree._Element, ld: list[dict]) -> str:

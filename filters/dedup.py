@@ -11,20 +11,20 @@
 
 from __future__ import annotations
 
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
 
 def _capture_time(timestamp: str) -> datetime | None:
     try:
         return datetime.strptime(timestamp[:14].ljust(14, "0"), "%Y%m%d%H%M%S").replace(
-            tzinfo=timezone.utc)
+            tzinfo=UTC)
     except ValueError:
         return None
 
 
 def _published_time(published: str) -> datetime | None:
     try:
-        return datetime.strptime(published, "%Y-%m-%dT%H:%M:%SZ").replace(tzinfo=timezone.utc)
+        return datetime.strptime(published, "%Y-%m-%dT%H:%M:%SZ").replace(tzinfo=UTC)
     except ValueError:
         return None
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 import unicodedata
 from collections.abc import Iterable, Mapping
-from datetime import date, datetime, timezone
+from datetime import UTC, date, datetime
 
 _SPACES = re.compile(r"\s+")
 _TRAILING = re.compile(r"[\s?？.。!]+$")
@@ -45,14 +45,14 @@ def parse_timestamp(value: object) -> datetime:
     if isinstance(value, datetime):
         moment = value
     elif isinstance(value, (int, float)) or (isinstance(value, str) and value.strip().isdigit()):
-        moment = datetime.fromtimestamp(int(value), tz=timezone.utc)
+        moment = datetime.fromtimestamp(int(value), tz=UTC)
     elif isinstance(value, str) and value.strip():
         moment = datetime.fromisoformat(value.strip().replace("Z", "+00:00"))
     else:
         raise ValueError(f"not a timestamp: {value!r}")
     if moment.tzinfo is None:
-        moment = moment.replace(tzinfo=timezone.utc)
-    return moment.astimezone(timezone.utc)
+        moment = moment.replace(tzinfo=UTC)
+    return moment.astimezone(UTC)
 
 
 def max_users_in_window(user_days: Mapping[str, Iterable[date]], window_days: int) -> int:

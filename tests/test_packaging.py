@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import re
-
 import tomllib
 
 from pipelines import flex_templates

@@ -11,6 +11,7 @@ from typing import Any
 
 import apache_beam as beam
 import pyarrow as pa
+
 from filters.jnq_filters import (
     has_space,
     ja_tokens,
@@ -20,7 +21,6 @@ from filters.jnq_filters import (
     select_jnq,
     word_count,
 )
-
 from filters.jnq_paragraphs import page_paragraphs, select_candidates
 from transforms.accounting import dead_letter, rejected, tally
 from transforms.nq_linking import example_id

@@ -11,7 +11,7 @@ import io
 import posixpath
 import re
 from collections.abc import Iterator
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from importlib import resources
 
 import apache_beam as beam
@@ -164,7 +164,7 @@ def warc_timestamp(warc_date: str) -> str:
         moment = datetime.fromisoformat(warc_date.replace("Z", "+00:00"))
     except ValueError:
         return digits.ljust(14, "0") if digits else ""
-    return moment.astimezone(timezone.utc).strftime("%Y%m%d%H%M%S")
+    return moment.astimezone(UTC).strftime("%Y%m%d%H%M%S")
 
 
 class TruncatedArchiveError(ValueError):

@@ -28,7 +28,7 @@ import shutil
 import uuid
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from typing import Any
 
 import apache_beam as beam
@@ -218,7 +218,7 @@ def file_manifest(staging_dir: str) -> dict[str, dict[str, Any]]:
 
 
 def utc_now() -> str:
-    return datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+    return datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
 def finalize_release(target: ReleaseTarget, overwrite: bool, manifest: bytes) -> str:

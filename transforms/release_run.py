@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import argparse
 from collections.abc import Callable
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from typing import Any
 
 import apache_beam as beam
@@ -161,7 +161,7 @@ def resolve_version(version: str, now: datetime | None = None) -> str:
     any other value is used as given."""
     if version != "auto":
         return version
-    return (now or datetime.now(timezone.utc)).strftime("%Y.%m.%d")
+    return (now or datetime.now(UTC)).strftime("%Y.%m.%d")
 
 
 def add_release_arguments(parser: argparse.ArgumentParser, dataset: str, version: str) -> None:

@@ -1,4 +1,4 @@
-from datetime import date, datetime, timezone
+from datetime import UTC, date, datetime
 
 import pytest
 
@@ -29,7 +29,7 @@ def test_cheap_rejection(query, reason):
 
 
 def test_parse_timestamp_forms():
-    expected = datetime(2018, 3, 5, 14, 2, 11, tzinfo=timezone.utc)
+    expected = datetime(2018, 3, 5, 14, 2, 11, tzinfo=UTC)
     assert parse_timestamp("2018-03-05T14:02:11Z") == expected
     assert parse_timestamp("2018-03-05T15:02:11+01:00") == expected
     assert parse_timestamp(str(int(expected.timestamp()))) == expected

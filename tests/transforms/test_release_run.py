@@ -1,5 +1,5 @@
 import argparse
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
 import pytest
 
@@ -37,7 +37,7 @@ def test_underscore_aliases():
 
 
 def test_auto_version_is_the_utc_launch_date():
-    moment = datetime(2026, 11, 22, 1, 2, tzinfo=timezone.utc)
+    moment = datetime(2026, 11, 22, 1, 2, tzinfo=UTC)
     assert resolve_version("auto", moment) == "2026.11.22"
     assert resolve_version("1.2.3", moment) == "1.2.3"
 
