@@ -49,11 +49,17 @@ def json_safe(value: Any) -> Any:
 def publish(target: ReleaseTarget, *, overwrite: bool, splits: list[str], schema: pa.Schema,
             field_docs: dict[str, str], options: dict[str, Any], source: dict[str, Any],
             make_stats: Callable[[dict, dict], dict],
-            make_card: Callable[[dict, dict], str]) -> dict[str, Any]:
-    """Fold accounting into stats.json, write the card and manifest, move into place."""
+            make_card: Callable[[dict, dict], str],
+            baselines: Callable[[str], dict] | None = None) -> dict[str, Any]:
+    """Fold accounting into stats.json, write the card and manifest, move into place.
+
+    ``baselines(staging_dir)``, when given, scores untrained baselines on the staged dev split;
+    its result goes to ``stats["baselines"]`` (and so to the card)."""
     ensure_empty_splits(target.staging_dir, splits, schema)
     tallies, histograms = read_accounting(target)
     stats = make_stats(tallies, histograms)
+    if baselines is not None:
+        stats["baselines"] = baselines(target.staging_dir)
     write_bytes(FileSystems.join(target.staging_dir, "stats.json"), to_json_bytes(stats))
     manifest = build_manifest(target, options=options, source=source, schema=schema,
                               field_docs=field_docs, splits=splits)
@@ -175,3 +181,22 @@ def add_release_arguments(parser: argparse.ArgumentParser, dataset: str, version
     add_flag(parser, "--overwrite", "replace an existing release of the same version")
     add_flag(parser, "--skip-existing", "when the version is already published, do nothing "
                                         "and exit 0 (for retried scheduled launches)")
+
+
+def baseline_table(stats: dict[str, Any]) -> list[str]:
+    """Markdown lines of ``stats["baselines"]``: ``{"split", "n", "metrics", "rows": [...]}``."""
+    table = stats.get("baselines")
+    if not table:
+        return []
+    metrics = table["metrics"]
+    lines = ["## Untrained baselines",
+             "",
+             f"On the {table['split']} split ({table['n']} questions). {table.get('note', '')}",
+             "",
+             "| baseline | " + " | ".join(metrics) + " |",
+             "|---|" + "---|" * len(metrics)]
+    for row in table["rows"]:
+        lines.append(f"| {row['name']} | " + " | ".join(
+            f"{row[m]:.3f}" if isinstance(row.get(m), float) else str(row.get(m, "-"))
+            for m in metrics) + " |")
+    return [*lines, ""]
