@@ -28,7 +28,7 @@ from transforms.nlquad import (
     ParsePages,
     squad_documents,
 )
-from transforms.nlquad_card import nlquad_card, nlquad_stats
+from transforms.nlquad_card import nlquad_baselines, nlquad_card, nlquad_stats
 from transforms.nlquad_schema import FIELD_DOCS, NLQUAD_SCHEMA
 from transforms.page_sources import ReadHtmlPages, ReadSamplePages, ReadWarcPages
 from transforms.release import (
@@ -194,7 +194,7 @@ def finalize(target: ReleaseTarget, args: argparse.Namespace,
     return publish(target, overwrite=args.overwrite, splits=split_names, schema=NLQUAD_SCHEMA,
                    field_docs=FIELD_DOCS, options=options,
                    source=source_description(args), make_stats=nlquad_stats,
-                   make_card=nlquad_card)
+                   make_card=nlquad_card, baselines=nlquad_baselines)
 
 
 def format_summary(result: dict[str, Any]) -> str:

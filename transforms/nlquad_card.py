@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from transforms.release_docs import group_tallies, length_statistics, top_prefixes
+from transforms.release_run import baseline_table
 
 PAPER_REFERENCE = {
     "source": "Soleimani, Monz, Worring. NLQuAD. EACL 2021, Table 2",
@@ -118,6 +119,7 @@ def nlquad_card(manifest: dict[str, Any], stats: dict[str, Any]) -> str:
         f"| words per question | {_mean(stats, 'question_words')} | 7 |",
         f"| questions per document | {_mean(stats, 'questions_per_document')} | 2.4 |",
         "",
+        *baseline_table(stats),
         "## Loading",
         "",
         "```python",
@@ -140,3 +142,51 @@ def nlquad_card(manifest: dict[str, Any], stats: dict[str, Any]) -> str:
         "",
     ]
     return "\n".join(lines)
+
+
+def nlquad_baselines(staging_dir: str, split: str = "dev") -> dict[str, Any]:
+    """NLQuAD Table 4-style untrained baselines on the staged ``split``: IoU and F1 of the
+    first, last, random and BM25 answer-sized windows (``filters.nlquad_baselines``)."""
+    import io
+
+    import pyarrow.parquet as pq
+    from apache_beam.io.filesystems import FileSystems
+
+    from filters.eval_nlquad import interval_iou, precision_recall_f1
+    from filters.nlquad_baselines import bm25_window, first_window, last_window, random_window
+    from transforms.local_search import IndexTokenizer
+    from transforms.release import RAW, list_files
+
+    rows = []
+    for name in list_files(staging_dir):
+        if name.startswith(f"{split}/") and name.endswith(".parquet"):
+            with FileSystems.open(FileSystems.join(staging_dir, *name.split("/")),
+                                  compression_type=RAW) as handle:
+                rows += pq.read_table(io.BytesIO(handle.read())).to_pylist()
+    metrics = ["iou", "f1"]
+    if not rows:
+        return {"split": split, "n": 0, "metrics": metrics, "rows": [],
+                "note": "No questions in this split."}
+    length = max(1, round(sum(r["answer_word_end"] - r["answer_word_start"] for r in rows)
+                          / len(rows)))
+    tokenize = IndexTokenizer("en")
+    choosers = {
+        "first window": lambda r, w: first_window(len(w), length),
+        "last window": lambda r, w: last_window(len(w), length),
+        "random window": lambda r, w: random_window(len(w), length, r["id"]),
+        "BM25 window": lambda r, w: bm25_window(w, length, r["question"], tokenize),
+    }
+    table = []
+    for name, choose in choosers.items():
+        ious, f1s = [], []
+        for row in rows:
+            words = row["context"].split()
+            start, end = choose(row, words)
+            ious.append(interval_iou((start, end),
+                                     (row["answer_word_start"], row["answer_word_end"])))
+            f1s.append(precision_recall_f1(row["answer_text"], " ".join(words[start:end]))[2])
+        table.append({"name": name, "iou": sum(ious) / len(ious), "f1": sum(f1s) / len(f1s)})
+    note = f"Windows of {length} words (the mean answer length)."
+    if table[0]["iou"] > 0.9:
+        note += " WARNING: the first window nearly always wins: check the data."
+    return {"split": split, "n": len(rows), "metrics": metrics, "rows": table, "note": note}

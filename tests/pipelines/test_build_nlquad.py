@@ -148,6 +148,13 @@ def test_stats_and_card(release):
     assert stats["question_prefixes"]["first_word"][0]["prefix"] in {"what", "why", "how"}
     card = (path / "README.md").read_text()
     assert "NLQuAD" in card and "load_dataset" in card and "bullet_list_answer" in card
+    baselines = stats["baselines"]
+    assert baselines["split"] == "dev" and baselines["n"] == result["manifest"][
+        "rows_per_split"]["dev"]
+    assert [r["name"] for r in baselines["rows"]] == [
+        "first window", "last window", "random window", "BM25 window"]
+    assert all(0 <= r["iou"] <= 1 and 0 <= r["f1"] <= 1 for r in baselines["rows"])
+    assert "Untrained baselines" in card
     summary = format_summary(result)
     assert "pages skipped, video_page: 1" in summary and "rows in train:" in summary
 
