@@ -1,0 +1,339 @@
+"""Score predictions against a gold set: NQ, NLQuAD, ReQA or JNQ.
+
+    python -m pipelines.evaluate {nq,nlquad,reqa,jnq} --gold PATH --predictions PATH
+        [--threshold N] [--split NAME] [--strict] [--legacy-tokenizer {regex,nltk}]
+
+Prints one JSON object (sorted keys) to stdout; warnings go to stderr.
+
+``--gold`` may be a dataset root with a ``LATEST`` file (``releases/nlquad``): its latest
+version is read.
+
+* ``nq``: gold in the NQ original format (``.jsonl.gz`` or ``.jsonl``; a glob, a file or a
+  directory — a ``build_nq`` release reads ``nq_original/[<split>/]``), predictions in the
+  official predictions JSON; prints exactly the keys of ``natural_questions.nq_eval``.
+  ``--threshold`` is the number of non-null annotations for gold to have an answer (2).
+* ``nlquad``: gold a ``build_nlquad`` release directory (every split's Parquet, or
+  ``--split dev``), Parquet files, or NLQuAD's SQuAD-like JSON; predictions
+  ``{id: "answer text" | {"answer_start": c, "answer_end": c} |
+  {"answer_word_start": w, "answer_word_end": w}}``.
+* ``reqa``: gold a ReQA release directory with ``questions/*.parquet`` (``qid``,
+  ``correct_candidate_ids``, ...) and ``candidates/*.parquet`` (``candidate_id``,
+  ``paragraph_id``, ``document``, ...); predictions ``{qid: [candidate ids, best first]}``.
+* ``jnq``: gold ``{qid: [paragraph ids]}`` JSON (``[]``/``null``/``"NONE"``: no answer) or a
+  release directory / Parquet files with ``id`` and ``gold_paragraph_ids`` columns;
+  predictions ``{qid: [paragraph ids]}``.
+
+Exit code 2 with a message on stderr for a missing file, malformed JSON or gold, or when none
+of the prediction ids is in the gold (wrong files). Prediction ids that are not in the gold are
+otherwise counted (``n_unknown_prediction_ids``; for ``nq`` on stderr only, to keep the
+official keys) and ignored; ``--strict`` makes them, and gold questions without a prediction,
+an error.
+"""
+
+from __future__ import annotations
+
+import argparse
+import glob
+import json
+import sys
+from collections.abc import Callable, Collection, Iterable, Sequence
+from pathlib import Path
+from typing import Any
+
+from filters import eval_jnq, eval_nlquad, eval_nq, eval_reqa
+
+TASKS = ("nq", "nlquad", "reqa", "jnq")
+
+
+class EvaluationError(Exception):
+    """A problem with the inputs, reported on stderr with exit code 2."""
+
+
+def _warn(message: str) -> None:
+    print(f"warning: {message}", file=sys.stderr)
+
+
+def _examples(ids: Iterable[Any], limit: int = 5) -> str:
+    ids = sorted(map(str, ids))
+    return ", ".join(ids[:limit]) + (", ..." if len(ids) > limit else "")
+
+
+def check_ids(predicted: Collection[str], gold: Collection[str], strict: bool,
+              what: str = "prediction") -> None:
+    """Fail when no predicted id is in the gold (or, strict, any is not); warn otherwise."""
+    unknown = set(predicted) - set(gold)
+    missing = set(gold) - set(predicted)
+    if predicted and len(unknown) == len(set(predicted)):
+        raise EvaluationError(f"none of the {len(unknown)} {what} ids is in the gold "
+                              f"(e.g. {_examples(unknown, 3)}): wrong files?")
+    if strict and (unknown or missing):
+        raise EvaluationError(f"--strict: {len(unknown)} {what} ids not in the gold "
+                              f"({_examples(unknown)}), {len(missing)} gold ids without a "
+                              f"{what} ({_examples(missing)})")
+    if unknown:
+        _warn(f"{len(unknown)} {what} ids are not in the gold and were ignored: "
+              f"{_examples(unknown)}")
+    if missing:
+        _warn(f"{len(missing)} gold ids have no {what} and score as unanswered: "
+              f"{_examples(missing)}")
+
+
+# ---------------------------------------------------------------------------------------------
+# Files
+
+
+def load_json(path: str) -> Any:
+    """A JSON file's content, or :class:`EvaluationError`."""
+    try:
+        with open(path, encoding="utf-8") as handle:
+            return json.load(handle)
+    except FileNotFoundError as err:
+        raise EvaluationError(f"no such file: {path}") from err
+    except IsADirectoryError as err:
+        raise EvaluationError(f"expected a JSON file, got a directory: {path}") from err
+    except (json.JSONDecodeError, UnicodeDecodeError) as err:
+        raise EvaluationError(f"{path} is not valid JSON: {err}") from err
+
+
+def load_object(path: str, what: str) -> dict[str, Any]:
+    data = load_json(path)
+    if not isinstance(data, dict):
+        raise EvaluationError(f"{path}: {what} must be a JSON object, not "
+                              f"{type(data).__name__}")
+    return data
+
+
+def resolve_latest(path: str) -> str:
+    """A dataset root holding ``LATEST`` (``<output>/<dataset>/``) -> its latest version."""
+    latest = Path(path) / "LATEST"
+    if latest.is_file():
+        version = latest.read_text(encoding="utf-8").strip()
+        if version and (Path(path) / version).is_dir():
+            return str(Path(path) / version)
+    return path
+
+
+def parquet_files(path: str, split: str | None = None) -> list[str]:
+    """Parquet files of a release directory (each split's, or ``split``'s), a file or a glob.
+
+    ``rejected/`` is never read.
+    """
+    root = Path(path)
+    if root.is_dir():
+        if split:
+            root = root / split
+            if not root.is_dir():
+                raise EvaluationError(f"no split directory {root}")
+        files = [p for p in sorted(root.rglob("*.parquet"))
+                 if "rejected" not in p.relative_to(root).parts]
+        found = [str(p) for p in files]
+    else:
+        found = sorted(glob.glob(path))
+    if not found:
+        raise EvaluationError(f"no Parquet file in {path}" + (f" (split {split})" if split else ""))
+    return found
+
+
+def read_parquet_rows(files: Sequence[str], required: Sequence[str],
+                      optional: Sequence[str] = ()) -> list[dict[str, Any]]:
+    """Rows of the given columns (``required`` must exist; ``optional`` are read if present)."""
+    import pyarrow.parquet as pq
+
+    rows: list[dict[str, Any]] = []
+    for file in files:
+        try:
+            names = pq.read_schema(file).names
+            absent = [c for c in required if c not in names]
+            if absent:
+                raise EvaluationError(f"{file} lacks the column(s) {', '.join(absent)} "
+                                      f"(has {', '.join(names)})")
+            columns = list(required) + [c for c in optional if c in names]
+            rows.extend(pq.read_table(file, columns=columns).to_pylist())
+        except EvaluationError:
+            raise
+        except Exception as err:  # pyarrow raises several types for unreadable files
+            raise EvaluationError(f"cannot read Parquet {file}: {err}") from err
+    return rows
+
+
+# ---------------------------------------------------------------------------------------------
+# Tasks
+
+
+def evaluate_nq(args: argparse.Namespace) -> dict[str, Any]:
+    gold_path = args.gold
+    release = Path(gold_path) / "nq_original"
+    if release.is_dir():
+        gold_path = str(release / args.split) if args.split else str(release)
+    elif args.split:
+        gold_path = str(Path(gold_path) / args.split)
+    try:
+        gold = eval_nq.read_gold(gold_path)
+    except FileNotFoundError as err:
+        raise EvaluationError(str(err)) from err
+    except (OSError, EOFError, UnicodeDecodeError, ValueError) as err:
+        raise EvaluationError(f"bad NQ gold {gold_path}: {err}") from err
+    try:
+        predictions = eval_nq.predictions_from_json(load_json(args.predictions))
+    except ValueError as err:
+        raise EvaluationError(f"{args.predictions}: {err}") from err
+    check_ids(predictions, gold, args.strict)
+    threshold = 2 if args.threshold is None else args.threshold
+    return eval_nq.nq_metrics(gold, predictions, min_non_null=threshold)
+
+
+def _nlquad_gold(path: str, split: str | None) -> dict[str, eval_nlquad.NlquadGold]:
+    if path.endswith(".json") and not Path(path).is_dir():
+        data = load_object(path, "NLQuAD SQuAD-like gold")
+        return eval_nlquad.gold_from_squad(data)
+    rows = read_parquet_rows(parquet_files(path, split),
+                             ("id", "context", "answer_text", "answer_start", "answer_end"),
+                             ("answer_word_start", "answer_word_end"))
+    return eval_nlquad.gold_from_rows(rows)
+
+
+def _legacy_tokenizer(name: str) -> eval_nlquad.Tokenizer:
+    if name == "regex":
+        return eval_nlquad.treebank_tokenize
+    try:
+        import nltk  # type: ignore[import-not-found]
+
+        nltk.word_tokenize("probe.")
+    except Exception as err:  # ImportError, or LookupError without the punkt data
+        raise EvaluationError(f"--legacy-tokenizer nltk needs nltk and its punkt data: "
+                              f"{err}") from err
+    return nltk.word_tokenize
+
+
+def evaluate_nlquad(args: argparse.Namespace) -> dict[str, Any]:
+    if args.split and not Path(args.gold).is_dir():
+        raise EvaluationError("--split needs --gold to be a release directory")
+    try:
+        gold = _nlquad_gold(args.gold, args.split)
+    except (ValueError, TypeError, AttributeError) as err:
+        raise EvaluationError(f"bad NLQuAD gold {args.gold}: {err}") from err
+    predictions = load_object(args.predictions, "NLQuAD predictions")
+    check_ids(predictions, gold, args.strict)
+    try:
+        return eval_nlquad.nlquad_metrics(gold, predictions,
+                                          _legacy_tokenizer(args.legacy_tokenizer))
+    except ValueError as err:
+        raise EvaluationError(str(err)) from err
+
+
+def _reqa_gold(root: str) -> tuple[dict[str, set[str]], dict[str, tuple[str, str]]]:
+    base = Path(root)
+    for sub in ("questions", "candidates"):
+        if not (base / sub).is_dir():
+            raise EvaluationError(f"a ReQA release needs {base / sub}/ (questions/*.parquet and "
+                                  f"candidates/*.parquet)")
+    questions: dict[str, set[str]] = {}
+    for row in read_parquet_rows(parquet_files(str(base / "questions")),
+                                 ("qid", "correct_candidate_ids")):
+        ids = row["correct_candidate_ids"]
+        ids = [] if ids is None else [ids] if isinstance(ids, (str, int)) else ids
+        questions[str(row["qid"])] = {str(c) for c in ids}
+    paragraph_of: dict[str, tuple[str, str]] = {}
+    for row in read_parquet_rows(parquet_files(str(base / "candidates")),
+                                 ("candidate_id", "paragraph_id", "document")):
+        candidate = str(row["candidate_id"])
+        paragraph = row["paragraph_id"]
+        # a paragraph is (document, paragraph_id): ids numbered per document stay distinct
+        paragraph_of[candidate] = (str(row["document"]),
+                                   f"candidate:{candidate}" if paragraph is None
+                                   else str(paragraph))
+    return questions, paragraph_of
+
+
+def evaluate_reqa(args: argparse.Namespace) -> dict[str, Any]:
+    if args.split:
+        raise EvaluationError("--split is not used for reqa: point --gold at the release "
+                              "directory holding questions/ and candidates/")
+    questions, paragraph_of = _reqa_gold(args.gold)
+    raw = load_object(args.predictions, "ReQA rankings")
+    rankings: dict[str, list[str]] = {}
+    for qid, ranking in raw.items():
+        if not isinstance(ranking, list):
+            raise EvaluationError(f"{args.predictions}: the ranking of {qid} must be a list of "
+                                  f"candidate ids")
+        rankings[qid] = [str(c) for c in ranking]
+    check_ids(rankings, questions, args.strict)
+    result = eval_reqa.reqa_metrics(questions, rankings, paragraph_of)
+    if result.get("n_unknown_candidate_ids"):
+        _warn(f"{result['n_unknown_candidate_ids']} ranked candidate ids are not in "
+              f"candidates/ (counted as wrong)")
+    return result
+
+
+def _jnq_gold(path: str, split: str | None) -> dict[str, Any]:
+    if split and not Path(path).is_dir():
+        raise EvaluationError("--split needs --gold to be a release directory")
+    if path.endswith(".json") and not Path(path).is_dir():
+        return load_object(path, "JNQ gold")
+    files = parquet_files(path, split)
+    import pyarrow.parquet as pq
+
+    try:
+        names = pq.read_schema(files[0]).names
+    except Exception as err:
+        raise EvaluationError(f"cannot read Parquet {files[0]}: {err}") from err
+    key = "id" if "id" in names else "qid"
+    rows = read_parquet_rows(files, (key, "gold_paragraph_ids"))
+    return {str(row[key]): row["gold_paragraph_ids"] for row in rows}
+
+
+def evaluate_jnq(args: argparse.Namespace) -> dict[str, Any]:
+    gold = _jnq_gold(args.gold, args.split)
+    predictions = load_object(args.predictions, "JNQ predictions")
+    check_ids(predictions, {str(q) for q in gold}, args.strict)
+    try:
+        return eval_jnq.jnq_metrics(gold, predictions)
+    except ValueError as err:
+        raise EvaluationError(str(err)) from err
+
+
+EVALUATORS: dict[str, Callable[[argparse.Namespace], dict[str, Any]]] = {
+    "nq": evaluate_nq, "nlquad": evaluate_nlquad, "reqa": evaluate_reqa, "jnq": evaluate_jnq}
+
+
+def _positive_int(text: str) -> int:
+    value = int(text)
+    if value < 1:
+        raise argparse.ArgumentTypeError("must be at least 1")
+    return value
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="python -m pipelines.evaluate",
+        description="Score predictions against NQ, NLQuAD, ReQA or JNQ gold; prints JSON.")
+    parser.add_argument("task", choices=TASKS)
+    parser.add_argument("--gold", required=True, help="gold file, glob or release directory")
+    parser.add_argument("--predictions", required=True, help="predictions JSON file")
+    parser.add_argument("--threshold", type=_positive_int, default=None,
+                        help="nq: non-null annotations needed for a gold answer (default 2)")
+    parser.add_argument("--split", help="read only this split of a release directory")
+    parser.add_argument("--strict", action="store_true",
+                        help="unknown prediction ids and gold without predictions are errors")
+    parser.add_argument("--legacy-tokenizer", choices=("regex", "nltk"), default="regex",
+                        help="nlquad: tokenizer of the published script's IoU (iou_legacy)")
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    if args.threshold is not None and args.task != "nq":
+        print("error: --threshold applies to nq only", file=sys.stderr)
+        return 2
+    args.gold = resolve_latest(args.gold)
+    try:
+        result = EVALUATORS[args.task](args)
+    except EvaluationError as err:
+        print(f"error: {err}", file=sys.stderr)
+        return 2
+    print(json.dumps(result, sort_keys=True))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
