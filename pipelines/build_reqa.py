@@ -1,0 +1,336 @@
+"""Build a ReQA sentence-retrieval set (Ahmad, Constant, Yang, Cer 2019) from SQuAD, NQ or NLQuAD.
+
+    python -m pipelines.build_reqa --runner=DirectRunner                  # bundled SQuAD sample
+    python -m pipelines.build_reqa --source nq                            # bundled NQ sample
+    python -m pipelines.build_reqa --source squad --input train-v1.1.json
+    python -m pipelines.build_reqa --source nq --input 'v1.0/train/nq-train-*.jsonl.gz'
+    python -m pipelines.build_reqa --source nq --input releases/nq/1.0.0 --split dev
+    python -m pipelines.build_reqa --source nlquad --input releases/nlquad/1.0.0
+
+ReQA ("ReQA: An Evaluation for End-to-End Answer Retrieval Models", MRQA 2019) splits every
+paragraph into sentences; the answer index holds each sentence with its paragraph as context,
+and a question's correct answers are the sentences containing its answer span. Writes
+``<output>/reqa_<source>/<version>/``: ``questions/*.parquet`` (qid, question,
+correct_candidate_ids, source, document, example_ids), ``candidates/*.parquet``
+(candidate_id, sentence, context, paragraph_id, document, source, sentence_start,
+sentence_end), ``rejected/`` (dropped examples with their reason, dead letters),
+``stats.json``, a card and the manifest. ``--source nlquad`` needs ``--input`` (an NLQuAD
+release directory or Parquet glob). Other ``--options`` go to Beam.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from importlib import resources
+from typing import Any
+
+import apache_beam as beam
+from apache_beam.io.filesystems import FileSystems
+
+from transforms.accounting_io import HistogramFn, WriteAccounting
+from transforms.release import (
+    MANIFEST,
+    ReleaseTarget,
+    WriteShards,
+    list_files,
+    parquet_bytes,
+    shard_name,
+    write_bytes,
+)
+from transforms.release_docs import group_tallies, length_statistics
+from transforms.release_run import (
+    add_release_arguments,
+    add_underscore_aliases,
+    cli_main,
+    publish,
+    recorded_options,
+    resolve_version,
+    run_release,
+)
+from transforms.reqa import (
+    CANDIDATES_SCHEMA,
+    FIELD_DOCS,
+    QUESTIONS_SCHEMA,
+    RELEASE_SCHEMA,
+    SOURCES,
+    BuildReqa,
+)
+
+DATASET_PREFIX = "reqa_"
+DATASET_VERSION = "1.0.0"
+GROUPS = ("questions", "candidates")
+SCHEMAS = {"questions": QUESTIONS_SCHEMA, "candidates": CANDIDATES_SCHEMA}
+SAMPLES = {"squad": "squad_sample.json", "nq": "nq_sample.jsonl.gz"}
+# What the paper reports for the train sets (Ahmad et al. 2019, Table 1 and §3).
+PAPER_SIZES = {"squad": "87,599 questions, 91,707 sentences (SQuAD v1.1 train)",
+               "nq": "about 74k questions, 239k sentences (NQ train)"}
+SOURCE_NAMES = {"squad": "SQuAD v1.1", "nq": "Natural Questions (original format)",
+                "nlquad": "NLQuAD (this toolkit's release)"}
+
+
+def sample_path(source: str) -> str:
+    """The bundled sample of ``source`` (team-written; no sample for nlquad)."""
+    return str(resources.files("pipelines").joinpath("samples", "reqa", SAMPLES[source]))
+
+
+def dataset_name(source: str) -> str:
+    return DATASET_PREFIX + source
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="python -m pipelines.build_reqa",
+        description="Build a ReQA sentence-level answer retrieval set (questions and "
+                    "candidate sentences with their paragraph) from SQuAD v1.1, Natural "
+                    "Questions or an NLQuAD release. Any other --option is passed to Beam.")
+    parser.add_argument("--source", choices=SOURCES, default="squad",
+                        help="input format: squad (SQuAD v1.1 JSON, default), nq (NQ "
+                             "original-format JSON lines) or nlquad (NLQuAD release Parquet)")
+    parser.add_argument("--input",
+                        help="glob of input files, or a release directory (nq: "
+                             "<release>/nq_original/<split>/*.jsonl.gz; nlquad: "
+                             "<release>/<split>/*.parquet; a dataset directory with LATEST "
+                             "means that version); default: the bundled sample of squad and "
+                             "nq; required for nlquad")
+    parser.add_argument("--split", default="",
+                        help="with a release directory as --input: read only this split "
+                             "(default: every split)")
+    add_release_arguments(parser, "reqa_<source>", DATASET_VERSION)
+    parser.add_argument("--batch-size", type=int, default=64,
+                        help="paragraphs' tasks per spaCy batch")
+    parser.add_argument("--max-rows-per-shard", type=int, default=50_000,
+                        help="Parquet rows per shard file")
+    return add_underscore_aliases(parser)
+
+
+def _is_dir(path: str) -> bool:
+    if "*" in path or "?" in path or "[" in path:
+        return False
+    if "://" not in path:
+        import os
+
+        return os.path.isdir(path)
+    return bool(FileSystems.match([path.rstrip("/") + "/*"])[0].metadata_list)
+
+
+def _read_text(path: str) -> str:
+    with FileSystems.open(path) as handle:
+        return handle.read().decode("utf-8")
+
+
+def resolve_input(source: str, path: str | None, split: str = "") -> str:
+    """The file glob to read for ``--input`` (see ``--help``)."""
+    if not path:
+        if source not in SAMPLES:
+            raise ValueError(f"--source {source} needs --input (a release directory or glob)")
+        return sample_path(source)
+    if not _is_dir(path):
+        return path
+    root = path.rstrip("/")
+    latest = FileSystems.join(root, "LATEST")
+    if FileSystems.exists(latest) and not FileSystems.exists(FileSystems.join(root, MANIFEST)):
+        root = FileSystems.join(root, _read_text(latest).strip())
+    part = split or "*"
+    if source == "nq":
+        if FileSystems.exists(FileSystems.join(root, "nq_original")):
+            return FileSystems.join(root, "nq_original", part, "*.jsonl*")
+        return FileSystems.join(root, "*.jsonl*")
+    if source == "nlquad":
+        return FileSystems.join(root, part, "*.parquet")
+    return FileSystems.join(root, "*.json")
+
+
+def parse_args(argv: list[str] | None) -> tuple[argparse.Namespace, list[str]]:
+    parser = build_parser()
+    args, beam_args = parser.parse_known_args(argv)
+    if args.batch_size < 1:
+        parser.error("--batch-size must be at least 1")
+    try:
+        args._pattern = resolve_input(args.source, args.input, args.split)
+    except ValueError as error:
+        parser.error(str(error))
+    if not FileSystems.match([args._pattern])[0].metadata_list:
+        parser.error(f"--input {args.input or args._pattern}: no file matches "
+                     f"{args._pattern}")
+    return args, beam_args
+
+
+def build_pipeline(pipeline: beam.Pipeline, args: argparse.Namespace,
+                   target: ReleaseTarget) -> list:
+    """Compose the ReQA pipeline into the staging directory; returns the writers' outputs."""
+    questions, candidates, statistics, results = pipeline | "Reqa" >> BuildReqa(
+        args.source, args._pattern, args.batch_size)
+    staging, max_rows = target.staging_dir, args.max_rows_per_shard
+    written = [
+        questions
+        | "KeyQuestions" >> beam.Map(lambda row: ("questions", row))
+        | "WriteQuestions" >> WriteShards(
+            staging, lambda row: f"{row['question']}\x00{row['qid']}", parquet_bytes,
+            "parquet", QUESTIONS_SCHEMA, max_rows),
+        candidates
+        | "KeyCandidates" >> beam.Map(lambda row: ("candidates", row))
+        | "WriteCandidates" >> WriteShards(
+            staging, lambda row: f"{row['document']}\x00{row['paragraph_id']}\x00"
+                                 f"{row['sentence_start']:010d}\x00{row['candidate_id']}",
+            parquet_bytes, "parquet", CANDIDATES_SCHEMA, max_rows),
+    ]
+    histograms = statistics | "Histograms" >> beam.CombinePerKey(HistogramFn())
+    written.append(pipeline | "Accounting" >> WriteAccounting(staging, results, histograms))
+    return written
+
+
+def ensure_groups(target: ReleaseTarget) -> None:
+    """A zero-row file with the group's own schema for a group that got no rows."""
+    present = {p.split("/")[0] for p in list_files(target.staging_dir)}
+    for group in GROUPS:
+        if group not in present:
+            write_bytes(FileSystems.join(target.staging_dir, group,
+                                         shard_name(group, 0, 1, "parquet")),
+                        parquet_bytes([], SCHEMAS[group]))
+
+
+def reqa_stats(tallies: dict[str, int], histograms: dict) -> dict[str, Any]:
+    """stats.json: totals, drop reasons, distributions and every tally."""
+    counts = group_tallies(tallies)
+    examples = counts.get("examples", {})
+    per_paragraph = histograms.get("all/sentences_per_paragraph", {})
+    return {
+        "questions": counts.get("questions", {}).get("unique", 0),
+        "candidates": counts.get("candidates", {}).get("unique", 0),
+        "paragraphs": sum(per_paragraph.values()),
+        "examples": {"read": examples.get("read", 0), "kept": examples.get("kept", 0),
+                     "dropped": sum(v for k, v in examples.items()
+                                    if k.startswith("dropped.")),
+                     "malformed": examples.get("malformed", 0)},
+        "drop_reasons": {k.split(".", 1)[1]: v for k, v in sorted(examples.items())
+                         if k.startswith("dropped.")},
+        "sentences_per_paragraph": dict(sorted(per_paragraph.items())),
+        "correct_per_question": dict(sorted(
+            histograms.get("all/correct_per_question", {}).items())),
+        "lengths": length_statistics(histograms).get("all", {}),
+        "counts": counts,
+    }
+
+
+def _summary_value(lengths: dict[str, Any], metric: str) -> str:
+    summary = lengths.get(metric, {})
+    if not summary.get("count"):
+        return "-"
+    return (f"mean {summary['mean']}, median {summary['median']}, min {summary['min']}, "
+            f"max {summary['max']}")
+
+
+def reqa_card(manifest: dict[str, Any], stats: dict[str, Any]) -> str:
+    source = manifest["options"]["source"]
+    lengths, examples = stats["lengths"], stats["examples"]
+    counts = stats["counts"]
+    answers = counts.get("answers", {})
+    return "\n".join([
+        f"# ReQA retrieval set from {SOURCE_NAMES[source]}, version {manifest['version']}",
+        "",
+        "Sentence-level answer retrieval as in ReQA (Ahmad, Constant, Yang, Cer 2019, "
+        "\"ReQA: An Evaluation for End-to-End Answer Retrieval Models\"): every paragraph is "
+        "split into sentences (spaCy `en_core_web_sm` `senter`, see `filters/sentences.py`); "
+        "the answer index holds each sentence with its paragraph as context; a question's "
+        "correct answers are the sentences its answer span overlaps. Questions with the same "
+        "text are merged (all their answers count); a paragraph reached from several "
+        "questions is indexed once.",
+        "",
+        f"Input: {manifest['source']['description']}.",
+        *([f"For comparison, the paper's set from {SOURCE_NAMES[source]}: "
+           f"{PAPER_SIZES[source]}.", ""] if source in PAPER_SIZES else [""]),
+        "| what | count |",
+        "|---|---|",
+        f"| input examples | {examples['read']} |",
+        f"| kept | {examples['kept']} |",
+        *[f"| dropped, {reason} | {n} |" for reason, n in stats["drop_reasons"].items()],
+        f"| malformed (dead-lettered) | {examples['malformed']} |",
+        f"| questions (distinct texts) | {stats['questions']} |",
+        f"| candidate sentences | {stats['candidates']} |",
+        f"| paragraphs | {stats['paragraphs']} |",
+        f"| answers crossing a sentence boundary | "
+        f"{answers.get('cross_sentence_boundary', 0)} |",
+        "",
+        f"Sentences per paragraph: {_summary_value(lengths, 'sentences_per_paragraph')}.  ",
+        f"Correct sentences per question: {_summary_value(lengths, 'correct_per_question')}.  ",
+        f"Words per sentence: {_summary_value(lengths, 'sentence_words')}.",
+        "",
+        "## Files",
+        "",
+        "- `questions/*.parquet`: `qid`, `question`, `correct_candidate_ids`, `source`, "
+        "`document`, `example_ids`.",
+        "- `candidates/*.parquet`: `candidate_id`, `sentence`, `context` (the paragraph), "
+        "`paragraph_id`, `document`, `source`, `sentence_start`, `sentence_end` "
+        "(`context[sentence_start:sentence_end] == sentence`).",
+        "- `rejected/dropped_examples/`: every dropped example with its reason; "
+        "`rejected/dead_letter/`: records that could not be read.",
+        "",
+        "Columns are documented in `dataset_info.json`. Evaluate a retriever by ranking all "
+        "candidates for each question: mean reciprocal rank and recall@k of the first "
+        "correct candidate, as in the paper.",
+        "",
+        "```python",
+        "import pyarrow.dataset as ds",
+        "questions = ds.dataset('questions', format='parquet').to_table().to_pylist()",
+        "candidates = ds.dataset('candidates', format='parquet').to_table().to_pylist()",
+        "```",
+        "",
+    ])
+
+
+def source_description(args: argparse.Namespace) -> dict[str, Any]:
+    origin = "the bundled sample" if not args.input else args.input
+    return {"kind": args.source,
+            "description": f"{SOURCE_NAMES[args.source]}, {origin} ({args._pattern})",
+            "pattern": args._pattern, "split": args.split or "all"}
+
+
+def run(argv: list[str] | None = None) -> dict[str, Any]:
+    """Run the pipeline and publish the release; returns manifest, stats and path."""
+    args, beam_args = parse_args(argv)
+    args.version = resolve_version(args.version)
+    target = ReleaseTarget.create(args.output, dataset_name(args.source), args.version)
+    source = source_description(args)
+
+    def finish() -> dict[str, Any]:
+        ensure_groups(target)
+        return publish(target, overwrite=args.overwrite, splits=list(GROUPS),
+                       schema=RELEASE_SCHEMA, field_docs=FIELD_DOCS,
+                       options=recorded_options(args, beam_args), source=source,
+                       make_stats=reqa_stats, make_card=reqa_card)
+
+    return run_release(target, args.overwrite, beam_args,
+                       lambda pipeline: build_pipeline(pipeline, args, target), finish,
+                       skip_existing=args.skip_existing)
+
+
+def format_summary(result: dict[str, Any]) -> str:
+    """The readable end-of-run summary printed to the user."""
+    stats, manifest = result["stats"], result["manifest"]
+    examples = stats["examples"]
+    lengths = stats["lengths"]
+    lines = [
+        f"{manifest['dataset']} {manifest['version']} written to {result['path']}",
+        f"  input examples:        {examples['read']}",
+        f"  kept:                  {examples['kept']}",
+    ]
+    for reason, count in stats["drop_reasons"].items():
+        lines.append(f"  dropped, {reason}: {count}")
+    lines += [
+        f"  malformed:             {examples['malformed']} (see rejected/dead_letter/)",
+        f"  questions:             {stats['questions']}",
+        f"  candidate sentences:   {stats['candidates']}",
+        f"  paragraphs:            {stats['paragraphs']}",
+        f"  sentences/paragraph:   {_summary_value(lengths, 'sentences_per_paragraph')}",
+        f"  correct/question:      {_summary_value(lengths, 'correct_per_question')}",
+    ]
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> int:
+    return cli_main(run, format_summary, argv)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
