@@ -16,7 +16,14 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from pipelines import build_categories, build_jnq, build_nlquad, build_nq, build_search_index
+from pipelines import (
+    build_categories,
+    build_jnq,
+    build_nlquad,
+    build_nq,
+    build_reqa,
+    build_search_index,
+)
 from transforms.release_run import parse_bool
 
 TEMPLATES_DIR = Path(__file__).resolve().parent.parent / "templates"
@@ -26,6 +33,7 @@ PIPELINES = {
     "build_jnq": (build_jnq, "JNQ / JBoolQ release from Japanese search-query logs"),
     "build_categories": (build_categories, "NQ category lexicon from a text corpus"),
     "build_search_index": (build_search_index, "Local BM25 search index over pages"),
+    "build_reqa": (build_reqa, "ReQA sentence-retrieval set from SQuAD, NQ or NLQuAD"),
 }
 _NUMBER = {int: r"^-?[0-9]+$", float: r"^-?[0-9]+(\.[0-9]+)?$"}
 
