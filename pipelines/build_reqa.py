@@ -42,6 +42,7 @@ from transforms.release_docs import group_tallies, length_statistics
 from transforms.release_run import (
     add_release_arguments,
     add_underscore_aliases,
+    baseline_table,
     cli_main,
     publish,
     recorded_options,
@@ -55,6 +56,7 @@ from transforms.reqa import (
     RELEASE_SCHEMA,
     SOURCES,
     BuildReqa,
+    reqa_baselines,
 )
 
 DATASET_PREFIX = "reqa_"
@@ -256,6 +258,7 @@ def reqa_card(manifest: dict[str, Any], stats: dict[str, Any]) -> str:
         f"Correct sentences per question: {_summary_value(lengths, 'correct_per_question')}.  ",
         f"Words per sentence: {_summary_value(lengths, 'sentence_words')}.",
         "",
+        *baseline_table(stats),
         "## Files",
         "",
         "- `questions/*.parquet`: `qid`, `question`, `correct_candidate_ids`, `source`, "
@@ -298,7 +301,7 @@ def run(argv: list[str] | None = None) -> dict[str, Any]:
         return publish(target, overwrite=args.overwrite, splits=list(GROUPS),
                        schema=RELEASE_SCHEMA, field_docs=FIELD_DOCS,
                        options=recorded_options(args, beam_args), source=source,
-                       make_stats=reqa_stats, make_card=reqa_card)
+                       make_stats=reqa_stats, make_card=reqa_card, baselines=reqa_baselines)
 
     return run_release(target, args.overwrite, beam_args,
                        lambda pipeline: build_pipeline(pipeline, args, target), finish,

@@ -191,7 +191,8 @@ def baseline_table(stats: dict[str, Any]) -> list[str]:
     metrics = table["metrics"]
     lines = ["## Untrained baselines",
              "",
-             f"On the {table['split']} split ({table['n']} questions). {table.get('note', '')}",
+             (f"On all {table['n']} questions. " if table["split"] == "all" else
+              f"On the {table['split']} split ({table['n']} questions). ") + table.get("note", ""),
              "",
              "| baseline | " + " | ".join(metrics) + " |",
              "|---|" + "---|" * len(metrics)]

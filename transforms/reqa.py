@@ -728,3 +728,61 @@ class BuildReqa(beam.PTransform):
         statistics = ((merged[STATS], unique[STATS], per_paragraph)
                       | "AllStatistics" >> beam.Flatten())
         return merged.main, unique.main, statistics, [*results, labeled, merged, unique]
+
+
+def reqa_baselines(staging_dir: str) -> dict[str, Any]:
+    """ReQA Table 6-style untrained baselines: BM25 (bm25s) ranking every candidate sentence
+    by its sentence text, and by its paragraph text (the context), scored with MRR and R@N at
+    the sentence level (``filters.eval_reqa``). ReQA sets have no splits: all questions."""
+    import io
+
+    import pyarrow.parquet as pq
+    from apache_beam.io.filesystems import FileSystems
+
+    from filters.eval_reqa import reqa_metrics
+    from transforms.local_search import IndexTokenizer
+    from transforms.release import RAW, list_files
+
+    def rows(group: str) -> list[dict]:
+        out = []
+        for name in list_files(staging_dir):
+            if name.startswith(f"{group}/") and name.endswith(".parquet"):
+                with FileSystems.open(FileSystems.join(staging_dir, *name.split("/")),
+                                      compression_type=RAW) as handle:
+                    out += pq.read_table(io.BytesIO(handle.read())).to_pylist()
+        return out
+
+    questions, candidates = rows("questions"), rows("candidates")
+    metrics = ["sentence_mrr", "sentence_r@1", "sentence_r@5", "sentence_r@10"]
+    if not questions or not candidates:
+        return {"split": "all", "n": len(questions), "metrics": metrics, "rows": []}
+    candidates.sort(key=lambda c: c["candidate_id"])
+    ids = [c["candidate_id"] for c in candidates]
+    gold = {q["qid"]: set(q["correct_candidate_ids"]) for q in questions}
+    tokenize = IndexTokenizer("en")
+    table = []
+    for name, field in (("BM25 over sentences", "sentence"),
+                        ("BM25 over paragraphs (context)", "context")):
+        rankings = _bm25_rankings([c[field] for c in candidates], ids, questions, tokenize)
+        scores = reqa_metrics(gold, rankings)
+        table.append({"name": name, **{m: float(scores[m]) for m in metrics}})
+    return {"split": "all", "n": len(questions), "metrics": metrics, "rows": table,
+            "note": "Candidates ranked per question; ties to the lower candidate id."}
+
+
+def _bm25_rankings(texts: list[str], ids: list[str], questions: list[dict],
+                   tokenize) -> dict[str, list[str]]:
+    import bm25s
+    from bm25s.tokenization import Tokenized
+
+    vocab: dict[str, int] = {}
+    token_ids = [[vocab.setdefault(t, len(vocab)) for t in tokens] for tokens in tokenize(texts)]
+    retriever = bm25s.BM25()
+    retriever.index(Tokenized(ids=token_ids, vocab=vocab), show_progress=False)
+    rankings = {}
+    for question in questions:
+        query = [t for t in tokenize([question["question"]])[0] if t in vocab]
+        scores = retriever.get_scores(query) if query else [0.0] * len(ids)
+        order = sorted(range(len(ids)), key=lambda i: (-float(scores[i]), ids[i]))[:10]
+        rankings[question["qid"]] = [ids[i] for i in order]
+    return rankings

@@ -196,3 +196,16 @@ def test_resolve_input_for_release_directories(tmp_path):
     result = run([TEST_RUNNER, "--source", "nq", "--input", str(tmp_path / "nq"),
                   "--output", str(tmp_path / "out")])
     assert result["stats"]["examples"]["read"] == 4
+
+
+def test_bm25_baselines_on_the_card(squad):
+    result, path, _ = squad
+    stats = result["stats"]
+    baselines = stats["baselines"]
+    assert baselines["n"] == stats["questions"]
+    assert [r["name"] for r in baselines["rows"]] == [
+        "BM25 over sentences", "BM25 over paragraphs (context)"]
+    for row in baselines["rows"]:
+        assert 0 < row["sentence_mrr"] <= 1
+        assert row["sentence_r@1"] <= row["sentence_r@5"] <= row["sentence_r@10"]
+    assert "Untrained baselines" in (path / "README.md").read_text()
