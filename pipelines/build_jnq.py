@@ -49,6 +49,7 @@ from transforms.release_run import (
     add_flag,
     add_release_arguments,
     add_underscore_aliases,
+    baseline_table,
     cli_main,
     publish,
     recorded_options,
@@ -164,6 +165,14 @@ def _from_nq_row(row: dict[str, Any], variant: str) -> dict[str, Any]:
             "reason": row["reason"]}
 
 
+def jnq_dev_baselines(staging_dir: str) -> dict[str, Any]:
+    """JNQ releases are not annotated yet: the card says how baselines will be scored."""
+    return {"split": "dev", "n": 0, "metrics": ["f1"], "rows": [], "note": (
+        "The questions are not annotated yet, so no baseline can be scored; once gold "
+        "paragraphs exist, score a first-paragraph or top-snippet-similarity prediction with "
+        "python -m pipelines.evaluate jnq.")}
+
+
 def jnq_stats(tallies: dict[str, int], histograms: dict) -> dict[str, Any]:
     return {"counts": group_tallies(tallies), "lengths": length_statistics(histograms)}
 
@@ -192,6 +201,7 @@ def jnq_card(manifest: dict[str, Any], stats: dict[str, Any]) -> str:
         *[f"| pattern {k[1:]} matched | {v} |" for k, v in sorted(patterns.items())],
         *[f"| examples in {split} | {n} |" for split, n in manifest["rows_per_split"].items()],
         "",
+        *baseline_table(stats),
         "Long-answer candidates (JNQ §3.3): the first paragraph and the four other paragraphs "
         "with the highest bag-of-words cosine similarity to the search snippet "
         "(`candidate_paragraph_ids`, `candidate_ranks`, `candidate_scores`); every other "
@@ -237,7 +247,8 @@ def run(argv: list[str] | None = None) -> dict[str, Any]:
     def finish() -> dict[str, Any]:
         return publish(target, overwrite=args.overwrite, splits=splits, schema=schema,
                        field_docs=FIELD_DOCS, options=options, source=source,
-                       make_stats=jnq_stats, make_card=jnq_card)
+                       make_stats=jnq_stats, make_card=jnq_card,
+                       baselines=None if questions_only else jnq_dev_baselines)
 
     return run_release(target, args.overwrite, beam_args,
                        lambda pipeline: build_pipeline(pipeline, args, target), finish,

@@ -14,6 +14,7 @@ original format (``nq_original/<split>/*.jsonl.gz``) and the HuggingFace layout
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 from importlib import resources
 from typing import Any
@@ -43,6 +44,7 @@ from transforms.release_run import (
     add_flag,
     add_release_arguments,
     add_underscore_aliases,
+    baseline_table,
     cli_main,
     publish,
     recorded_options,
@@ -294,11 +296,38 @@ def run(argv: list[str] | None = None) -> dict[str, Any]:
         ensure_empty_jsonl(target, split_names)
         return publish(target, overwrite=args.overwrite, splits=split_names,
                        schema=HF_SCHEMA, field_docs=EXAMPLE_FIELD_DOCS, options=options,
-                       source=source, make_stats=nq_stats, make_card=nq_card)
+                       source=source, make_stats=nq_stats, make_card=nq_card,
+                       baselines=nq_dev_baselines)
 
     return run_release(target, args.overwrite, beam_args,
                        lambda pipeline: build_pipeline(pipeline, args, target), finish,
                        skip_existing=args.skip_existing)
+
+
+def nq_dev_baselines(staging_dir: str, split: str = "dev") -> dict[str, Any]:
+    """NQ Table 3's first-paragraph baseline on the staged dev examples (once annotated)."""
+    import gzip
+    import io
+
+    from filters.nq_baselines import first_paragraph_baseline
+    from transforms.release import RAW, list_files
+
+    examples = []
+    for name in list_files(staging_dir):
+        if name.startswith(f"nq_original/{split}/") and name.endswith(".jsonl.gz"):
+            with FileSystems.open(FileSystems.join(staging_dir, *name.split("/")),
+                                  compression_type=RAW) as handle:
+                data = gzip.decompress(handle.read())
+            examples += [json.loads(line) for line in io.BytesIO(data)]
+    scores = first_paragraph_baseline(examples)
+    table = {"split": split, "n": len(examples), "metrics": ["f1", "precision", "recall"]}
+    if not scores:
+        return {**table, "rows": [], "note": (
+            "The examples are not annotated yet, so no baseline can be scored; after "
+            "annotation, NQ's first-paragraph baseline (F1 27.8 on NQ dev) is "
+            "filters.nq_baselines.first_paragraph_baseline.")}
+    return {**table, "n": scores["n"], "rows": [{"name": "first paragraph", **{
+        m: scores[m] for m in ("f1", "precision", "recall")}}]}
 
 
 def ensure_empty_jsonl(target: ReleaseTarget, splits: list[str]) -> None:
@@ -335,6 +364,7 @@ def nq_card(manifest: dict[str, Any], stats: dict[str, Any]) -> str:
         "Long-answer candidates by tag: " + (", ".join(
             f"{tag} {n}" for tag, n in sorted(tags.items())) or "-") + ".",
         "",
+        *baseline_table(stats),
         "## Formats",
         "",
         "- `nq_original/<split>/*.jsonl.gz`: the NQ original format; the official tools read "

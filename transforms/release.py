@@ -55,10 +55,16 @@ class ReleaseTarget:
     dataset: str
     version: str
     run_id: str
+    code: tuple[tuple[str, str], ...] = ()
 
     @classmethod
     def create(cls, root: str, dataset: str, version: str) -> ReleaseTarget:
-        return cls(root, dataset, version, uuid.uuid4().hex[:12])
+        """A new run's target; the code version (package, git commit) is read here, at launch,
+        not on the worker that publishes (which has no checkout on Dataflow)."""
+        from transforms.release_docs import code_version
+
+        return cls(root, dataset, version, uuid.uuid4().hex[:12],
+                   tuple(sorted(code_version().items())))
 
     @property
     def final_dir(self) -> str:

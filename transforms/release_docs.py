@@ -103,7 +103,7 @@ def build_manifest(target: ReleaseTarget, *, options: dict[str, Any], source: di
         "version": target.version,
         "run_id": target.run_id,
         "created": utc_now(),
-        "code": code_version(),
+        "code": dict(target.code) or code_version(),
         "options": options,
         "source": source,
         "schema": schema_description(schema, field_docs),

@@ -189,6 +189,8 @@ def baseline_table(stats: dict[str, Any]) -> list[str]:
     if not table:
         return []
     metrics = table["metrics"]
+    if not table["rows"]:
+        return ["## Untrained baselines", "", table.get("note", ""), ""]
     lines = ["## Untrained baselines",
              "",
              (f"On all {table['n']} questions. " if table["split"] == "all" else

@@ -151,3 +151,10 @@ def test_manifest_hashes_the_bytes_on_disk(release):
     assert gz
     for name, entry in manifest["files"].items():
         assert hashlib.sha256((path / name).read_bytes()).hexdigest() == entry["sha256"], name
+
+
+def test_baseline_section_explains_missing_annotations(release):
+    result, path = release
+    baselines = result["stats"]["baselines"]
+    assert baselines["rows"] == [] and "not annotated" in baselines["note"]
+    assert "Untrained baselines" in (path / "README.md").read_text()
