@@ -25,9 +25,8 @@ import json
 import logging
 import os
 import time
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from email.utils import parsedate_to_datetime
 from typing import Any
 from urllib.parse import quote, quote_plus, urlencode
 
@@ -35,7 +34,11 @@ import requests
 import urllib3.exceptions
 
 from transforms.cache_store import CacheStore
-from transforms.retry_policy import PoliteClientBase
+from transforms.retry_policy import (
+    PoliteClientBase,
+    exception_chain,
+    parse_retry_after,
+)
 from transforms.wayback_client import RateLimiter
 
 log = logging.getLogger(__name__)
@@ -46,7 +49,6 @@ RETRYABLE_KINDS = frozenset({"server_error", "timeout", "connection_error", "tru
 CACHED_ERROR_STATUSES = frozenset({404, 410})
 REDIRECT_STATUSES = frozenset({301, 302, 303, 307, 308})
 DEFAULT_REDACT = ("key", "api_key", "apikey", "access_token", "subscription-key")
-MAX_RETRY_AFTER = 3600.0
 _RATE_LIMIT_API_CODES = frozenset({"maxlag", "ratelimited"})
 _SERVER_API_CODES = frozenset({"readonly", "internal_api_error"})
 _DROPPED_HEADERS = frozenset({"set-cookie", "content-encoding", "transfer-encoding"})
@@ -368,20 +370,6 @@ def _api_error(result: HttpResult) -> tuple[str | None, float | None]:
     return code, float(lag) if isinstance(lag, int | float) else None
 
 
-def parse_retry_after(value: str | None) -> float | None:
-    """Seconds from a Retry-After header (delta-seconds or HTTP date), capped at one hour."""
-    if not value:
-        return None
-    try:
-        seconds = float(value)
-    except ValueError:
-        try:
-            seconds = parsedate_to_datetime(value).timestamp() - time.time()
-        except (TypeError, ValueError):
-            return None
-    return min(max(seconds, 0.0), MAX_RETRY_AFTER)
-
-
 def _exception_kind(exc: requests.exceptions.RequestException) -> str:
     """timeout / truncated / connection_error / request_error for a requests exception."""
     if isinstance(exc, requests.exceptions.Timeout):
@@ -390,23 +378,9 @@ def _exception_kind(exc: requests.exceptions.RequestException) -> str:
         return "truncated"
     if isinstance(exc, requests.exceptions.ConnectionError):
         timeouts = (urllib3.exceptions.ReadTimeoutError, TimeoutError)
-        chained = _exception_chain(exc)
+        chained = exception_chain(exc)
         return "timeout" if any(isinstance(e, timeouts) for e in chained) else "connection_error"
     return "request_error"
-
-
-def _exception_chain(exc: BaseException) -> Iterator[BaseException]:
-    """All exceptions reachable through causes, contexts, urllib3 reasons and args."""
-    seen: set[int] = set()
-    stack = [exc]
-    while stack:
-        current = stack.pop()
-        if id(current) in seen:
-            continue
-        seen.add(id(current))
-        yield current
-        nested = [current.__cause__, current.__context__, getattr(current, "reason", None)]
-        stack.extend(item for item in [*nested, *current.args] if isinstance(item, BaseException))
 
 
 def _read_cache(cache: CacheStore | None, path: str | None) -> HttpResult | None:

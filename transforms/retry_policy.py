@@ -11,8 +11,12 @@ counted in ``stats`` (thread-safe).
 from __future__ import annotations
 
 import threading
+import time
 import zlib
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
+from email.utils import parsedate_to_datetime
+
+MAX_RETRY_AFTER = 3600.0
 
 
 class PoliteClientBase:
@@ -73,3 +77,32 @@ class PoliteClientBase:
     def _count(self, key: str, amount: int = 1) -> None:
         with self._stats_lock:
             self.stats[key] = self.stats.get(key, 0) + amount
+
+
+def parse_retry_after(value: str | None) -> float | None:
+    """Seconds from a Retry-After header (delta-seconds or HTTP date), capped at one hour."""
+    if not value:
+        return None
+    try:
+        seconds = float(value)
+    except ValueError:
+        try:
+            seconds = parsedate_to_datetime(value).timestamp() - time.time()
+        except (TypeError, ValueError):
+            return None
+    return min(max(seconds, 0.0), MAX_RETRY_AFTER)
+
+
+def exception_chain(exc: BaseException) -> Iterator[BaseException]:
+    """All exceptions reachable through causes, contexts, urllib3 reasons and args."""
+    seen: set[int] = set()
+    stack = [exc]
+    while stack:
+        current = stack.pop()
+        if id(current) in seen:
+            continue
+        seen.add(id(current))
+        yield current
+        nested = [current.__cause__, current.__context__, getattr(current, "reason", None)]
+        nested += list(current.args)
+        stack.extend(item for item in nested if isinstance(item, BaseException))

@@ -28,7 +28,6 @@ import time
 import zlib
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import asdict, dataclass
-from email.utils import parsedate_to_datetime
 from typing import Any, TypeVar
 from urllib.parse import urlencode
 
@@ -36,7 +35,7 @@ import requests
 import urllib3.exceptions
 
 from transforms.cache_store import CacheStore
-from transforms.retry_policy import PoliteClientBase
+from transforms.retry_policy import PoliteClientBase, exception_chain, parse_retry_after
 
 T = TypeVar("T")
 
@@ -71,7 +70,6 @@ STAT_KEYS: tuple[str, ...] = (
     "bytes",
     "failures",
 )
-MAX_RETRY_AFTER = 3600.0
 
 
 @dataclass(frozen=True)
@@ -526,7 +524,7 @@ def _raise_for_status(resp: requests.Response, url: str) -> None:
     code = resp.status_code
     if code < 400:
         return
-    retry_after = _parse_retry_after(resp.headers.get("Retry-After"))
+    retry_after = parse_retry_after(resp.headers.get("Retry-After"))
     resp.close()
     if code == 429:
         kind = "rate_limited"
@@ -535,20 +533,6 @@ def _raise_for_status(resp: requests.Response, url: str) -> None:
     else:
         kind = f"http_{code}"
     raise WaybackError(kind, url, f"HTTP {code}", status=code, retry_after=retry_after)
-
-
-def _parse_retry_after(value: str | None) -> float | None:
-    """Seconds from a Retry-After header (delta-seconds or HTTP date), capped at one hour."""
-    if not value:
-        return None
-    try:
-        seconds = float(value)
-    except ValueError:
-        try:
-            seconds = parsedate_to_datetime(value).timestamp() - time.time()
-        except (TypeError, ValueError):
-            return None
-    return min(max(seconds, 0.0), MAX_RETRY_AFTER)
 
 
 def _classify_request_exception(
@@ -572,7 +556,7 @@ def _classify_request_exception(
 
 def _connection_error_kind(exc: BaseException) -> str:
     """Kind "connection_refused", "timeout" or "connection_error" from the exception chain."""
-    chain = list(_exception_chain(exc))
+    chain = list(exception_chain(exc))
     if any(_is_refusal(item) for item in chain):
         return "connection_refused"
     if any(isinstance(item, urllib3.exceptions.ReadTimeoutError | TimeoutError) for item in chain):
@@ -585,21 +569,6 @@ def _is_refusal(exc: BaseException) -> bool:
     if isinstance(exc, ConnectionRefusedError):
         return True
     return getattr(exc, "errno", None) == errno.ECONNREFUSED
-
-
-def _exception_chain(exc: BaseException) -> Iterator[BaseException]:
-    """All exceptions reachable through causes, contexts, urllib3 reasons and args."""
-    seen: set[int] = set()
-    stack = [exc]
-    while stack:
-        current = stack.pop()
-        if id(current) in seen:
-            continue
-        seen.add(id(current))
-        yield current
-        nested = [current.__cause__, current.__context__, getattr(current, "reason", None)]
-        nested += list(current.args)
-        stack.extend(item for item in nested if isinstance(item, BaseException))
 
 
 def _read_raw_body(resp: requests.Response, url: str) -> bytes:
