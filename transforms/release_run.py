@@ -9,6 +9,7 @@ directory and re-raises: no half-written version is ever left behind.
 from __future__ import annotations
 
 import argparse
+import hashlib
 from collections.abc import Callable
 from datetime import UTC, datetime
 from typing import Any
@@ -22,7 +23,6 @@ from transforms.release import (
     ReleaseTarget,
     discard_staging,
     ensure_empty_splits,
-    file_manifest,
     finalize_release,
     write_bytes,
 )
@@ -63,9 +63,11 @@ def publish(target: ReleaseTarget, *, overwrite: bool, splits: list[str], schema
     write_bytes(FileSystems.join(target.staging_dir, "stats.json"), to_json_bytes(stats))
     manifest = build_manifest(target, options=options, source=source, schema=schema,
                               field_docs=field_docs, splits=splits)
-    write_bytes(FileSystems.join(target.staging_dir, "README.md"),
-                make_card(manifest, stats).encode("utf-8"))
-    manifest["files"] = file_manifest(target.staging_dir)
+    card = make_card(manifest, stats).encode("utf-8")
+    write_bytes(FileSystems.join(target.staging_dir, "README.md"), card)
+    manifest["files"]["README.md"] = {"sha256": hashlib.sha256(card).hexdigest(),
+                                      "bytes": len(card)}
+    manifest["files"] = dict(sorted(manifest["files"].items()))
     finalize_release(target, overwrite, to_json_bytes(manifest))
     return {"manifest": manifest, "stats": stats, "path": target.final_dir}
 
