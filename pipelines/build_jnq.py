@@ -44,7 +44,7 @@ from transforms.query_logs import (
     log_fields,
 )
 from transforms.release import ReleaseTarget, WriteShards, parquet_bytes
-from transforms.release_docs import group_tallies, length_statistics
+from transforms.release_docs import group_tallies, length_statistics, rows_in_split_order
 from transforms.release_run import (
     add_flag,
     add_release_arguments,
@@ -226,8 +226,7 @@ def format_summary(result: dict[str, Any]) -> str:
     for stage in ("linking", "pages", "examples"):
         lines += [f"  {summary_label(stage, k)}: {v}"
                   for k, v in sorted(counts.get(stage, {}).items())]
-    rows = result["manifest"]["rows_per_split"]
-    lines += [f"  rows in {split}: {n}" for split, n in rows.items()]
+    lines += [f"  rows in {split}: {n}" for split, n in rows_in_split_order(result["manifest"])]
     return "\n".join(lines)
 
 

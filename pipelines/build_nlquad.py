@@ -37,7 +37,7 @@ from transforms.release import (
     parquet_bytes,
     write_bytes,
 )
-from transforms.release_docs import to_json_bytes
+from transforms.release_docs import rows_in_split_order, to_json_bytes
 from transforms.release_run import (
     add_flag,
     add_release_arguments,
@@ -224,7 +224,7 @@ def format_summary(result: dict[str, Any]) -> str:
         if name.startswith("dropped."):
             lines.append(f"  QA pairs dropped, {name[8:]}: {count}")
     lines.append(f"  dead-lettered records: {dead} (see rejected/dead_letter/)")
-    for split, rows in result["manifest"]["rows_per_split"].items():
+    for split, rows in rows_in_split_order(result["manifest"]):
         lines.append(f"  rows in {split}: {rows}")
     return "\n".join(lines)
 

@@ -39,7 +39,12 @@ from transforms.query_logs import (
     log_fields,
 )
 from transforms.release import ReleaseTarget, WriteShards, parquet_bytes, write_bytes
-from transforms.release_docs import group_tallies, length_statistics, top_prefixes
+from transforms.release_docs import (
+    group_tallies,
+    length_statistics,
+    rows_in_split_order,
+    top_prefixes,
+)
 from transforms.release_run import (
     add_flag,
     add_release_arguments,
@@ -271,7 +276,7 @@ def format_summary(result: dict[str, Any]) -> str:
     share = result["stats"]["wikipedia_in_top5_share"]
     lines.append(f"  questions with a Wikipedia page in the top 5: "
                  f"{'-' if share is None else f'{share:.1%}'}")
-    for split, rows in result["manifest"]["rows_per_split"].items():
+    for split, rows in rows_in_split_order(result["manifest"]):
         lines.append(f"  examples in {split}: {rows}")
     return "\n".join(lines)
 

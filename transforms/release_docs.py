@@ -116,3 +116,9 @@ def build_manifest(target: ReleaseTarget, *, options: dict[str, Any], source: di
 
 def to_json_bytes(obj: Any) -> bytes:
     return (json.dumps(obj, indent=2, sort_keys=True, ensure_ascii=False) + "\n").encode()
+
+
+def rows_in_split_order(manifest: dict[str, Any]) -> list[tuple[str, int]]:
+    """``(split, rows)`` in the release's split order (the JSON manifest sorts its keys)."""
+    rows = manifest["rows_per_split"]
+    return [(split, rows.get(split, 0)) for split in manifest.get("splits", sorted(rows))]

@@ -193,3 +193,9 @@ def test_multi_process_run_is_byte_identical(release, tmp_path):
     assert data_files
     assert {n: first[n]["sha256"] for n in data_files} == {
         n: second[n]["sha256"] for n in data_files}
+
+
+def test_summary_lists_splits_in_release_order(release):
+    result, _ = release
+    lines = [line for line in format_summary(result).splitlines() if "rows in" in line]
+    assert [line.split()[2].rstrip(":") for line in lines] == ["train", "dev", "test"]
