@@ -43,18 +43,15 @@ def window_starts(n_words: int, length: int) -> list[int]:
 def bm25_window(words: Sequence[str], length: int, question: str,
                 tokenize: Callable[[list[str]], list[list[str]]]) -> tuple[int, int]:
     """The window with the highest BM25 score against the question (bm25s over the windows)."""
-    import bm25s
-    from bm25s.tokenization import Tokenized
+    from filters.bm25_index import bm25_retriever
 
     starts = window_starts(len(words), length)
-    texts = [" ".join(words[s:s + length]) for s in starts]
-    vocab: dict[str, int] = {}
-    ids = [[vocab.setdefault(t, len(vocab)) for t in tokens] for tokens in tokenize(texts)]
+    windows = tokenize([" ".join(words[s:s + length]) for s in starts])
+    vocab = {token for tokens in windows for token in tokens}
     query = [t for t in tokenize([question])[0] if t in vocab]
-    if not query or not vocab:
+    if not query:
         return first_window(len(words), length)
-    retriever = bm25s.BM25()
-    retriever.index(Tokenized(ids=ids, vocab=vocab), show_progress=False)
+    retriever, _ = bm25_retriever(windows)
     scores = retriever.get_scores(query)
     best = max(range(len(starts)), key=lambda i: (float(scores[i]), -i))
     start = starts[best]

@@ -71,14 +71,9 @@ def index_tokens(texts: list[str], lang: str = "en") -> list[list[str]]:
 
 def build_bm25_index(texts: list[str], directory: str, lang: str = "en") -> None:
     """Index ``texts`` (document ids = positions) into ``directory``."""
-    import bm25s
-    from bm25s.tokenization import Tokenized
+    from filters.bm25_index import bm25_retriever
 
-    vocab: dict[str, int] = {}  # first-appearance order: the same bytes in every process
-    ids = [[vocab.setdefault(token, len(vocab)) for token in tokens]
-           for tokens in index_tokens(texts, lang)]
-    retriever = bm25s.BM25()
-    retriever.index(Tokenized(ids=ids, vocab=vocab), show_progress=False)
+    retriever, _ = bm25_retriever(index_tokens(texts, lang))
     retriever.save(directory)
 
 

@@ -779,13 +779,9 @@ def reqa_baselines(staging_dir: str, max_questions: int = BASELINE_QUESTIONS) ->
 
 def _bm25_rankings(texts: list[str], ids: list[str], questions: list[dict],
                    tokenize) -> dict[str, list[str]]:
-    import bm25s
-    from bm25s.tokenization import Tokenized
+    from filters.bm25_index import bm25_retriever
 
-    vocab: dict[str, int] = {}
-    token_ids = [[vocab.setdefault(t, len(vocab)) for t in tokens] for tokens in tokenize(texts)]
-    retriever = bm25s.BM25()
-    retriever.index(Tokenized(ids=token_ids, vocab=vocab), show_progress=False)
+    retriever, vocab = bm25_retriever(tokenize(texts))
     import numpy as np
 
     rankings = {}

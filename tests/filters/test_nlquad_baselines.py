@@ -34,3 +34,4 @@ def test_bm25_window_finds_the_matching_passage():
     start, end = bm25_window(WORDS, 6, "why did the ferry service stop", index_tokens)
     assert "ferry" in WORDS[start:end] and end - start == 6
     assert bm25_window(WORDS, 6, "zzz", index_tokens) == (0, 6)
+    assert bm25_window("the of and the".split(), 2, "the", index_tokens) == (0, 2)
