@@ -23,14 +23,13 @@ from importlib import resources
 from typing import Any
 
 import apache_beam as beam
-import pyarrow.parquet as pq
 from apache_beam.io import fileio
 from apache_beam.io.filesystem import CompressionTypes
 from apache_beam.io.filesystems import FileSystems
 
 from transforms.accounting import SIDE_OUTPUTS, dead_letter, tally
 from transforms.accounting_io import WriteAccounting
-from transforms.release import ReleaseTarget, WriteShards, parquet_bytes
+from transforms.release import ReleaseTarget, WriteShards, parquet_bytes, read_group_rows
 from transforms.release_docs import group_tallies
 from transforms.release_run import (
     add_release_arguments,
@@ -156,9 +155,7 @@ def build_pipeline(pipeline: beam.Pipeline, args: argparse.Namespace,
 def index_extracted(target: ReleaseTarget, lang: str) -> int:
     """Build docs/ and bm25/ in the staging directory from the extracted pages."""
     extracted = os.path.join(target.staging_dir, EXTRACTED)
-    files = [os.path.join(root, f) for root, _, names in os.walk(extracted) for f in names]
-    records = [r for f in sorted(files) for r in pq.read_table(f).to_pylist()]
-    count = build_index(records, target.staging_dir, lang)
+    count = build_index(read_group_rows(extracted, "pages"), target.staging_dir, lang)
     shutil.rmtree(extracted, ignore_errors=True)
     return count
 

@@ -147,22 +147,12 @@ def nlquad_card(manifest: dict[str, Any], stats: dict[str, Any]) -> str:
 def nlquad_baselines(staging_dir: str, split: str = "dev") -> dict[str, Any]:
     """NLQuAD Table 4-style untrained baselines on the staged ``split``: IoU and F1 of the
     first, last, random and BM25 answer-sized windows (``filters.nlquad_baselines``)."""
-    import io
-
-    import pyarrow.parquet as pq
-    from apache_beam.io.filesystems import FileSystems
-
     from filters.eval_nlquad import interval_iou, precision_recall_f1
     from filters.nlquad_baselines import bm25_window, first_window, last_window, random_window
     from transforms.local_search import IndexTokenizer
-    from transforms.release import RAW, list_files
+    from transforms.release import read_group_rows
 
-    rows = []
-    for name in list_files(staging_dir):
-        if name.startswith(f"{split}/") and name.endswith(".parquet"):
-            with FileSystems.open(FileSystems.join(staging_dir, *name.split("/")),
-                                  compression_type=RAW) as handle:
-                rows += pq.read_table(io.BytesIO(handle.read())).to_pylist()
+    rows = read_group_rows(staging_dir, split)
     metrics = ["iou", "f1"]
     if not rows:
         return {"split": split, "n": 0, "metrics": metrics, "rows": [],

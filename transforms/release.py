@@ -200,6 +200,17 @@ def read_json(path: str) -> Any:
         return json.loads(handle.read().decode("utf-8"))
 
 
+def read_group_rows(directory: str, group: str) -> list[dict[str, Any]]:
+    """Rows of every Parquet file below ``<directory>/<group>/`` (any Beam filesystem)."""
+    rows: list[dict[str, Any]] = []
+    for name in list_files(directory):
+        if name.startswith(f"{group}/") and name.endswith(".parquet"):
+            path = FileSystems.join(directory, *name.split("/"))
+            with FileSystems.open(path, compression_type=RAW) as handle:
+                rows += pq.read_table(io.BytesIO(handle.read())).to_pylist()
+    return rows
+
+
 def ensure_empty_splits(staging_dir: str, splits: Iterable[str], schema: pa.Schema) -> None:
     """Every split exists in a release, with a zero-row file when it got no rows."""
     present = {p.split("/")[0] for p in list_files(staging_dir)}
@@ -218,7 +229,7 @@ def file_manifest(staging_dir: str) -> dict[str, dict[str, Any]]:
         entry: dict[str, Any] = {"sha256": digest, "bytes": size}
         if relative.endswith(".parquet"):
             with FileSystems.open(path, compression_type=RAW) as handle:
-                entry["rows"] = pq.ParquetFile(io.BytesIO(handle.read())).metadata.num_rows
+                entry["rows"] = pq.ParquetFile(handle).metadata.num_rows  # footer only
         files[relative] = entry
     return files
 

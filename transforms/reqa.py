@@ -739,25 +739,12 @@ def reqa_baselines(staging_dir: str, max_questions: int = BASELINE_QUESTIONS) ->
     the sentence level (``filters.eval_reqa``). ReQA sets have no splits; ranking the whole
     index costs O(questions x candidates), so the first ``max_questions`` questions by qid
     (a stable, hash-random sample) are scored."""
-    import io
-
-    import pyarrow.parquet as pq
-    from apache_beam.io.filesystems import FileSystems
-
     from filters.eval_reqa import reqa_metrics
     from transforms.local_search import IndexTokenizer
-    from transforms.release import RAW, list_files
+    from transforms.release import read_group_rows
 
-    def rows(group: str) -> list[dict]:
-        out = []
-        for name in list_files(staging_dir):
-            if name.startswith(f"{group}/") and name.endswith(".parquet"):
-                with FileSystems.open(FileSystems.join(staging_dir, *name.split("/")),
-                                      compression_type=RAW) as handle:
-                    out += pq.read_table(io.BytesIO(handle.read())).to_pylist()
-        return out
-
-    questions, candidates = rows("questions"), rows("candidates")
+    questions = read_group_rows(staging_dir, "questions")
+    candidates = read_group_rows(staging_dir, "candidates")
     questions = sorted(questions, key=lambda q: q["qid"])[:max_questions]
     metrics = ["sentence_mrr", "sentence_r@1", "sentence_r@5", "sentence_r@10"]
     if not questions or not candidates:
