@@ -21,7 +21,7 @@ from typing import Any
 
 import apache_beam as beam
 
-from filters.splits import assign_split, parse_split_ratios
+from filters.splits import assign_split
 from transforms.accounting import SIDE_OUTPUTS
 from transforms.accounting_io import HistogramFn, WriteAccounting
 from transforms.jnq import (
@@ -36,10 +36,8 @@ from transforms.jnq import (
 )
 from transforms.nq_backends import add_linking_arguments, backend_options, resolve_linking
 from transforms.nq_linking import LinkAndFetch, summary_label
-from transforms.nq_questions import FilterByUsers
+from transforms.nq_questions import IssuedByUsers
 from transforms.query_logs import (
-    AggregateQueryFn,
-    ReadQueryLog,
     add_query_log_arguments,
     log_fields,
 )
@@ -55,6 +53,7 @@ from transforms.release_run import (
     recorded_options,
     resolve_version,
     run_release,
+    split_ratios_option,
 )
 
 DATASET_VERSION = "1.0.0"
@@ -83,7 +82,8 @@ def build_parser() -> argparse.ArgumentParser:
     add_release_arguments(parser, "jnq, jboolq, jnq_questions or jboolq_questions",
                           DATASET_VERSION)
     linking = add_linking_arguments(parser, "ja")
-    linking.add_argument("--split-ratios", default="train=0.8,dev=0.1,test=0.1",
+    linking.add_argument("--split-ratios", type=split_ratios_option,
+                         default="train=0.8,dev=0.1,test=0.1",
                          help="split names and ratios")
     linking.add_argument("--split-salt", default="jnq",
                          help="salt of the split hash of the normalized question")
@@ -93,24 +93,15 @@ def build_parser() -> argparse.ArgumentParser:
 def parse_args(argv: list[str] | None) -> tuple[argparse.Namespace, list[str]]:
     parser = build_parser()
     args, beam_args = parser.parse_known_args(argv)
-    try:
-        args._ratios = parse_split_ratios(args.split_ratios)
-    except ValueError as error:
-        parser.error(str(error))
     resolve_linking(args, needs_index=args.stop_after == "examples")
     return args, beam_args
 
 
 def build_pipeline(pipeline: beam.Pipeline, args: argparse.Namespace,
                    target: ReleaseTarget) -> list:
-    records, results = pipeline | "ReadLogs" >> ReadQueryLog(
-        args.input, log_fields(args), args.format)
-    by_users = (records
-                | "Normalize" >> beam.Map(key_by_ja_query)
-                | "Aggregate" >> beam.CombinePerKey(AggregateQueryFn())
-                | "Users" >> beam.ParDo(FilterByUsers(args.min_users, args.window,
-                                                      args.keep_rejected))
-                .with_outputs(*SIDE_OUTPUTS, REJECTED_QUERIES, main="main"))
+    by_users, results = pipeline | "Users" >> IssuedByUsers(
+        args.input, log_fields(args), args.format, key_by_ja_query, args.min_users, args.window,
+        args.keep_rejected)
     selected = (by_users.main
                 | "Select" >> beam.ParDo(SelectJapaneseQuestions(
                     args.variant, args.count_symbols, args.extended_keywords,
@@ -142,7 +133,7 @@ def build_pipeline(pipeline: beam.Pipeline, args: argparse.Namespace,
                  | "Paragraphs" >> beam.ParDo(BuildJnqExamples())
                  .with_outputs(*SIDE_OUTPUTS, main="main"))
         results += [*linked, built]
-        salt, ratios = args.split_salt, args._ratios
+        salt, ratios = args.split_salt, args.split_ratios
         written.append(built.main
          | "Split" >> beam.Map(lambda row: (assign_split(row["question"], salt, ratios), row))
          | "WriteExamples" >> WriteShards(target.staging_dir, lambda r: r["question"],
@@ -239,8 +230,8 @@ def run(argv: list[str] | None = None) -> dict[str, Any]:
     source = {"kind": "query_log", "description": f"query logs matching {args.input}",
               "search": args.search, "pages": args.pages, "index_dir": args.index_dir,
               "lang": args.lang}
-    options = {**recorded_options(args, beam_args), "split_ratios": dict(args._ratios)}
-    splits = ["questions"] if questions_only else [name for name, _ in args._ratios]
+    options = {**recorded_options(args, beam_args), "split_ratios": dict(args.split_ratios)}
+    splits = ["questions"] if questions_only else [name for name, _ in args.split_ratios]
     schema = QUESTION_SCHEMA if questions_only else EXAMPLE_SCHEMA
 
     def finish() -> dict[str, Any]:

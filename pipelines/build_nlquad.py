@@ -18,7 +18,6 @@ from typing import Any
 import apache_beam as beam
 from apache_beam.io.filesystems import FileSystems
 
-from filters.splits import parse_split_ratios
 from transforms.accounting import SIDE_OUTPUTS
 from transforms.accounting_io import HistogramFn, WriteAccounting
 from transforms.nlquad import (
@@ -47,6 +46,7 @@ from transforms.release_run import (
     recorded_options,
     resolve_version,
     run_release,
+    split_ratios_option,
 )
 
 DATASET = "nlquad"
@@ -73,7 +73,8 @@ def build_parser() -> argparse.ArgumentParser:
                         help="--source wayback: first capture year (default 2016)")
     parser.add_argument("--to", dest="to_year", type=int, default=2020,
                         help="--source wayback: last capture year (default 2020)")
-    parser.add_argument("--split-ratios", default="train=0.8,dev=0.1,test=0.1",
+    parser.add_argument("--split-ratios", type=split_ratios_option,
+                        default="train=0.8,dev=0.1,test=0.1",
                         help="split names and ratios, e.g. train=0.8,dev=0.1,test=0.1 "
                              "or 80/10/10")
     parser.add_argument("--split-salt", default="nlquad",
@@ -115,10 +116,6 @@ def parse_args(argv: list[str] | None) -> tuple[argparse.Namespace, list[str]]:
         parser.error(f"--source {args.source} needs --input GLOB")
     if args.paragraph_separator.strip() or not args.paragraph_separator:
         parser.error("--paragraph-separator must be non-empty whitespace")
-    try:
-        args._ratios = parse_split_ratios(args.split_ratios)
-    except ValueError as error:
-        parser.error(str(error))
     return args, beam_args
 
 
@@ -149,7 +146,7 @@ def build_pipeline(pipeline: beam.Pipeline, args: argparse.Namespace,
     repeated = articles | "RepeatedParagraphs" >> FindRepeatedParagraphs(
         args.boilerplate_min_docs, args.boilerplate_min_words)
     extracted = articles | "ExtractQA" >> beam.ParDo(
-        ExtractQuestionAnswers(args.split_salt, args._ratios, args.paragraph_separator),
+        ExtractQuestionAnswers(args.split_salt, args.split_ratios, args.paragraph_separator),
         repeated=beam.pvalue.AsDict(repeated),
     ).with_outputs(*SIDE_OUTPUTS, ExtractQuestionAnswers.STATS, main="main")
     rows = extracted.main
@@ -184,13 +181,13 @@ def source_description(args: argparse.Namespace) -> dict[str, Any]:
 def finalize(target: ReleaseTarget, args: argparse.Namespace,
              beam_args: list[str]) -> dict[str, Any]:
     """Empty SQuAD files for empty splits, then stats, card, manifest and the move."""
-    split_names = [name for name, _ in args._ratios]
+    split_names = [name for name, _ in args.split_ratios]
     if args.export_squad:
         for split in split_names:
             path = FileSystems.join(target.staging_dir, "squad", f"{split}.json")
             if not FileSystems.exists(path):
                 write_bytes(path, to_json_bytes({"version": args.version, "data": []}))
-    options = {**recorded_options(args, beam_args), "split_ratios": dict(args._ratios)}
+    options = {**recorded_options(args, beam_args), "split_ratios": dict(args.split_ratios)}
     return publish(target, overwrite=args.overwrite, splits=split_names, schema=NLQUAD_SCHEMA,
                    field_docs=FIELD_DOCS, options=options,
                    source=source_description(args), make_stats=nlquad_stats,

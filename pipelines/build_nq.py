@@ -22,18 +22,16 @@ from typing import Any
 import apache_beam as beam
 from apache_beam.io.filesystems import FileSystems
 
-from filters.splits import assign_split, parse_split_ratios
+from filters.splits import assign_split
 from transforms.accounting import SIDE_OUTPUTS
 from transforms.accounting_io import HistogramFn, WriteAccounting
 from transforms.nq_backends import add_linking_arguments, backend_options, resolve_linking
 from transforms.nq_examples import FIELD_DOCS as EXAMPLE_FIELD_DOCS
 from transforms.nq_examples import HF_SCHEMA, hf_example, jsonl_gz_bytes, original_example
 from transforms.nq_linking import BuildExamples, LinkAndFetch, summary_label
-from transforms.nq_questions import REJECTED_QUERIES, FilterByUsers, SelectQuestions
+from transforms.nq_questions import REJECTED_QUERIES, IssuedByUsers, SelectQuestions
 from transforms.nq_schema import FIELD_DOCS, QUESTION_SCHEMA, REJECTED_QUERY_SCHEMA
 from transforms.query_logs import (
-    AggregateQueryFn,
-    ReadQueryLog,
     add_query_log_arguments,
     key_by_normalized_query,
     log_fields,
@@ -55,6 +53,7 @@ from transforms.release_run import (
     recorded_options,
     resolve_version,
     run_release,
+    split_ratios_option,
 )
 
 DATASET_QUESTIONS = "nq_questions"
@@ -87,7 +86,7 @@ def build_parser() -> argparse.ArgumentParser:
                              "(release nq)")
     add_release_arguments(parser, "nq or nq_questions", DATASET_VERSION)
     linking = add_linking_arguments(parser, "en")
-    linking.add_argument("--split-ratios", default=NQ_SPLITS,
+    linking.add_argument("--split-ratios", type=split_ratios_option, default=NQ_SPLITS,
                          help=f"split names and sizes/ratios (default NQ's: {NQ_SPLITS})")
     linking.add_argument("--split-salt", default="nq",
                          help="salt of the split hash of the normalized question")
@@ -115,24 +114,15 @@ def parse_args(argv: list[str] | None) -> tuple[argparse.Namespace, list[str]]:
         args._categories_tsv = read_categories(args.categories)
     except OSError as error:
         parser.error(f"cannot read --categories {args.categories}: {error}")
-    try:
-        args._ratios = parse_split_ratios(args.split_ratios)
-    except ValueError as error:
-        parser.error(str(error))
     resolve_linking(args, needs_index=args.stop_after == "examples")
     return args, beam_args
 
 
 def build_pipeline(pipeline: beam.Pipeline, args: argparse.Namespace,
                    target: ReleaseTarget) -> list:
-    fields = log_fields(args)
-    records, results = pipeline | "ReadLogs" >> ReadQueryLog(args.input, fields, args.format)
-    by_users = (records
-                | "Normalize" >> beam.Map(key_by_normalized_query)
-                | "Aggregate" >> beam.CombinePerKey(AggregateQueryFn())
-                | "Users" >> beam.ParDo(FilterByUsers(args.min_users, args.window,
-                                                      args.keep_rejected))
-                .with_outputs(*SIDE_OUTPUTS, REJECTED_QUERIES, main="main"))
+    by_users, results = pipeline | "Users" >> IssuedByUsers(
+        args.input, log_fields(args), args.format, key_by_normalized_query, args.min_users,
+        args.window, args.keep_rejected)
     selected = (by_users.main
                 | "Batch" >> beam.BatchElements(min_batch_size=args.batch_size,
                                                 max_batch_size=args.batch_size)
@@ -189,7 +179,7 @@ def write_examples(questions, args: argparse.Namespace, target: ReleaseTarget):
     built = (pairs
              | "Tokenize" >> beam.ParDo(BuildExamples(nq_document))
              .with_outputs(*SIDE_OUTPUTS, main="main"))
-    salt, ratios = args.split_salt, args._ratios
+    salt, ratios = args.split_salt, args.split_ratios
     examples = (built.main
                 | "Example" >> beam.MapTuple(original_example)
                 | "Split" >> beam.Map(lambda ex: (
@@ -290,14 +280,14 @@ def run(argv: list[str] | None = None) -> dict[str, Any]:
     source = {"kind": "query_log", "description": f"query logs matching {args.input}",
               "categories": args.categories, "search": args.search, "pages": args.pages,
               "index_dir": args.index_dir, "lang": args.lang}
-    options = {**recorded_options(args, beam_args), "split_ratios": dict(args._ratios)}
+    options = {**recorded_options(args, beam_args), "split_ratios": dict(args.split_ratios)}
 
     def finish() -> dict[str, Any]:
         if questions_only:
             return publish(target, overwrite=args.overwrite, splits=["questions"],
                            schema=QUESTION_SCHEMA, field_docs=FIELD_DOCS, options=options,
                            source=source, make_stats=nq_stats, make_card=nq_questions_card)
-        split_names = [name for name, _ in args._ratios]
+        split_names = [name for name, _ in args.split_ratios]
         ensure_empty_jsonl(target, split_names)
         return publish(target, overwrite=args.overwrite, splits=split_names,
                        schema=HF_SCHEMA, field_docs=EXAMPLE_FIELD_DOCS, options=options,

@@ -105,3 +105,31 @@ class SelectQuestions(beam.DoFn):
             for number in fired:
                 yield tally("heuristics", f"h{number}")
             yield row
+
+
+class IssuedByUsers(beam.PTransform):
+    """Query logs -> candidate rows of queries issued by ``min_users`` distinct users within
+    ``window`` days (NQ §3.1; also JNQ). ``key`` normalizes a QueryRecord's query.
+
+    Returns the tagged FilterByUsers output (``main``, the accounting tags and
+    ``REJECTED_QUERIES``) and the reader's tagged results."""
+
+    def __init__(self, pattern: str, fields, fmt: str | None, key: Callable,
+                 min_users: int, window: int, keep_rejected: bool):
+        super().__init__()
+        self.pattern, self.fields, self.fmt, self.key = pattern, fields, fmt, key
+        self.min_users, self.window, self.keep_rejected = min_users, window, keep_rejected
+
+    def expand(self, pbegin):
+        from transforms.accounting import SIDE_OUTPUTS
+        from transforms.query_logs import AggregateQueryFn, ReadQueryLog
+
+        records, results = pbegin | "ReadLogs" >> ReadQueryLog(self.pattern, self.fields,
+                                                               self.fmt)
+        by_users = (records
+                    | "Normalize" >> beam.Map(self.key)
+                    | "Aggregate" >> beam.CombinePerKey(AggregateQueryFn())
+                    | "Users" >> beam.ParDo(FilterByUsers(self.min_users, self.window,
+                                                          self.keep_rejected))
+                    .with_outputs(*SIDE_OUTPUTS, REJECTED_QUERIES, main="main"))
+        return by_users, results

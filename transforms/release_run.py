@@ -164,6 +164,16 @@ def add_underscore_aliases(parser: argparse.ArgumentParser) -> argparse.Argument
     return parser
 
 
+def split_ratios_option(spec: str) -> tuple[tuple[str, float], ...]:
+    """argparse ``type`` of ``--split-ratios``: names and normalized ratios, or a usage error."""
+    from filters.splits import parse_split_ratios
+
+    try:
+        return parse_split_ratios(spec)
+    except ValueError as error:
+        raise argparse.ArgumentTypeError(str(error)) from None
+
+
 def resolve_version(version: str, now: datetime | None = None) -> str:
     """``auto`` -> the UTC launch date ``YYYY.MM.DD`` (the rule for scheduled releases);
     any other value is used as given."""
