@@ -3,8 +3,13 @@ a request log and a queue of scripted faults per path substring."""
 
 from __future__ import annotations
 
+import contextlib
+import socket
+import struct
+import sys
 import threading
 from collections.abc import Sequence
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 
@@ -74,3 +79,63 @@ class FakeHttpServer:
                 if queue and substring in path:
                     return queue.pop(0)
         return None
+
+
+class QuietServer(ThreadingHTTPServer):
+    """A threading HTTP server that does not report the client disconnects tests provoke."""
+
+    daemon_threads = True
+
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        if isinstance(sys.exc_info()[1], ConnectionError | TimeoutError):
+            return
+        super().handle_error(request, client_address)
+
+
+class FaultInjectingHandler(BaseHTTPRequestHandler):
+    """GET handler applying the connection faults every fake shares ("reset", "hang",
+    "truncate"); ``respond(fault)`` gives the ``(status, headers, body)`` otherwise."""
+
+    protocol_version = "HTTP/1.1"
+
+    def do_GET(self) -> None:  # noqa: N802 - BaseHTTPRequestHandler API
+        fake = self.server.fake
+        fault = fake._begin(self.path, self.headers.get("User-Agent", ""))
+        if fault == "reset":
+            self._reset()
+            return
+        if fault == "hang" and fake._stop.wait(fake.hang_seconds):
+            self.close_connection = True
+            return
+        self._send(*self.respond(fault), truncate=fault == "truncate")
+
+    def respond(self, fault: Any) -> tuple[int, dict[str, str], bytes]:
+        raise NotImplementedError
+
+    def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - base signature
+        """Keep test output quiet."""
+
+    def _reset(self) -> None:
+        """Abort the connection with a TCP RST (SO_LINGER 0) before any response."""
+        self.close_connection = True
+        with contextlib.suppress(OSError):
+            self.connection.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+            self.connection.close()
+
+    def _send(self, status: int, headers: dict[str, str], body: bytes, truncate: bool) -> None:
+        declared = len(body)
+        if truncate:  # announce more bytes than are sent, then close
+            declared, body = len(body) + max(16, len(body)), body[: len(body) // 2]
+            self.close_connection = True
+        try:
+            self.send_response(status)
+            for name, value in headers.items():
+                self.send_header(name, value)
+            self.send_header("Content-Length", str(declared))
+            if self.close_connection:
+                self.send_header("Connection", "close")
+            self.end_headers()
+            self.wfile.write(body)
+            self.wfile.flush()
+        except (ConnectionError, TimeoutError):
+            self.close_connection = True

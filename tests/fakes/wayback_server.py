@@ -13,21 +13,16 @@ Faults are scripted per path substring with :meth:`FakeWayback.fail`.
 from __future__ import annotations
 
 import base64
-import contextlib
 import gzip
 import hashlib
 import json
 import re
-import socket
-import struct
-import sys
 from collections.abc import Iterable
 from dataclasses import dataclass
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 from urllib.parse import parse_qs, quote_plus, unquote, unquote_plus, urlsplit
 
-from tests.fakes.base import FakeHttpServer
+from tests.fakes.base import FakeHttpServer, FaultInjectingHandler, QuietServer
 
 ALL_FIELDS = ("urlkey", "timestamp", "original", "mimetype", "statuscode", "digest", "length")
 STRING_FAULTS = ("hang", "truncate", "reset", "corrupt", "gzip", "garbage")
@@ -204,66 +199,17 @@ class FakeWayback(FakeHttpServer):
         return rows
 
 
-class _Server(ThreadingHTTPServer):
-    daemon_threads = True
+class _Server(QuietServer):
     fake: FakeWayback
 
-    def handle_error(self, request: Any, client_address: Any) -> None:
-        """Silence the expected client disconnects; report anything else."""
-        exc = sys.exc_info()[1]
-        if isinstance(exc, ConnectionError | TimeoutError):
-            return
-        super().handle_error(request, client_address)
 
-
-class _Handler(BaseHTTPRequestHandler):
-    protocol_version = "HTTP/1.1"
+class _Handler(FaultInjectingHandler):
     server: _Server
 
-    def do_GET(self) -> None:  # noqa: N802 - BaseHTTPRequestHandler API
-        fake = self.server.fake
-        fault = fake._begin(self.path, self.headers.get("User-Agent", ""))
-        if fault == "reset":
-            self._reset()
-            return
-        if fault == "hang" and fake._stop.wait(fake.hang_seconds):
-            self.close_connection = True
-            return
+    def respond(self, fault: Fault | None) -> Response:
         if isinstance(fault, int | tuple):
-            response = _status_fault(fault)
-        else:
-            response = fake.route(self.path)
-        self._send(response, fault)
-
-    def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - base signature
-        """Keep test output quiet."""
-
-    def _reset(self) -> None:
-        """Abort the connection with a TCP RST (SO_LINGER 0) before any response."""
-        self.close_connection = True
-        with contextlib.suppress(OSError):
-            self.connection.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
-            self.connection.close()
-
-    def _send(self, response: Response, fault: Fault | None) -> None:
-        status, headers, body = _apply_body_fault(response, fault)
-        declared = len(body)
-        if fault == "truncate":
-            declared = len(body) + max(16, len(body))
-            body = body[: len(body) // 2]
-            self.close_connection = True
-        try:
-            self.send_response(status)
-            for name, value in headers.items():
-                self.send_header(name, value)
-            self.send_header("Content-Length", str(declared))
-            if self.close_connection:
-                self.send_header("Connection", "close")
-            self.end_headers()
-            self.wfile.write(body)
-            self.wfile.flush()
-        except (ConnectionError, TimeoutError):
-            self.close_connection = True
+            return _status_fault(fault)
+        return _apply_body_fault(self.server.fake.route(self.path), fault)
 
 
 def _apply_body_fault(response: Response, fault: Fault | None) -> Response:

@@ -19,21 +19,16 @@ Faults are scripted per path substring with :meth:`FakeWiki.fail`.
 
 from __future__ import annotations
 
-import contextlib
 import html
 import json
 import re
-import socket
-import struct
-import sys
 import zlib
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 from urllib.parse import parse_qs, quote, unquote, urlsplit
 
-from tests.fakes.base import FakeHttpServer
+from tests.fakes.base import FakeHttpServer, FaultInjectingHandler, QuietServer
 
 STRING_FAULTS = ("hang", "reset", "truncate", "maxlag")
 REST_PREFIX = "/api/rest_v1/page/html/"
@@ -272,67 +267,20 @@ class FakeWiki(FakeHttpServer):
         ]
 
 
-class _Server(ThreadingHTTPServer):
-    daemon_threads = True
+class _Server(QuietServer):
     fake: FakeWiki
 
-    def handle_error(self, request: Any, client_address: Any) -> None:
-        """Silence the expected client disconnects; report anything else."""
-        if isinstance(sys.exc_info()[1], ConnectionError | TimeoutError):
-            return
-        super().handle_error(request, client_address)
 
-
-class _Handler(BaseHTTPRequestHandler):
-    protocol_version = "HTTP/1.1"
+class _Handler(FaultInjectingHandler):
     server: _Server
 
-    def do_GET(self) -> None:  # noqa: N802 - BaseHTTPRequestHandler API
-        fake = self.server.fake
-        fault = fake._begin(self.path, self.headers.get("User-Agent", ""))
-        if fault == "reset":
-            self._reset()
-            return
-        if fault == "hang" and fake._stop.wait(fake.hang_seconds):
-            self.close_connection = True
-            return
+    def respond(self, fault: Fault | None) -> Response:
         if isinstance(fault, int | tuple):
-            response = _status_fault(fault)
-        elif fault == "maxlag":
-            response = _maxlag()
-        else:
-            headers = {k.lower(): v for k, v in self.headers.items()}
-            response = fake.route(self.path, headers)
-        self._send(response, truncate=fault == "truncate")
-
-    def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - base signature
-        """Keep test output quiet."""
-
-    def _reset(self) -> None:
-        """Abort the connection with a TCP RST (SO_LINGER 0) before any response."""
-        self.close_connection = True
-        with contextlib.suppress(OSError):
-            self.connection.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
-            self.connection.close()
-
-    def _send(self, response: Response, truncate: bool) -> None:
-        status, headers, body = response
-        declared = len(body)
-        if truncate:
-            declared, body = len(body) + max(16, len(body)), body[: len(body) // 2]
-            self.close_connection = True
-        try:
-            self.send_response(status)
-            for name, value in headers.items():
-                self.send_header(name, value)
-            self.send_header("Content-Length", str(declared))
-            if self.close_connection:
-                self.send_header("Connection", "close")
-            self.end_headers()
-            self.wfile.write(body)
-            self.wfile.flush()
-        except (ConnectionError, TimeoutError):
-            self.close_connection = True
+            return _status_fault(fault)
+        if fault == "maxlag":
+            return _maxlag()
+        headers = {k.lower(): v for k, v in self.headers.items()}
+        return self.server.fake.route(self.path, headers)
 
 
 def _parsoid_document(lang: str, key: str, revision: int, page_id: int, body: str) -> str:
