@@ -1,4 +1,4 @@
-"""Quality and speed of the JNQ/JBoolQ question filter (filters/jnq_filters.py). Not a test.
+"""Quality and speed of the JNQ/JBoolQ question filter (filters/jnq/rules.py). Not a test.
 
     python benchmarks/bench_jnq_filter.py [--shared ../shared/data/queries] [--repeat 5]
 
@@ -30,7 +30,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from filters.jnq_filters import (  # noqa: E402
+from filters.jnq.rules import (  # noqa: E402
     JNQ_MIN_WORDS,
     clear_token_cache,
     has_space,

@@ -42,7 +42,7 @@ def synthesize(directory: Path, pages: int) -> int:
     """Write ``pages`` HTML files and an index.tsv; return the number written."""
     from importlib import resources
 
-    from transforms.page_sources import SAMPLE_DIR, SAMPLE_PACKAGE, sample_index
+    from transforms.sources.page_files import SAMPLE_DIR, SAMPLE_PACKAGE, sample_index
 
     base = resources.files(SAMPLE_PACKAGE).joinpath(*SAMPLE_DIR, "pages")
     sample = sorted(sample_index().items())
@@ -86,20 +86,20 @@ def run_plain(directory: Path, output: Path, min_docs: int) -> dict:
     import pyarrow as pa
     import pyarrow.parquet as pq
 
-    from filters.bbc_article import ParseSkip, parse_bbc_article
-    from filters.bbc_boilerplate import (
+    from filters.bbc.article import ParseSkip, parse_bbc_article
+    from filters.bbc.boilerplate import (
         document_fingerprint,
         is_template_text,
         paragraph_fingerprint,
     )
-    from filters.bbc_urls import classify_bbc_url
-    from filters.dedup import capture_preference
-    from filters.html_decoding import decode_html
-    from filters.nlquad_qa import build_document
-    from filters.splits import DEFAULT_SPLITS, assign_split
-    from filters.text_stats import SentenceCounter, word_count
-    from transforms.nlquad_schema import NLQUAD_SCHEMA
-    from transforms.page_sources import read_index
+    from filters.bbc.urls import classify_bbc_url
+    from filters.nlquad.dedup import capture_preference
+    from filters.nlquad.qa import build_document
+    from filters.text.html_decoding import decode_html
+    from filters.text.splits import DEFAULT_SPLITS, assign_split
+    from filters.text.stats import SentenceCounter, word_count
+    from transforms.nlquad.schema import NLQUAD_SCHEMA
+    from transforms.sources.page_files import read_index
 
     started = time.perf_counter()
     index = read_index((directory / "index.tsv").read_text(encoding="utf-8"))

@@ -56,7 +56,7 @@ def questions() -> list[str]:
 def time_pages(pages: list[str], repeat: int) -> tuple[float, float]:
     from lxml import html as lxml_html
 
-    from filters.nq_candidates import nq_document
+    from filters.nq.candidates import nq_document
 
     started = time.perf_counter()
     for _ in range(repeat):
@@ -78,7 +78,7 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=20, help="passes over the pages")
     args = parser.parse_args()
     from pipelines.build_search_index import ensure_sample_index
-    from transforms.local_search import LocalSearch
+    from transforms.clients.local_search import LocalSearch
 
     print("NQ stage 2 benchmark (one core)")
     for name, pages in (("bundled Wikipedia-like pages", bundled_pages()),

@@ -27,8 +27,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from filters.nq_candidates import long_answer_candidates, nq_document  # noqa: E402
-from filters.nq_tokens import NqToken, tokenize_nq_html  # noqa: E402
+from filters.nq.candidates import long_answer_candidates, nq_document  # noqa: E402
+from filters.nq.tokens import NqToken, tokenize_nq_html  # noqa: E402
 
 
 def read_jsonl_gz(path: Path) -> list[dict]:

@@ -52,7 +52,7 @@ def load_sets(shared: Path) -> dict[str, list[str]]:
 
 def make_filter(categories: str):
     from pipelines.build_nq import read_categories
-    from transforms.nq_questions import SelectQuestions
+    from transforms.nq.questions import SelectQuestions
 
     select = SelectQuestions(read_categories(categories), min_category_count=2)
     select.setup()
@@ -61,7 +61,7 @@ def make_filter(categories: str):
 
 def run_filter(select, queries: list[str], batch: int = 256) -> dict[str, dict]:
     """normalized query -> accepted row (heuristics), for every accepted query."""
-    from filters.nq_queries import normalize_query
+    from filters.nq.queries import normalize_query
 
     accepted = {}
     rows = [{"question": normalize_query(q), "variants": [q], "events": 1,
@@ -76,7 +76,7 @@ def run_filter(select, queries: list[str], batch: int = 256) -> dict[str, dict]:
 
 def populations(select, sets: dict[str, list[str]]) -> list[tuple[str, list[str]]]:
     """The measured populations, normalized like the pipeline normalizes queries."""
-    from filters.nq_queries import normalize_query
+    from filters.nq.queries import normalize_query
 
     tokenizer = select._nlp.tokenizer
     normalized = {name: [normalize_query(q) for q in queries] for name, queries in sets.items()}

@@ -5,7 +5,7 @@
 Synthesizes a SQuAD v1.1 file by repeating the bundled sample ``--copies`` times under distinct
 titles (each paragraph gets a unique first sentence, so nothing is deduplicated), then
 measures in separate processes: the plain loop of the same work (spaCy ``senter`` sentence
-splitting of every paragraph with ``filters.sentences.split_many`` and labelling each
+splitting of every paragraph with ``filters.text.sentences.split_many`` and labelling each
 question's correct sentences) — the limit — and ``python -m pipelines.build_reqa`` on the same
 file (DirectRunner). Prints questions/s, peak RSS and the time ratio.
 """
@@ -45,7 +45,7 @@ def synthesize(path: Path, copies: int) -> int:
 
 
 def plain(path: Path) -> dict:
-    from filters.sentences import load_sentence_pipeline, split_many
+    from filters.text.sentences import load_sentence_pipeline, split_many
 
     started = time.perf_counter()
     nlp = load_sentence_pipeline()

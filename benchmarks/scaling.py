@@ -45,7 +45,7 @@ def prepare(pipeline: str, copies: int, directory: Path) -> tuple[list[str], int
     if pipeline == "nlquad":
         from bench_nlquad import synthesize
 
-        from transforms.page_sources import sample_index
+        from transforms.sources.page_files import sample_index
 
         pages = synthesize(directory, len(sample_index()) * copies)
         return ["--source", "html", "--input", str(directory / "*.html"),

@@ -20,22 +20,22 @@ from typing import Any
 import apache_beam as beam
 from apache_beam.io.filesystems import FileSystems
 
-from filters.category_lexicon import lexicon_tsv
-from transforms.categories import (
+from filters.nq.category_lexicon import lexicon_tsv
+from transforms.categories.stages import (
     FIELD_DOCS,
     LEXICON_SCHEMA,
     FindHearstMatches,
     ReadCorpus,
     lexicon_row,
 )
-from transforms.release import (
+from transforms.release.docs import group_tallies
+from transforms.release.files import (
     ReleaseTarget,
     WriteShards,
     parquet_bytes,
     write_bytes,
 )
-from transforms.release_docs import group_tallies
-from transforms.release_run import (
+from transforms.release.run import (
     add_release_arguments,
     add_underscore_aliases,
     cli_main,
@@ -80,8 +80,8 @@ def parse_args(argv: list[str] | None) -> tuple[argparse.Namespace, list[str]]:
 
 def build_pipeline(pipeline: beam.Pipeline, args: argparse.Namespace,
                    target: ReleaseTarget) -> list:
-    from transforms.accounting import SIDE_OUTPUTS
-    from transforms.accounting_io import WriteAccounting
+    from transforms.core.accounting import SIDE_OUTPUTS
+    from transforms.release.accounting import WriteAccounting
 
     paragraphs, results = pipeline | "Corpus" >> ReadCorpus(args.input, args.text_field)
     matches = (paragraphs

@@ -21,10 +21,9 @@ from typing import Any
 
 import apache_beam as beam
 
-from filters.splits import assign_split
-from transforms.accounting import SIDE_OUTPUTS
-from transforms.accounting_io import HistogramFn, WriteAccounting
-from transforms.jnq import (
+from filters.text.splits import assign_split
+from transforms.core.accounting import SIDE_OUTPUTS
+from transforms.jnq.stages import (
     EXAMPLE_SCHEMA,
     FIELD_DOCS,
     QUESTION_SCHEMA,
@@ -34,16 +33,13 @@ from transforms.jnq import (
     SelectJapaneseQuestions,
     key_by_ja_query,
 )
-from transforms.nq_backends import add_linking_arguments, backend_options, resolve_linking
-from transforms.nq_linking import LinkAndFetch, summary_label
-from transforms.nq_questions import IssuedByUsers
-from transforms.query_logs import (
-    add_query_log_arguments,
-    log_fields,
-)
-from transforms.release import ReleaseTarget, WriteShards, parquet_bytes
-from transforms.release_docs import group_tallies, length_statistics, rows_in_split_order
-from transforms.release_run import (
+from transforms.nq.backends import add_linking_arguments, backend_options, resolve_linking
+from transforms.nq.linking import LinkAndFetch, summary_label
+from transforms.nq.questions import IssuedByUsers
+from transforms.release.accounting import HistogramFn, WriteAccounting
+from transforms.release.docs import group_tallies, length_statistics, rows_in_split_order
+from transforms.release.files import ReleaseTarget, WriteShards, parquet_bytes
+from transforms.release.run import (
     add_flag,
     add_release_arguments,
     add_underscore_aliases,
@@ -54,6 +50,10 @@ from transforms.release_run import (
     resolve_version,
     run_release,
     split_ratios_option,
+)
+from transforms.sources.query_logs import (
+    add_query_log_arguments,
+    log_fields,
 )
 
 DATASET_VERSION = "1.0.0"

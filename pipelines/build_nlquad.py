@@ -18,26 +18,25 @@ from typing import Any
 import apache_beam as beam
 from apache_beam.io.filesystems import FileSystems
 
-from transforms.accounting import SIDE_OUTPUTS
-from transforms.accounting_io import HistogramFn, WriteAccounting
-from transforms.nlquad import (
+from transforms.core.accounting import SIDE_OUTPUTS
+from transforms.nlquad.card import nlquad_baselines, nlquad_card, nlquad_stats
+from transforms.nlquad.schema import FIELD_DOCS, NLQUAD_SCHEMA
+from transforms.nlquad.stages import (
     DeduplicateArticles,
     ExtractQuestionAnswers,
     FindRepeatedParagraphs,
     ParsePages,
     squad_documents,
 )
-from transforms.nlquad_card import nlquad_baselines, nlquad_card, nlquad_stats
-from transforms.nlquad_schema import FIELD_DOCS, NLQUAD_SCHEMA
-from transforms.page_sources import ReadHtmlPages, ReadSamplePages, ReadWarcPages
-from transforms.release import (
+from transforms.release.accounting import HistogramFn, WriteAccounting
+from transforms.release.docs import rows_in_split_order, to_json_bytes
+from transforms.release.files import (
     ReleaseTarget,
     WriteShards,
     parquet_bytes,
     write_bytes,
 )
-from transforms.release_docs import rows_in_split_order, to_json_bytes
-from transforms.release_run import (
+from transforms.release.run import (
     add_flag,
     add_release_arguments,
     add_underscore_aliases,
@@ -48,6 +47,7 @@ from transforms.release_run import (
     run_release,
     split_ratios_option,
 )
+from transforms.sources.page_files import ReadHtmlPages, ReadSamplePages, ReadWarcPages
 
 DATASET = "nlquad"
 DATASET_VERSION = "1.0.0"
@@ -127,7 +127,7 @@ def read_pages(pipeline: beam.Pipeline, args: argparse.Namespace):
         return pipeline | "Html" >> ReadHtmlPages(args.input, args.index)
     if args.source == "warc":
         return pipeline | "Warc" >> ReadWarcPages(args.input)
-    from transforms.wayback_io import ReadWaybackPages
+    from transforms.sources.wayback import ReadWaybackPages
 
     return pipeline | "Wayback" >> ReadWaybackPages(
         base_url=args.wayback_url, from_year=args.from_year, to_year=args.to_year,

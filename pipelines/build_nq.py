@@ -22,28 +22,23 @@ from typing import Any
 import apache_beam as beam
 from apache_beam.io.filesystems import FileSystems
 
-from filters.splits import assign_split
-from transforms.accounting import SIDE_OUTPUTS
-from transforms.accounting_io import HistogramFn, WriteAccounting
-from transforms.nq_backends import add_linking_arguments, backend_options, resolve_linking
-from transforms.nq_examples import FIELD_DOCS as EXAMPLE_FIELD_DOCS
-from transforms.nq_examples import HF_SCHEMA, hf_example, jsonl_gz_bytes, original_example
-from transforms.nq_linking import BuildExamples, LinkAndFetch, summary_label
-from transforms.nq_questions import REJECTED_QUERIES, IssuedByUsers, SelectQuestions
-from transforms.nq_schema import FIELD_DOCS, QUESTION_SCHEMA, REJECTED_QUERY_SCHEMA
-from transforms.query_logs import (
-    add_query_log_arguments,
-    key_by_normalized_query,
-    log_fields,
-)
-from transforms.release import ReleaseTarget, WriteShards, parquet_bytes, write_bytes
-from transforms.release_docs import (
+from filters.text.splits import assign_split
+from transforms.core.accounting import SIDE_OUTPUTS
+from transforms.nq.backends import add_linking_arguments, backend_options, resolve_linking
+from transforms.nq.examples import FIELD_DOCS as EXAMPLE_FIELD_DOCS
+from transforms.nq.examples import HF_SCHEMA, hf_example, jsonl_gz_bytes, original_example
+from transforms.nq.linking import BuildExamples, LinkAndFetch, summary_label
+from transforms.nq.questions import REJECTED_QUERIES, IssuedByUsers, SelectQuestions
+from transforms.nq.schema import FIELD_DOCS, QUESTION_SCHEMA, REJECTED_QUERY_SCHEMA
+from transforms.release.accounting import HistogramFn, WriteAccounting
+from transforms.release.docs import (
     group_tallies,
     length_statistics,
     rows_in_split_order,
     top_prefixes,
 )
-from transforms.release_run import (
+from transforms.release.files import ReleaseTarget, WriteShards, parquet_bytes, write_bytes
+from transforms.release.run import (
     add_flag,
     add_release_arguments,
     add_underscore_aliases,
@@ -54,6 +49,11 @@ from transforms.release_run import (
     resolve_version,
     run_release,
     split_ratios_option,
+)
+from transforms.sources.query_logs import (
+    add_query_log_arguments,
+    key_by_normalized_query,
+    log_fields,
 )
 
 DATASET_QUESTIONS = "nq_questions"
@@ -172,7 +172,7 @@ def _page_lengths(example: dict) -> list[tuple[str, int]]:
 def write_examples(questions, args: argparse.Namespace, target: ReleaseTarget):
     """Stage 2: link, fetch, tokenize, split, write both formats.
     Returns (length stats, accounting results, writers' outputs)."""
-    from filters.nq_candidates import nq_document
+    from filters.nq.candidates import nq_document
 
     pairs, linked_results = questions | "LinkAndFetch" >> LinkAndFetch(
         backend_options(args), args.lang, args.shards)
@@ -304,8 +304,8 @@ def nq_dev_baselines(staging_dir: str, split: str = "dev") -> dict[str, Any]:
     import gzip
     import io
 
-    from filters.nq_baselines import first_paragraph_baseline
-    from transforms.release import RAW, list_files
+    from transforms.metrics.baselines.nq import first_paragraph_baseline
+    from transforms.release.files import RAW, list_files
 
     examples = []
     for name in list_files(staging_dir):
@@ -320,7 +320,7 @@ def nq_dev_baselines(staging_dir: str, split: str = "dev") -> dict[str, Any]:
         return {**table, "rows": [], "note": (
             "The examples are not annotated yet, so no baseline can be scored; after "
             "annotation, NQ's first-paragraph baseline (F1 27.8 on NQ dev) is "
-            "filters.nq_baselines.first_paragraph_baseline.")}
+            "transforms.metrics.baselines.nq.first_paragraph_baseline.")}
     return {**table, "n": scores["n"], "rows": [{"name": "first paragraph", **{
         m: scores[m] for m in ("f1", "precision", "recall")}}]}
 

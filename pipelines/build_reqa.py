@@ -28,8 +28,9 @@ from typing import Any
 import apache_beam as beam
 from apache_beam.io.filesystems import FileSystems
 
-from transforms.accounting_io import HistogramFn, WriteAccounting
-from transforms.release import (
+from transforms.release.accounting import HistogramFn, WriteAccounting
+from transforms.release.docs import group_tallies, length_statistics
+from transforms.release.files import (
     MANIFEST,
     ReleaseTarget,
     WriteShards,
@@ -38,8 +39,7 @@ from transforms.release import (
     shard_name,
     write_bytes,
 )
-from transforms.release_docs import group_tallies, length_statistics
-from transforms.release_run import (
+from transforms.release.run import (
     add_release_arguments,
     add_underscore_aliases,
     baseline_table,
@@ -49,7 +49,7 @@ from transforms.release_run import (
     resolve_version,
     run_release,
 )
-from transforms.reqa import (
+from transforms.reqa.stages import (
     CANDIDATES_SCHEMA,
     FIELD_DOCS,
     QUESTIONS_SCHEMA,
@@ -233,7 +233,7 @@ def reqa_card(manifest: dict[str, Any], stats: dict[str, Any]) -> str:
         "",
         "Sentence-level answer retrieval as in ReQA (Ahmad, Constant, Yang, Cer 2019, "
         "\"ReQA: An Evaluation for End-to-End Answer Retrieval Models\"): every paragraph is "
-        "split into sentences (spaCy `en_core_web_sm` `senter`, see `filters/sentences.py`); "
+        "split into sentences (spaCy `en_core_web_sm` `senter`, see `filters/text/sentences.py`); "
         "the answer index holds each sentence with its paragraph as context; a question's "
         "correct answers are the sentences its answer span overlaps. Questions with the same "
         "text are merged (all their answers count); a paragraph reached from several "

@@ -27,11 +27,11 @@ from apache_beam.io import fileio
 from apache_beam.io.filesystem import CompressionTypes
 from apache_beam.io.filesystems import FileSystems
 
-from transforms.accounting import SIDE_OUTPUTS, dead_letter, tally
-from transforms.accounting_io import WriteAccounting
-from transforms.release import ReleaseTarget, WriteShards, parquet_bytes, read_group_rows
-from transforms.release_docs import group_tallies
-from transforms.release_run import (
+from transforms.core.accounting import SIDE_OUTPUTS, dead_letter, tally
+from transforms.release.accounting import WriteAccounting
+from transforms.release.docs import group_tallies
+from transforms.release.files import ReleaseTarget, WriteShards, parquet_bytes, read_group_rows
+from transforms.release.run import (
     add_release_arguments,
     add_underscore_aliases,
     cli_main,
@@ -40,7 +40,7 @@ from transforms.release_run import (
     resolve_version,
     run_release,
 )
-from transforms.search_corpus import (
+from transforms.sources.search_corpus import (
     DOC_SCHEMA,
     FIELD_DOCS,
     build_index,

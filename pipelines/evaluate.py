@@ -40,7 +40,10 @@ from collections.abc import Callable, Collection, Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
-from filters import eval_jnq, eval_nlquad, eval_nq, eval_reqa
+from transforms.metrics import jnq as eval_jnq
+from transforms.metrics import nlquad as eval_nlquad
+from transforms.metrics import nq as eval_nq
+from transforms.metrics import reqa as eval_reqa
 
 TASKS = ("nq", "nlquad", "reqa", "jnq")
 

@@ -3,7 +3,7 @@
     python -m pipelines.nq_candidates --input IN.jsonl.gz --output OUT.jsonl.gz [--compare]
 
 Streams NQ original-format examples (one JSON object a line; ``.gz`` in and out by extension,
-plain ``.jsonl`` works too), replaces the two fields with ``filters.nq_candidates.nq_document``
+plain ``.jsonl`` works too), replaces the two fields with ``filters.nq.candidates.nq_document``
 of the example's own HTML and keeps every other field as it is (annotations untouched: their
 byte spans stay valid, their token indices refer to the input's tokens). A malformed line (not
 JSON, not an object, no string ``document_html``, or a page the tokenizer fails on) is reported
@@ -28,8 +28,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any
 
-from filters.nq_candidates import LongAnswerCandidate, nq_document
-from filters.nq_tokens import NqToken
+from filters.nq.candidates import LongAnswerCandidate, nq_document
+from filters.nq.tokens import NqToken
 
 
 def open_lines(path: str) -> IO[bytes]:

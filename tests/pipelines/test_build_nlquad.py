@@ -12,7 +12,7 @@ import pytest
 
 from pipelines.build_nlquad import format_summary, main, run
 from tests.conftest import PROJECT_ROOT, TEST_RUNNER
-from transforms.page_sources import sample_index
+from transforms.sources.page_files import sample_index
 
 EXPECTED = json.loads((PROJECT_ROOT / "tests" / "golden" / "nlquad_sample_expected.json")
                       .read_text(encoding="utf-8"))
@@ -114,7 +114,7 @@ def test_skipped_and_duplicate_pages_are_accounted(release):
 
 
 def test_splits_group_articles_and_are_stable(release):
-    from filters.splits import assign_split
+    from filters.text.splits import assign_split
 
     _, path = release
     for row in _rows(path):
@@ -169,7 +169,7 @@ def test_existing_version_refused_then_overwritten(release, capsys):
 
 
 def test_crash_leaves_no_release(tmp_path, monkeypatch):
-    import transforms.accounting_io as accounting_io
+    import transforms.release.accounting as accounting_io
 
     def explode(self, element, *args, **kwargs):
         raise RuntimeError("simulated crash")

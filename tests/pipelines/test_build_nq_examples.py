@@ -11,8 +11,8 @@ import pytest
 
 from pipelines import build_nq, build_search_index
 from tests.conftest import PROJECT_ROOT, TEST_RUNNER
-from transforms.nq_examples import HF_SCHEMA
-from transforms.nq_linking import example_id
+from transforms.nq.examples import HF_SCHEMA
+from transforms.nq.linking import example_id
 
 GOLDEN = json.loads((PROJECT_ROOT / "tests" / "golden" / "nq_search_expected.json").read_text())
 SPLITS = ("train", "dev", "test")
@@ -100,7 +100,7 @@ def test_huggingface_layout(release):
 
 
 def test_splits_hash_the_question(release):
-    from filters.splits import assign_split, parse_split_ratios
+    from filters.text.splits import assign_split, parse_split_ratios
 
     _, path = release
     ratios = parse_split_ratios(build_nq.NQ_SPLITS)
@@ -116,7 +116,7 @@ def test_search_index_pipeline_sample_and_enterprise(tmp_path):
                                          str(dump), "--output", str(tmp_path), "--version",
                                          "dump"])
     assert enterprise["manifest"]["rows_per_split"]["docs"] == 4
-    from transforms.local_search import LocalSearch
+    from transforms.clients.local_search import LocalSearch
 
     index = LocalSearch(enterprise["path"])
     assert index.search("capital of new zealand wellington")[0].title == "Wellington"

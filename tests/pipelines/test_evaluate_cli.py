@@ -11,10 +11,10 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
-from filters.eval_nq import METRIC_KEYS
 from pipelines import evaluate
 from tests.conftest import PROJECT_ROOT
-from transforms.nlquad_schema import NLQUAD_SCHEMA
+from transforms.metrics.nq import METRIC_KEYS
+from transforms.nlquad.schema import NLQUAD_SCHEMA
 
 NULL = {"start_byte": -1, "end_byte": -1, "start_token": -1, "end_token": -1}
 LONG = {"start_byte": 100, "end_byte": 200, "start_token": 10, "end_token": 20}
@@ -177,7 +177,7 @@ CONTEXT = "the storm hit the coast\nthen the storm moved inland"
 
 
 def nlquad_row(qid, answer):
-    """A row of the release schema (``transforms.nlquad_schema``)."""
+    """A row of the release schema (``transforms.nlquad.schema``)."""
     start = CONTEXT.index(answer)
     words_before = len(CONTEXT[:start].split())
     return {"id": qid, "document_id": "bbc-1", "title": "t", "date": "2020-01-01",

@@ -9,7 +9,7 @@ import sys
 
 import pytest
 
-from filters.nq_candidates import nq_document
+from filters.nq.candidates import nq_document
 from pipelines import nq_candidates as cli
 from tests.conftest import PROJECT_ROOT
 

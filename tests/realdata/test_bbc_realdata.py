@@ -8,10 +8,10 @@ import re
 import pyarrow.parquet as pq
 import pytest
 
-from filters.bbc_article import SUBHEADING, ParsedArticle, ParseSkip, parse_bbc_article
-from filters.bbc_urls import classify_bbc_url
-from filters.html_decoding import decode_html
-from filters.nlquad_qa import build_document, is_interrogative
+from filters.bbc.article import SUBHEADING, ParsedArticle, ParseSkip, parse_bbc_article
+from filters.bbc.urls import classify_bbc_url
+from filters.nlquad.qa import build_document, is_interrogative
+from filters.text.html_decoding import decode_html
 from pipelines.build_nlquad import run
 from tests.conftest import TEST_RUNNER
 

@@ -6,7 +6,7 @@ import csv
 
 import pytest
 
-from filters.jnq_filters import ja_tokens, make_tagger, normalize_ja, select_jnq
+from filters.jnq.rules import ja_tokens, make_tagger, normalize_ja, select_jnq
 
 pytestmark = pytest.mark.realdata
 

@@ -16,8 +16,8 @@ import json
 import pytest
 from natural_questions import text_utils
 
-from filters.nq_candidates import long_answer_candidates, nq_document
-from filters.nq_tokens import NqToken
+from filters.nq.candidates import long_answer_candidates, nq_document
+from filters.nq.tokens import NqToken
 
 pytestmark = pytest.mark.realdata
 

@@ -14,7 +14,7 @@ pytestmark = pytest.mark.realdata
 @pytest.fixture(scope="module")
 def select():
     from pipelines.build_nq import read_categories
-    from transforms.nq_questions import SelectQuestions
+    from transforms.nq.questions import SelectQuestions
 
     fn = SelectQuestions(read_categories(str(PROJECT_ROOT / "pipelines" / "samples" / "nq" /
                                              "categories.tsv")), min_category_count=2)
@@ -23,7 +23,7 @@ def select():
 
 
 def _accepted(select, queries):
-    from filters.nq_queries import normalize_query
+    from filters.nq.queries import normalize_query
 
     rows = [{"question": normalize_query(q), "variants": [q], "events": 1,
              "users_in_window": 2, "distinct_users": 2, "tokens": 0, "heuristics": []}

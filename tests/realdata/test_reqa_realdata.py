@@ -63,7 +63,7 @@ def _promoted(examples: list[dict]) -> list[dict]:
 
 
 def test_first_annotation_outcomes(examples):
-    from transforms.reqa import Drop, nq_task
+    from transforms.reqa.stages import Drop, nq_task
 
     outcomes = {e["question_text"]: nq_task(e) for e in examples}
     assert {q: o.reason for q, o in outcomes.items() if isinstance(o, Drop)} == \
@@ -73,8 +73,8 @@ def test_first_annotation_outcomes(examples):
 
 
 def test_promoted_annotations_and_answer_sentences(examples):
-    from filters.sentences import load_sentence_pipeline, split_sentences
-    from transforms.reqa import Drop, label_task, nq_task
+    from filters.text.sentences import load_sentence_pipeline, split_sentences
+    from transforms.reqa.stages import Drop, label_task, nq_task
 
     nlp = load_sentence_pipeline()
     seen = {}

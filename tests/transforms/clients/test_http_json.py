@@ -1,0 +1,288 @@
+"""Tests for transforms.clients.http_json.PoliteHttp against the in-process fake wiki server."""
+
+from __future__ import annotations
+
+import pickle
+import socket
+import time
+from collections.abc import Iterator
+from email.utils import formatdate
+from pathlib import Path
+
+import pytest
+
+from tests.fakes.wiki_server import FakeWiki
+from transforms.clients.http_json import (
+    HttpError,
+    HttpResult,
+    PoliteHttp,
+    build_http,
+    parse_retry_after,
+    toolkit_user_agent,
+)
+
+PAGES = [("Trade winds", "The trade winds are the prevailing winds.", 817251427, 1)]
+API = "/w/api.php"
+SEARCH = {"action": "query", "list": "search", "srsearch": "trade winds", "format": "json"}
+
+
+@pytest.fixture(autouse=True)
+def no_proxies(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Keep requests to 127.0.0.1 away from any proxy configured in the environment."""
+    for name in ("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "http_proxy", "https_proxy",
+                 "all_proxy"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("NO_PROXY", "127.0.0.1,localhost")
+
+
+@pytest.fixture
+def fake() -> Iterator[FakeWiki]:
+    with FakeWiki(PAGES, hang_seconds=3.0) as server:
+        yield server
+
+
+@pytest.fixture
+def sleeps() -> list[float]:
+    return []
+
+
+def make_http(sleeps: list[float], **overrides: object) -> PoliteHttp:
+    """No rate limit, recorded (not real) sleeps, short timeouts."""
+    options: dict = {
+        "user_agent": "qa-dataset-toolkit/test (tests@example.org)",
+        "per_minute": 0,
+        "max_retries": 3,
+        "rate_limit_pause": 30.0,
+        "timeout": (2.0, 2.0),
+        "sleep": sleeps.append,
+    }
+    options.update(overrides)
+    return PoliteHttp(**options)
+
+
+def test_get_returns_body_headers_and_sends_user_agent(fake: FakeWiki, sleeps: list[float]) -> None:
+    with make_http(sleeps) as http:
+        result = http.get(fake.api_url, SEARCH)
+    assert isinstance(result, HttpResult)
+    assert result.status == 200 and not result.from_cache
+    assert result.json()["query"]["search"][0]["title"] == "Trade winds"
+    assert result.header("content-type").startswith("application/json")
+    assert fake.user_agents == ["qa-dataset-toolkit/test (tests@example.org)"]
+    assert http.stats["requests"] == 1 and http.stats["retries"] == 0
+
+
+def test_429_pauses_rate_limit_pause_then_succeeds(fake: FakeWiki, sleeps: list[float]) -> None:
+    fake.fail(API, [429])
+    http = make_http(sleeps)
+    result = http.get(fake.api_url, SEARCH)
+    assert result.status == 200
+    assert sleeps == [30.0]
+    assert http.stats["rate_limited"] == 1 and http.stats["retries"] == 1
+    assert http.stats["requests"] == 2
+
+
+def test_429_retry_after_longer_than_pause_wins(fake: FakeWiki, sleeps: list[float]) -> None:
+    fake.fail(API, [(429, {"Retry-After": "120"}), (429, {"Retry-After": "0"})])
+    make_http(sleeps).get(fake.api_url, SEARCH)
+    assert sleeps == [120.0, 30.0]
+
+
+def test_maxlag_error_is_paused_and_retried(fake: FakeWiki, sleeps: list[float]) -> None:
+    fake.fail(API, ["maxlag"])
+    http = make_http(sleeps, rate_limit_pause=2.0)
+    result = http.get(fake.api_url, SEARCH)
+    assert "query" in result.json()
+    assert sleeps == [5.0]  # Retry-After: 5 beats rate_limit_pause=2
+    assert http.stats["rate_limited"] == 1 and http.stats["error_maxlag"] == 1
+
+
+def test_maxlag_exhausted_raises_and_is_not_cached(
+    fake: FakeWiki, sleeps: list[float], tmp_path: Path
+) -> None:
+    fake.fail(API, ["maxlag"])
+    with pytest.raises(HttpError) as info:
+        make_http(sleeps, max_retries=0, cache_dir=tmp_path).get(fake.api_url, SEARCH)
+    assert info.value.kind == "maxlag" and info.value.status == 200
+    result = make_http(sleeps, cache_dir=tmp_path).get(fake.api_url, SEARCH)
+    assert not result.from_cache and len(fake.requests) == 2
+
+
+def test_other_api_errors_are_permanent(fake: FakeWiki, sleeps: list[float]) -> None:
+    http = make_http(sleeps)
+    with pytest.raises(HttpError) as info:
+        http.get(fake.api_url, {"action": "query", "list": "search"})
+    assert info.value.kind == "api_nosrsearch" and not info.value.retryable
+    assert len(fake.requests) == 1 and sleeps == []
+
+
+def test_503_is_retried_with_exponential_backoff(fake: FakeWiki, sleeps: list[float]) -> None:
+    fake.fail(API, [503, 503])
+    http = make_http(sleeps, backoff_base=1.0)
+    assert http.get(fake.api_url, SEARCH).status == 200
+    assert len(sleeps) == 2
+    assert 1.0 <= sleeps[0] <= 1.1 and 2.0 <= sleeps[1] <= 2.2
+    assert http.stats["retries"] == 2 and http.stats["error_server_error"] == 2
+
+
+def test_backoff_is_capped(fake: FakeWiki, sleeps: list[float]) -> None:
+    fake.fail(API, [500, 502, 503])
+    make_http(sleeps, backoff_base=10.0, backoff_max=15.0).get(fake.api_url, SEARCH)
+    assert sleeps[1:] == [15.0, 15.0]
+
+
+def test_retries_exhausted_raise_last_kind(fake: FakeWiki, sleeps: list[float]) -> None:
+    fake.fail(API, [503] * 10)
+    http = make_http(sleeps, max_retries=2)
+    with pytest.raises(HttpError) as info:
+        http.get(fake.api_url, SEARCH)
+    assert info.value.kind == "server_error" and info.value.status == 503
+    assert info.value.attempts == 3 and len(fake.requests) == 3
+    assert http.stats["failures"] == 1
+
+
+def test_hang_times_out_then_retries(fake: FakeWiki, sleeps: list[float]) -> None:
+    fake.fail(API, ["hang"])
+    http = make_http(sleeps, timeout=(2.0, 0.3))
+    started = time.monotonic()
+    assert http.get(fake.api_url, SEARCH).status == 200
+    assert time.monotonic() - started < 2.5
+    assert http.stats["error_timeout"] == 1 and http.stats["retries"] == 1
+
+
+def test_connection_reset_and_truncation_are_retried(fake: FakeWiki, sleeps: list[float]) -> None:
+    fake.fail(API, ["reset", "truncate"])
+    http = make_http(sleeps)
+    assert http.get(fake.api_url, SEARCH).status == 200
+    assert http.stats["error_connection_error"] == 1
+    assert http.stats["error_truncated"] == 1
+    assert len(fake.requests) == 3
+
+
+def test_permanent_404_is_not_retried_and_is_cached(
+    fake: FakeWiki, sleeps: list[float], tmp_path: Path
+) -> None:
+    url = f"{fake.rest_url}/page/html/Nowhere"
+    with pytest.raises(HttpError) as first:
+        make_http(sleeps, cache_dir=tmp_path).get(url)
+    assert first.value.kind == "http_404" and first.value.status == 404
+    assert not first.value.from_cache and sleeps == []
+    with pytest.raises(HttpError) as second:
+        make_http(sleeps, cache_dir=tmp_path).get(url)
+    assert second.value.kind == "http_404" and second.value.from_cache
+    assert len(fake.requests) == 1
+
+
+def test_other_4xx_raise_without_retry_or_cache(
+    fake: FakeWiki, sleeps: list[float], tmp_path: Path
+) -> None:
+    fake.fail(API, [403])
+    with pytest.raises(HttpError) as info:
+        make_http(sleeps, cache_dir=tmp_path).get(fake.api_url, SEARCH)
+    assert info.value.kind == "http_403" and len(fake.requests) == 1
+    assert list(tmp_path.rglob("*.http")) == []
+
+
+def test_rerun_is_served_from_cache(fake: FakeWiki, sleeps: list[float], tmp_path: Path) -> None:
+    first = make_http(sleeps, cache_dir=tmp_path).get(fake.api_url, SEARCH)
+    again = make_http(sleeps, cache_dir=tmp_path)
+    reordered = dict(reversed(list(SEARCH.items())))
+    second = again.get(fake.api_url, reordered)
+    assert second.from_cache and second.body == first.body and second.status == 200
+    assert second.header("Content-Type") == first.header("Content-Type")
+    assert again.stats["cache_hits"] == 1 and again.stats["requests"] == 0
+    assert len(fake.requests) == 1
+
+
+def test_rate_limit_and_server_errors_are_never_cached(
+    fake: FakeWiki, sleeps: list[float], tmp_path: Path
+) -> None:
+    fake.fail(API, [429, 503])
+    with pytest.raises(HttpError) as info:
+        make_http(sleeps, cache_dir=tmp_path, max_retries=1).get(fake.api_url, SEARCH)
+    assert info.value.kind == "server_error"
+    assert list(tmp_path.rglob("*.http")) == []
+
+
+def test_corrupt_cache_entry_is_refetched(
+    fake: FakeWiki, sleeps: list[float], tmp_path: Path
+) -> None:
+    make_http(sleeps, cache_dir=tmp_path).get(fake.api_url, SEARCH)
+    (entry,) = tmp_path.rglob("*.http")
+    entry.write_bytes(entry.read_bytes()[:-3])
+    result = make_http(sleeps, cache_dir=tmp_path).get(fake.api_url, SEARCH)
+    assert not result.from_cache and len(fake.requests) == 2
+
+
+def test_secret_params_are_redacted_and_left_out_of_the_cache(
+    fake: FakeWiki, sleeps: list[float], tmp_path: Path
+) -> None:
+    url = f"{fake.base_url}/customsearch/v1"
+    params = {"key": "s3cr3t-value", "cx": "engine", "q": "trade winds"}
+    fake.fail("/customsearch/", ["reset"])
+    with pytest.raises(HttpError) as info:
+        make_http(sleeps, cache_dir=tmp_path, max_retries=0).get(url, params)
+    assert "s3cr3t-value" not in str(info.value) and "key=%2A%2A%2A" in info.value.url
+    assert info.value.__cause__ is None
+    make_http(sleeps, cache_dir=tmp_path).get(url, {**params, "key": fake.api_key})
+    rotated = make_http(sleeps, cache_dir=tmp_path).get(url, {**params, "key": "other"})
+    assert rotated.from_cache
+    for path in tmp_path.rglob("*"):
+        assert fake.api_key not in path.name
+        assert not path.is_file() or fake.api_key.encode() not in path.read_bytes()
+
+
+def test_refused_connection_message_is_redacted(sleeps: list[float]) -> None:
+    probe = socket.socket()
+    probe.bind(("127.0.0.1", 0))
+    port = probe.getsockname()[1]
+    probe.close()
+    with pytest.raises(HttpError) as info:
+        make_http(sleeps, max_retries=1).get(
+            f"http://127.0.0.1:{port}/customsearch/v1", {"key": "s3cr3t/+value", "q": "x"})
+    assert info.value.kind == "connection_error" and info.value.attempts == 2
+    assert "Max retries exceeded" in info.value.message and "key=***" in info.value.message
+    assert "s3cr3t" not in str(info.value)
+
+
+def test_unfollowed_redirect_is_returned_and_cached(tmp_path: Path, sleeps: list[float]) -> None:
+    with FakeWiki(PAGES, redirects={"Tradewinds": "Trade winds"}) as fake:
+        url = f"{fake.rest_url}/page/html/Tradewinds"
+        result = make_http(sleeps, cache_dir=tmp_path).get(url, allow_redirects=False)
+        again = make_http(sleeps, cache_dir=tmp_path).get(url, allow_redirects=False)
+        followed = make_http(sleeps, cache_dir=tmp_path).get(url)
+    assert result.status == 302 and result.header("Location") == "Trade_winds"
+    assert again.from_cache and again.status == 302
+    assert followed.status == 200 and not followed.from_cache
+
+
+def test_rate_limiter_spaces_requests(fake: FakeWiki, sleeps: list[float]) -> None:
+    http = make_http(sleeps, per_minute=600)
+    http.get(fake.api_url, SEARCH)
+    http.get(fake.api_url, {**SEARCH, "srsearch": "winds"})
+    assert len(sleeps) == 1 and 0.0 < sleeps[0] <= 0.1
+
+
+def test_parse_retry_after_forms() -> None:
+    assert parse_retry_after("7") == 7.0
+    assert parse_retry_after(None) is None and parse_retry_after("soon") is None
+    assert parse_retry_after("99999") == 3600.0
+    assert 50 <= (parse_retry_after(formatdate(time.time() + 60, usegmt=True)) or 0) <= 60
+
+
+def test_http_error_pickles() -> None:
+    err = HttpError("rate_limited", "http://x/api", 429, "HTTP 429", retry_after=5.0, attempts=3)
+    copy = pickle.loads(pickle.dumps(err))
+    assert (copy.kind, copy.url, copy.status, copy.retry_after, copy.attempts) == (
+        "rate_limited", "http://x/api", 429, 5.0, 3)
+    assert copy.retryable and not HttpError("http_404", "u", 404).retryable
+
+
+def test_user_agent_names_tool_version_and_contact(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("QA_TOOLKIT_CONTACT", "https://example.org/toolkit; ops@example.org")
+    agent = toolkit_user_agent()
+    assert agent.startswith("qa-dataset-toolkit/")
+    assert "(https://example.org/toolkit; ops@example.org)" in agent
+    assert "python-requests/" in agent
+    assert "(me@example.org)" in toolkit_user_agent("me@example.org")
+    http = build_http(30, sleep=lambda s: None)
+    assert http.user_agent == agent and http._limiter.interval == 2.0

@@ -1,0 +1,75 @@
+"""ReadWaybackPages end to end against the local fake Wayback server (127.0.0.1 only)."""
+
+import apache_beam as beam
+from apache_beam.options.pipeline_options import PipelineOptions
+from apache_beam.testing.util import assert_that, equal_to
+
+from tests.conftest import TEST_RUNNER
+from tests.fakes.wayback_server import FakeWayback
+from transforms.core.accounting import DEAD_LETTER, TALLY
+from transforms.sources.wayback import ReadWaybackPages
+
+PAGE = b"<html><body><div class='story-body__inner'><p>Text.</p></div></body></html>"
+CAPTURES = [
+    ("http://www.bbc.co.uk/news/health-39000001", "20170301120000", PAGE),
+    # same article on bbc.com, later: collapses onto the earlier capture
+    ("https://www.bbc.com/news/health-39000001", "20180301120000", PAGE + b" "),
+    ("https://www.bbc.co.uk/news/amp/world-39000002", "20170401120000", PAGE + b"  "),
+    ("https://www.bbc.co.uk/news/world-39000002", "20170501120000", PAGE + b"   "),
+    ("https://www.bbc.co.uk/news/av/world-39000003", "20170101000000", b"video"),
+    ("https://www.bbc.co.uk/news/world", "20170101000000", b"index"),
+    ("https://www.bbc.co.uk/news/uk-39000005", "20150601000000", PAGE),  # outside years
+]
+
+
+def _source(server, tmp_path):
+    return ReadWaybackPages(
+        base_url=server.base_url, from_year=2016, to_year=2020, cache_dir=str(tmp_path),
+        fetch_workers=2, fetches_per_minute=0, cdx_per_minute=0, rate_limit_pause=0.01,
+        timeout=(2.0, 2.0), max_retries=3, backoff_base=0.01)
+
+
+def _run(server, tmp_path, first_run):
+    with beam.Pipeline(options=PipelineOptions([TEST_RUNNER])) as p:
+        pages, results = p | _source(server, tmp_path)
+        assert_that(pages | beam.Map(lambda pg: (pg.url, pg.timestamp)), equal_to([
+            ("http://www.bbc.co.uk/news/health-39000001", "20170301120000"),
+            ("https://www.bbc.co.uk/news/world-39000002", "20170501120000"),
+        ]), label="pages")
+        tallies = ([r[TALLY] for r in results] | beam.Flatten()
+                   | beam.CombinePerKey(sum) | beam.Filter(lambda kv: kv[0] not in (
+                       "fetch.fetched", "fetch.cache_hits", "fetch.retries",
+                       "fetch.http_requests")))
+        network = [("cdx.http_requests", 2), ("fetch.http_rate_limited", 1)] if first_run else []
+        assert_that(tallies, equal_to([
+            ("cdx.captures_listed", 7), ("cdx.skipped.video_page", 1),
+            ("cdx.skipped.index_page", 1), ("cdx.duplicate_article_urls", 2),
+            ("fetch.failed.http_404", 1), ("input.pages", 2), *network,
+        ]), label="tallies")
+        dead = [r[DEAD_LETTER] for r in results] | "FlattenDead" >> beam.Flatten()
+        assert_that(dead | beam.Map(lambda d: (d["stage"], d["url"], d["kind"])), equal_to([
+            ("fetch", "https://www.bbc.co.uk/news/uk-39000004", "http_404")]), label="dead")
+
+
+def test_enumerates_articles_once_and_survives_errors(tmp_path):
+    missing = [("https://www.bbc.co.uk/news/uk-39000004", "20170601000000", PAGE)]
+    with FakeWayback(CAPTURES, missing=missing) as server:
+        server.fail("id_/http://www.bbc.co.uk/news/health-39000001", [503, 429])
+        _run(server, tmp_path, first_run=True)
+        first_fetches = len(server.fetch_requests)
+        assert first_fetches == 5  # 2 pages + 503 + 429 retries + the 404
+        _run(server, tmp_path, first_run=False)  # a re-run is served from the on-disk cache
+        assert len(server.fetch_requests) == first_fetches + 1  # only the 404 is asked again
+
+
+def test_max_captures_counts_what_it_leaves_out(tmp_path):
+    with FakeWayback(CAPTURES) as server:
+        source = _source(server, tmp_path)
+        source.max_captures = 1
+        with beam.Pipeline(options=PipelineOptions([TEST_RUNNER])) as p:
+            pages, results = p | source
+            assert_that(pages | beam.combiners.Count.Globally(), equal_to([1]), label="pages")
+            beyond = ([r[TALLY] for r in results] | beam.Flatten()
+                      | beam.Filter(lambda kv: kv[0] == "cdx.skipped.beyond_max_captures"))
+            assert_that(beyond, equal_to([("cdx.skipped.beyond_max_captures", 1)]),
+                        label="beyond")

@@ -1,0 +1,409 @@
+"""A small polite HTTP client for JSON and HTML APIs (MediaWiki, Wikimedia REST, web search).
+
+One retry loop shared by the search backends and the Wikipedia page fetcher:
+
+* a per-client rate limit (:class:`transforms.clients.wayback.RateLimiter`);
+* exponential backoff with deterministic jitter on 5xx, timeouts, resets and short bodies;
+* a long pause, ``max(rate_limit_pause, Retry-After)``, on HTTP 429 and on MediaWiki's
+  ``maxlag`` / ``ratelimited`` errors, which the Action API sends as HTTP 200 JSON
+  ``{"error": {"code": "maxlag", ...}}`` with ``Retry-After`` (see
+  https://www.mediawiki.org/wiki/Manual:Maxlag_parameter);
+* no retry on permanent 4xx: :class:`HttpError` with kind ``"http_<status>"``;
+* an on-disk cache of successful (2xx), unfollowed redirect (3xx) and 404/410 answers, written
+  atomically, so a re-run never asks twice. 429 and 5xx answers are never cached.
+
+Secrets (API keys passed as query parameters) are redacted from error messages and logs and
+left out of the cache key. Like :mod:`transforms.clients.wayback`, no Beam dependency: build a
+client in ``DoFn.setup()``.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib.metadata
+import json
+import logging
+import os
+import time
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+from urllib.parse import quote, quote_plus, urlencode
+
+import requests
+import urllib3.exceptions
+
+from transforms.clients.cache_store import CacheStore
+from transforms.clients.retry_policy import (
+    PoliteClientBase,
+    exception_chain,
+    parse_retry_after,
+)
+from transforms.clients.wayback import RateLimiter
+
+log = logging.getLogger(__name__)
+
+STAT_KEYS: tuple[str, ...] = ("requests", "retries", "rate_limited", "cache_hits", "failures")
+RATE_LIMIT_KINDS = frozenset({"rate_limited", "maxlag"})
+RETRYABLE_KINDS = frozenset({"server_error", "timeout", "connection_error", "truncated"})
+CACHED_ERROR_STATUSES = frozenset({404, 410})
+REDIRECT_STATUSES = frozenset({301, 302, 303, 307, 308})
+DEFAULT_REDACT = ("key", "api_key", "apikey", "access_token", "subscription-key")
+_RATE_LIMIT_API_CODES = frozenset({"maxlag", "ratelimited"})
+_SERVER_API_CODES = frozenset({"readonly", "internal_api_error"})
+_DROPPED_HEADERS = frozenset({"set-cookie", "content-encoding", "transfer-encoding"})
+
+CONTACT_ENV = "QA_TOOLKIT_CONTACT"
+TOOL_NAME = "qa-dataset-toolkit"
+
+Params = Mapping[str, Any] | Sequence[tuple[str, Any]] | None
+
+
+def toolkit_user_agent(contact: str | None = None) -> str:
+    """A descriptive User-Agent, ``qa-dataset-toolkit/<version> (<contact>) python-requests/<v>``.
+
+    The Wikimedia User-Agent policy (https://meta.wikimedia.org/wiki/User-Agent_policy) asks
+    for the tool's name and version and a way to reach its operator (URL or e-mail): pass
+    ``contact`` or set the ``QA_TOOLKIT_CONTACT`` environment variable.
+    """
+    contact = contact or os.environ.get(CONTACT_ENV, "").strip()
+    if not contact:
+        log.warning("no contact for the User-Agent: set %s to a URL or e-mail", CONTACT_ENV)
+        contact = f"contact unset: {CONTACT_ENV}"
+    return f"{TOOL_NAME}/{_tool_version()} ({contact}) python-requests/{requests.__version__}"
+
+
+def build_http(default_per_minute: float, /, **options: Any) -> PoliteHttp:
+    """A :class:`PoliteHttp` from ``options``, with the toolkit User-Agent and
+    ``default_per_minute`` unless they are given (the User-Agent is only built, and a missing
+    contact only logged, when needed)."""
+    if "user_agent" not in options:
+        options["user_agent"] = toolkit_user_agent()
+    options.setdefault("per_minute", default_per_minute)
+    return PoliteHttp(**options)
+
+
+def _tool_version() -> str:
+    try:
+        return importlib.metadata.version(TOOL_NAME)
+    except importlib.metadata.PackageNotFoundError:
+        return "0.1.0"
+
+
+@dataclass(frozen=True)
+class HttpResult:
+    """One HTTP answer: status, headers, decoded body bytes and whether it came from the cache."""
+
+    status: int
+    headers: dict[str, str]
+    body: bytes
+    from_cache: bool
+
+    def header(self, name: str, default: str = "") -> str:
+        """Case-insensitive header lookup."""
+        wanted = name.lower()
+        return next((v for k, v in self.headers.items() if k.lower() == wanted), default)
+
+    @property
+    def text(self) -> str:
+        """Body decoded as UTF-8 (invalid bytes replaced)."""
+        return self.body.decode("utf-8", errors="replace")
+
+    def json(self) -> Any:
+        """Body parsed as JSON (raises ValueError on malformed bodies)."""
+        return json.loads(self.body)
+
+
+class HttpError(Exception):
+    """A request that failed for good.
+
+    ``kind`` is a short stable reason: "http_<status>" for permanent 4xx, "rate_limited",
+    "maxlag", "server_error", "timeout", "connection_error", "truncated", "request_error",
+    "api_<code>" for a MediaWiki API error answer, or "bad_response" (raised by callers for
+    unparsable bodies). ``url`` never holds a secret.
+    """
+
+    def __init__(
+        self,
+        kind: str,
+        url: str,
+        status: int | None = None,
+        message: str = "",
+        *,
+        retry_after: float | None = None,
+        attempts: int = 1,
+        from_cache: bool = False,
+    ) -> None:
+        super().__init__(f"{kind}: {url}" + (f" ({message})" if message else ""))
+        self.kind = kind
+        self.url = url
+        self.status = status
+        self.message = message
+        self.retry_after = retry_after
+        self.attempts = attempts
+        self.from_cache = from_cache
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        """Keep the attributes across pickling (Beam ships errors between workers)."""
+        state = {"retry_after": self.retry_after, "attempts": self.attempts,
+                 "from_cache": self.from_cache}
+        return (self.__class__, (self.kind, self.url, self.status, self.message), state)
+
+    @property
+    def retryable(self) -> bool:
+        """Whether :class:`PoliteHttp` retries this kind of failure."""
+        return self.kind in RETRYABLE_KINDS or self.kind in RATE_LIMIT_KINDS
+
+
+class PoliteHttp(PoliteClientBase):
+    """requests-based GET client with a rate limit, retries, backoff and an on-disk cache.
+
+    ``per_minute <= 0`` disables the rate limit; ``max_retries`` counts retries after the first
+    attempt; ``timeout`` is requests' ``(connect, read)``; ``redact_params`` name query
+    parameters holding secrets. ``stats`` counts requests, retries, rate_limited, cache_hits,
+    failures and ``error_<kind>``.
+    """
+
+    def __init__(
+        self,
+        user_agent: str,
+        per_minute: float,
+        max_retries: int = 4,
+        backoff_base: float = 1.0,
+        backoff_max: float = 60.0,
+        rate_limit_pause: float = 60.0,
+        timeout: tuple[float, float] = (10.0, 30.0),
+        cache_dir: str | os.PathLike[str] | None = None,
+        sleep: Callable[[float], Any] = time.sleep,
+        redact_params: Iterable[str] = DEFAULT_REDACT,
+    ) -> None:
+        self.user_agent = user_agent
+        self.timeout = timeout
+        self.cache_dir = cache_dir
+        self._cache = CacheStore(cache_dir) if cache_dir else None
+        self.redact_params = frozenset(name.lower() for name in redact_params)
+        self._sleep = sleep
+        self._limiter = RateLimiter(per_minute, sleep=sleep)
+        self._open_session(user_agent, "gzip")
+        self._init_retry_policy(max_retries=max_retries, backoff_base=backoff_base,
+                                backoff_max=backoff_max, rate_limit_pause=rate_limit_pause,
+                                rate_limit_kinds=RATE_LIMIT_KINDS, stat_keys=STAT_KEYS)
+
+    def get(
+        self,
+        url: str,
+        params: Params = None,
+        *,
+        headers: Mapping[str, str] | None = None,
+        allow_redirects: bool = True,
+    ) -> HttpResult:
+        """GET ``url`` with ``params``: from the cache, or from the network with retries.
+
+        Returns 2xx answers, and 3xx answers when ``allow_redirects`` is False. Raises
+        :class:`HttpError` for 404/410 (cached), other 4xx, and failures left after retries.
+        ``headers`` are sent but are not part of the cache key (they may hold secrets).
+        """
+        pairs = _param_pairs(params)
+        safe_url = self._display_url(url, pairs)
+        cache_path = self._cache_path(url, pairs, allow_redirects)
+        cached = _read_cache(self._cache, cache_path)
+        if cached is not None:
+            self._count("cache_hits")
+            return _result_or_error(cached, safe_url)
+        result = self._with_retries(
+            safe_url, lambda: self._attempt(url, pairs, headers, allow_redirects, safe_url)
+        )
+        if cache_path is not None and _cacheable(result.status):
+            _write_cache(self._cache, cache_path, result)
+        if result.status in CACHED_ERROR_STATUSES:
+            self._count(f"error_http_{result.status}")
+        return _result_or_error(result, safe_url)
+
+    def _attempt(
+        self,
+        url: str,
+        pairs: list[tuple[str, str]],
+        headers: Mapping[str, str] | None,
+        allow_redirects: bool,
+        safe_url: str,
+    ) -> HttpResult:
+        """One GET; transport failures, 429/5xx and MediaWiki API errors become HttpError."""
+        self._count("requests")
+        try:
+            resp = self._session.get(
+                url, params=pairs, headers=dict(headers or {}), timeout=self.timeout,
+                allow_redirects=allow_redirects,
+            )
+            body = resp.content
+        except requests.exceptions.RequestException as exc:
+            message = self._redact(f"{type(exc).__name__}: {exc}", pairs)
+            raise HttpError(_exception_kind(exc), safe_url, None, message) from None
+        result = HttpResult(resp.status_code, _kept_headers(resp.headers), body, False)
+        _raise_for_status(result, safe_url)
+        _raise_for_api_error(result, safe_url)
+        return result
+
+    def _with_retries(self, safe_url: str, attempt_fn: Callable[[], HttpResult]) -> HttpResult:
+        """Run ``attempt_fn`` under the rate limit until success or a final failure."""
+        attempt = 0
+        while True:
+            self._limiter.acquire()
+            try:
+                return attempt_fn()
+            except HttpError as err:
+                err.attempts = attempt + 1
+                if not self._should_retry(err, attempt):
+                    raise
+                delay = self._retry_delay(err, attempt, safe_url)
+                log.info("retrying %s in %.1fs after %s", safe_url, delay, err.kind)
+                self._sleep(delay)
+            attempt += 1
+
+    def _cache_path(
+        self, url: str, pairs: list[tuple[str, str]], allow_redirects: bool
+    ) -> str | None:
+        """``cache_dir/ab/<sha256>.http``; the key leaves out redacted (secret) parameters."""
+        if self._cache is None:
+            return None
+        public = sorted((k, v) for k, v in pairs if k.lower() not in self.redact_params)
+        material = url + "?" + urlencode(public) + ("" if allow_redirects else "#no-redirects")
+        key = hashlib.sha256(material.encode("utf-8")).hexdigest()
+        return self._cache.path(key[:2], f"{key}.http")
+
+    def _display_url(self, url: str, pairs: list[tuple[str, str]]) -> str:
+        """The request URL with secret parameter values replaced by ``***``."""
+        shown = [(k, "***" if k.lower() in self.redact_params else v) for k, v in pairs]
+        return f"{url}?{urlencode(shown)}" if shown else url
+
+    def _redact(self, text: str, pairs: list[tuple[str, str]]) -> str:
+        """``text`` with secret parameter values (raw or URL-encoded) replaced by ``***``.
+
+        requests puts the full request URL, query string included, in its exception messages.
+        """
+        for name, value in pairs:
+            if value and name.lower() in self.redact_params:
+                for form in {value, quote_plus(value), quote(value, safe="")}:
+                    text = text.replace(form, "***")
+        return text
+
+
+def _param_pairs(params: Params) -> list[tuple[str, str]]:
+    """Query parameters as ``(name, str(value))`` pairs, None values dropped, order kept."""
+    if params is None:
+        return []
+    items = params.items() if isinstance(params, Mapping) else params
+    return [(str(k), _param_value(v)) for k, v in items if v is not None]
+
+
+def _param_value(value: Any) -> str:
+    if isinstance(value, bool):
+        return "1" if value else "0"
+    return str(value)
+
+
+def _kept_headers(headers: Mapping[str, str]) -> dict[str, str]:
+    """Response headers worth keeping (no cookies; bodies are stored decoded)."""
+    return {k: v for k, v in headers.items() if k.lower() not in _DROPPED_HEADERS}
+
+
+def _cacheable(status: int) -> bool:
+    return 200 <= status < 300 or status in REDIRECT_STATUSES or status in CACHED_ERROR_STATUSES
+
+
+def _result_or_error(result: HttpResult, safe_url: str) -> HttpResult:
+    """Return ``result``, or raise the permanent (cacheable) error it records."""
+    if result.status in CACHED_ERROR_STATUSES:
+        raise HttpError(f"http_{result.status}", safe_url, result.status,
+                        from_cache=result.from_cache)
+    return result
+
+
+def _raise_for_status(result: HttpResult, safe_url: str) -> None:
+    """429 -> rate_limited, 5xx -> server_error, other 4xx (but 404/410) -> http_<status>."""
+    status = result.status
+    if status < 400 or status in CACHED_ERROR_STATUSES:
+        return
+    retry_after = parse_retry_after(result.header("Retry-After"))
+    if status == 429:
+        kind = "rate_limited"
+    elif status >= 500:
+        kind = "server_error"
+    else:
+        kind = f"http_{status}"
+    raise HttpError(kind, safe_url, status, f"HTTP {status}", retry_after=retry_after)
+
+
+def _raise_for_api_error(result: HttpResult, safe_url: str) -> None:
+    """MediaWiki Action API errors arrive as HTTP 200 ``{"error": {"code": ...}}``.
+
+    maxlag/ratelimited are rate limits, readonly/internal_api_error_* are server errors and
+    anything else is permanent (``api_<code>``); none of them is cached.
+    See https://www.mediawiki.org/wiki/API:Errors_and_warnings .
+    """
+    code, lag = _api_error(result)
+    if code is None:
+        return
+    retry_after = parse_retry_after(result.header("Retry-After"))
+    if code in _RATE_LIMIT_API_CODES:
+        kind = "maxlag" if code == "maxlag" else "rate_limited"
+        retry_after = retry_after if retry_after is not None else lag
+    elif code in _SERVER_API_CODES or code.startswith("internal_api_error"):
+        kind = "server_error"
+    else:
+        kind = f"api_{code}"
+    raise HttpError(kind, safe_url, result.status, f"API error {code}", retry_after=retry_after)
+
+
+def _api_error(result: HttpResult) -> tuple[str | None, float | None]:
+    """``(code, lag)`` of a JSON ``{"error": {"code": "<string>"}}`` 2xx body, else None."""
+    head = result.body[:512].lstrip()
+    if not (200 <= result.status < 300 and head.startswith(b"{") and b'"error"' in head):
+        return None, None
+    try:
+        error = json.loads(result.body).get("error")
+    except (ValueError, AttributeError):
+        return None, None
+    code = error.get("code") if isinstance(error, dict) else None
+    if not isinstance(code, str):
+        return None, None
+    lag = error.get("lag")
+    return code, float(lag) if isinstance(lag, int | float) else None
+
+
+def _exception_kind(exc: requests.exceptions.RequestException) -> str:
+    """timeout / truncated / connection_error / request_error for a requests exception."""
+    if isinstance(exc, requests.exceptions.Timeout):
+        return "timeout"
+    if isinstance(exc, requests.exceptions.ChunkedEncodingError):
+        return "truncated"
+    if isinstance(exc, requests.exceptions.ConnectionError):
+        timeouts = (urllib3.exceptions.ReadTimeoutError, TimeoutError)
+        chained = exception_chain(exc)
+        return "timeout" if any(isinstance(e, timeouts) for e in chained) else "connection_error"
+    return "request_error"
+
+
+def _read_cache(cache: CacheStore | None, path: str | None) -> HttpResult | None:
+    """A cached answer; missing, partial or corrupt entries read as None."""
+    raw = cache.read(path) if cache is not None and path else None
+    if raw is None:
+        return None
+    try:
+        header, _, body = raw.partition(b"\n")
+        meta = json.loads(header)
+    except ValueError:
+        return None
+    if len(body) != meta.get("length") or hashlib.sha256(body).hexdigest() != meta.get("sha256"):
+        return None
+    return HttpResult(int(meta["status"]), dict(meta["headers"]), body, True)
+
+
+def _write_cache(cache: CacheStore, path: str, result: HttpResult) -> None:
+    """One file: a JSON header line (status, headers, length, sha256) then the body."""
+    meta = {
+        "status": result.status,
+        "headers": result.headers,
+        "length": len(result.body),
+        "sha256": hashlib.sha256(result.body).hexdigest(),
+    }
+    cache.write(path, json.dumps(meta).encode("utf-8") + b"\n" + result.body)

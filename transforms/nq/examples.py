@@ -1,0 +1,124 @@
+"""NQ examples in the original format and in the HuggingFace ``natural_questions`` layout.
+
+Original format (one JSON object per line, ``*.jsonl.gz``): ``example_id`` (int64),
+``question_text``, ``question_tokens``, ``document_url`` (revision-pinned, NQ's
+``https://en.wikipedia.org//w/index.php?title=T&amp;oldid=N`` form), ``document_title``,
+``document_html``, ``document_tokens`` (``token, start_byte, end_byte, html_token``),
+``long_answer_candidates`` (``start_token, end_token, start_byte, end_byte, top_level``) and
+``annotations`` (empty until annotated). The official ``natural_questions`` tools read it.
+
+The Parquet shards use the field layout of the HuggingFace ``natural_questions`` dataset
+(``id``, ``document{title,url,html,tokens{token,is_html,start_byte,end_byte}}``,
+``question{text,tokens}``, ``long_answer_candidates{...}``, ``annotations{...}``; sequences of
+records are structs of lists, as ``datasets`` stores them), so code written for it reads ours.
+"""
+
+from __future__ import annotations
+
+import gzip
+import io
+import json
+from typing import Any
+
+import pyarrow as pa
+
+from transforms.nq.linking import example_id
+
+_LONG_ANSWER = pa.struct([
+    pa.field("start_token", pa.int64()), pa.field("end_token", pa.int64()),
+    pa.field("start_byte", pa.int64()), pa.field("end_byte", pa.int64()),
+    pa.field("candidate_index", pa.int64()),
+])
+_SHORT_ANSWERS = pa.struct([
+    pa.field("start_token", pa.list_(pa.int64())), pa.field("end_token", pa.list_(pa.int64())),
+    pa.field("start_byte", pa.list_(pa.int64())), pa.field("end_byte", pa.list_(pa.int64())),
+    pa.field("text", pa.list_(pa.string())),
+])
+HF_SCHEMA = pa.schema([
+    pa.field("id", pa.string(), nullable=False),
+    pa.field("document", pa.struct([
+        pa.field("title", pa.string()),
+        pa.field("url", pa.string()),
+        pa.field("html", pa.string()),
+        pa.field("tokens", pa.struct([
+            pa.field("token", pa.list_(pa.string())),
+            pa.field("is_html", pa.list_(pa.bool_())),
+            pa.field("start_byte", pa.list_(pa.int64())),
+            pa.field("end_byte", pa.list_(pa.int64())),
+        ])),
+    ])),
+    pa.field("question", pa.struct([
+        pa.field("text", pa.string()),
+        pa.field("tokens", pa.list_(pa.string())),
+    ])),
+    pa.field("long_answer_candidates", pa.struct([
+        pa.field("start_token", pa.list_(pa.int64())),
+        pa.field("end_token", pa.list_(pa.int64())),
+        pa.field("start_byte", pa.list_(pa.int64())),
+        pa.field("end_byte", pa.list_(pa.int64())),
+        pa.field("top_level", pa.list_(pa.bool_())),
+    ])),
+    pa.field("annotations", pa.struct([
+        pa.field("id", pa.list_(pa.string())),
+        pa.field("long_answer", pa.list_(_LONG_ANSWER)),
+        pa.field("short_answers", pa.list_(_SHORT_ANSWERS)),
+        pa.field("yes_no_answer", pa.list_(pa.int64())),
+    ])),
+], metadata={"dataset": "nq", "layout": "huggingface natural_questions"})
+FIELD_DOCS = {
+    "id": "example_id as a string (stable 64-bit hash of the normalized question)",
+    "document": "the top-ranked Wikipedia page among the top-5 search results",
+    "question": "the selected question and its whitespace tokens",
+    "long_answer_candidates": "P/Table/Tr/Ul/Ol/Dl/Li/Dd/Dt boxes of the page (NQ §4.1)",
+    "annotations": "empty until annotated",
+}
+
+
+def original_example(page, row: dict[str, Any], tokens: list, candidates: list) -> dict:
+    """The NQ original-format example of one linked question."""
+    return {
+        "example_id": example_id(row["question"]),
+        "question_text": row["question"],
+        "question_tokens": row["question"].split(),
+        "document_url": page.url,
+        "document_title": page.title.replace("_", " "),
+        "document_html": page.html,
+        "document_tokens": [t.to_dict() for t in tokens],
+        "long_answer_candidates": [c.to_dict() for c in candidates],
+        "annotations": [],
+    }
+
+
+def hf_example(example: dict[str, Any]) -> dict[str, Any]:
+    """The same example in the HuggingFace ``natural_questions`` field layout."""
+    tokens = example["document_tokens"]
+    candidates = example["long_answer_candidates"]
+    return {
+        "id": str(example["example_id"]),
+        "document": {
+            "title": example["document_title"],
+            "url": example["document_url"],
+            "html": example["document_html"],
+            "tokens": {
+                "token": [t["token"] for t in tokens],
+                "is_html": [t["html_token"] for t in tokens],
+                "start_byte": [t["start_byte"] for t in tokens],
+                "end_byte": [t["end_byte"] for t in tokens],
+            },
+        },
+        "question": {"text": example["question_text"], "tokens": example["question_tokens"]},
+        "long_answer_candidates": {
+            key: [c[key] for c in candidates]
+            for key in ("start_token", "end_token", "start_byte", "end_byte", "top_level")
+        },
+        "annotations": {"id": [], "long_answer": [], "short_answers": [], "yes_no_answer": []},
+    }
+
+
+def jsonl_gz_bytes(rows: list[dict[str, Any]], schema: Any = None) -> bytes:
+    """Gzipped JSON lines with a fixed gzip header (mtime 0): same rows, same bytes."""
+    sink = io.BytesIO()
+    with gzip.GzipFile(fileobj=sink, mode="wb", mtime=0, filename="") as handle:
+        for row in rows:
+            handle.write((json.dumps(row, ensure_ascii=False) + "\n").encode("utf-8"))
+    return sink.getvalue()

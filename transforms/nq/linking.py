@@ -1,0 +1,222 @@
+"""Beam stages of NQ stage 2 (NQ §3.1, §4.1): search, the top Wikipedia page, its page, its
+long-answer candidates, NQ original-format examples.
+
+* ``LinkQuestions``: the question goes to the search backend; it is kept when a Wikipedia
+  article is among the top 5 hits, with the top-ranked one as its document
+  (``no_wikipedia_in_top5`` otherwise).
+* ``FetchPages``: questions are grouped by page so each page is fetched once, from the local
+  index or the Wikimedia REST API; ``page_missing`` / ``page_redirected`` are named drops.
+* ``BuildExamples``: NQ tokens and long-answer candidates of the page, a stable 64-bit
+  ``example_id`` and the revision-pinned ``document_url``.
+
+Search clients, page fetchers and indexes are built in ``setup()`` (not picklable).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from collections import Counter
+from collections.abc import Callable
+from typing import Any
+
+import apache_beam as beam
+
+from filters.nq.search_hits import top_wikipedia_hit, wikipedia_title
+from transforms.core.accounting import dead_letter, rejected, tally
+
+_REDIRECT = re.compile(r'rel="mw:PageProp/redirect"|<div class="redirectMsg"|'
+                       r"^\s*#REDIRECT", re.I)
+
+
+def example_id(question: str) -> int:
+    """Stable signed 64-bit id of a normalized question (NQ ids are int64)."""
+    return int.from_bytes(hashlib.sha256(question.encode("utf-8")).digest()[:8], "big",
+                          signed=True)
+
+
+def _drop(stage: str, row: dict[str, Any], reason: str, **extra: Any):
+    yield tally(stage, f"dropped.{reason}")
+    yield rejected("unlinked_questions", {"question": row["question"], "reason": reason,
+                                          **extra})
+
+
+class LinkQuestions(beam.DoFn):
+    """``(shard, [question rows])`` -> ``(title, row with the chosen hit)`` or a named drop."""
+
+    STAGE = "linking"
+
+    def __init__(self, make_backend: Callable[[], Any], lang: str, k: int = 5):
+        self.make_backend = make_backend
+        self.lang = lang
+        self.k = k
+
+    def setup(self):
+        self._backend = self.make_backend()
+
+    def teardown(self):
+        self._backend.close()
+
+    def process(self, shard: tuple[int, list[dict[str, Any]]]):
+        """One client serves one shard of questions, in a stable order."""
+        for row in sorted(shard[1], key=lambda r: r["question"]):
+            yield from self._link(row)
+
+    def _link(self, row: dict[str, Any]):
+        yield tally(self.STAGE, "questions")
+        try:
+            hits = self._backend.search(row["question"], self.k)
+        except Exception as error:  # noqa: BLE001 - a failed search drops one question only
+            yield tally(self.STAGE, f"search_failed.{getattr(error, 'kind', 'error')}")
+            yield dead_letter(self.STAGE, error, question=row["question"])
+            return
+        hit = top_wikipedia_hit(hits, self.lang, self.k)
+        if hit is None:
+            yield from _drop(self.STAGE, row, "no_wikipedia_in_top5",
+                             hits=[h.url for h in hits])
+            return
+        yield tally(self.STAGE, f"wikipedia_rank_{hit.rank}")
+        title = wikipedia_title(hit.url, self.lang)
+        yield title, {**row, "search_rank": hit.rank, "search_snippet": hit.snippet,
+                      "search_hits": [h.url for h in hits]}
+
+
+class FetchPages(beam.DoFn):
+    """``(shard, [(title, [question rows])])`` -> ``(page, row)`` per question; each page is
+    fetched once.
+
+    ``make_fetcher()`` returns an object with ``fetch(title) -> WikiPage`` raising an error
+    with a ``kind`` attribute (``page_missing``, ``page_redirected``, HTTP kinds)."""
+
+    STAGE = "pages"
+
+    def __init__(self, make_fetcher: Callable[[], Any]):
+        self.make_fetcher = make_fetcher
+
+    def setup(self):
+        self._fetcher = self.make_fetcher()
+
+    def teardown(self):
+        close = getattr(self._fetcher, "close", None)
+        if close:
+            close()
+
+    def process(self, shard: tuple[int, list[tuple[str, list[dict[str, Any]]]]]):
+        """One client serves one shard of pages, in a stable order."""
+        for title, rows in sorted(shard[1], key=lambda item: item[0]):
+            yield from self._fetch(title, sorted(rows, key=lambda r: r["question"]))
+
+    def _fetch(self, title: str, rows: list[dict[str, Any]]):
+        try:
+            page = self._fetcher.fetch(title)
+            if _REDIRECT.search(page.html[:20000]):
+                raise PageDrop("page_redirected")
+        except Exception as error:  # noqa: BLE001 - one page failing drops its questions
+            kind = getattr(error, "kind", "error")
+            yield tally(self.STAGE, f"failed.{kind}")
+            if kind not in ("page_missing", "page_redirected"):
+                yield dead_letter(self.STAGE, error, title=title)
+            for row in rows:
+                yield from _drop(self.STAGE, row, kind, title=title)
+            return
+        yield tally(self.STAGE, "fetched")
+        for row in rows:
+            yield page, row
+
+
+class PageDrop(Exception):
+    """A page that exists but cannot be a document (``kind`` names why)."""
+
+    def __init__(self, kind: str):
+        super().__init__(kind)
+        self.kind = kind
+
+
+class BuildExamples(beam.DoFn):
+    """``(page, row)`` -> ``(page, row, tokens, candidates)`` with NQ tokens and candidates.
+
+    Pages are tokenized once per bundle (cache by URL) since several questions share a page.
+    """
+
+    STAGE = "examples"
+
+    def __init__(self, tokenize: Callable[[str], tuple[list, list]]):
+        self.tokenize = tokenize
+
+    def start_bundle(self):
+        self._cache: dict[str, tuple[list, list]] = {}
+
+    def process(self, item):
+        page, row = item
+        try:
+            if page.url not in self._cache:
+                self._cache = {page.url: self.tokenize(page.html)}
+            tokens, candidates = self._cache[page.url]
+        except Exception as error:  # noqa: BLE001 - a page that cannot be tokenized
+            yield dead_letter(self.STAGE, error, title=page.title, question=row["question"])
+            return
+        if not candidates:
+            yield from _drop(self.STAGE, row, "no_long_answer_candidates", title=page.title)
+            return
+        yield tally(self.STAGE, "built")
+        for tag, count in sorted(Counter(c.tag for c in candidates).items()):
+            yield tally("candidates", f"tag.{tag}", count)
+        yield page, row, tokens, candidates
+
+
+def shard_of(key: str, shards: int) -> int:
+    """Stable shard of a key (SHA-256; independent of the split hash's salt)."""
+    return int.from_bytes(hashlib.sha256(f"shard\x00{key}".encode()).digest()[:8], "big") % shards
+
+
+class LinkAndFetch(beam.PTransform):
+    """Question rows -> ``(page, row)`` for questions whose top-5 hits hold a Wikipedia page.
+
+    Searches and page fetches run on ``shards`` keys, one client each, so however many
+    workers run, the API sees at most ``shards`` clients, each limited to its share of the
+    global rate (``BackendOptions.http["per_minute"]`` is already divided). ``options`` is a
+    ``transforms.nq.backends.BackendOptions``; returns the pairs and the tagged results that
+    carry the accounting outputs."""
+
+    def __init__(self, options, lang: str, shards: int = 4):
+        super().__init__()
+        self.options = options
+        self.lang = lang
+        self.shards = max(1, shards)
+
+    def expand(self, questions):
+        from transforms.core.accounting import SIDE_OUTPUTS
+
+        shards = self.shards
+        linked = (questions
+                  | "ShardQuestions" >> beam.Map(lambda r: (shard_of(r["question"], shards), r))
+                  | "GroupQuestions" >> beam.GroupByKey()
+                  | "Link" >> beam.ParDo(LinkQuestions(self.options.make_search, self.lang))
+                  .with_outputs(*SIDE_OUTPUTS, main="main"))
+        fetched = (linked.main
+                   | "GroupByPage" >> beam.GroupByKey()
+                   | "ShardPages" >> beam.Map(lambda kv: (shard_of(kv[0], shards), kv))
+                   | "GroupPages" >> beam.GroupByKey()
+                   | "FetchPages" >> beam.ParDo(FetchPages(self.options.make_fetcher))
+                   .with_outputs(*SIDE_OUTPUTS, main="main"))
+        return fetched.main, [linked, fetched]
+
+
+_LABELS = (
+    ("linking", "questions", "questions searched"),
+    ("linking", "wikipedia_rank_", "top Wikipedia page at rank "),
+    ("linking", "search_failed.", "searches failed, "),
+    ("pages", "fetched", "pages fetched"),
+    ("pages", "failed.", "pages unusable, "),
+    ("examples", "built", "examples built"),
+)
+
+
+def summary_label(stage: str, name: str) -> str:
+    """Readable summary label of a stage-2 tally."""
+    if name.startswith("dropped."):
+        return f"questions dropped, {name[len('dropped.'):]}"
+    for label_stage, prefix, text in _LABELS:
+        if stage == label_stage and name.startswith(prefix):
+            return text + name[len(prefix):]
+    return f"{stage} {name}"

@@ -1,0 +1,135 @@
+"""Beam stages of NQ question selection (NQ §3.1): users/window, length, heuristics 1-5.
+
+Cheap checks run first (users, empty, URL-like, too few words, tokenizer length), so most
+queries never reach the spaCy tagger and parser; those that do are tagged in batches with
+``nlp.pipe``. The model and the category lexicon are loaded once per worker in ``setup()``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import apache_beam as beam
+
+from filters.nq.category_lexicon import CategoryLexicon
+from filters.nq.heuristics import matched_heuristics, query_view
+from filters.nq.queries import MIN_TOKENS, cheap_rejection
+from filters.text.spacy_models import load_english
+from filters.text.stats import question_prefixes
+from transforms.core.accounting import tally
+from transforms.sources.query_logs import QueryStats
+
+STAGE = "queries"
+REJECTED_QUERIES = "rejected_queries"
+
+
+def candidate_row(question: str, stats: QueryStats, window_days: int) -> dict[str, Any]:
+    return {
+        "question": question,
+        "variants": [v for v, _ in sorted(stats.variants.items(),
+                                          key=lambda kv: (-kv[1], kv[0]))[:5]],
+        "events": stats.events,
+        "users_in_window": stats.users_in_window(window_days),
+        "distinct_users": stats.distinct_users(),
+        "tokens": 0,
+        "heuristics": [],
+    }
+
+
+def _reject(row: dict[str, Any], reason: str, keep: bool):
+    """Count a rejected query; with ``keep`` also emit it (``--keep-rejected``)."""
+    yield tally(STAGE, f"rejected.{reason}")
+    if keep:
+        yield beam.pvalue.TaggedOutput(REJECTED_QUERIES, {**row, "reason": reason})
+
+
+class FilterByUsers(beam.DoFn):
+    """NQ §3.1: issued "by multiple users in a short period of time"."""
+
+    def __init__(self, min_users: int, window_days: int, keep_rejected: bool = False):
+        self.min_users = min_users
+        self.window_days = window_days
+        self.keep_rejected = keep_rejected
+
+    def process(self, item: tuple[str, QueryStats]):
+        question, stats = item
+        yield tally(STAGE, "distinct")
+        row = candidate_row(question, stats, self.window_days)
+        keep = self.keep_rejected
+        if row["users_in_window"] >= self.min_users:
+            yield row
+        elif row["distinct_users"] >= self.min_users:
+            yield from _reject(row, "users_not_within_window", keep)
+        else:
+            yield from _reject(row, "too_few_users", keep)
+
+
+class SelectQuestions(beam.DoFn):
+    """Batches of candidate rows -> accepted rows (heuristics recorded) or rejects."""
+
+    def __init__(self, categories_tsv: str, min_category_count: int,
+                 keep_rejected: bool = False, load_model: Callable[[], Any] = load_english):
+        self.categories_tsv = categories_tsv
+        self.min_category_count = min_category_count
+        self.keep_rejected = keep_rejected
+        self.load_model = load_model
+
+    def setup(self):
+        self._nlp = self.load_model()
+        self._lexicon = CategoryLexicon.from_tsv(self.categories_tsv, self.min_category_count)
+
+    def process(self, batch: list[dict[str, Any]]):
+        survivors = []
+        for row in batch:
+            reason = cheap_rejection(row["question"])
+            if reason is None:
+                row = {**row, "tokens": len(self._nlp.tokenizer(row["question"]))}
+                if row["tokens"] < MIN_TOKENS:
+                    reason = "too_few_tokens"
+            if reason:
+                yield from _reject(row, reason, self.keep_rejected)
+            else:
+                survivors.append(row)
+        docs = self._nlp.pipe([row["question"] for row in survivors])
+        for row, doc in zip(survivors, docs, strict=True):
+            fired = matched_heuristics(query_view(doc), self._lexicon.__contains__)
+            row = {**row, "heuristics": fired}
+            if not fired:
+                yield from _reject(row, "no_heuristic", self.keep_rejected)
+                continue
+            yield tally(STAGE, "accepted")
+            first_word, first_two_words = question_prefixes(row["question"])
+            yield tally("question_prefix_1", first_word)
+            yield tally("question_prefix_2", first_two_words)
+            for number in fired:
+                yield tally("heuristics", f"h{number}")
+            yield row
+
+
+class IssuedByUsers(beam.PTransform):
+    """Query logs -> candidate rows of queries issued by ``min_users`` distinct users within
+    ``window`` days (NQ §3.1; also JNQ). ``key`` normalizes a QueryRecord's query.
+
+    Returns the tagged FilterByUsers output (``main``, the accounting tags and
+    ``REJECTED_QUERIES``) and the reader's tagged results."""
+
+    def __init__(self, pattern: str, fields, fmt: str | None, key: Callable,
+                 min_users: int, window: int, keep_rejected: bool):
+        super().__init__()
+        self.pattern, self.fields, self.fmt, self.key = pattern, fields, fmt, key
+        self.min_users, self.window, self.keep_rejected = min_users, window, keep_rejected
+
+    def expand(self, pbegin):
+        from transforms.core.accounting import SIDE_OUTPUTS
+        from transforms.sources.query_logs import AggregateQueryFn, ReadQueryLog
+
+        records, results = pbegin | "ReadLogs" >> ReadQueryLog(self.pattern, self.fields,
+                                                               self.fmt)
+        by_users = (records
+                    | "Normalize" >> beam.Map(self.key)
+                    | "Aggregate" >> beam.CombinePerKey(AggregateQueryFn())
+                    | "Users" >> beam.ParDo(FilterByUsers(self.min_users, self.window,
+                                                          self.keep_rejected))
+                    .with_outputs(*SIDE_OUTPUTS, REJECTED_QUERIES, main="main"))
+        return by_users, results

@@ -1,0 +1,104 @@
+"""Write a pipeline's accounting into the staged release.
+
+``WriteAccounting`` flattens the side outputs of every stage and writes:
+
+* ``_tallies.json``: ``{name: count}`` of every tally (kept, skipped and dropped by reason);
+* ``_histograms.json``: ``{metric: {value: frequency}}`` for exact length statistics;
+* ``rejected/<kind>/...jsonl``: rejected records by kind, and ``rejected/dead_letter/`` for
+  records whose processing raised.
+
+The underscore files are folded into ``stats.json`` by the release finalizer and removed.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+
+import apache_beam as beam
+from apache_beam.io.filesystems import FileSystems
+
+from transforms.core.accounting import DEAD_LETTER, REJECTED, TALLY
+from transforms.release.files import WriteJson, WriteShards, jsonl_bytes
+
+TALLIES_FILE = "_tallies.json"
+HISTOGRAMS_FILE = "_histograms.json"
+
+
+def _sorted_dict(pairs):
+    return dict(sorted(pairs))
+
+
+def _json_key(record) -> str:
+    return json.dumps(record, sort_keys=True, ensure_ascii=False)
+
+
+class WriteAccounting(beam.PTransform):
+    """Collect TALLY, DEAD_LETTER and REJECTED outputs of ``results`` into ``staging_dir``.
+
+    Returns a PCollection that is complete once every accounting file is written (the
+    release is published after it)."""
+
+    def __init__(self, staging_dir: str, results: list, histograms=None):
+        super().__init__()
+        self.staging_dir = staging_dir
+        self.results = results
+        self.histograms = histograms
+
+    def _flatten(self, pipeline, tag: str, label: str):
+        parts = [r[tag] for r in self.results]
+        if not parts:
+            return pipeline | f"Empty{label}" >> beam.Create([])
+        return tuple(parts) | f"Flatten{label}" >> beam.Flatten()
+
+    def expand(self, pbegin):
+        pipeline = pbegin.pipeline
+        staging = self.staging_dir
+        tallies = self._flatten(pipeline, TALLY, "Tallies")
+        tallies_written = (
+            tallies
+            | "SumTallies" >> beam.CombinePerKey(sum)
+            | "TalliesToDict" >> beam.combiners.ToList()
+            | "SortTallies" >> beam.Map(_sorted_dict)
+            | "WriteTallies" >> WriteJson(FileSystems.join(staging, TALLIES_FILE)))
+
+        histograms = self.histograms
+        if histograms is None:
+            histograms = pipeline | "NoHistograms" >> beam.Create([])
+        histograms_written = (
+            histograms
+            | "HistogramsToDict" >> beam.combiners.ToList()
+            | "SortHistograms" >> beam.Map(
+                lambda pairs: {k: {str(v): f for v, f in sorted(h.items())}
+                               for k, h in sorted(pairs)})
+            | "WriteHistograms" >> WriteJson(FileSystems.join(staging, HISTOGRAMS_FILE)))
+
+        rejected = self._flatten(pipeline, REJECTED, "Rejected")
+        dead = (self._flatten(pipeline, DEAD_LETTER, "DeadLetters")
+                | "TagDead" >> beam.Map(lambda record: ("dead_letter", record)))
+        rejected_written = ((rejected, dead)
+                            | "MergeRejectedAndDead" >> beam.Flatten()
+                            | "WriteRejected" >> WriteShards(staging, _json_key, jsonl_bytes,
+                                                             "jsonl", subdir="rejected"))
+        return ((tallies_written, histograms_written, rejected_written)
+                | "AccountingWritten" >> beam.Flatten())
+
+
+class HistogramFn(beam.CombineFn):
+    """Exact integer histogram ``{value: frequency}`` (for exact medians and means)."""
+
+    def create_accumulator(self):
+        return Counter()
+
+    def add_input(self, accumulator, value):
+        accumulator[int(value)] += 1
+        return accumulator
+
+    def merge_accumulators(self, accumulators):
+        merged = Counter()
+        for acc in accumulators:
+            merged.update(acc)
+        return merged
+
+    def extract_output(self, accumulator):
+        return dict(accumulator)

@@ -1,0 +1,180 @@
+"""Beam source of BBC News article captures from the Wayback Machine.
+
+1. ``ListCdxCaptures``: page through the CDX API (status 200, text/html, one capture per
+   urlkey) for ``bbc.co.uk/news/`` and ``bbc.com/news/`` within the years asked.
+2. Keep article URLs only (others counted by kind) and one capture per article asset key
+   (``http``/``https``, ``bbc.com``/``bbc.co.uk``, ``/amp/`` and query variants collapse);
+   the earliest non-AMP capture wins, the one nearest to publication.
+3. ``FetchCaptures``: fetch raw captures (``id_`` URLs, no banner) with a bounded global rate:
+   captures are keyed onto ``fetch_workers`` keys so at most that many fetchers run, each
+   limited to ``fetches_per_minute / fetch_workers``. Retries, 429 pauses and the on-disk cache
+   (re-runs never refetch, a crashed run resumes) live in ``transforms.clients.wayback``.
+
+HTTP clients are built in ``DoFn.setup()`` (sessions are not picklable).
+"""
+
+from __future__ import annotations
+
+import hashlib
+
+import apache_beam as beam
+
+from filters.bbc.urls import classify_bbc_url
+from transforms.clients.wayback import CdxCapture, WaybackClient, WaybackError, bbc_cdx_queries
+from transforms.core.accounting import SIDE_OUTPUTS, dead_letter, rejected, tally
+from transforms.core.progress import Progress
+from transforms.sources.pages import CapturedPage
+
+
+class _WaybackDoFn(beam.DoFn):
+    """A DoFn owning one WaybackClient per worker (sessions are built in ``setup``)."""
+
+    def __init__(self, client_options: dict):
+        self.client_options = client_options
+
+    def setup(self):
+        self._client = WaybackClient(**self.client_options)
+        self._progress = Progress(f"{self.STAGE} items", 10.0)
+
+    def teardown(self):
+        self._client.close()
+
+    def _client_tallies(self, before: dict[str, int]):
+        """HTTP requests made and rate-limit pauses taken while handling one element."""
+        for name in ("requests", "rate_limited"):
+            delta = self._client.stats.get(name, 0) - before.get(name, 0)
+            if delta:
+                yield tally(self.STAGE, f"http_{name}", delta)
+
+
+class ListCdxCaptures(_WaybackDoFn):
+    """CDX query dict -> CdxCapture of every listed capture (article or not)."""
+
+    STAGE = "cdx"
+
+    def process(self, query: dict):
+        listed, before = 0, dict(self._client.stats)
+        try:
+            for capture in self._client.iter_cdx(**query):
+                listed += 1
+                self._progress.tick()
+                yield tally(self.STAGE, "captures_listed")
+                yield capture
+        except WaybackError as error:
+            yield tally(self.STAGE, f"failed.{error.kind}")
+            yield dead_letter(self.STAGE, error, url=query.get("url", ""), timestamp="",
+                              source="cdx", detail=f"listing stopped after {listed} captures")
+        yield from self._client_tallies(before)
+
+
+def _classify(capture: CdxCapture):
+    url_class = classify_bbc_url(capture.original)
+    if not url_class.is_article:
+        yield tally("cdx", f"skipped.{url_class.kind}")
+        return
+    yield (url_class.asset_key, (int(url_class.is_amp), capture.timestamp, capture.original,
+                                 capture))
+
+
+def _pick_capture(item):
+    asset_key, candidates = item
+    ordered = sorted(candidates, key=lambda c: c[:3])
+    for _ in ordered[1:]:
+        yield tally("cdx", "duplicate_article_urls")
+    yield asset_key, ordered[0][3]
+
+
+def _fetch_key(asset_key: str, workers: int) -> int:
+    return int(hashlib.sha256(asset_key.encode()).hexdigest()[:8], 16) % max(1, workers)
+
+
+class FetchCaptures(_WaybackDoFn):
+    """``(worker key, [CdxCapture])`` -> CapturedPage, fetched sequentially per key."""
+
+    STAGE = "fetch"
+
+    def process(self, item):
+        _, captures = item
+        before = dict(self._client.stats)
+        yield from self._fetch_all(captures)
+        yield from self._client_tallies(before)
+
+    def _fetch_all(self, captures):
+        for capture in sorted(captures, key=lambda c: (c.original, c.timestamp)):
+            try:
+                result = self._client.fetch(capture)
+            except WaybackError as error:
+                yield tally(self.STAGE, f"failed.{error.kind}")
+                yield dead_letter(self.STAGE, error, url=capture.original,
+                                  timestamp=capture.timestamp, source="wayback",
+                                  kind=error.kind)
+                continue
+            except Exception as error:  # noqa: BLE001 - one bad capture must not stop the job
+                yield dead_letter(self.STAGE, error, url=capture.original,
+                                  timestamp=capture.timestamp, source="wayback")
+                continue
+            self._progress.tick()
+            yield tally(self.STAGE, "cache_hits" if result.from_cache else "fetched")
+            if result.attempts > 1:
+                yield tally(self.STAGE, "retries", result.attempts - 1)
+            if result.digest_ok is False:
+                yield tally(self.STAGE, "digest_mismatch_kept")
+                yield rejected("digest_mismatch", {"url": capture.original,
+                                                   "timestamp": capture.timestamp})
+            yield tally("input", "pages")
+            yield CapturedPage(capture.original, capture.timestamp, result.content, "wayback",
+                               result.headers.get("Content-Type", ""))
+
+
+class ReadWaybackPages(beam.PTransform):
+    """BBC News article captures of ``from_year``..``to_year`` from the Wayback Machine."""
+
+    def __init__(self, base_url: str, from_year: int, to_year: int, cache_dir: str,
+                 fetch_workers: int = 2, fetches_per_minute: float = 240,
+                 cdx_per_minute: float = 20, rate_limit_pause: float = 60.0,
+                 max_captures: int = 0, timeout: tuple[float, float] = (10.0, 60.0),
+                 max_retries: int = 5, backoff_base: float = 2.0):
+        super().__init__()
+        self.from_year, self.to_year = from_year, to_year
+        self.fetch_workers = max(1, fetch_workers)
+        self.max_captures = max_captures
+        common = {"base_url": base_url, "cache_dir": cache_dir, "timeout": timeout,
+                  "max_retries": max_retries, "rate_limit_pause": rate_limit_pause,
+                  "backoff_base": backoff_base}
+        self.cdx_options = {**common, "cdx_per_minute": cdx_per_minute}
+        self.fetch_options = {**common,
+                              "fetch_per_minute": fetches_per_minute / self.fetch_workers}
+
+    def expand(self, pbegin):
+        listed = (pbegin
+                  | "CdxQueries" >> beam.Create(bbc_cdx_queries(self.from_year, self.to_year))
+                  | "ListCdx" >> beam.ParDo(ListCdxCaptures(self.cdx_options)).with_outputs(
+                      *SIDE_OUTPUTS, main="main"))
+        classified = (listed.main
+                      | "ArticleUrls" >> beam.FlatMap(_classify).with_outputs(
+                          *SIDE_OUTPUTS, main="main"))
+        picked = (classified.main
+                  | "GroupByArticle" >> beam.GroupByKey()
+                  | "OneCapturePerArticle" >> beam.FlatMap(_pick_capture).with_outputs(
+                      *SIDE_OUTPUTS, main="main"))
+        chosen = picked.main
+        accounting = [listed, classified, picked]
+        if self.max_captures:
+            limit = self.max_captures
+            beyond = (chosen
+                      | "CountArticles" >> beam.combiners.Count.Globally()
+                      | "BeyondLimit" >> beam.FlatMap(
+                          lambda n: [tally("cdx", "skipped.beyond_max_captures", n - limit)]
+                          if n > limit else []).with_outputs(*SIDE_OUTPUTS, main="main"))
+            accounting.append(beyond)
+            chosen = (chosen
+                      | "FirstCaptures" >> beam.combiners.Top.Smallest(
+                          limit, key=lambda kv: kv[0])
+                      | "Unlist" >> beam.FlatMap(lambda items: items))
+        workers = self.fetch_workers
+        fetched = (chosen
+                   | "KeyByFetcher" >> beam.Map(lambda kv: (_fetch_key(kv[0], workers), kv[1]))
+                   | "GroupByFetcher" >> beam.GroupByKey()
+                   | "Fetch" >> beam.ParDo(FetchCaptures(self.fetch_options)).with_outputs(
+                       *SIDE_OUTPUTS, main="main"))
+        return fetched.main, [*accounting, fetched]
