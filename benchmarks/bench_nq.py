@@ -77,8 +77,8 @@ def main() -> None:
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--repeat", type=int, default=20, help="passes over the pages")
     args = parser.parse_args()
-    from pipelines.build_search_index import ensure_sample_index
     from transforms.clients.local_search import LocalSearch
+    from transforms.sources.search_corpus import ensure_sample_index
 
     print("NQ stage 2 benchmark (one core)")
     for name, pages in (("bundled Wikipedia-like pages", bundled_pages()),

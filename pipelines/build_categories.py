@@ -21,6 +21,8 @@ import apache_beam as beam
 from apache_beam.io.filesystems import FileSystems
 
 from filters.nq.category_lexicon import lexicon_tsv
+from pipelines.cli.entry import cli_main
+from pipelines.cli.options import add_release_arguments, add_underscore_aliases, resolve_version
 from transforms.categories.stages import (
     FIELD_DOCS,
     LEXICON_SCHEMA,
@@ -28,21 +30,15 @@ from transforms.categories.stages import (
     ReadCorpus,
     lexicon_row,
 )
-from transforms.release.docs import group_tallies
-from transforms.release.files import (
+from transforms.release import (
     ReleaseTarget,
     WriteShards,
+    group_tallies,
     parquet_bytes,
-    write_bytes,
-)
-from transforms.release.run import (
-    add_release_arguments,
-    add_underscore_aliases,
-    cli_main,
     publish,
     recorded_options,
-    resolve_version,
     run_release,
+    write_bytes,
 )
 
 DATASET = "categories"
@@ -81,7 +77,7 @@ def parse_args(argv: list[str] | None) -> tuple[argparse.Namespace, list[str]]:
 def build_pipeline(pipeline: beam.Pipeline, args: argparse.Namespace,
                    target: ReleaseTarget) -> list:
     from transforms.core.accounting import SIDE_OUTPUTS
-    from transforms.release.accounting import WriteAccounting
+    from transforms.release import WriteAccounting
 
     paragraphs, results = pipeline | "Corpus" >> ReadCorpus(args.input, args.text_field)
     matches = (paragraphs

@@ -22,6 +22,16 @@ from typing import Any
 import apache_beam as beam
 
 from filters.text.splits import assign_split
+from pipelines.cli.entry import cli_main
+from pipelines.cli.linking import add_linking_arguments, backend_options, resolve_linking
+from pipelines.cli.options import (
+    add_flag,
+    add_release_arguments,
+    add_underscore_aliases,
+    resolve_version,
+    split_ratios_option,
+)
+from pipelines.cli.query_logs import add_query_log_arguments, log_fields
 from transforms.core.accounting import SIDE_OUTPUTS
 from transforms.jnq.stages import (
     EXAMPLE_SCHEMA,
@@ -33,27 +43,21 @@ from transforms.jnq.stages import (
     SelectJapaneseQuestions,
     key_by_ja_query,
 )
-from transforms.nq.backends import add_linking_arguments, backend_options, resolve_linking
 from transforms.nq.linking import LinkAndFetch, summary_label
 from transforms.nq.questions import IssuedByUsers
-from transforms.release.accounting import HistogramFn, WriteAccounting
-from transforms.release.docs import group_tallies, length_statistics, rows_in_split_order
-from transforms.release.files import ReleaseTarget, WriteShards, parquet_bytes
-from transforms.release.run import (
-    add_flag,
-    add_release_arguments,
-    add_underscore_aliases,
+from transforms.release import (
+    HistogramFn,
+    ReleaseTarget,
+    WriteAccounting,
+    WriteShards,
     baseline_table,
-    cli_main,
+    group_tallies,
+    length_statistics,
+    parquet_bytes,
     publish,
     recorded_options,
-    resolve_version,
+    rows_in_split_order,
     run_release,
-    split_ratios_option,
-)
-from transforms.sources.query_logs import (
-    add_query_log_arguments,
-    log_fields,
 )
 
 DATASET_VERSION = "1.0.0"

@@ -18,6 +18,14 @@ from typing import Any
 import apache_beam as beam
 from apache_beam.io.filesystems import FileSystems
 
+from pipelines.cli.entry import cli_main
+from pipelines.cli.options import (
+    add_flag,
+    add_release_arguments,
+    add_underscore_aliases,
+    resolve_version,
+    split_ratios_option,
+)
 from transforms.core.accounting import SIDE_OUTPUTS
 from transforms.nlquad.card import nlquad_baselines, nlquad_card, nlquad_stats
 from transforms.nlquad.schema import FIELD_DOCS, NLQUAD_SCHEMA
@@ -28,24 +36,18 @@ from transforms.nlquad.stages import (
     ParsePages,
     squad_documents,
 )
-from transforms.release.accounting import HistogramFn, WriteAccounting
-from transforms.release.docs import rows_in_split_order, to_json_bytes
-from transforms.release.files import (
+from transforms.release import (
+    HistogramFn,
     ReleaseTarget,
+    WriteAccounting,
     WriteShards,
     parquet_bytes,
-    write_bytes,
-)
-from transforms.release.run import (
-    add_flag,
-    add_release_arguments,
-    add_underscore_aliases,
-    cli_main,
     publish,
     recorded_options,
-    resolve_version,
+    rows_in_split_order,
     run_release,
-    split_ratios_option,
+    to_json_bytes,
+    write_bytes,
 )
 from transforms.sources.page_files import ReadHtmlPages, ReadSamplePages, ReadWarcPages
 

@@ -23,38 +23,39 @@ import apache_beam as beam
 from apache_beam.io.filesystems import FileSystems
 
 from filters.text.splits import assign_split
+from pipelines.cli.entry import cli_main
+from pipelines.cli.linking import add_linking_arguments, backend_options, resolve_linking
+from pipelines.cli.options import (
+    add_flag,
+    add_release_arguments,
+    add_underscore_aliases,
+    resolve_version,
+    split_ratios_option,
+)
+from pipelines.cli.query_logs import add_query_log_arguments, log_fields
 from transforms.core.accounting import SIDE_OUTPUTS
-from transforms.nq.backends import add_linking_arguments, backend_options, resolve_linking
 from transforms.nq.examples import FIELD_DOCS as EXAMPLE_FIELD_DOCS
 from transforms.nq.examples import HF_SCHEMA, hf_example, jsonl_gz_bytes, original_example
 from transforms.nq.linking import BuildExamples, LinkAndFetch, summary_label
 from transforms.nq.questions import REJECTED_QUERIES, IssuedByUsers, SelectQuestions
 from transforms.nq.schema import FIELD_DOCS, QUESTION_SCHEMA, REJECTED_QUERY_SCHEMA
-from transforms.release.accounting import HistogramFn, WriteAccounting
-from transforms.release.docs import (
+from transforms.release import (
+    HistogramFn,
+    ReleaseTarget,
+    WriteAccounting,
+    WriteShards,
+    baseline_table,
     group_tallies,
     length_statistics,
-    rows_in_split_order,
-    top_prefixes,
-)
-from transforms.release.files import ReleaseTarget, WriteShards, parquet_bytes, write_bytes
-from transforms.release.run import (
-    add_flag,
-    add_release_arguments,
-    add_underscore_aliases,
-    baseline_table,
-    cli_main,
+    parquet_bytes,
     publish,
     recorded_options,
-    resolve_version,
+    rows_in_split_order,
     run_release,
-    split_ratios_option,
+    top_prefixes,
+    write_bytes,
 )
-from transforms.sources.query_logs import (
-    add_query_log_arguments,
-    key_by_normalized_query,
-    log_fields,
-)
+from transforms.sources.query_logs import key_by_normalized_query
 
 DATASET_QUESTIONS = "nq_questions"
 DATASET_VERSION = "1.0.0"
@@ -305,7 +306,7 @@ def nq_dev_baselines(staging_dir: str, split: str = "dev") -> dict[str, Any]:
     import io
 
     from transforms.metrics.baselines.nq import first_paragraph_baseline
-    from transforms.release.files import RAW, list_files
+    from transforms.release import RAW, list_files
 
     examples = []
     for name in list_files(staging_dir):

@@ -28,27 +28,25 @@ from typing import Any
 import apache_beam as beam
 from apache_beam.io.filesystems import FileSystems
 
-from transforms.release.accounting import HistogramFn, WriteAccounting
-from transforms.release.docs import group_tallies, length_statistics
-from transforms.release.files import (
+from pipelines.cli.entry import cli_main
+from pipelines.cli.options import add_release_arguments, add_underscore_aliases, resolve_version
+from transforms.release import (
     MANIFEST,
+    HistogramFn,
     ReleaseTarget,
+    WriteAccounting,
     WriteShards,
+    baseline_table,
+    group_tallies,
+    length_statistics,
     list_files,
     parquet_bytes,
-    shard_name,
-    write_bytes,
-)
-from transforms.release.run import (
-    add_release_arguments,
-    add_underscore_aliases,
-    baseline_table,
-    cli_main,
     publish,
     recorded_options,
-    resolve_version,
     run_release,
+    write_bytes,
 )
+from transforms.release.formats import shard_name
 from transforms.reqa.stages import (
     CANDIDATES_SCHEMA,
     FIELD_DOCS,

@@ -14,12 +14,9 @@ per million Wikipedia articles). Output ``<output>/search_<lang>/<version>/``: `
 from __future__ import annotations
 
 import argparse
-import hashlib
 import os
 import shutil
 import sys
-import tempfile
-from importlib import resources
 from typing import Any
 
 import apache_beam as beam
@@ -27,17 +24,18 @@ from apache_beam.io import fileio
 from apache_beam.io.filesystem import CompressionTypes
 from apache_beam.io.filesystems import FileSystems
 
+from pipelines.cli.entry import cli_main
+from pipelines.cli.options import add_release_arguments, add_underscore_aliases, resolve_version
 from transforms.core.accounting import SIDE_OUTPUTS, dead_letter, tally
-from transforms.release.accounting import WriteAccounting
-from transforms.release.docs import group_tallies
-from transforms.release.files import ReleaseTarget, WriteShards, parquet_bytes, read_group_rows
-from transforms.release.run import (
-    add_release_arguments,
-    add_underscore_aliases,
-    cli_main,
+from transforms.release import (
+    ReleaseTarget,
+    WriteAccounting,
+    WriteShards,
+    group_tallies,
+    parquet_bytes,
     publish,
+    read_group_rows,
     recorded_options,
-    resolve_version,
     run_release,
 )
 from transforms.sources.search_corpus import (
@@ -46,41 +44,13 @@ from transforms.sources.search_corpus import (
     build_index,
     corpus_directory_records,
     enterprise_records,
+    sample_corpus_dir,
 )
 
 DATASET_VERSION = "1.0.0"
 EXTRACTED = "_extracted"
 _EXTRACT_SCHEMA = DOC_SCHEMA.remove(DOC_SCHEMA.get_field_index("doc_id"))
 
-
-SAMPLE_CORPORA = {"en": ("nq", "corpus"), "ja": ("jnq", "corpus")}
-
-
-def sample_corpus_dir(lang: str = "en") -> str:
-    """The bundled corpus of a language (English for NQ, Japanese for JNQ)."""
-    if lang not in SAMPLE_CORPORA:
-        raise SystemExit(f"no bundled corpus for --lang {lang}; pass --source pages --input DIR")
-    return str(resources.files("pipelines").joinpath("samples", *SAMPLE_CORPORA[lang]))
-
-
-def ensure_sample_index(cache_root: str = ".cache/search", lang: str = "en") -> str:
-    """The index of the bundled corpus, built once into the cache (keyed by corpus content)."""
-    corpus = sample_corpus_dir(lang)
-    digest = hashlib.sha256()
-    for root, _, files in sorted(os.walk(corpus)):
-        for name in sorted(files):
-            with open(os.path.join(root, name), "rb") as handle:
-                digest.update(name.encode() + handle.read())
-    target = os.path.join(cache_root, f"sample-{lang}-{digest.hexdigest()[:12]}")
-    if not os.path.isdir(target):
-        os.makedirs(cache_root, exist_ok=True)
-        staging = tempfile.mkdtemp(prefix=".building-", dir=cache_root)
-        build_index(corpus_directory_records(corpus), staging, lang)
-        try:
-            os.rename(staging, target)
-        except OSError:
-            shutil.rmtree(staging, ignore_errors=True)  # another process built it first
-    return target
 
 
 def build_parser() -> argparse.ArgumentParser:

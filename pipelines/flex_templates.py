@@ -24,7 +24,7 @@ from pipelines import (
     build_reqa,
     build_search_index,
 )
-from transforms.release.run import parse_bool
+from pipelines.cli.options import parse_bool
 
 TEMPLATES_DIR = Path(__file__).resolve().parent.parent / "templates"
 PIPELINES = {

@@ -4,8 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from transforms.release.docs import group_tallies, length_statistics, top_prefixes
-from transforms.release.run import baseline_table
+from transforms.release import baseline_table, group_tallies, length_statistics, top_prefixes
 
 PAPER_REFERENCE = {
     "source": "Soleimani, Monz, Worring. NLQuAD. EACL 2021, Table 2",
@@ -155,7 +154,7 @@ def nlquad_baselines(staging_dir: str, split: str = "dev") -> dict[str, Any]:
         random_window,
     )
     from transforms.metrics.nlquad import interval_iou, precision_recall_f1
-    from transforms.release.files import read_group_rows
+    from transforms.release import read_group_rows
 
     rows = read_group_rows(staging_dir, split)
     metrics = ["iou", "f1"]

@@ -1,0 +1,41 @@
+"""Versioned, checksummed, atomic dataset releases written from Beam.
+
+Layout of ``<root>/<dataset>/<version>/``::
+
+    train/train-00000-of-00001.parquet   one directory per split, zstd-compressed Parquet
+    dev/...  test/...
+    rejected/<kind>/<kind>-00000-of-00001.jsonl   dropped and dead-lettered records
+    dataset_info.json   manifest: options, schema, rows per split, sha256 of every file
+    stats.json          every drop reason with its count, length statistics
+    README.md           data card
+
+A pipeline declares its release with a ``ReleaseTarget``, writes rows with ``WriteShards`` and
+its accounting with ``WriteAccounting``, and hands ``run_release`` a ``publish`` step. The job
+writes into ``<root>/<dataset>/.staging/<version>-<run id>/``; publishing adds the stats, the
+card and the manifest last, then moves the directory into place and points ``LATEST`` at it.
+
+This package's modules, lowest first (each imports only those before it):
+``storage`` (bytes on any Beam filesystem), ``formats`` (Parquet/JSON bytes), ``provenance``
+(code version, time), ``target`` (paths and the overwrite check), ``shards`` (sorted,
+hash-sharded group files), ``accounting`` (tallies, histograms, rejects), ``stats``,
+``manifest``, ``card``, ``commit`` (manifest last, rename or copy, ``LATEST``) and ``run``.
+It imports ``transforms.core`` and ``filters``; pipelines import it through the names below.
+"""
+
+from transforms.release.accounting import HistogramFn, WriteAccounting
+from transforms.release.card import baseline_table
+from transforms.release.formats import jsonl_bytes, parquet_bytes, to_json_bytes
+from transforms.release.manifest import recorded_options, rows_in_split_order
+from transforms.release.run import publish, published, run_release
+from transforms.release.shards import WriteJson, WriteShards, ensure_empty_splits, read_group_rows
+from transforms.release.stats import group_tallies, length_statistics, top_prefixes
+from transforms.release.storage import RAW, list_files, read_json, write_bytes
+from transforms.release.target import MANIFEST, ReleaseExistsError, ReleaseTarget, latest_path
+
+__all__ = [
+    "MANIFEST", "RAW", "HistogramFn", "ReleaseExistsError", "ReleaseTarget", "WriteAccounting",
+    "WriteJson", "WriteShards", "baseline_table", "ensure_empty_splits", "group_tallies",
+    "jsonl_bytes", "latest_path", "length_statistics", "list_files", "parquet_bytes", "publish",
+    "published", "read_group_rows", "read_json", "recorded_options", "rows_in_split_order",
+    "run_release", "to_json_bytes", "top_prefixes", "write_bytes",
+]

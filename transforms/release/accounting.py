@@ -1,4 +1,4 @@
-"""Write a pipeline's accounting into the staged release.
+"""Write a pipeline's accounting into the staged release, and read it back when publishing.
 
 ``WriteAccounting`` flattens the side outputs of every stage and writes:
 
@@ -7,7 +7,8 @@
 * ``rejected/<kind>/...jsonl``: rejected records by kind, and ``rejected/dead_letter/`` for
   records whose processing raised.
 
-The underscore files are folded into ``stats.json`` by the release finalizer and removed.
+``read_accounting`` folds the underscore files back in when the release is published (they
+end up in ``stats.json``) and removes them.
 """
 
 from __future__ import annotations
@@ -19,7 +20,10 @@ import apache_beam as beam
 from apache_beam.io.filesystems import FileSystems
 
 from transforms.core.accounting import DEAD_LETTER, REJECTED, TALLY
-from transforms.release.files import WriteJson, WriteShards, jsonl_bytes
+from transforms.release.formats import jsonl_bytes
+from transforms.release.shards import WriteJson, WriteShards
+from transforms.release.storage import read_json
+from transforms.release.target import ReleaseTarget
 
 TALLIES_FILE = "_tallies.json"
 HISTOGRAMS_FILE = "_histograms.json"
@@ -102,3 +106,16 @@ class HistogramFn(beam.CombineFn):
 
     def extract_output(self, accumulator):
         return dict(accumulator)
+
+
+
+def read_accounting(target: ReleaseTarget) -> tuple[dict[str, int], dict[str, dict[int, int]]]:
+    """Read and delete the pipeline's tally and histogram files from the staging directory."""
+    tally_path = FileSystems.join(target.staging_dir, TALLIES_FILE)
+    hist_path = FileSystems.join(target.staging_dir, HISTOGRAMS_FILE)
+    tallies = read_json(tally_path) if FileSystems.exists(tally_path) else {}
+    raw = read_json(hist_path) if FileSystems.exists(hist_path) else {}
+    histograms = {k: {int(v): f for v, f in h.items()} for k, h in raw.items()}
+    FileSystems.delete([p for p in (tally_path, hist_path) if FileSystems.exists(p)])
+    return tallies, histograms
+

@@ -741,7 +741,7 @@ def reqa_baselines(staging_dir: str, max_questions: int = BASELINE_QUESTIONS) ->
     (a stable, hash-random sample) are scored."""
     from transforms.clients.local_search import IndexTokenizer
     from transforms.metrics.reqa import reqa_metrics
-    from transforms.release.files import read_group_rows
+    from transforms.release import read_group_rows
 
     questions = read_group_rows(staging_dir, "questions")
     candidates = read_group_rows(staging_dir, "candidates")

@@ -4,17 +4,22 @@ A corpus directory has ``index.tsv`` (``file, url, title, revision, kind``) next
 A Wikimedia Enterprise HTML dump is a ``*.json.tar.gz`` of NDJSON files, one article per line
 (``name``, ``url``, ``version.identifier``, ``namespace.identifier``, ``article_body.html``);
 only namespace 0 (articles) is indexed. ``build_index`` turns page records into the index
-directory that ``transforms.clients.local_search.LocalSearch`` loads.
+directory that ``transforms.clients.local_search.LocalSearch`` loads; ``ensure_sample_index``
+builds the bundled corpus's index once into a cache.
 """
 
 from __future__ import annotations
 
 import csv
+import hashlib
 import io
 import json
 import os
+import shutil
 import tarfile
+import tempfile
 from collections.abc import Iterable, Iterator
+from importlib import resources
 from typing import Any
 
 import pyarrow as pa
@@ -129,3 +134,33 @@ def build_index(records: Iterable[dict[str, Any]], directory: str, lang: str = "
     with open(os.path.join(directory, META_FILE), "w", encoding="utf-8") as handle:
         json.dump({"lang": lang, "pages": len(rows)}, handle)
     return len(rows)
+
+
+SAMPLE_CORPORA = {"en": ("nq", "corpus"), "ja": ("jnq", "corpus")}
+
+
+def sample_corpus_dir(lang: str = "en") -> str:
+    """The bundled corpus of a language (English for NQ, Japanese for JNQ)."""
+    if lang not in SAMPLE_CORPORA:
+        raise SystemExit(f"no bundled corpus for --lang {lang}; pass --source pages --input DIR")
+    return str(resources.files("pipelines").joinpath("samples", *SAMPLE_CORPORA[lang]))
+
+
+def ensure_sample_index(cache_root: str = ".cache/search", lang: str = "en") -> str:
+    """The index of the bundled corpus, built once into the cache (keyed by corpus content)."""
+    corpus = sample_corpus_dir(lang)
+    digest = hashlib.sha256()
+    for root, _, files in sorted(os.walk(corpus)):
+        for name in sorted(files):
+            with open(os.path.join(root, name), "rb") as handle:
+                digest.update(name.encode() + handle.read())
+    target = os.path.join(cache_root, f"sample-{lang}-{digest.hexdigest()[:12]}")
+    if not os.path.isdir(target):
+        os.makedirs(cache_root, exist_ok=True)
+        staging = tempfile.mkdtemp(prefix=".building-", dir=cache_root)
+        build_index(corpus_directory_records(corpus), staging, lang)
+        try:
+            os.rename(staging, target)
+        except OSError:
+            shutil.rmtree(staging, ignore_errors=True)  # another process built it first
+    return target

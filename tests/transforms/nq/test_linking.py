@@ -1,6 +1,6 @@
 import argparse
 
-from transforms.nq.backends import add_linking_arguments, backend_options
+from pipelines.cli.linking import add_linking_arguments, backend_options
 from transforms.nq.linking import example_id, shard_of, summary_label
 
 

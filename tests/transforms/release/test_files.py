@@ -8,17 +8,16 @@ from apache_beam.options.pipeline_options import PipelineOptions
 from apache_beam.testing.util import assert_that, equal_to
 
 from tests.conftest import TEST_RUNNER
-from transforms.release.files import (
+from transforms.release import (
     ReleaseExistsError,
     ReleaseTarget,
     WriteShards,
-    discard_staging,
     ensure_empty_splits,
-    file_manifest,
-    finalize_release,
     jsonl_bytes,
     parquet_bytes,
 )
+from transforms.release.commit import discard_staging, finalize_release
+from transforms.release.manifest import file_manifest
 
 SCHEMA = pa.schema([pa.field("id", pa.string()), pa.field("n", pa.int32())])
 
@@ -110,7 +109,7 @@ def test_discard_staging_leaves_nothing(tmp_path):
 
 
 def test_latest_pointer_and_retried_publish_are_safe(tmp_path):
-    from transforms.release.files import latest_path
+    from transforms.release import latest_path
 
     target = _staged(tmp_path, "2.0.0")
     finalize_release(target, overwrite=False, manifest=b'{"run_id": "%s"}' % (
@@ -125,7 +124,9 @@ def test_latest_pointer_and_retried_publish_are_safe(tmp_path):
 
 
 def test_object_store_move_copies_manifest_last_and_resumes(tmp_path):
-    from transforms.release.files import MANIFEST, SUCCESS_MARKER, _move_remote, write_bytes
+    from transforms.release import MANIFEST, write_bytes
+    from transforms.release.commit import _move_remote
+    from transforms.release.target import SUCCESS_MARKER
 
     target = _staged(tmp_path, "3.0.0")
     write_bytes(os.path.join(target.staging_dir, MANIFEST), b"{}")

@@ -3,7 +3,7 @@ from datetime import UTC, datetime
 
 import pytest
 
-from transforms.release.run import (
+from pipelines.cli.options import (
     add_flag,
     add_release_arguments,
     add_underscore_aliases,

@@ -1,0 +1,57 @@
+"""Search, page and HTTP options of the linking stage, shared by build_nq and build_jnq."""
+
+from __future__ import annotations
+
+import argparse
+
+from transforms.nq.backends import BackendOptions
+from transforms.sources.search_corpus import ensure_sample_index
+
+
+def add_linking_arguments(parser: argparse.ArgumentParser, lang: str):
+    """Search, page and HTTP options shared by build_nq and build_jnq; returns the group."""
+    linking = parser.add_argument_group("linking and pages (NQ §3.1, §4.1)")
+    linking.add_argument("--search", choices=("local", "mediawiki", "web"), default="local",
+                         help="search backend: local BM25 index (default, offline), the "
+                              "Wikipedia search API, or a web search JSON API")
+    linking.add_argument("--index-dir", default="",
+                         help="local index (build_search_index); default: the bundled corpus "
+                              "index, built on first use into .cache/search")
+    linking.add_argument("--pages", choices=("local", "rest"),
+                         help="page HTML from the local index or the Wikimedia REST API; "
+                              "default: local with --search local, else rest")
+    linking.add_argument("--lang", default=lang, help=f"Wikipedia language (default {lang})")
+    linking.add_argument("--requests-per-minute", type=float, default=60,
+                         help="global rate limit of each network API (shared by the shards)")
+    linking.add_argument("--shards", type=int, default=4,
+                         help="parallel search/page clients (the API sees at most this many)")
+    linking.add_argument("--http-cache-dir", default=".cache/http",
+                         help="cache of search and page responses, local or gs://")
+    linking.add_argument("--web-endpoint", default="https://www.googleapis.com/customsearch/v1",
+                         help="--search web: the JSON API endpoint (key from $SEARCH_API_KEY, "
+                              "engine id from $SEARCH_ENGINE_ID)")
+    linking.add_argument("--mediawiki-api-url", default=None,
+                         help="--search mediawiki: API URL (default "
+                              "https://<lang>.wikipedia.org/w/api.php)")
+    linking.add_argument("--rest-url", default=None,
+                         help="--pages rest: REST base (default "
+                              "https://<lang>.wikipedia.org/api/rest_v1)")
+    return linking
+
+
+def backend_options(args: argparse.Namespace) -> BackendOptions:
+    """BackendOptions from parsed linking arguments (``args.pages`` already resolved)."""
+    per_client = args.requests_per_minute / max(1, args.shards)
+    http = {"per_minute": per_client, "cache_dir": args.http_cache_dir}
+    search = {"mediawiki": {"api_url": args.mediawiki_api_url},
+              "web": {"endpoint": args.web_endpoint}}.get(args.search, {})
+    return BackendOptions(args.search, args.pages, args.lang, args.index_dir, http, search,
+                          args.rest_url)
+
+
+def resolve_linking(args: argparse.Namespace, needs_index: bool) -> None:
+    """Default ``--pages`` from ``--search``; build the bundled index when none is given."""
+    args.pages = args.pages or ("local" if args.search == "local" else "rest")
+    if needs_index and "local" in (args.search, args.pages) and not args.index_dir:
+        args.index_dir = ensure_sample_index(lang=args.lang)
+

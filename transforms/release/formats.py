@@ -1,0 +1,35 @@
+"""Serialize release rows and documents to bytes, deterministically."""
+
+from __future__ import annotations
+
+import io
+import json
+from typing import Any
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+PARQUET_COMPRESSION = "zstd"
+
+
+def shard_name(group: str, index: int, count: int, extension: str) -> str:
+    return f"{group}-{index:05d}-of-{count:05d}.{extension}"
+
+
+def parquet_bytes(rows: list[dict[str, Any]], schema: pa.Schema) -> bytes:
+    """Serialize rows with an explicit schema; deterministic for the same rows."""
+    table = pa.Table.from_pylist(rows, schema=schema)
+    sink = io.BytesIO()
+    pq.write_table(table, sink, compression=PARQUET_COMPRESSION)
+    return sink.getvalue()
+
+
+def jsonl_bytes(rows: list[dict[str, Any]], schema: pa.Schema | None = None) -> bytes:
+    return "".join(json.dumps(r, sort_keys=True, ensure_ascii=False) + "\n"
+                   for r in rows).encode("utf-8")
+
+
+
+def to_json_bytes(obj: Any) -> bytes:
+    return (json.dumps(obj, indent=2, sort_keys=True, ensure_ascii=False) + "\n").encode()
+

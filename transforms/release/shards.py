@@ -1,0 +1,108 @@
+"""Hash-sharded, sorted files of a release's groups (splits, reject kinds), and reading them back.
+
+Shards are made by us, not by ``WriteToParquet``: rows are assigned to a shard by a hash of
+their sort key (a different salt than the split hash), grouped, sorted and written under fixed
+names, so the same rows give byte-identical files on every runner.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import io
+import json
+import math
+from collections.abc import Callable, Iterable
+from typing import Any
+
+import apache_beam as beam
+import pyarrow as pa
+import pyarrow.parquet as pq
+from apache_beam.io.filesystems import FileSystems
+
+from transforms.release.formats import parquet_bytes, shard_name
+from transforms.release.storage import RAW, list_files, write_bytes
+
+
+def _stable_int(text: str, salt: str) -> int:
+    return int.from_bytes(hashlib.sha256(f"{salt}\x00{text}".encode()).digest()[:8], "big")
+
+
+class WriteShards(beam.PTransform):
+    """Write ``(group, row)`` elements as sorted, hash-sharded files under ``directory``.
+
+    ``group`` is a split name (or a reject kind); each group gets
+    ``ceil(rows / max_rows_per_shard)`` shards. Emits ``(group, relative path, rows)``.
+    """
+
+    def __init__(self, directory: str, sort_key: Callable[[dict], str],
+                 serializer: Callable[[list[dict], Any], bytes], extension: str,
+                 schema: pa.Schema | None = None, max_rows_per_shard: int = 50_000,
+                 subdir: str = "", shard_salt: str = "shard"):
+        super().__init__()
+        self.directory = directory
+        self.sort_key = sort_key
+        self.serializer = serializer
+        self.extension = extension
+        self.schema = schema
+        self.max_rows = max(1, max_rows_per_shard)
+        self.subdir = subdir
+        self.shard_salt = shard_salt
+
+    def expand(self, rows):
+        counts = (rows
+                  | "CountPerGroup" >> beam.Map(lambda kv: (kv[0], 1))
+                  | "SumPerGroup" >> beam.CombinePerKey(sum))
+        sort_key, salt, max_rows = self.sort_key, self.shard_salt, self.max_rows
+
+        def assign(kv, totals):
+            group, row = kv
+            shards = max(1, math.ceil(totals[group] / max_rows))
+            return (group, _stable_int(sort_key(row), salt) % shards, shards), row
+
+        return (rows
+                | "AssignShard" >> beam.Map(assign, totals=beam.pvalue.AsDict(counts))
+                | "GroupShard" >> beam.GroupByKey()
+                | "WriteShard" >> beam.Map(self._write))
+
+    def _write(self, element):
+        (group, index, count), rows = element
+        ordered = sorted(rows, key=self.sort_key)
+        relative = "/".join(p for p in (self.subdir, group,
+                                        shard_name(group, index, count, self.extension)) if p)
+        write_bytes(FileSystems.join(self.directory, *relative.split("/")),
+                    self.serializer(ordered, self.schema))
+        return group, relative, len(ordered)
+
+
+class WriteJson(beam.PTransform):
+    """Write the single element of a PCollection as pretty JSON to ``path``."""
+
+    def __init__(self, path: str):
+        super().__init__()
+        self.path = path
+
+    def expand(self, pcoll):
+        path = self.path
+        return pcoll | beam.Map(lambda obj: write_bytes(
+            path, json.dumps(obj, indent=2, sort_keys=True, ensure_ascii=False).encode()))
+
+
+def read_group_rows(directory: str, group: str) -> list[dict[str, Any]]:
+    """Rows of every Parquet file below ``<directory>/<group>/`` (any Beam filesystem)."""
+    rows: list[dict[str, Any]] = []
+    for name in list_files(directory):
+        if name.startswith(f"{group}/") and name.endswith(".parquet"):
+            path = FileSystems.join(directory, *name.split("/"))
+            with FileSystems.open(path, compression_type=RAW) as handle:
+                rows += pq.read_table(io.BytesIO(handle.read())).to_pylist()
+    return rows
+
+
+def ensure_empty_splits(staging_dir: str, splits: Iterable[str], schema: pa.Schema) -> None:
+    """Every split exists in a release, with a zero-row file when it got no rows."""
+    present = {p.split("/")[0] for p in list_files(staging_dir)}
+    for split in splits:
+        if split not in present:
+            write_bytes(FileSystems.join(staging_dir, split, shard_name(split, 0, 1, "parquet")),
+                        parquet_bytes([], schema))
+
