@@ -63,7 +63,8 @@ def _promoted(examples: list[dict]) -> list[dict]:
 
 
 def test_first_annotation_outcomes(examples):
-    from transforms.reqa.stages import Drop, nq_task
+    from transforms.reqa.nq_source import nq_task
+    from transforms.reqa.tasks import Drop
 
     outcomes = {e["question_text"]: nq_task(e) for e in examples}
     assert {q: o.reason for q, o in outcomes.items() if isinstance(o, Drop)} == \
@@ -74,7 +75,9 @@ def test_first_annotation_outcomes(examples):
 
 def test_promoted_annotations_and_answer_sentences(examples):
     from filters.text.sentences import load_sentence_pipeline, split_sentences
-    from transforms.reqa.stages import Drop, label_task, nq_task
+    from transforms.reqa.labeling import label_task
+    from transforms.reqa.nq_source import nq_task
+    from transforms.reqa.tasks import Drop
 
     nlp = load_sentence_pipeline()
     seen = {}

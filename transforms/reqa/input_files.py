@@ -1,0 +1,30 @@
+"""The source readers' input: a ``fileio.ReadableFile`` or, for tests, a ``(path, payload)``
+pair; its path and its text lines."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator
+from typing import Any
+
+
+def readable_path(readable: Any) -> str:
+    """The path of a readable file or ``(path, payload)`` pair."""
+    if isinstance(readable, tuple):
+        return readable[0]
+    return getattr(getattr(readable, "metadata", None), "path", str(readable))
+
+
+def readable_lines(readable: Any) -> tuple[str, Iterable[str]]:
+    """The path and the lazily decoded UTF-8 lines of a readable file (``.gz`` decompressed by
+    ``fileio``), or of a ``(path, text)`` pair."""
+    if isinstance(readable, tuple):
+        path, text = readable
+        return path, text.splitlines()
+    path = readable.metadata.path
+
+    def generate() -> Iterator[str]:
+        with readable.open() as handle:
+            for raw in iter(handle.readline, b""):
+                yield raw.decode("utf-8")
+
+    return path, generate()

@@ -1,0 +1,157 @@
+"""Sentences and labels: split each task's paragraphs into sentences (the candidates), mark a
+question's correct candidates (every sentence its answer span overlaps), merge the
+occurrences of a question text and deduplicate the candidates."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Iterator, Sequence
+from typing import Any, NamedTuple
+
+import apache_beam as beam
+
+from filters.text.sentences import SentenceSplitter
+from transforms.core.accounting import dead_letter, tally
+from transforms.reqa.schema import ANSWER_NOT_IN_SENTENCES, candidate_id, question_id
+from transforms.reqa.tasks import EXAMPLES, Drop, ReqaTask, drop_outputs
+
+CANDIDATES = "candidates"  # tagged output of LabelSentences: (candidate_id, row)
+STATS = "stats"  # tagged output: (histogram key, integer value)
+
+class Labeled(NamedTuple):
+    """A task after sentence splitting: candidates, kept question occurrences, drops."""
+
+    candidates: list[dict[str, Any]]
+    occurrences: list[dict[str, Any]]
+    drops: list[Drop]
+    crossing_answers: int
+    empty_paragraphs: int
+
+
+def label_task(task: ReqaTask, sentences: Sequence[Sequence[tuple[int, int]]]) -> Labeled:
+    """Candidates of every sentence of the task's paragraphs (``sentences[i]`` are the
+    offsets of paragraph ``i``) and, per question, the sentences its answer spans overlap."""
+    candidates: list[dict[str, Any]] = []
+    placed: list[tuple[int, int, str]] = []
+    empty = 0
+    for paragraph, offsets in zip(task.paragraphs, sentences, strict=True):
+        empty += not offsets
+        for start, end in offsets:
+            cid = candidate_id(task.source, paragraph.paragraph_id, start, end)
+            candidates.append({
+                "candidate_id": cid, "sentence": paragraph.text[start:end],
+                "context": paragraph.text, "paragraph_id": paragraph.paragraph_id,
+                "document": task.document, "source": task.source,
+                "sentence_start": start, "sentence_end": end})
+            placed.append((paragraph.offset + start, paragraph.offset + end, cid))
+    occurrences, drops, crossing = [], [], 0
+    for question in task.questions:
+        correct: set[str] = set()
+        for answer_start, answer_end in question.spans:
+            hits = [cid for start, end, cid in placed if start < answer_end and
+                    answer_start < end]
+            crossing += len(hits) > 1
+            correct.update(hits)
+        if not correct:
+            drops.append(Drop(question.example_id, question.question, ANSWER_NOT_IN_SENTENCES,
+                              f"answer spans {list(question.spans)}"))
+            continue
+        occurrences.append({
+            "qid": question_id(task.source, question.question),
+            "question": question.question, "source": task.source,
+            "document": task.document, "example_id": question.example_id,
+            "correct_candidate_ids": sorted(correct)})
+    return Labeled(candidates, occurrences, drops, crossing, empty)
+
+
+class LabelSentences(beam.DoFn):
+    """Batches of ReqaTask -> ``(qid, occurrence)`` per kept example; ``(candidate_id, row)``
+    on ``CANDIDATES``; drops, tallies, dead letters. spaCy is loaded in ``setup()``."""
+
+    def __init__(self, batch_size: int = 64):
+        self.batch_size = batch_size
+
+    def setup(self) -> None:
+        self._splitter = SentenceSplitter(self.batch_size)
+        self._splitter.nlp  # noqa: B018 - load the model once per worker, here
+
+    def process(self, tasks: list[ReqaTask]) -> Iterator[Any]:
+        try:
+            splits = self._splitter.split_all([p.text for t in tasks for p in t.paragraphs])
+        except Exception:  # noqa: BLE001 - retry one by one so only the culprit is lost
+            for task in tasks:
+                yield from self._one(task)
+            return
+        position = 0
+        for task in tasks:
+            count = len(task.paragraphs)
+            yield from self._outputs(task, label_task(task, splits[position:position + count]))
+            position += count
+
+    def _one(self, task: ReqaTask) -> Iterator[Any]:
+        try:
+            labeled = label_task(task, self._splitter.split_all(
+                [p.text for p in task.paragraphs]))
+        except Exception as error:  # noqa: BLE001 - dead-letter the task's examples
+            if task.questions:
+                yield tally(EXAMPLES, "malformed", len(task.questions))
+            yield dead_letter("sentences", error, source=task.source, document=task.document,
+                              examples=[q.example_id for q in task.questions])
+            return
+        yield from self._outputs(task, labeled)
+
+    def _outputs(self, task: ReqaTask, labeled: Labeled) -> Iterator[Any]:
+        for drop in labeled.drops:
+            yield from drop_outputs(task.source, task.document, drop)
+        if labeled.crossing_answers:
+            yield tally("answers", "cross_sentence_boundary", labeled.crossing_answers)
+        if labeled.empty_paragraphs:
+            yield tally("paragraphs", "without_sentences", labeled.empty_paragraphs)
+        yield tally("candidates", "emitted", len(labeled.candidates))
+        for row in labeled.candidates:
+            yield beam.pvalue.TaggedOutput(CANDIDATES, (row["candidate_id"], row))
+        for occurrence in labeled.occurrences:
+            yield tally(EXAMPLES, "kept")
+            yield occurrence["qid"], occurrence
+
+
+def merge_question(qid: str, occurrences: Iterable[dict[str, Any]]) -> dict[str, Any]:
+    """One questions row from every kept occurrence of the same question text."""
+    ordered = sorted(occurrences, key=lambda o: (o["document"], o["example_id"]))
+    first = ordered[0]
+    return {"qid": qid, "question": first["question"],
+            "correct_candidate_ids": sorted({c for o in ordered
+                                             for c in o["correct_candidate_ids"]}),
+            "source": first["source"], "document": first["document"],
+            "example_ids": sorted({o["example_id"] for o in ordered})}
+
+
+class MergeQuestions(beam.DoFn):
+    """``(qid, occurrences)`` -> a questions row; ``questions.*`` tallies and statistics."""
+
+    def process(self, element: tuple[str, Iterable[dict[str, Any]]]) -> Iterator[Any]:
+        qid, occurrences = element
+        occurrences = list(occurrences)
+        row = merge_question(qid, occurrences)
+        yield tally("questions", "unique")
+        if len(occurrences) > 1:
+            yield tally("questions", "merged_occurrences", len(occurrences) - 1)
+        yield beam.pvalue.TaggedOutput(STATS, ("all/correct_per_question",
+                                               len(row["correct_candidate_ids"])))
+        yield row
+
+
+class DeduplicateCandidates(beam.DoFn):
+    """``(candidate_id, rows)`` -> one candidates row (the rows are identical: the id hashes
+    the source, the paragraph text and the offsets); tallies and statistics."""
+
+    def process(self, element: tuple[str, Iterable[dict[str, Any]]]) -> Iterator[Any]:
+        _, rows = element
+        rows = list(rows)
+        row = min(rows, key=lambda r: json.dumps(r, sort_keys=True, ensure_ascii=False))
+        yield tally("candidates", "unique")
+        if len(rows) > 1:
+            yield tally("candidates", "duplicates", len(rows) - 1)
+        yield beam.pvalue.TaggedOutput(STATS, ("all/sentence_words",
+                                               len(row["sentence"].split())))
+        yield row
