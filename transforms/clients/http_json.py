@@ -2,7 +2,7 @@
 
 One retry loop shared by the search backends and the Wikipedia page fetcher:
 
-* a per-client rate limit (:class:`transforms.clients.wayback.RateLimiter`);
+* a per-client rate limit (:class:`transforms.clients.rate_limit.RateLimiter`);
 * exponential backoff with deterministic jitter on 5xx, timeouts, resets and short bodies;
 * a long pause, ``max(rate_limit_pause, Retry-After)``, on HTTP 429 and on MediaWiki's
   ``maxlag`` / ``ratelimited`` errors, which the Action API sends as HTTP 200 JSON
@@ -10,7 +10,9 @@ One retry loop shared by the search backends and the Wikipedia page fetcher:
   https://www.mediawiki.org/wiki/Manual:Maxlag_parameter);
 * no retry on permanent 4xx: :class:`HttpError` with kind ``"http_<status>"``;
 * an on-disk cache of successful (2xx), unfollowed redirect (3xx) and 404/410 answers, written
-  atomically, so a re-run never asks twice. 429 and 5xx answers are never cached.
+  atomically, so a re-run never asks twice. 429 and 5xx answers are never cached. A remote
+  ``cache_dir`` (``gs://...``) needs a ``cache_storage`` (see
+  :class:`transforms.clients.cache_store.CacheStore`).
 
 Secrets (API keys passed as query parameters) are redacted from error messages and logs and
 left out of the cache key. Like :mod:`transforms.clients.wayback`, no Beam dependency: build a
@@ -33,13 +35,13 @@ from urllib.parse import quote, quote_plus, urlencode
 import requests
 import urllib3.exceptions
 
-from transforms.clients.cache_store import CacheStore
+from transforms.clients.cache_store import CacheStore, ObjectStorage
+from transforms.clients.rate_limit import RateLimiter
 from transforms.clients.retry_policy import (
     PoliteClientBase,
     exception_chain,
     parse_retry_after,
 )
-from transforms.clients.wayback import RateLimiter
 
 log = logging.getLogger(__name__)
 
@@ -160,7 +162,8 @@ class PoliteHttp(PoliteClientBase):
 
     ``per_minute <= 0`` disables the rate limit; ``max_retries`` counts retries after the first
     attempt; ``timeout`` is requests' ``(connect, read)``; ``redact_params`` name query
-    parameters holding secrets. ``stats`` counts requests, retries, rate_limited, cache_hits,
+    parameters holding secrets. ``cache_storage`` stores a remote ``cache_dir`` (``gs://...``);
+    a local one is a directory. ``stats`` counts requests, retries, rate_limited, cache_hits,
     failures and ``error_<kind>``.
     """
 
@@ -176,11 +179,12 @@ class PoliteHttp(PoliteClientBase):
         cache_dir: str | os.PathLike[str] | None = None,
         sleep: Callable[[float], Any] = time.sleep,
         redact_params: Iterable[str] = DEFAULT_REDACT,
+        cache_storage: ObjectStorage | None = None,
     ) -> None:
         self.user_agent = user_agent
         self.timeout = timeout
         self.cache_dir = cache_dir
-        self._cache = CacheStore(cache_dir) if cache_dir else None
+        self._cache = CacheStore(cache_dir, cache_storage) if cache_dir else None
         self.redact_params = frozenset(name.lower() for name in redact_params)
         self._sleep = sleep
         self._limiter = RateLimiter(per_minute, sleep=sleep)

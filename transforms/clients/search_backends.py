@@ -266,7 +266,8 @@ def search_backend_from_options(name: str, lang: str = "en", **options: Any) -> 
     Options set to None are dropped (unset command-line flags). "local" takes ``index_dir``;
     "mediawiki" takes :class:`MediaWikiSearch` and PoliteHttp keywords; "web" takes
     :class:`WebSearch` and PoliteHttp keywords (``lang`` is not sent: set e.g.
-    ``params={"lr": "lang_ja"}`` for Google).
+    ``params={"lr": "lang_ja"}`` for Google). PoliteHttp keywords include ``cache_dir`` and,
+    for a remote one (``gs://...``), ``cache_storage``.
     """
     options = {key: value for key, value in options.items() if value is not None}
     if name == "local":

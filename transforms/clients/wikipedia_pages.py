@@ -128,7 +128,8 @@ class WikipediaPageFetcher:
     """Fetches the current Parsoid HTML of Wikipedia pages, cached and retried.
 
     ``http_options`` go to :class:`transforms.clients.http_json.PoliteHttp` (``cache_dir``,
-    ``per_minute``, ``max_retries``, ``sleep``, ...) unless a ready ``http`` client is given.
+    ``cache_storage`` for a remote ``cache_dir``, ``per_minute``, ``max_retries``, ``sleep``,
+    ...) unless a ready ``http`` client is given.
     Without ``revision``, the cache pins whatever revision was current at the first fetch.
     """
 

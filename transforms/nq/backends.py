@@ -2,13 +2,20 @@
 
 ``--search``: ``local`` (BM25 index directory), ``mediawiki`` (Wikipedia search API) or
 ``web`` (a web search JSON API). ``--pages``: ``local`` (the page HTML stored in the index
-directory) or ``rest`` (the Wikimedia REST API, revision recorded).
+directory) or ``rest`` (the Wikimedia REST API, revision recorded). A remote HTTP cache
+(``http["cache_dir"]`` such as ``gs://...``) is stored through Beam's filesystems.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+from transforms.core.beam_storage import beam_storage_for
+
+if TYPE_CHECKING:
+    from transforms.clients.search_backends import SearchBackend
+    from transforms.clients.wikipedia_pages import WikiPage, WikipediaPageFetcher
 
 
 @dataclass(frozen=True)
@@ -23,7 +30,8 @@ class BackendOptions:
     search_options: dict[str, Any] = field(default_factory=dict)
     rest_url: str | None = None
 
-    def make_search(self):
+    def make_search(self) -> SearchBackend:
+        """The search backend named by ``search``."""
         if self.search == "local":
             from transforms.clients.local_search import LocalSearch
 
@@ -31,26 +39,36 @@ class BackendOptions:
         from transforms.clients.search_backends import search_backend_from_options
 
         return search_backend_from_options(self.search, self.lang,
-                                           **{**self.http, **self.search_options})
+                                           **{**self._http_options(), **self.search_options})
 
-    def make_fetcher(self):
+    def make_fetcher(self) -> WikipediaPageFetcher | LocalPageFetcher:
+        """The page fetcher named by ``pages``."""
         if self.pages == "local":
             return LocalPageFetcher(self.index_dir, self.lang)
         from transforms.clients.wikipedia_pages import WikipediaPageFetcher
 
-        return WikipediaPageFetcher(lang=self.lang, rest_url=self.rest_url, **self.http)
+        return WikipediaPageFetcher(lang=self.lang, rest_url=self.rest_url,
+                                    **self._http_options())
+
+    def _http_options(self) -> dict[str, Any]:
+        """``http``, plus Beam's filesystems as ``cache_storage`` when the cache is remote.
+
+        Built on the worker: the storage is not part of the pickled options.
+        """
+        storage = beam_storage_for(self.http.get("cache_dir"))
+        return {**self.http, "cache_storage": storage} if storage else dict(self.http)
 
 
 class LocalPageFetcher:
     """Pages stored in a local index directory, as ``WikiPage`` with a pinned URL."""
 
-    def __init__(self, index_dir: str, lang: str):
+    def __init__(self, index_dir: str, lang: str) -> None:
         from transforms.clients.local_search import LocalSearch
 
         self._index = LocalSearch(index_dir)
         self.lang = lang
 
-    def fetch(self, title: str):
+    def fetch(self, title: str) -> WikiPage:
         from transforms.clients.wikipedia_pages import WikiPage, nq_document_url
         from transforms.nq.linking import PageDrop
 

@@ -10,7 +10,8 @@
    limited to ``fetches_per_minute / fetch_workers``. Retries, 429 pauses and the on-disk cache
    (re-runs never refetch, a crashed run resumes) live in ``transforms.clients.wayback``.
 
-HTTP clients are built in ``DoFn.setup()`` (sessions are not picklable).
+HTTP clients are built in ``DoFn.setup()`` (sessions are not picklable), with Beam's
+filesystems as the cache storage when ``cache_dir`` is remote (``gs://...``).
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ import apache_beam as beam
 from filters.bbc.urls import classify_bbc_url
 from transforms.clients.wayback import CdxCapture, WaybackClient, WaybackError, bbc_cdx_queries
 from transforms.core.accounting import SIDE_OUTPUTS, dead_letter, rejected, tally
+from transforms.core.beam_storage import beam_storage_for
 from transforms.core.progress import Progress
 from transforms.sources.pages import CapturedPage
 
@@ -33,7 +35,8 @@ class _WaybackDoFn(beam.DoFn):
         self.client_options = client_options
 
     def setup(self):
-        self._client = WaybackClient(**self.client_options)
+        storage = beam_storage_for(self.client_options.get("cache_dir"))
+        self._client = WaybackClient(**self.client_options, cache_storage=storage)
         self._progress = Progress(f"{self.STAGE} items", 10.0)
 
     def teardown(self):

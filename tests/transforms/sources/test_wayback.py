@@ -5,6 +5,7 @@ from apache_beam.options.pipeline_options import PipelineOptions
 from apache_beam.testing.util import assert_that, equal_to
 
 from tests.conftest import TEST_RUNNER
+from tests.fakes.object_store import use_bucket
 from tests.fakes.wayback_server import FakeWayback
 from transforms.core.accounting import DEAD_LETTER, TALLY
 from transforms.sources.wayback import ReadWaybackPages
@@ -22,16 +23,16 @@ CAPTURES = [
 ]
 
 
-def _source(server, tmp_path):
+def _source(server, cache_dir):
     return ReadWaybackPages(
-        base_url=server.base_url, from_year=2016, to_year=2020, cache_dir=str(tmp_path),
+        base_url=server.base_url, from_year=2016, to_year=2020, cache_dir=str(cache_dir),
         fetch_workers=2, fetches_per_minute=0, cdx_per_minute=0, rate_limit_pause=0.01,
         timeout=(2.0, 2.0), max_retries=3, backoff_base=0.01)
 
 
-def _run(server, tmp_path, first_run):
+def _run(server, cache_dir, first_run):
     with beam.Pipeline(options=PipelineOptions([TEST_RUNNER])) as p:
-        pages, results = p | _source(server, tmp_path)
+        pages, results = p | _source(server, cache_dir)
         assert_that(pages | beam.Map(lambda pg: (pg.url, pg.timestamp)), equal_to([
             ("http://www.bbc.co.uk/news/health-39000001", "20170301120000"),
             ("https://www.bbc.co.uk/news/world-39000002", "20170501120000"),
@@ -60,6 +61,18 @@ def test_enumerates_articles_once_and_survives_errors(tmp_path):
         assert first_fetches == 5  # 2 pages + 503 + 429 retries + the 404
         _run(server, tmp_path, first_run=False)  # a re-run is served from the on-disk cache
         assert len(server.fetch_requests) == first_fetches + 1  # only the 404 is asked again
+
+
+def test_remote_cache_dir_goes_through_beam_filesystems(tmp_path):
+    use_bucket(tmp_path / "bucket")
+    missing = [("https://www.bbc.co.uk/news/uk-39000004", "20170601000000", PAGE)]
+    with FakeWayback(CAPTURES, missing=missing) as server:
+        server.fail("id_/http://www.bbc.co.uk/news/health-39000001", [503, 429])
+        _run(server, "fakegs://wayback", first_run=True)
+        first_fetches = len(server.fetch_requests)
+        _run(server, "fakegs://wayback", first_run=False)  # served from the object store
+        assert len(server.fetch_requests) == first_fetches + 1  # only the 404 is asked again
+    assert list((tmp_path / "bucket" / "wayback" / "fetch").rglob("*.body"))
 
 
 def test_max_captures_counts_what_it_leaves_out(tmp_path):

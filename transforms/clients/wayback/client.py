@@ -1,0 +1,339 @@
+"""The Wayback client: CDX listing and raw ``id_`` fetching behind one retry loop and a cache.
+
+:class:`WaybackClient` pages through CDX queries with resume keys and fetches capture payloads,
+each endpoint under its own :class:`~transforms.clients.rate_limit.RateLimiter`, retrying as
+:class:`~transforms.clients.retry_policy.PoliteClientBase` decides. Payloads are checked
+against the CDX digest. CDX pages and fetched payloads are cached (a
+:class:`~transforms.clients.cache_store.CacheStore`, local or in an injected object storage),
+so a re-run after a crash never asks the archive twice for the same thing.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import time
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass
+from typing import Any, TypeVar
+from urllib.parse import urlencode
+
+import requests
+
+from transforms.clients.cache_store import CacheStore, ObjectStorage
+from transforms.clients.rate_limit import RateLimiter
+from transforms.clients.retry_policy import PoliteClientBase
+from transforms.clients.wayback.body import decode_body, read_raw_body
+from transforms.clients.wayback.cdx import (
+    CdxCapture,
+    cdx_params,
+    collapse_key_fn,
+    parse_cdx_json,
+)
+from transforms.clients.wayback.digest import digest_like, normalise_digest
+from transforms.clients.wayback.errors import (
+    RATE_LIMIT_KINDS,
+    WaybackError,
+    classify_request_exception,
+    raise_for_status,
+)
+
+T = TypeVar("T")
+
+DEFAULT_BASE_URL = "https://web.archive.org"
+DEFAULT_USER_AGENT = "qa-dataset-toolkit/0.1 (+https://github.com/; dataset research)"
+VERIFY_MODES: tuple[str, ...] = ("strict", "warn", "off")
+STAT_KEYS: tuple[str, ...] = (
+    "requests",
+    "retries",
+    "rate_limited",
+    "cache_hits",
+    "bytes",
+    "failures",
+)
+
+
+@dataclass
+class FetchResult:
+    """A fetched capture.
+
+    ``url`` is the capture's original URL; ``content`` is the payload with any HTTP
+    Content-Encoding removed; ``headers`` are the response headers as received; ``attempts`` is
+    the number of HTTP attempts made by this call (0 when served from the cache); ``digest_ok``
+    is True when the CDX digest matched, False when it did not (``verify_digest="warn"``) and
+    None when it was not checked.
+    """
+
+    url: str
+    timestamp: str
+    status: int
+    content: bytes
+    headers: dict[str, str]
+    from_cache: bool
+    attempts: int
+    digest_ok: bool | None = None
+
+
+class WaybackClient(PoliteClientBase):
+    """requests-based Wayback client with retries, rate limits and an on-disk cache.
+
+    ``cdx_per_minute`` / ``fetch_per_minute`` of 0 disable the corresponding rate limit.
+    ``max_retries`` counts retries after the first attempt. ``verify_digest`` is "strict"
+    (mismatch is an error), "warn" (accept, ``digest_ok=False``) or "off". The cache is keyed
+    without the host, so use one ``cache_dir`` per archive; a remote ``cache_dir``
+    (``gs://...``) needs ``cache_storage`` (see :class:`CacheStore`).
+    """
+
+    def __init__(
+        self,
+        base_url: str = DEFAULT_BASE_URL,
+        cache_dir: str | os.PathLike[str] | None = None,
+        cdx_per_minute: float = 20,
+        fetch_per_minute: float = 240,
+        max_retries: int = 5,
+        backoff_base: float = 2.0,
+        backoff_max: float = 120.0,
+        rate_limit_pause: float = 60.0,
+        timeout: tuple[float, float] = (10.0, 60.0),
+        user_agent: str = DEFAULT_USER_AGENT,
+        verify_digest: str = "strict",
+        sleep: Callable[[float], Any] = time.sleep,
+        cache_storage: ObjectStorage | None = None,
+    ) -> None:
+        if verify_digest not in VERIFY_MODES:
+            raise ValueError(f"verify_digest must be one of {VERIFY_MODES}, got {verify_digest!r}")
+        self.base_url = base_url.rstrip("/")
+        self.cache_dir = cache_dir
+        self._cache = CacheStore(cache_dir, cache_storage) if cache_dir else None
+        self.timeout = timeout
+        self.verify_digest = verify_digest
+        self._sleep = sleep
+        self._cdx_limiter = RateLimiter(cdx_per_minute, sleep=sleep)
+        self._fetch_limiter = RateLimiter(fetch_per_minute, sleep=sleep)
+        self._open_session(user_agent, "gzip, deflate")
+        self._init_retry_policy(max_retries=max_retries, backoff_base=backoff_base,
+                                backoff_max=backoff_max, rate_limit_pause=rate_limit_pause,
+                                rate_limit_kinds=RATE_LIMIT_KINDS, stat_keys=STAT_KEYS)
+
+    # CDX -----------------------------------------------------------------------------------
+
+    def iter_cdx(
+        self,
+        url: str,
+        match_type: str = "prefix",
+        from_: str | None = None,
+        to: str | None = None,
+        filters: Sequence[str] = ("statuscode:200", "mimetype:text/html"),
+        collapse: str | None = "urlkey",
+        limit: int = 5000,
+    ) -> Iterator[CdxCapture]:
+        """Yield every capture matching a CDX query, paging with resume keys.
+
+        ``limit`` is the page size: each request asks for ``limit`` lines with
+        ``showResumeKey=true`` and the next page is requested with the returned ``resumeKey``
+        (see "Resumption Key" in the CDX server docs). Collapsing is applied by the server per
+        page; adjacent duplicates across a page boundary are dropped here.
+        """
+        params = cdx_params(url, match_type, from_, to, filters, collapse, limit)
+        collapse_key = collapse_key_fn(collapse)
+        previous: str | None = None
+        resume_key: str | None = None
+        while True:
+            captures, next_key = self._cdx_page(params, resume_key)
+            for capture in captures:
+                key = collapse_key(capture) if collapse_key else None
+                if key is not None and key == previous:
+                    continue
+                previous = key
+                yield capture
+            if not next_key:
+                return
+            if next_key == resume_key:
+                raise WaybackError("bad_cdx_response", url, "resume key did not advance")
+            resume_key = next_key
+
+    def _cdx_page(
+        self, params: list[tuple[str, str]], resume_key: str | None
+    ) -> tuple[list[CdxCapture], str | None]:
+        """One CDX page, from the cache when available."""
+        query = params + ([("resumeKey", resume_key)] if resume_key else [])
+        cache_path = self._cdx_cache_path(query)
+        cached = _read_json(self._cache, cache_path) if cache_path else None
+        if cached is not None:
+            self._count("cache_hits")
+            captures = [CdxCapture.from_dict(item) for item in cached["captures"]]
+            return captures, cached["next_resume_key"]
+        endpoint = f"{self.base_url}/cdx/search/cdx"
+        error_url = f"{endpoint}?{urlencode(query)}"
+        captures, next_key = self._with_retries(
+            error_url, self._cdx_limiter, lambda _attempt: self._cdx_attempt(endpoint, query)
+        )
+        if cache_path:
+            record = {
+                "query": query,
+                "captures": [capture.to_dict() for capture in captures],
+                "next_resume_key": next_key,
+            }
+            self._cache.write(cache_path, json.dumps(record).encode("utf-8"))
+        return captures, next_key
+
+    def _cdx_attempt(
+        self, endpoint: str, query: list[tuple[str, str]]
+    ) -> tuple[list[CdxCapture], str | None]:
+        """Single CDX request; malformed bodies become ``bad_cdx_response``."""
+        resp = self._get(endpoint, params=query)
+        self._count("bytes", len(resp.content))
+        try:
+            return parse_cdx_json(resp.text)
+        except ValueError as exc:
+            raise WaybackError("bad_cdx_response", resp.url, str(exc)) from exc
+
+    def _cdx_cache_path(self, query: list[tuple[str, str]]) -> str | None:
+        if self._cache is None:
+            return None
+        key = hashlib.sha256(json.dumps(query).encode("utf-8")).hexdigest()
+        return self._cache.path("cdx", f"{key}.json")
+
+    # Fetch ---------------------------------------------------------------------------------
+
+    def fetch(self, capture: CdxCapture) -> FetchResult:
+        """Fetch the raw (``id_``) payload of a capture, verified and cached.
+
+        Raises :class:`WaybackError` on permanent errors (404/410/403, immediately) or when
+        retries are exhausted (with the last failure's kind).
+        """
+        cached = self._load_cached_fetch(capture)
+        if cached is not None:
+            self._count("cache_hits")
+            return cached
+        url = capture.id_url(self.base_url)
+        result = self._with_retries(
+            url, self._fetch_limiter, lambda attempt: self._fetch_attempt(capture, url, attempt)
+        )
+        self._store_fetch(capture, result)
+        return result
+
+    def _fetch_attempt(self, capture: CdxCapture, url: str, attempt: int) -> FetchResult:
+        """Single GET of the id_ URL, with length and digest checks."""
+        resp = self._get(url, stream=True)
+        try:
+            raw = read_raw_body(resp, url)
+            headers = dict(resp.headers)
+            status = resp.status_code
+        finally:
+            resp.close()
+        self._count("bytes", len(raw))
+        content = decode_body(raw, headers.get("Content-Encoding", ""))
+        digest_ok = self._check_digest(capture, raw, content, url, attempt >= self.max_retries)
+        return FetchResult(
+            url=capture.original,
+            timestamp=capture.timestamp,
+            status=status,
+            content=content,
+            headers=headers,
+            from_cache=False,
+            attempts=attempt + 1,
+            digest_ok=digest_ok,
+        )
+
+    def _check_digest(
+        self, capture: CdxCapture, raw: bytes, content: bytes, url: str, final: bool
+    ) -> bool | None:
+        """Compare the CDX digest with SHA-1 of the raw and of the decoded body."""
+        if self.verify_digest == "off":
+            return None
+        expected = normalise_digest(capture.digest)
+        if expected is None:
+            return None
+        if expected in (digest_like(expected, raw), digest_like(expected, content)):
+            return True
+        if self.verify_digest == "warn" and final:
+            return False
+        raise WaybackError("digest_mismatch", url, f"CDX digest {expected}")
+
+    def _fetch_cache_paths(self, capture: CdxCapture) -> tuple[str, str] | None:
+        if self._cache is None:
+            return None
+        key = hashlib.sha256(f"{capture.timestamp} {capture.original}".encode()).hexdigest()
+        return (self._cache.path("fetch", key[:2], f"{key}.body"),
+                self._cache.path("fetch", key[:2], f"{key}.json"))
+
+    def _load_cached_fetch(self, capture: CdxCapture) -> FetchResult | None:
+        """Cached result, or None when absent or inconsistent."""
+        paths = self._fetch_cache_paths(capture)
+        meta = _read_json(self._cache, paths[1]) if paths else None
+        if paths is None or meta is None:
+            return None
+        content = self._cache.read(paths[0])
+        if content is None:
+            return None
+        if len(content) != meta.get("length") or hashlib.sha1(content).hexdigest() != meta.get(
+            "sha1"
+        ):
+            return None
+        return FetchResult(
+            url=meta["url"],
+            timestamp=meta["timestamp"],
+            status=meta["status"],
+            content=content,
+            headers=meta["headers"],
+            from_cache=True,
+            attempts=0,
+            digest_ok=meta.get("digest_ok"),
+        )
+
+    def _store_fetch(self, capture: CdxCapture, result: FetchResult) -> None:
+        """Write body then metadata; the metadata file marks a complete entry."""
+        paths = self._fetch_cache_paths(capture)
+        if paths is None:
+            return
+        meta = {
+            "url": result.url,
+            "timestamp": result.timestamp,
+            "status": result.status,
+            "headers": result.headers,
+            "digest_ok": result.digest_ok,
+            "length": len(result.content),
+            "sha1": hashlib.sha1(result.content).hexdigest(),
+        }
+        self._cache.write(paths[0], result.content)
+        self._cache.write(paths[1], json.dumps(meta).encode("utf-8"))
+
+    # HTTP and retries ----------------------------------------------------------------------
+
+    def _get(
+        self, url: str, params: list[tuple[str, str]] | None = None, stream: bool = False
+    ) -> requests.Response:
+        """One GET; transport failures and error statuses become :class:`WaybackError`."""
+        self._count("requests")
+        try:
+            resp = self._session.get(url, params=params, timeout=self.timeout, stream=stream)
+        except requests.exceptions.RequestException as exc:
+            raise classify_request_exception(exc, url) from exc
+        raise_for_status(resp, url)
+        return resp
+
+    def _with_retries(self, url: str, limiter: RateLimiter, attempt_fn: Callable[[int], T]) -> T:
+        """Run ``attempt_fn(attempt)`` under ``limiter`` until success or a final failure."""
+        attempt = 0
+        while True:
+            limiter.acquire()
+            try:
+                return attempt_fn(attempt)
+            except WaybackError as err:
+                err.attempts = attempt + 1
+                if not self._should_retry(err, attempt):
+                    raise
+                self._sleep(self._retry_delay(err, attempt, url))
+            attempt += 1
+
+
+def _read_json(cache: CacheStore | None, path: str | None) -> dict | None:
+    """Load a JSON cache file; missing or corrupt files read as None."""
+    raw = cache.read(path) if cache is not None and path else None
+    try:
+        data = json.loads(raw) if raw is not None else None
+    except ValueError:
+        return None
+    return data if isinstance(data, dict) else None
