@@ -23,8 +23,10 @@ from apache_beam.io.filesystems import FileSystems
 from filters.nq.category_lexicon import lexicon_tsv
 from pipelines.cli.entry import cli_main
 from pipelines.cli.options import add_release_arguments, add_underscore_aliases, resolve_version
+from transforms.categories.card import categories_card, categories_stats
 from transforms.categories.stages import (
     FIELD_DOCS,
+    LEXICON_FILE,
     LEXICON_SCHEMA,
     FindHearstMatches,
     ReadCorpus,
@@ -33,7 +35,6 @@ from transforms.categories.stages import (
 from transforms.release import (
     ReleaseTarget,
     WriteShards,
-    group_tallies,
     parquet_bytes,
     publish,
     recorded_options,
@@ -43,7 +44,6 @@ from transforms.release import (
 
 DATASET = "categories"
 DATASET_VERSION = "1.0.0"
-LEXICON_FILE = "categories.tsv"
 
 
 def sample_corpus_patterns() -> list[str]:
@@ -101,34 +101,6 @@ def build_pipeline(pipeline: beam.Pipeline, args: argparse.Namespace,
     accounting = pipeline | "Accounting" >> WriteAccounting(target.staging_dir,
                                                             [*results, matches])
     return [lexicon, tsv, accounting]
-
-
-def categories_stats(tallies: dict[str, int], histograms: dict) -> dict[str, Any]:
-    return {"counts": group_tallies(tallies)}
-
-
-def categories_card(manifest: dict[str, Any], stats: dict[str, Any]) -> str:
-    counts = stats["counts"]
-    patterns = counts.get("hearst", {})
-    return "\n".join([
-        f"# Category lexicon, version {manifest['version']}",
-        "",
-        "Hypernyms found by Hearst (1992) patterns (\"NP such as NP\", \"such NP as NP\", "
-        "\"NP or other NP\", \"NP and other NP\", \"NP including NP\", \"NP especially NP\"): "
-        "the categorical noun phrases of Natural Questions heuristics 4 and 5.",
-        "",
-        f"Corpus: {manifest['source']['description']}; "
-        f"{counts.get('corpus', {}).get('files', 0)} files, "
-        f"{counts.get('corpus', {}).get('paragraphs', 0)} paragraphs.",
-        f"Lexicon entries: {manifest['rows_per_split'].get('lexicon', 0)}.",
-        "",
-        "| pattern | matches |",
-        "|---|---|",
-        *[f"| {name.split('.', 1)[1]} | {count} |" for name, count in sorted(patterns.items())],
-        "",
-        f"Use: `python -m pipelines.build_nq --categories <this directory>/{LEXICON_FILE}`.",
-        "",
-    ])
 
 
 def run(argv: list[str] | None = None) -> dict[str, Any]:

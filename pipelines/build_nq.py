@@ -14,7 +14,6 @@ original format (``nq_original/<split>/*.jsonl.gz``) and the HuggingFace layout
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from importlib import resources
 from typing import Any
@@ -34,9 +33,11 @@ from pipelines.cli.options import (
 )
 from pipelines.cli.query_logs import add_query_log_arguments, log_fields
 from transforms.core.accounting import SIDE_OUTPUTS
+from transforms.nq.card import nq_card, nq_questions_card, nq_stats
 from transforms.nq.examples import FIELD_DOCS as EXAMPLE_FIELD_DOCS
 from transforms.nq.examples import HF_SCHEMA, hf_example, jsonl_gz_bytes, original_example
 from transforms.nq.linking import BuildExamples, LinkAndFetch, summary_label
+from transforms.nq.publish import ensure_empty_jsonl, nq_dev_baselines
 from transforms.nq.questions import REJECTED_QUERIES, IssuedByUsers, SelectQuestions
 from transforms.nq.schema import FIELD_DOCS, QUESTION_SCHEMA, REJECTED_QUERY_SCHEMA
 from transforms.release import (
@@ -44,16 +45,11 @@ from transforms.release import (
     ReleaseTarget,
     WriteAccounting,
     WriteShards,
-    baseline_table,
-    group_tallies,
-    length_statistics,
     parquet_bytes,
     publish,
     recorded_options,
     rows_in_split_order,
     run_release,
-    top_prefixes,
-    write_bytes,
 )
 from transforms.sources.query_logs import key_by_normalized_query
 
@@ -198,50 +194,6 @@ def write_examples(questions, args: argparse.Namespace, target: ReleaseTarget):
     return [page_stats], [*linked_results, built], written
 
 
-def nq_stats(tallies: dict[str, int], histograms: dict) -> dict[str, Any]:
-    counts = group_tallies(tallies)
-    linking = counts.get("linking", {})
-    asked = linking.get("questions", 0)
-    with_wikipedia = asked - linking.get("dropped.no_wikipedia_in_top5", 0) - sum(
-        v for k, v in linking.items() if k.startswith("search_failed."))
-    return {"counts": counts, "lengths": length_statistics(histograms),
-            "question_prefixes": top_prefixes(tallies),
-            "wikipedia_in_top5_share": round(with_wikipedia / asked, 4) if asked else None}
-
-
-def nq_questions_card(manifest: dict[str, Any], stats: dict[str, Any]) -> str:
-    counts = stats["counts"]
-    queries, heuristics = counts.get("queries", {}), counts.get("heuristics", {})
-    options = manifest["options"]
-    return "\n".join([
-        f"# NQ question selection, version {manifest['version']}",
-        "",
-        "Queries selected from a search log the way Natural Questions selected its questions "
-        "(Kwiatkowski et al. 2019, §3.1): issued by at least "
-        f"{options['min_users']} distinct users within {options['window']} days, at least 8 "
-        "spaCy tokens, and accepted by at least one of the five NQ heuristics.",
-        "",
-        f"Source: {manifest['source']['description']}.",
-        "",
-        "| what | count |",
-        "|---|---|",
-        f"| log rows | {counts.get('log', {}).get('rows', 0)} |",
-        f"| malformed rows (dead-lettered) | {counts.get('log', {}).get('malformed_rows', 0)} |",
-        f"| distinct normalized queries | {queries.get('distinct', 0)} |",
-        *[f"| rejected, {k.split('.', 1)[1]} | {v} |" for k, v in sorted(queries.items())
-          if k.startswith("rejected.")],
-        f"| accepted questions | {queries.get('accepted', 0)} |",
-        *[f"| accepted by heuristic {k[1:]} | {v} |" for k, v in sorted(heuristics.items())],
-        "",
-        "Columns are documented in `dataset_info.json`. Load with "
-        "`pyarrow.dataset.dataset('questions', format='parquet')`.",
-        "",
-        "Next step (not built yet): link each question to the top Wikipedia page among the "
-        "top-5 search results and extract long-answer candidates.",
-        "",
-    ])
-
-
 def format_summary(result: dict[str, Any]) -> str:
     counts = result["stats"]["counts"]
     log, queries = counts.get("log", {}), counts.get("queries", {})
@@ -298,84 +250,6 @@ def run(argv: list[str] | None = None) -> dict[str, Any]:
     return run_release(target, args.overwrite, beam_args,
                        lambda pipeline: build_pipeline(pipeline, args, target), finish,
                        skip_existing=args.skip_existing)
-
-
-def nq_dev_baselines(staging_dir: str, split: str = "dev") -> dict[str, Any]:
-    """NQ Table 3's first-paragraph baseline on the staged dev examples (once annotated)."""
-    import gzip
-    import io
-
-    from transforms.metrics.baselines.nq import first_paragraph_baseline
-    from transforms.release import RAW, list_files
-
-    examples = []
-    for name in list_files(staging_dir):
-        if name.startswith(f"nq_original/{split}/") and name.endswith(".jsonl.gz"):
-            with FileSystems.open(FileSystems.join(staging_dir, *name.split("/")),
-                                  compression_type=RAW) as handle:
-                data = gzip.decompress(handle.read())
-            examples += [json.loads(line) for line in io.BytesIO(data)]
-    scores = first_paragraph_baseline(examples)
-    table = {"split": split, "n": len(examples), "metrics": ["f1", "precision", "recall"]}
-    if not scores:
-        return {**table, "rows": [], "note": (
-            "The examples are not annotated yet, so no baseline can be scored; after "
-            "annotation, NQ's first-paragraph baseline (F1 27.8 on NQ dev) is "
-            "transforms.metrics.baselines.nq.first_paragraph_baseline.")}
-    return {**table, "n": scores["n"], "rows": [{"name": "first paragraph", **{
-        m: scores[m] for m in ("f1", "precision", "recall")}}]}
-
-
-def ensure_empty_jsonl(target: ReleaseTarget, splits: list[str]) -> None:
-    """Every split has an original-format file, empty when it got no examples."""
-    for split in splits:
-        directory = FileSystems.join(target.staging_dir, "nq_original", split)
-        if not FileSystems.match([directory + "/*"])[0].metadata_list:
-            write_bytes(FileSystems.join(directory, f"{split}-00000-of-00001.jsonl.gz"),
-                        jsonl_gz_bytes([]))
-
-
-def nq_card(manifest: dict[str, Any], stats: dict[str, Any]) -> str:
-    counts = stats["counts"]
-    share = stats["wikipedia_in_top5_share"]
-    rows = manifest["rows_per_split"]
-    tags = {k.split(".", 1)[1]: v for k, v in counts.get("candidates", {}).items()
-            if k.startswith("tag.")}
-    return "\n".join([
-        f"# Natural Questions-style examples, version {manifest['version']}",
-        "",
-        "Questions selected from search logs as NQ did (§3.1), each paired with the top-ranked "
-        "Wikipedia page among its top-5 search results, with the page's long-answer "
-        "candidates (§4.1). Not annotated yet: `annotations` are empty.",
-        "",
-        f"Search: `{manifest['source']['search']}`; pages: `{manifest['source']['pages']}`; "
-        f"language: `{manifest['source']['lang']}`.",
-        f"Questions with a Wikipedia page in the top 5: "
-        f"{'-' if share is None else f'{share:.1%}'}.",
-        "",
-        "| split | examples |",
-        "|---|---|",
-        *[f"| {split} | {n} |" for split, n in rows.items()],
-        "",
-        "Long-answer candidates by tag: " + (", ".join(
-            f"{tag} {n}" for tag, n in sorted(tags.items())) or "-") + ".",
-        "",
-        *baseline_table(stats),
-        "## Formats",
-        "",
-        "- `nq_original/<split>/*.jsonl.gz`: the NQ original format; the official tools read "
-        "it (`natural_questions.text_utils.simplify_nq_example`).",
-        "- `<split>/*.parquet`: the HuggingFace `natural_questions` field layout:",
-        "",
-        "```python",
-        "from datasets import load_dataset",
-        "nq = load_dataset('parquet', data_files={'train': 'train/*.parquet'})",
-        "```",
-        "",
-        "Splits are a stable hash of the normalized question: a question never moves between "
-        "splits across versions. Page text belongs to Wikipedia's authors (CC BY-SA).",
-        "",
-    ])
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -14,8 +14,6 @@ per million Wikipedia articles). Output ``<output>/search_<lang>/<version>/``: `
 from __future__ import annotations
 
 import argparse
-import os
-import shutil
 import sys
 from typing import Any
 
@@ -26,30 +24,31 @@ from apache_beam.io.filesystems import FileSystems
 
 from pipelines.cli.entry import cli_main
 from pipelines.cli.options import add_release_arguments, add_underscore_aliases, resolve_version
-from transforms.core.accounting import SIDE_OUTPUTS, dead_letter, tally
+from transforms.core.accounting import SIDE_OUTPUTS
 from transforms.release import (
     ReleaseTarget,
     WriteAccounting,
     WriteShards,
-    group_tallies,
     parquet_bytes,
     publish,
-    read_group_rows,
     recorded_options,
     run_release,
+)
+from transforms.search_index.card import index_card, index_stats
+from transforms.search_index.stages import (
+    EXTRACT_SCHEMA,
+    EXTRACTED,
+    ReadCorpusDirectory,
+    ReadEnterpriseDump,
+    index_extracted,
 )
 from transforms.sources.search_corpus import (
     DOC_SCHEMA,
     FIELD_DOCS,
-    build_index,
-    corpus_directory_records,
-    enterprise_records,
     sample_corpus_dir,
 )
 
 DATASET_VERSION = "1.0.0"
-EXTRACTED = "_extracted"
-_EXTRACT_SCHEMA = DOC_SCHEMA.remove(DOC_SCHEMA.get_field_index("doc_id"))
 
 
 
@@ -68,87 +67,26 @@ def build_parser() -> argparse.ArgumentParser:
     return add_underscore_aliases(parser)
 
 
-class _ReadCorpusDirectory(beam.DoFn):
-    def process(self, directory: str):
-        try:
-            records = list(corpus_directory_records(directory))
-        except (OSError, ValueError) as error:
-            yield dead_letter("pages", error, source=directory)
-            return
-        for record in records:
-            yield tally("pages", "read")
-            yield record
-
-
-class _ReadEnterpriseDump(beam.DoFn):
-    def __init__(self, lang: str):
-        self.lang = lang
-
-    def process(self, readable: fileio.ReadableFile):
-        path = readable.metadata.path
-        try:
-            with readable.open(compression_type=CompressionTypes.UNCOMPRESSED) as stream:
-                for record in enterprise_records(stream, self.lang):
-                    if isinstance(record, Exception):
-                        yield tally("pages", "malformed_lines")
-                        yield dead_letter("pages", record, source=path)
-                        continue
-                    yield tally("pages", "read")
-                    yield record
-        except Exception as error:  # noqa: BLE001 - a truncated dump must not stop the job
-            yield tally("pages", "unreadable_dumps")
-            yield dead_letter("pages", error, source=path)
-
-
 def build_pipeline(pipeline: beam.Pipeline, args: argparse.Namespace,
                    target: ReleaseTarget) -> list:
     if args.source == "enterprise":
         read = (pipeline
                 | "MatchDumps" >> fileio.MatchFiles(args.input)
                 | "OpenDumps" >> fileio.ReadMatches(compression=CompressionTypes.UNCOMPRESSED)
-                | "ReadDumps" >> beam.ParDo(_ReadEnterpriseDump(args.lang))
+                | "ReadDumps" >> beam.ParDo(ReadEnterpriseDump(args.lang))
                 .with_outputs(*SIDE_OUTPUTS, main="main"))
     else:
         directory = args.input or sample_corpus_dir(args.lang)
         read = (pipeline
                 | "Directory" >> beam.Create([directory])
-                | "ReadDirectory" >> beam.ParDo(_ReadCorpusDirectory())
+                | "ReadDirectory" >> beam.ParDo(ReadCorpusDirectory())
                 .with_outputs(*SIDE_OUTPUTS, main="main"))
     pages = (read.main
      | "Key" >> beam.Map(lambda record: ("pages", record))
      | "WritePages" >> WriteShards(FileSystems.join(target.staging_dir, EXTRACTED),
                                    lambda r: r["url"], parquet_bytes, "parquet",
-                                   _EXTRACT_SCHEMA))
+                                   EXTRACT_SCHEMA))
     return [pages, pipeline | "Accounting" >> WriteAccounting(target.staging_dir, [read])]
-
-
-def index_extracted(target: ReleaseTarget, lang: str) -> int:
-    """Build docs/ and bm25/ in the staging directory from the extracted pages."""
-    extracted = os.path.join(target.staging_dir, EXTRACTED)
-    count = build_index(read_group_rows(extracted, "pages"), target.staging_dir, lang)
-    shutil.rmtree(extracted, ignore_errors=True)
-    return count
-
-
-def index_stats(tallies: dict[str, int], histograms: dict) -> dict[str, Any]:
-    return {"counts": group_tallies(tallies)}
-
-
-def index_card(manifest: dict[str, Any], stats: dict[str, Any]) -> str:
-    pages = stats["counts"].get("pages", {})
-    return "\n".join([
-        f"# Search index {manifest['dataset']}, version {manifest['version']}",
-        "",
-        "A BM25 index (bm25s) over title + visible text of every page, with the pages "
-        "themselves in `docs/` so the index also serves page fetches.",
-        "",
-        f"Source: {manifest['source']['description']}. Pages read: {pages.get('read', 0)}; "
-        f"indexed: {manifest['rows_per_split'].get('docs', 0)}; malformed dump lines: "
-        f"{pages.get('malformed_lines', 0)}.",
-        "",
-        "Use: `python -m pipelines.build_nq --search local --index-dir <this directory>`.",
-        "",
-    ])
 
 
 def run(argv: list[str] | None = None) -> dict[str, Any]:

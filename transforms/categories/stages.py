@@ -17,6 +17,7 @@ from filters.text.spacy_models import load_english
 from transforms.core.accounting import SIDE_OUTPUTS, dead_letter, tally
 
 STAGE = "corpus"
+LEXICON_FILE = "categories.tsv"  # the lexicon as build_nq reads it, at the release root
 LEXICON_SCHEMA = pa.schema([
     pa.field("lemma", pa.string(), nullable=False),
     pa.field("count", pa.int64(), nullable=False),

@@ -1,6 +1,4 @@
-import argparse
 
-from pipelines.cli.linking import add_linking_arguments, backend_options
 from transforms.nq.linking import example_id, shard_of, summary_label
 
 
@@ -9,16 +7,6 @@ def test_shards_are_stable_and_bounded():
     assert set(shards) == {0, 1, 2, 3}
     assert shards == [shard_of(f"question {i}", 4) for i in range(200)]
     assert shard_of("x", 1) == 0
-
-
-def test_global_rate_is_divided_between_shards():
-    parser = argparse.ArgumentParser()
-    add_linking_arguments(parser, "en")
-    args = parser.parse_args(["--requests-per-minute", "120", "--shards", "4",
-                              "--pages", "rest", "--search", "mediawiki"])
-    options = backend_options(args)
-    assert options.http["per_minute"] == 30
-    assert (options.search, options.pages, options.lang) == ("mediawiki", "rest", "en")
 
 
 def test_example_ids_are_signed_int64_and_stable():
