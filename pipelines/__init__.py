@@ -1,4 +1,9 @@
-"""Dataset pipelines: one module per dataset (options and composition)."""
+"""Entry points: ``python -m pipelines.<name>``, one thin module per dataset or tool.
+
+Each module declares its options, composes stages from ``transforms`` and hands the release
+to ``transforms.release``; ``cli`` holds the options they share. The top layer: it may import
+``transforms`` and ``filters``, and nothing imports it.
+"""
 
 import logging
 

@@ -1,0 +1,7 @@
+"""NLQuAD (Soleimani, Monz, Worring, EACL 2021): Beam stages, release schema and data card.
+
+``stages`` (parse, deduplicate, remove templates, extract QA pairs), ``schema`` (one row per
+question), ``card`` (stats, Table 2 reference, untrained baselines, the data card). May import
+``transforms.sources``, ``transforms.release``, ``transforms.core``, ``transforms.clients``,
+``transforms.metrics`` and ``filters``.
+"""
