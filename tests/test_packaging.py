@@ -54,3 +54,15 @@ def test_scheduled_launch_uses_known_parameters():
         for parameter in flex_templates.metadata("build_nq")["parameters"]:
             if parameter["name"] == name and "regexes" in parameter:
                 assert re.match(parameter["regexes"][0], value), (name, value)
+
+
+def test_every_package_is_installed():
+    """A non-editable install (the Dataflow image's ``pip install .``) ships every subpackage."""
+    from setuptools import find_packages
+
+    include = PYPROJECT["tool"]["setuptools"]["packages"]["find"]["include"]
+    shipped = set(find_packages(str(PROJECT_ROOT), include=include))
+    on_disk = {str(p.parent.relative_to(PROJECT_ROOT)).replace("/", ".")
+               for top in ("pipelines", "transforms", "filters")
+               for p in (PROJECT_ROOT / top).rglob("__init__.py")}
+    assert on_disk and on_disk <= shipped, sorted(on_disk - shipped)
