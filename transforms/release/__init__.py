@@ -11,12 +11,23 @@ Layout of ``<root>/<dataset>/<version>/``::
 
 A pipeline declares its release with a ``ReleaseTarget``, writes rows with ``WriteShards`` and
 its accounting with ``WriteAccounting``, and hands ``run_release`` a ``publish`` step. The job
-writes into ``<root>/<dataset>/.staging/<version>-<run id>/``; publishing adds the stats, the
-card and the manifest last, then moves the directory into place and points ``LATEST`` at it.
+writes into ``<root>/<dataset>/.staging/<version>-<run id>/`` (owned through a
+``<version>-<run id>.owner`` marker beside it); publishing adds the stats, the card and the
+manifest last, then moves the directory into place and atomically points ``LATEST`` at it.
+
+Errors, all raised before any work except the last two: ``InvalidReleaseName`` (a dataset or
+version that is not one safe path component, or a reserved name), ``InvalidReleaseRoot``
+(``--output`` is a file or a directory that is not a release root), ``ReleaseExistsError``
+(the version exists without ``--overwrite``; checked again at the rename) and
+``EmptyReleaseError`` (no split has a row, without ``allow_empty``). Each run first restores a
+version a killed ``--overwrite`` left retired and removes abandoned staging directories
+(``staging``); ``--skip-existing`` repairs a stale ``LATEST``. ``stats.json`` counts
+dead-letter records per stage as ``<stage>.dead_lettered``.
 
 This package's modules, lowest first (each imports only those before it):
 ``storage`` (bytes on any Beam filesystem), ``formats`` (Parquet/JSON bytes), ``provenance``
-(code version, time), ``target`` (paths and the overwrite check), ``shards`` (sorted,
+(code version, time), ``target`` (names, root and paths, the overwrite check), ``staging``
+(ownership markers, abandoned staging, interrupted overwrites), ``shards`` (sorted,
 hash-sharded group files), ``accounting`` (tallies, histograms, rejects), ``stats``,
 ``manifest``, ``card``, ``commit`` (manifest last, rename or copy, ``LATEST``) and ``run``.
 It imports ``transforms.core`` and ``filters``; pipelines import it through the names below.
@@ -26,15 +37,26 @@ from transforms.release.accounting import HistogramFn, WriteAccounting
 from transforms.release.card import baseline_table
 from transforms.release.formats import jsonl_bytes, parquet_bytes, to_json_bytes
 from transforms.release.manifest import recorded_options, rows_in_split_order
-from transforms.release.run import publish, published, run_release
+from transforms.release.run import EmptyReleaseError, publish, published, run_release
 from transforms.release.shards import WriteJson, WriteShards, ensure_empty_splits, read_group_rows
 from transforms.release.stats import group_tallies, length_statistics, top_prefixes
 from transforms.release.storage import RAW, list_files, read_json, write_bytes
-from transforms.release.target import MANIFEST, ReleaseExistsError, ReleaseTarget, latest_path
+from transforms.release.target import (
+    MANIFEST,
+    InvalidReleaseName,
+    InvalidReleaseRoot,
+    ReleaseExistsError,
+    ReleaseTarget,
+    check_name,
+    check_release_root,
+    latest_path,
+)
 
 __all__ = [
-    "MANIFEST", "RAW", "HistogramFn", "ReleaseExistsError", "ReleaseTarget", "WriteAccounting",
-    "WriteJson", "WriteShards", "baseline_table", "ensure_empty_splits", "group_tallies",
+    "MANIFEST", "RAW", "EmptyReleaseError", "HistogramFn", "InvalidReleaseName",
+    "InvalidReleaseRoot", "ReleaseExistsError", "ReleaseTarget", "WriteAccounting",
+    "WriteJson", "WriteShards", "baseline_table", "check_name", "check_release_root",
+    "ensure_empty_splits", "group_tallies",
     "jsonl_bytes", "latest_path", "length_statistics", "list_files", "parquet_bytes", "publish",
     "published", "read_group_rows", "read_json", "recorded_options", "rows_in_split_order",
     "run_release", "to_json_bytes", "top_prefixes", "write_bytes",

@@ -2,7 +2,9 @@
 
 ``WriteAccounting`` flattens the side outputs of every stage and writes:
 
-* ``_tallies.json``: ``{name: count}`` of every tally (kept, skipped and dropped by reason);
+* ``_tallies.json``: ``{name: count}`` of every tally (kept, skipped and dropped by reason),
+  plus ``<stage>.dead_lettered``: the dead-letter records of each stage (their ``stage``
+  field), so ``stats.json`` and ``rejected/dead_letter/`` agree;
 * ``_histograms.json``: ``{metric: {value: frequency}}`` for exact length statistics;
 * ``rejected/<kind>/...jsonl``: rejected records by kind, and ``rejected/dead_letter/`` for
   records whose processing raised.
@@ -58,7 +60,10 @@ class WriteAccounting(beam.PTransform):
     def expand(self, pbegin):
         pipeline = pbegin.pipeline
         staging = self.staging_dir
-        tallies = self._flatten(pipeline, TALLY, "Tallies")
+        dead_letters = self._flatten(pipeline, DEAD_LETTER, "DeadLetters")
+        dead_tallies = dead_letters | "CountDeadLetters" >> beam.Map(dead_letter_tally)
+        tallies = ((self._flatten(pipeline, TALLY, "Tallies"), dead_tallies)
+                   | "WithDeadLetterTallies" >> beam.Flatten())
         tallies_written = (
             tallies
             | "SumTallies" >> beam.CombinePerKey(sum)
@@ -78,14 +83,19 @@ class WriteAccounting(beam.PTransform):
             | "WriteHistograms" >> WriteJson(FileSystems.join(staging, HISTOGRAMS_FILE)))
 
         rejected = self._flatten(pipeline, REJECTED, "Rejected")
-        dead = (self._flatten(pipeline, DEAD_LETTER, "DeadLetters")
-                | "TagDead" >> beam.Map(lambda record: ("dead_letter", record)))
+        dead = dead_letters | "TagDead" >> beam.Map(lambda record: ("dead_letter", record))
         rejected_written = ((rejected, dead)
                             | "MergeRejectedAndDead" >> beam.Flatten()
                             | "WriteRejected" >> WriteShards(staging, _json_key, jsonl_bytes,
                                                              "jsonl", subdir="rejected"))
         return ((tallies_written, histograms_written, rejected_written)
                 | "AccountingWritten" >> beam.Flatten())
+
+
+def dead_letter_tally(record: dict) -> tuple[str, int]:
+    """``("<stage>.dead_lettered", 1)`` for a dead-letter record (stage ``unknown`` if none)."""
+    stage = record.get("stage") if isinstance(record, dict) else None
+    return (f"{stage or 'unknown'}.dead_lettered", 1)
 
 
 class HistogramFn(beam.CombineFn):

@@ -2,7 +2,11 @@
 
 Locally the staging directory is renamed into place; object stores have no directory rename,
 so files are copied with the manifest last, then ``_SUCCESS``. A failed run's staging
-directory is discarded, so no half-written version is ever left behind.
+directory is discarded, so no half-written version is ever left behind. An overwrite keeps the
+old version (renamed to ``.staging/<version>-<run id>.replaced``) until the new one is in
+place; if the second rename fails it is put back, and if the process dies in between the next
+run restores it (``staging.clean_abandoned``). ``LATEST`` is replaced atomically (a temporary
+file and ``os.replace`` locally, one object write on object stores).
 """
 
 from __future__ import annotations
@@ -12,12 +16,20 @@ import shutil
 
 from apache_beam.io.filesystems import FileSystems
 
-from transforms.release.storage import is_local, list_files, read_json, write_bytes
+from transforms.release.staging import (
+    recover_replaced,
+    release_claim,
+    remove_empty_staging_root,
+    replaced_dir,
+)
+from transforms.release.storage import RAW, is_local, list_files, read_json, write_bytes
 from transforms.release.target import (
     MANIFEST,
     SUCCESS_MARKER,
+    InvalidReleaseName,
     ReleaseExistsError,
     ReleaseTarget,
+    check_name,
     latest_path,
 )
 
@@ -32,6 +44,7 @@ def finalize_release(target: ReleaseTarget, overwrite: bool, manifest: bytes) ->
     """
     if not _is_staged(target) and published_run_id(target) == target.run_id:
         write_latest(target)
+        release_claim(target)
         return target.final_dir
     write_bytes(FileSystems.join(target.staging_dir, MANIFEST), manifest)
     target.check_writable(overwrite)
@@ -40,6 +53,8 @@ def finalize_release(target: ReleaseTarget, overwrite: bool, manifest: bytes) ->
     else:
         _move_remote(target)
     write_latest(target)
+    release_claim(target)
+    remove_empty_staging_root(target)
     return target.final_dir
 
 
@@ -54,30 +69,97 @@ def published_run_id(target: ReleaseTarget) -> str | None:
 
 
 def write_latest(target: ReleaseTarget) -> None:
-    """``LATEST`` holds the most recently published version (written only after success)."""
-    write_bytes(latest_path(target.root, target.dataset), f"{target.version}\n".encode())
+    """``LATEST`` holds the most recently published version (written only after success).
+
+    Never truncated in place: locally a temporary file is renamed over it (``os.replace``);
+    on an object store the whole content is one object upload."""
+    path = latest_path(target.root, target.dataset)
+    content = f"{target.version}\n".encode()
+    if not is_local(path):
+        write_bytes(path, content)
+        return
+    temporary = f"{path}.{target.run_id}.tmp"
+    try:
+        with open(temporary, "wb") as handle:
+            handle.write(content)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(temporary, path)
+    finally:
+        if os.path.exists(temporary):
+            os.remove(temporary)
+
+
+def read_latest(root: str, dataset: str) -> str | None:
+    """The version ``LATEST`` names; None when it is missing, empty, unreadable or not a
+    valid version name."""
+    path = latest_path(root, dataset)
+    try:
+        if not FileSystems.exists(path):
+            return None
+        with FileSystems.open(path, compression_type=RAW) as handle:
+            return check_name(handle.read(200).decode("utf-8").strip())
+    except (OSError, UnicodeDecodeError, InvalidReleaseName):
+        return None
+
+
+def repair_latest(target: ReleaseTarget) -> bool:
+    """Point ``LATEST`` at ``target``'s published version when a run that published it died
+    before updating ``LATEST``. Returns whether ``LATEST`` was rewritten.
+
+    The rule: nothing happens unless ``target``'s version is published (its manifest is
+    readable). Then ``LATEST`` is rewritten when it is missing, empty or unreadable, when it
+    names a version that is not published (no readable manifest), or when the version it
+    names was published strictly earlier (manifest ``created``) than ``target``'s, since
+    ``LATEST`` always names the most recently published version. A ``LATEST`` naming a version
+    published later than ``target``'s is left alone."""
+    mine = _manifest_or_none(target.final_dir)
+    if mine is None:
+        return False
+    current = read_latest(target.root, target.dataset)
+    if current == target.version:
+        return False
+    theirs = (_manifest_or_none(FileSystems.join(target.dataset_dir, current))
+              if current else None)
+    if theirs is not None:
+        created, latest_created = mine.get("created"), theirs.get("created")
+        if not (isinstance(created, str) and isinstance(latest_created, str)
+                and latest_created < created):
+            return False
+    write_latest(target)
+    return True
+
+
+def _manifest_or_none(version_dir: str) -> dict | None:
+    path = FileSystems.join(version_dir, MANIFEST)
+    try:
+        manifest = read_json(path) if FileSystems.exists(path) else None
+    except (OSError, ValueError):
+        return None
+    return manifest if isinstance(manifest, dict) else None
 
 
 def _move_local(target: ReleaseTarget, overwrite: bool) -> None:
+    """Rename the staging directory into place; an existing version (with ``overwrite``) is
+    retired first and deleted only once the new one is in place."""
     final, staging = target.final_dir, target.staging_dir
     os.makedirs(os.path.dirname(final), exist_ok=True)
     retired = None
-    if os.path.exists(final):
+    if os.path.lexists(final):
         if not overwrite:
             raise ReleaseExistsError(f"release {final} appeared during the run")
-        retired = f"{staging}.replaced"
+        target.check_inside(final)
+        retired = replaced_dir(target)
         os.rename(final, retired)
-    os.rename(staging, final)
-    if retired:
-        shutil.rmtree(retired)
-    _remove_empty_staging(os.path.dirname(staging))
-
-
-def _remove_empty_staging(staging_root: str) -> None:
     try:
-        os.rmdir(staging_root)
-    except OSError:
-        pass
+        os.rename(staging, final)
+    except BaseException:
+        if retired and not os.path.lexists(final):
+            os.rename(retired, final)
+        raise
+    if retired:
+        target.check_inside(retired, target.staging_root)
+        shutil.rmtree(retired)
 
 
 def _move_remote(target: ReleaseTarget) -> None:
@@ -97,10 +179,14 @@ def _move_remote(target: ReleaseTarget) -> None:
 
 
 def discard_staging(target: ReleaseTarget) -> None:
-    """Remove the staging directory of a failed run (best effort)."""
+    """Remove the staging directory of a failed run (best effort); a version this run had
+    retired for an overwrite is put back if the new one is not in place."""
+    target.check_inside(target.staging_dir, target.staging_root)
     if is_local(target.staging_dir):
         shutil.rmtree(target.staging_dir, ignore_errors=True)
-        _remove_empty_staging(os.path.dirname(target.staging_dir))
     elif FileSystems.exists(target.staging_dir):
         FileSystems.delete([target.staging_dir])
+    recover_replaced(target)
+    release_claim(target)
+    remove_empty_staging_root(target)
 

@@ -1,14 +1,17 @@
 """Run a release-writing pipeline and publish its release: what every ``pipelines/`` module calls.
 
-``run_release`` refuses an existing version before any work, runs the Beam pipeline into the
-staging directory, then ``publish`` folds the accounting into ``stats.json``, writes the data
-card and the manifest and commits the release. A failure discards the staging directory and
-re-raises: no half-written version is ever left behind.
+``run_release`` restores an overwrite a killed run interrupted, removes abandoned staging
+directories, refuses an existing version before any work, claims its staging directory, runs
+the Beam pipeline into it, then ``publish`` folds the accounting into ``stats.json``, writes
+the data card and the manifest and commits the release. A failure discards the staging
+directory and re-raises: no half-written version is ever left behind. ``publish`` refuses a
+release without a single row (``EmptyReleaseError``) unless ``allow_empty``.
 """
 
 from __future__ import annotations
 
 import hashlib
+import re
 from collections.abc import Callable
 from typing import Any
 
@@ -18,31 +21,54 @@ from apache_beam.io.filesystems import FileSystems
 from apache_beam.options.pipeline_options import PipelineOptions
 
 from transforms.release.accounting import read_accounting
-from transforms.release.commit import discard_staging, finalize_release
+from transforms.release.commit import discard_staging, finalize_release, repair_latest
 from transforms.release.formats import to_json_bytes
 from transforms.release.manifest import build_manifest
 from transforms.release.shards import ensure_empty_splits
+from transforms.release.staging import (
+    DEFAULT_STALE_AFTER,
+    claim_staging,
+    clean_abandoned,
+    read_owner,
+)
 from transforms.release.storage import read_json, write_bytes
-from transforms.release.target import MANIFEST, ReleaseTarget
+from transforms.release.target import MANIFEST, ReleaseExistsError, ReleaseTarget
+
+ABANDONED = "abandoned_staging_removed"
+
+
+class EmptyReleaseError(RuntimeError):
+    """Every split of the release has 0 rows and ``allow_empty`` was not given."""
 
 
 def publish(target: ReleaseTarget, *, overwrite: bool, splits: list[str], schema: pa.Schema,
             field_docs: dict[str, str], options: dict[str, Any], source: dict[str, Any],
             make_stats: Callable[[dict, dict], dict],
             make_card: Callable[[dict, dict], str],
-            baselines: Callable[[str], dict] | None = None) -> dict[str, Any]:
+            baselines: Callable[[str], dict] | None = None,
+            allow_empty: bool = False) -> dict[str, Any]:
     """Fold accounting into stats.json, write the card and manifest, move into place.
 
     ``baselines(staging_dir)``, when given, scores untrained baselines on the staged dev split;
-    its result goes to ``stats["baselines"]`` (and so to the card)."""
+    its result goes to ``stats["baselines"]`` (and so to the card). Raises
+    ``EmptyReleaseError`` before anything is published when no split has a row, unless
+    ``allow_empty``. When this run removed abandoned staging directories,
+    ``stats["release"]["abandoned_staging_removed"]`` says how many."""
     ensure_empty_splits(target.staging_dir, splits, schema)
     tallies, histograms = read_accounting(target)
     stats = make_stats(tallies, histograms)
+    removed = read_owner(target).get(ABANDONED, 0)
+    if isinstance(removed, int) and removed > 0:
+        stats["release"] = {ABANDONED: removed}
     if baselines is not None:
         stats["baselines"] = baselines(target.staging_dir)
     write_bytes(FileSystems.join(target.staging_dir, "stats.json"), to_json_bytes(stats))
     manifest = build_manifest(target, options=options, source=source, schema=schema,
                               field_docs=field_docs, splits=splits)
+    if not allow_empty and not any(manifest["rows_per_split"].values()):
+        raise EmptyReleaseError(
+            f"no rows in any split ({', '.join(splits)}) of {target.dataset} "
+            f"{target.version}; pass --allow-empty to publish an empty release")
     card = make_card(manifest, stats).encode("utf-8")
     write_bytes(FileSystems.join(target.staging_dir, "README.md"), card)
     manifest["files"]["README.md"] = {"sha256": hashlib.sha256(card).hexdigest(),
@@ -55,18 +81,27 @@ def publish(target: ReleaseTarget, *, overwrite: bool, splits: list[str], schema
 def run_release(target: ReleaseTarget, overwrite: bool, beam_args: list[str],
                 build: Callable[[beam.Pipeline], list],
                 finish: Callable[[], dict[str, Any]],
-                skip_existing: bool = False) -> dict[str, Any]:
+                skip_existing: bool = False,
+                stale_after: float = DEFAULT_STALE_AFTER) -> dict[str, Any]:
     """Check the version is writable, run the pipeline, and let the pipeline publish.
 
-    ``build(pipeline)`` composes the pipeline and returns the PCollections whose completion
-    means everything is staged (the outputs of its writers). A last step, which takes them
-    all as side inputs and so runs after them, calls ``finish()`` to publish the release: the
-    release is committed by the job itself, also when a Dataflow launcher does not wait.
-    With ``skip_existing`` an already published version is returned as it is (no work).
-    Returns the published manifest, stats and path."""
+    First restores a version an interrupted ``--overwrite`` left retired and removes staging
+    directories of killed runs (see ``transforms.release.staging``; ``stale_after`` seconds
+    is the age after which an owner that cannot be checked counts as gone). ``build(pipeline)``
+    composes the pipeline and returns the PCollections whose completion means everything is
+    staged (the outputs of its writers). A last step, which takes them all as side inputs and
+    so runs after them, calls ``finish()`` to publish the release: the release is committed
+    by the job itself, also when a Dataflow launcher does not wait. With ``skip_existing`` an
+    already published version is returned as it is (no work), after repairing a stale
+    ``LATEST`` (``commit.repair_latest``). Returns the published manifest, stats and path.
+    A ``ReleaseExistsError`` or ``EmptyReleaseError`` raised by the publish step keeps its
+    class, also on runners that report worker errors as text."""
+    removed = clean_abandoned(target, stale_after)
     if skip_existing and not overwrite and target.exists():
+        repair_latest(target)
         return published(target)
     target.check_writable(overwrite)
+    claim_staging(target, **{ABANDONED: removed})
     try:
         with beam.Pipeline(options=PipelineOptions(beam_args)) as pipeline:
             written = build(pipeline)
@@ -74,10 +109,23 @@ def run_release(target: ReleaseTarget, overwrite: bool, beam_args: list[str],
             (pipeline
              | "PublishTrigger" >> beam.Create([None])
              | "Publish" >> beam.Map(_publish_after, finish, *waits))
-    except BaseException:
+    except BaseException as error:
         discard_staging(target)
+        _reraise_release_error(error)
         raise
     return published(target)
+
+
+def _reraise_release_error(error: BaseException) -> None:
+    """Runners that run the publish step in another process report its exception as text:
+    raise the release error it names again, as itself."""
+    if isinstance(error, (ReleaseExistsError, EmptyReleaseError)):
+        return
+    for kind in (EmptyReleaseError, ReleaseExistsError):
+        match = re.search(rf"\b{kind.__name__}: (.*?)(?: \[while running|$)", str(error),
+                          re.MULTILINE)
+        if match:
+            raise kind(match.group(1)) from error
 
 
 def _publish_after(_: None, finish: Callable[[], Any], *written: list) -> None:

@@ -86,3 +86,26 @@ def test_object_store_move_copies_manifest_last_and_resumes(tmp_path):
         ["train", "test", MANIFEST, SUCCESS_MARKER])
     assert not any(files for _, _, files in os.walk(target.staging_dir))
 
+
+
+def test_latest_is_replaced_atomically_never_rewritten_in_place(tmp_path, monkeypatch):
+    import transforms.release.commit as commit
+    from transforms.release import latest_path
+
+    root = tmp_path / "releases"
+    finalize_release(_staged(root, "1.0.0"), overwrite=False, manifest=b"{}")
+    latest = latest_path(str(root), "toy")
+    reader_copy = os.path.join(tmp_path, "reader_copy")
+    os.link(latest, reader_copy)  # another name for the old inode: in-place writes show here
+    finalize_release(_staged(root, "2.0.0"), overwrite=False, manifest=b"{}")
+    assert open(latest).read() == "2.0.0\n"
+    assert open(reader_copy).read() == "1.0.0\n"
+
+    def crash(source, destination):
+        raise OSError("simulated crash")
+
+    monkeypatch.setattr(commit.os, "replace", crash)
+    with pytest.raises(OSError, match="simulated crash"):
+        commit.write_latest(_staged(root, "3.0.0"))
+    assert open(latest).read() == "2.0.0\n"
+    assert not [n for n in os.listdir(os.path.join(root, "toy")) if n.startswith("LATEST.")]

@@ -1,4 +1,10 @@
-"""run_release: an already published version is returned as it is with --skip-existing."""
+"""run_release: --skip-existing (and LATEST repair), empty releases, dead-letter counts."""
+
+import json
+
+import pytest
+
+from tests.transforms.release.toy import run_toy
 
 
 def test_skip_existing_returns_the_published_release(tmp_path):
@@ -10,3 +16,75 @@ def test_skip_existing_returns_the_published_release(tmp_path):
     assert again["manifest"]["run_id"] == first["manifest"]["run_id"]
     assert (tmp_path / "categories" / "LATEST").read_text() == "1.0.0\n"
 
+
+
+def _latest(root):
+    return (root / "toy" / "LATEST").read_text()
+
+
+@pytest.mark.parametrize("damage", [None, "", "\n", "9.9.9\n", "../../etc\n", b"\xff\xfe"])
+def test_skip_existing_repairs_a_missing_or_dangling_latest(tmp_path, damage):
+    run_toy(tmp_path, ["a"])
+    latest = tmp_path / "toy" / "LATEST"
+    if damage is None:
+        latest.unlink()
+    elif isinstance(damage, bytes):
+        latest.write_bytes(damage)
+    else:
+        latest.write_text(damage)
+    run_toy(tmp_path, ["a"], skip_existing=True)
+    assert _latest(tmp_path) == "1.0.0\n"
+
+
+def test_skip_existing_repairs_latest_left_at_an_older_version(tmp_path):
+    older = run_toy(tmp_path, ["a"], version="1.0.0")
+    manifest = tmp_path / "toy" / "1.0.0" / "dataset_info.json"
+    content = json.loads(manifest.read_text())
+    manifest.write_text(json.dumps({**content, "created": "2000-01-01T00:00:00Z"}))
+    run_toy(tmp_path, ["a"], version="1.0.1")
+    (tmp_path / "toy" / "LATEST").write_text("1.0.0\n")  # crashed before updating LATEST
+    run_toy(tmp_path, ["a"], version="1.0.1", skip_existing=True)
+    assert _latest(tmp_path) == "1.0.1\n"
+    # a version published earlier than the one LATEST names does not take LATEST back
+    run_toy(tmp_path, ["a"], version="1.0.0", skip_existing=True)
+    assert _latest(tmp_path) == "1.0.1\n"
+    assert older["path"].endswith("1.0.0")
+
+
+@pytest.mark.parametrize("ids", [[], ["bad1", "bad2"]])
+def test_empty_release_is_refused_unless_allowed(tmp_path, ids):
+    from transforms.release import EmptyReleaseError
+
+    run_toy(tmp_path, ["a"], version="1.0.0")
+    with pytest.raises(EmptyReleaseError, match="no rows in any split.*--allow-empty"):
+        run_toy(tmp_path, ids, version="2.0.0")
+    assert not (tmp_path / "toy" / "2.0.0").exists()
+    assert not (tmp_path / "toy" / ".staging").exists()
+    assert _latest(tmp_path) == "1.0.0\n"
+    result = run_toy(tmp_path, ids, version="2.0.0", allow_empty=True)
+    assert result["manifest"]["rows_per_split"] == {"train": 0}
+    assert _latest(tmp_path) == "2.0.0\n"
+
+
+def test_release_errors_reported_as_text_keep_their_class():
+    from transforms.release import EmptyReleaseError, ReleaseExistsError
+    from transforms.release.run import _reraise_release_error
+
+    text = ("Traceback ...\ntransforms.release.run.EmptyReleaseError: no rows in any split "
+            "(train) of toy 1.0.0; pass --allow-empty [while running 'Publish']\n")
+    with pytest.raises(EmptyReleaseError, match=r"^no rows in any split \(train\)"):
+        _reraise_release_error(RuntimeError(text))
+    with pytest.raises(ReleaseExistsError, match="appeared during the run$"):
+        _reraise_release_error(RuntimeError(
+            "transforms.release.target.ReleaseExistsError: release x appeared during the run"))
+    _reraise_release_error(RuntimeError("something else"))  # left to the caller
+
+
+def test_dead_letters_are_counted_per_stage_in_stats(tmp_path):
+    result = run_toy(tmp_path, ["a", "bad1", "b", "bad2"])
+    assert result["stats"]["counts"]["parse"] == {"dead_lettered": 2}
+    assert result["stats"]["counts"]["rows"] == {"kept": 2, "read": 4}
+    dead_dir = tmp_path / "toy" / "1.0.0" / "rejected" / "dead_letter"
+    records = [json.loads(line) for path in dead_dir.iterdir()
+               for line in path.read_text().splitlines()]
+    assert len(records) == 2 and {r["stage"] for r in records} == {"parse"}

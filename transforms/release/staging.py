@@ -1,0 +1,239 @@
+"""Staging directories: who owns them, and cleaning up after runs that were killed.
+
+A run writes ``<root>/<dataset>/.staging/<version>-<run id>.owner`` (host, pid, start time)
+before its job starts; the job stages into ``.staging/<version>-<run id>/`` and an overwrite
+retires the old version to ``.staging/<version>-<run id>.replaced`` for a moment. Committing or
+discarding removes all three. What a killed run leaves behind is *abandoned* when:
+
+* its owner ran on this host and its pid is gone (or now belongs to a younger process),
+  for a local root; a live owner's files are never touched, so concurrent builds of one
+  version are safe;
+* or, for an owner on another host, an object-store root (whose launcher may exit while its
+  job still runs) or a directory without an owner file, it is older than ``stale_after``
+  seconds (``DEFAULT_STALE_AFTER``, 24 h).
+
+``clean_abandoned`` first restores an interrupted overwrite (an abandoned ``.replaced``
+holding a manifest while the version itself is missing is renamed back), then removes the
+rest of the abandoned entries.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import shutil
+import socket
+import time
+from typing import Any
+
+from apache_beam.io.filesystems import FileSystems
+
+from transforms.release.storage import is_local, read_json, write_bytes
+from transforms.release.target import MANIFEST, InvalidReleaseName, ReleaseTarget, check_name
+
+DEFAULT_STALE_AFTER = 24 * 3600.0
+OWNER_SUFFIX = ".owner"
+REPLACED_SUFFIX = ".replaced"
+RUN_ID_LENGTH = 12
+
+log = logging.getLogger(__name__)
+
+
+def owner_path(target: ReleaseTarget) -> str:
+    return target.staging_dir + OWNER_SUFFIX
+
+
+def replaced_dir(target: ReleaseTarget) -> str:
+    return target.staging_dir + REPLACED_SUFFIX
+
+
+def claim_staging(target: ReleaseTarget, **extra: Any) -> None:
+    """Write this run's ownership marker (before anything is staged)."""
+    owner = {"host": socket.gethostname(), "pid": os.getpid(), "started": time.time(),
+             "run_id": target.run_id, **extra}
+    if is_local(target.staging_root):
+        os.makedirs(target.staging_root, exist_ok=True)
+    write_bytes(owner_path(target), json.dumps(owner, sort_keys=True).encode("utf-8"))
+
+
+def read_owner(target: ReleaseTarget) -> dict[str, Any]:
+    """This run's ownership marker, ``{}`` when there is none."""
+    return _read_marker(owner_path(target))
+
+
+def release_claim(target: ReleaseTarget) -> None:
+    """Remove this run's ownership marker (after commit or discard)."""
+    path = owner_path(target)
+    if FileSystems.exists(path):
+        FileSystems.delete([path])
+
+
+def remove_empty_staging_root(target: ReleaseTarget) -> None:
+    if is_local(target.staging_root):
+        try:
+            os.rmdir(target.staging_root)
+        except OSError:
+            pass
+
+
+def clean_abandoned(target: ReleaseTarget, stale_after: float = DEFAULT_STALE_AFTER,
+                    now: float | None = None) -> int:
+    """Restore interrupted overwrites and remove abandoned staging entries of
+    ``target``'s dataset; returns how many directories were removed."""
+    now = time.time() if now is None else now
+    entries = _staging_entries(target)
+    removed = 0
+    for stem in sorted(entries):
+        kinds = entries[stem]
+        marker = FileSystems.join(target.staging_root, stem + OWNER_SUFFIX)
+        owner = _read_marker(marker) if OWNER_SUFFIX in kinds else None
+        if not _abandoned(target, stem, owner, kinds, stale_after, now):
+            continue
+        if REPLACED_SUFFIX in kinds:
+            removed += recover_replaced(target, stem)
+        if "" in kinds:
+            _remove(target, FileSystems.join(target.staging_root, stem))
+            removed += 1
+        if owner is not None and FileSystems.exists(marker):
+            FileSystems.delete([marker])
+    if removed:
+        log.warning("removed %d abandoned staging director%s under %s", removed,
+                    "y" if removed == 1 else "ies", target.staging_root)
+    remove_empty_staging_root(target)
+    return removed
+
+
+def _staging_entries(target: ReleaseTarget) -> dict[str, dict[str, float]]:
+    """``{stem: {suffix: newest mtime}}`` of ``.staging``, suffix ``""`` for a staging dir."""
+    root = target.staging_root
+    entries: dict[str, dict[str, float]] = {}
+    if is_local(root):
+        if not os.path.isdir(root):
+            return {}
+        for name in os.listdir(root):
+            stem, suffix = _split(name)
+            path = os.path.join(root, name)
+            entries.setdefault(stem, {})[suffix] = _newest_local(path)
+        return entries
+    prefix = root.rstrip("/") + "/"
+    for meta in FileSystems.match([prefix + "**"])[0].metadata_list:
+        first = meta.path[len(prefix):].split("/", 1)[0]
+        stem, suffix = _split(first)
+        kinds = entries.setdefault(stem, {})
+        kinds[suffix] = max(kinds.get(suffix, 0.0), meta.last_updated_in_seconds or 0.0)
+    return entries
+
+
+def _split(name: str) -> tuple[str, str]:
+    for suffix in (OWNER_SUFFIX, REPLACED_SUFFIX):
+        if name.endswith(suffix):
+            return name[:-len(suffix)], suffix
+    return name, ""
+
+
+def _newest_local(path: str) -> float:
+    newest = os.lstat(path).st_mtime
+    if os.path.isdir(path) and not os.path.islink(path):
+        for directory, dirs, files in os.walk(path):
+            for name in dirs + files:
+                try:
+                    newest = max(newest, os.lstat(os.path.join(directory, name)).st_mtime)
+                except OSError:
+                    pass
+    return newest
+
+
+def _read_marker(path: str) -> dict[str, Any]:
+    try:
+        if FileSystems.exists(path):
+            marker = read_json(path)
+            return marker if isinstance(marker, dict) else {}
+    except (OSError, ValueError):
+        pass
+    return {}
+
+
+def _abandoned(target: ReleaseTarget, stem: str, owner: dict[str, Any] | None,
+               kinds: dict[str, float], stale_after: float, now: float) -> bool:
+    if stem == f"{target.version}-{target.run_id}":
+        return False  # this run's own entries
+    if owner and is_local(target.root) and owner.get("host") == socket.gethostname():
+        return not _alive(owner.get("pid"), owner.get("started"))
+    started = owner.get("started") if owner else None
+    age_from = started if isinstance(started, (int, float)) else max(kinds.values())
+    return now - age_from > stale_after
+
+
+def _alive(pid: Any, started: Any) -> bool:
+    """Whether ``pid`` runs and is not a process started after the marker was written."""
+    if not isinstance(pid, int) or pid <= 0:
+        return False
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        pass
+    except OSError:
+        return False
+    begun = _process_start(pid)
+    return not (begun and isinstance(started, (int, float)) and begun > started + 2)
+
+
+def _process_start(pid: int) -> float | None:
+    """Start time (epoch seconds) of ``pid`` from ``/proc``, None where unavailable."""
+    try:
+        with open(f"/proc/{pid}/stat") as handle:
+            ticks = int(handle.read().rsplit(")", 1)[1].split()[19])
+        with open("/proc/stat") as handle:
+            boot = next(float(line.split()[1]) for line in handle if line.startswith("btime"))
+        return boot + ticks / os.sysconf("SC_CLK_TCK")
+    except (OSError, ValueError, IndexError, StopIteration):
+        return None
+
+
+def recover_replaced(target: ReleaseTarget, stem: str | None = None) -> int:
+    """A retired version (``.staging/<stem>.replaced``, default this run's): put it back if
+    its version is missing, else remove it. Returns 1 when it was removed."""
+    stem = stem or f"{target.version}-{target.run_id}"
+    retired = FileSystems.join(target.staging_root, stem + REPLACED_SUFFIX)
+    if not FileSystems.exists(retired) and not (is_local(retired) and os.path.lexists(retired)):
+        return 0
+    final = _final_dir_of(target, stem)
+    if (final and is_local(final) and not os.path.exists(final)
+            and os.path.exists(os.path.join(retired, MANIFEST))):
+        target.check_inside(final)
+        os.rename(retired, final)
+        log.warning("restored %s from an interrupted overwrite (%s)", final, retired)
+        return 0
+    _remove(target, retired)
+    return 1
+
+
+def _final_dir_of(target: ReleaseTarget, stem: str) -> str:
+    """``<root>/<dataset>/<version>`` of a ``<version>-<run id>`` stem, "" if it is not one."""
+    version = stem[:-RUN_ID_LENGTH - 1]
+    if len(stem) <= RUN_ID_LENGTH + 1 or stem[-RUN_ID_LENGTH - 1] != "-":
+        return ""
+    try:
+        check_name(version)
+    except InvalidReleaseName:
+        return ""
+    return FileSystems.join(target.dataset_dir, version)
+
+
+def _remove(target: ReleaseTarget, path: str) -> None:
+    """Remove a directory (or file) of ``.staging``, never anything outside it."""
+    target.check_inside(path, target.staging_root)
+    if is_local(path):
+        if os.path.isdir(path) and not os.path.islink(path):
+            shutil.rmtree(path, ignore_errors=True)
+        elif os.path.lexists(path):
+            os.remove(path)
+        return
+    files = [m.path for m in FileSystems.match([path.rstrip("/") + "/**"])[0].metadata_list]
+    if FileSystems.exists(path):
+        files.append(path)
+    if files:
+        FileSystems.delete(files)
