@@ -22,10 +22,15 @@ from dataclasses import dataclass
 from typing import Any
 from urllib.parse import parse_qs, quote_plus, unquote, unquote_plus, urlsplit
 
-from tests.fakes.base import FakeHttpServer, FaultInjectingHandler, QuietServer
+from tests.fakes.base import (
+    CONNECTION_FAULTS,
+    FakeHttpServer,
+    FaultInjectingHandler,
+    QuietServer,
+)
 
 ALL_FIELDS = ("urlkey", "timestamp", "original", "mimetype", "statuscode", "digest", "length")
-STRING_FAULTS = ("hang", "truncate", "reset", "corrupt", "gzip", "garbage")
+STRING_FAULTS = (*CONNECTION_FAULTS, "corrupt", "gzip", "garbage")
 REPLAY_RE = re.compile(r"^/web/(\d{1,14})id_/(.+)$")
 
 Fault = int | str | tuple[int, dict[str, str]]
@@ -109,7 +114,9 @@ class FakeWayback(FakeHttpServer):
     "hang" (stall ``hang_seconds`` then answer), "truncate" (Content-Length larger than the
     body, then close), "reset" (TCP reset, no response), "corrupt" (payload with one byte
     flipped: digest mismatch), "gzip" (payload sent with ``Content-Encoding: gzip``) or
-    "garbage" (HTTP 200 with an HTML body instead of the real one).
+    "garbage" (HTTP 200 with an HTML body instead of the real one), and the hostile-server
+    faults of :mod:`tests.fakes.base` ("gzip_bomb", "endless", "slowloris", "redirect_loop",
+    "short_gzip").
     """
 
     def __init__(

@@ -28,9 +28,14 @@ from dataclasses import dataclass
 from typing import Any
 from urllib.parse import parse_qs, quote, unquote, urlsplit
 
-from tests.fakes.base import FakeHttpServer, FaultInjectingHandler, QuietServer
+from tests.fakes.base import (
+    CONNECTION_FAULTS,
+    FakeHttpServer,
+    FaultInjectingHandler,
+    QuietServer,
+)
 
-STRING_FAULTS = ("hang", "reset", "truncate", "maxlag")
+STRING_FAULTS = (*CONNECTION_FAULTS, "maxlag")
 REST_PREFIX = "/api/rest_v1/page/html/"
 STOPWORDS = frozenset(
     "a an and are as at by did do does for from how in is it of on or the to was what when "
@@ -122,7 +127,9 @@ class FakeWiki(FakeHttpServer):
     Faults (``fail``): an HTTP status (sent without Retry-After), ``(status, headers)``,
     "hang" (stall ``hang_seconds``, then answer normally), "reset" (TCP reset, no response),
     "truncate" (Content-Length larger than the body, then close) or "maxlag" (HTTP 200
-    MediaWiki error ``{"error": {"code": "maxlag", "lag": 7}}`` with ``Retry-After: 5``).
+    MediaWiki error ``{"error": {"code": "maxlag", "lag": 7}}`` with ``Retry-After: 5``), and
+    the hostile-server faults of :mod:`tests.fakes.base` ("gzip_bomb", "endless", "slowloris",
+    "redirect_loop", "short_gzip").
     """
 
     def __init__(

@@ -9,6 +9,11 @@ One retry loop shared by the search backends and the Wikipedia page fetcher:
   ``{"error": {"code": "maxlag", ...}}`` with ``Retry-After`` (see
   https://www.mediawiki.org/wiki/Manual:Maxlag_parameter);
 * no retry on permanent 4xx: :class:`HttpError` with kind ``"http_<status>"``;
+* bounded requests (:mod:`transforms.clients.bounded_http`): a total ``deadline`` per attempt
+  (``deadline_exceeded``, retried), raw and decoded body caps (``body_too_large``, never
+  retried or cached), short or cut bodies (``truncated``, retried, never cached), and
+  redirects followed here, each hop rate-limited and counted, at most ``max_redirects``
+  (``too_many_redirects``);
 * an on-disk cache of successful (2xx), unfollowed redirect (3xx) and 404/410 answers, written
   atomically, so a re-run never asks twice. 429 and 5xx answers are never cached. A remote
   ``cache_dir`` (``gs://...``) needs a ``cache_storage`` (see
@@ -35,6 +40,18 @@ from urllib.parse import quote, quote_plus, urlencode
 import requests
 import urllib3.exceptions
 
+from transforms.clients.bounded_http import (
+    MIB,
+    TOO_MANY_REDIRECTS,
+    TRUNCATED,
+    BoundedDecoder,
+    BoundedHttpError,
+    Deadline,
+    HttpLimits,
+    read_body,
+    redirect_url,
+    timeout_pair,
+)
 from transforms.clients.cache_store import CacheStore, ObjectStorage
 from transforms.clients.rate_limit import RateLimiter
 from transforms.clients.retry_policy import (
@@ -47,10 +64,13 @@ log = logging.getLogger(__name__)
 
 STAT_KEYS: tuple[str, ...] = ("requests", "retries", "rate_limited", "cache_hits", "failures")
 RATE_LIMIT_KINDS = frozenset({"rate_limited", "maxlag"})
-RETRYABLE_KINDS = frozenset({"server_error", "timeout", "connection_error", "truncated"})
+RETRYABLE_KINDS = frozenset({"server_error", "timeout", "deadline_exceeded", "connection_error",
+                             "truncated"})
 CACHED_ERROR_STATUSES = frozenset({404, 410})
 REDIRECT_STATUSES = frozenset({301, 302, 303, 307, 308})
 DEFAULT_REDACT = ("key", "api_key", "apikey", "access_token", "subscription-key")
+DEFAULT_LIMITS = HttpLimits(deadline=120.0, max_body_bytes=16 * MIB,
+                            max_decoded_bytes=64 * MIB, max_redirects=5)
 _RATE_LIMIT_API_CODES = frozenset({"maxlag", "ratelimited"})
 _SERVER_API_CODES = frozenset({"readonly", "internal_api_error"})
 _DROPPED_HEADERS = frozenset({"set-cookie", "content-encoding", "transfer-encoding"})
@@ -120,9 +140,10 @@ class HttpError(Exception):
     """A request that failed for good.
 
     ``kind`` is a short stable reason: "http_<status>" for permanent 4xx, "rate_limited",
-    "maxlag", "server_error", "timeout", "connection_error", "truncated", "request_error",
-    "api_<code>" for a MediaWiki API error answer, or "bad_response" (raised by callers for
-    unparsable bodies). ``url`` never holds a secret.
+    "maxlag", "server_error", "timeout", "deadline_exceeded", "connection_error",
+    "truncated", "body_too_large", "too_many_redirects", "request_error", "api_<code>" for a
+    MediaWiki API error answer, or "bad_response" (raised by callers for unparsable bodies).
+    ``url`` never holds a secret.
     """
 
     def __init__(
@@ -161,7 +182,10 @@ class PoliteHttp(PoliteClientBase):
     """requests-based GET client with a rate limit, retries, backoff and an on-disk cache.
 
     ``per_minute <= 0`` disables the rate limit; ``max_retries`` counts retries after the first
-    attempt; ``timeout`` is requests' ``(connect, read)``; ``redact_params`` name query
+    attempt; ``timeout`` is requests' ``(connect, read)``, per socket operation; ``deadline``
+    bounds each attempt in total (seconds, redirects included); ``max_body_bytes`` /
+    ``max_decoded_bytes`` cap a body as sent and once decoded; ``max_redirects`` caps the
+    hops followed (each one rate-limited and counted); ``redact_params`` name query
     parameters holding secrets. ``cache_storage`` stores a remote ``cache_dir`` (``gs://...``);
     a local one is a directory. ``stats`` counts requests, retries, rate_limited, cache_hits,
     failures and ``error_<kind>``.
@@ -180,9 +204,15 @@ class PoliteHttp(PoliteClientBase):
         sleep: Callable[[float], Any] = time.sleep,
         redact_params: Iterable[str] = DEFAULT_REDACT,
         cache_storage: ObjectStorage | None = None,
+        deadline: float = DEFAULT_LIMITS.deadline,
+        max_body_bytes: int = DEFAULT_LIMITS.max_body_bytes,
+        max_decoded_bytes: int = DEFAULT_LIMITS.max_decoded_bytes,
+        max_redirects: int = DEFAULT_LIMITS.max_redirects,
     ) -> None:
         self.user_agent = user_agent
         self.timeout = timeout
+        self.limits = HttpLimits(deadline=deadline, max_body_bytes=max_body_bytes,
+                                 max_decoded_bytes=max_decoded_bytes, max_redirects=max_redirects)
         self.cache_dir = cache_dir
         self._cache = CacheStore(cache_dir, cache_storage) if cache_dir else None
         self.redact_params = frozenset(name.lower() for name in redact_params)
@@ -231,21 +261,64 @@ class PoliteHttp(PoliteClientBase):
         allow_redirects: bool,
         safe_url: str,
     ) -> HttpResult:
-        """One GET; transport failures, 429/5xx and MediaWiki API errors become HttpError."""
-        self._count("requests")
+        """One GET (redirects followed), its body read within the limits; transport failures,
+        limits, 429/5xx and MediaWiki API errors become HttpError."""
+        deadline = Deadline(self.limits.deadline)
         try:
-            resp = self._session.get(
-                url, params=pairs, headers=dict(headers or {}), timeout=self.timeout,
-                allow_redirects=allow_redirects,
-            )
-            body = resp.content
-        except requests.exceptions.RequestException as exc:
-            message = self._redact(f"{type(exc).__name__}: {exc}", pairs)
-            raise HttpError(_exception_kind(exc), safe_url, None, message) from None
-        result = HttpResult(resp.status_code, _kept_headers(resp.headers), body, False)
-        _raise_for_status(result, safe_url)
+            resp = self._open(url, pairs, headers, allow_redirects, safe_url, deadline)
+            status = resp.status_code
+            kept = _kept_headers(resp.headers)
+            if _is_error_status(status):
+                resp.close()
+                _raise_for_status(HttpResult(status, kept, b"", False), safe_url)
+            decoder = BoundedDecoder(resp.headers.get("Content-Encoding", ""),
+                                     self.limits.max_decoded_bytes, trailing_garbage_ok=True)
+            raw = read_body(resp, self.limits, deadline, timeout_pair(self.timeout)[1], decoder)
+            decoded = decoder.finish()
+        except BoundedHttpError as exc:
+            raise HttpError(exc.kind, safe_url, None, self._redact(exc.message, pairs)) from None
+        if decoder.state == "incomplete":
+            raise HttpError(TRUNCATED, safe_url, status, f"{decoder.encoding} stream ends early")
+        if decoder.state == "invalid":
+            raise HttpError("request_error", safe_url, status, f"undecodable {decoder.encoding}")
+        result = HttpResult(status, kept, raw if decoded is None else decoded, False)
         _raise_for_api_error(result, safe_url)
         return result
+
+    def _open(
+        self,
+        url: str,
+        pairs: list[tuple[str, str]],
+        headers: Mapping[str, str] | None,
+        allow_redirects: bool,
+        safe_url: str,
+        deadline: Deadline,
+    ) -> requests.Response:
+        """A streamed GET; redirects (when allowed) are followed here, each hop waiting for
+        the rate limiter (the first one already has) and counted as a request."""
+        target, params, hops = url, pairs, 0
+        while True:
+            self._count("requests")
+            try:
+                resp = self._session.get(
+                    target, params=params, headers=dict(headers or {}), stream=True,
+                    allow_redirects=False, timeout=deadline.timeout(timeout_pair(self.timeout)),
+                )
+            except requests.exceptions.RequestException as exc:
+                kind = _exception_kind(exc)
+                kind = "deadline_exceeded" if kind == "timeout" and deadline.expired() else kind
+                message = self._redact(f"{type(exc).__name__}: {exc}", pairs)
+                raise HttpError(kind, safe_url, None, message) from None
+            next_url = redirect_url(self._session, resp) if allow_redirects else None
+            if next_url is None:
+                return resp
+            resp.close()
+            if hops >= self.limits.max_redirects:
+                raise HttpError(TOO_MANY_REDIRECTS, safe_url, resp.status_code,
+                                f"more than {self.limits.max_redirects} redirects")
+            hops += 1
+            deadline.extend(self._limiter.acquire())
+            target, params = next_url, None
 
     def _with_retries(self, safe_url: str, attempt_fn: Callable[[], HttpResult]) -> HttpResult:
         """Run ``attempt_fn`` under the rate limit until success or a final failure."""
@@ -322,10 +395,15 @@ def _result_or_error(result: HttpResult, safe_url: str) -> HttpResult:
     return result
 
 
+def _is_error_status(status: int) -> bool:
+    """Statuses that fail at once, body unread: 4xx (but the cached 404/410) and 5xx."""
+    return status >= 400 and status not in CACHED_ERROR_STATUSES
+
+
 def _raise_for_status(result: HttpResult, safe_url: str) -> None:
     """429 -> rate_limited, 5xx -> server_error, other 4xx (but 404/410) -> http_<status>."""
     status = result.status
-    if status < 400 or status in CACHED_ERROR_STATUSES:
+    if not _is_error_status(status):
         return
     retry_after = parse_retry_after(result.header("Retry-After"))
     if status == 429:

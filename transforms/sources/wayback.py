@@ -7,8 +7,12 @@
    the earliest non-AMP capture wins, the one nearest to publication.
 3. ``FetchCaptures``: fetch raw captures (``id_`` URLs, no banner) with a bounded global rate:
    captures are keyed onto ``fetch_workers`` keys so at most that many fetchers run, each
-   limited to ``fetches_per_minute / fetch_workers``. Retries, 429 pauses and the on-disk cache
-   (re-runs never refetch, a crashed run resumes) live in ``transforms.clients.wayback``.
+   limited to ``fetches_per_minute / fetch_workers``. Retries, 429 pauses, the request limits
+   (``timeout``, ``deadline``, ``max_redirects``, ``max_body_bytes``, ``max_decoded_bytes``)
+   and the on-disk cache (re-runs never refetch, a crashed run resumes) live in
+   ``transforms.clients.wayback``. A capture or CDX page that fails for good (e.g.
+   ``body_too_large``, ``deadline_exceeded``, ``too_many_redirects``) is tallied as
+   ``<stage>.failed.<kind>`` and dead-lettered with its ``kind``.
 
 HTTP clients are built in ``DoFn.setup()`` (sessions are not picklable), with Beam's
 filesystems as the cache storage when ``cache_dir`` is remote (``gs://...``).
@@ -22,6 +26,7 @@ import apache_beam as beam
 
 from filters.bbc.urls import classify_bbc_url
 from transforms.clients.wayback import CdxCapture, WaybackClient, WaybackError, bbc_cdx_queries
+from transforms.clients.wayback.client import DEFAULT_LIMITS
 from transforms.core.accounting import SIDE_OUTPUTS, dead_letter, rejected, tally
 from transforms.core.beam_storage import beam_storage_for
 from transforms.core.progress import Progress
@@ -66,7 +71,8 @@ class ListCdxCaptures(_WaybackDoFn):
         except WaybackError as error:
             yield tally(self.STAGE, f"failed.{error.kind}")
             yield dead_letter(self.STAGE, error, url=query.get("url", ""), timestamp="",
-                              source="cdx", detail=f"listing stopped after {listed} captures")
+                              source="cdx", kind=error.kind,
+                              detail=f"listing stopped after {listed} captures")
         yield from self._client_tallies(before)
 
 
@@ -130,20 +136,31 @@ class FetchCaptures(_WaybackDoFn):
 
 
 class ReadWaybackPages(beam.PTransform):
-    """BBC News article captures of ``from_year``..``to_year`` from the Wayback Machine."""
+    """BBC News article captures of ``from_year``..``to_year`` from the Wayback Machine.
+
+    ``timeout`` (connect, read), ``deadline`` (total seconds per attempt), ``max_retries``,
+    ``max_redirects``, ``max_body_bytes`` and ``max_decoded_bytes`` bound every request
+    (see :class:`transforms.clients.wayback.WaybackClient`).
+    """
 
     def __init__(self, base_url: str, from_year: int, to_year: int, cache_dir: str,
                  fetch_workers: int = 2, fetches_per_minute: float = 240,
                  cdx_per_minute: float = 20, rate_limit_pause: float = 60.0,
                  max_captures: int = 0, timeout: tuple[float, float] = (10.0, 60.0),
-                 max_retries: int = 5, backoff_base: float = 2.0):
+                 max_retries: int = 5, backoff_base: float = 2.0,
+                 deadline: float = DEFAULT_LIMITS.deadline,
+                 max_redirects: int = DEFAULT_LIMITS.max_redirects,
+                 max_body_bytes: int = DEFAULT_LIMITS.max_body_bytes,
+                 max_decoded_bytes: int = DEFAULT_LIMITS.max_decoded_bytes):
         super().__init__()
         self.from_year, self.to_year = from_year, to_year
         self.fetch_workers = max(1, fetch_workers)
         self.max_captures = max_captures
-        common = {"base_url": base_url, "cache_dir": cache_dir, "timeout": timeout,
+        common = {"base_url": base_url, "cache_dir": cache_dir, "timeout": tuple(timeout),
                   "max_retries": max_retries, "rate_limit_pause": rate_limit_pause,
-                  "backoff_base": backoff_base}
+                  "backoff_base": backoff_base, "deadline": deadline,
+                  "max_redirects": max_redirects, "max_body_bytes": max_body_bytes,
+                  "max_decoded_bytes": max_decoded_bytes}
         self.cdx_options = {**common, "cdx_per_minute": cdx_per_minute}
         self.fetch_options = {**common,
                               "fetch_per_minute": fetches_per_minute / self.fetch_workers}

@@ -286,3 +286,85 @@ def test_user_agent_names_tool_version_and_contact(monkeypatch: pytest.MonkeyPat
     assert "(me@example.org)" in toolkit_user_agent("me@example.org")
     http = build_http(30, sleep=lambda s: None)
     assert http.user_agent == agent and http._limiter.interval == 2.0
+
+
+# Hostile servers: bounded in time and memory, never cached ------------------------------------
+
+SMALL = {"max_body_bytes": 256 * 1024, "max_decoded_bytes": 1 << 20, "deadline": 0.5}
+ENDPOINTS = {"json": (API, SEARCH), "html": ("/page/html/", {"redirect": "false"})}
+
+
+def _url(fake: FakeWiki, endpoint: str) -> str:
+    return fake.api_url if endpoint == "json" else f"{fake.rest_url}/page/html/Trade_winds"
+
+
+def _get_fails(fake: FakeWiki, sleeps: list[float], endpoint: str, cache: Path,
+               **overrides: object) -> tuple[HttpError, dict[str, int], float]:
+    path, params = ENDPOINTS[endpoint]
+    http = make_http(sleeps, cache_dir=cache, **{**SMALL, **overrides})
+    started = time.monotonic()
+    with pytest.raises(HttpError) as info:
+        http.get(_url(fake, endpoint), params)
+    return info.value, http.stats, time.monotonic() - started
+
+
+@pytest.mark.parametrize("endpoint", ["json", "html"])
+@pytest.mark.parametrize("fault", ["gzip_bomb", "endless"])
+def test_oversized_body_fails_once_and_is_not_cached(
+    fake: FakeWiki, sleeps: list[float], tmp_path: Path, endpoint: str, fault: str
+) -> None:
+    fake.bomb_bytes = 8 << 20
+    fake.fail(ENDPOINTS[endpoint][0], [fault] * 5)
+    error, stats, seconds = _get_fails(fake, sleeps, endpoint, tmp_path)
+    assert error.kind == "body_too_large" and not error.retryable
+    assert len(fake.requests) == 1 and stats["error_body_too_large"] == 1
+    assert seconds < 3.0 and sleeps == [] and not list(tmp_path.rglob("*.http"))
+
+
+@pytest.mark.parametrize("endpoint", ["json", "html"])
+def test_slow_body_hits_the_total_deadline(
+    fake: FakeWiki, sleeps: list[float], tmp_path: Path, endpoint: str
+) -> None:
+    fake.slow_interval = 0.05  # each byte well inside the 2 s read timeout
+    fake.fail(ENDPOINTS[endpoint][0], ["slowloris"] * 5)
+    error, stats, seconds = _get_fails(fake, sleeps, endpoint, tmp_path, max_retries=1,
+                                       deadline=0.4)
+    assert error.kind == "deadline_exceeded" and error.retryable and error.attempts == 2
+    assert stats["error_deadline_exceeded"] == 2 and seconds < 2.0
+    assert not list(tmp_path.rglob("*.http"))
+
+
+@pytest.mark.parametrize("endpoint", ["json", "html"])
+def test_redirect_loop_is_capped_and_every_hop_counted(
+    fake: FakeWiki, sleeps: list[float], tmp_path: Path, endpoint: str
+) -> None:
+    fake.fail(ENDPOINTS[endpoint][0], ["redirect_loop"])
+    error, stats, _ = _get_fails(fake, sleeps, endpoint, tmp_path, max_redirects=3,
+                                 per_minute=6000)
+    assert error.kind == "too_many_redirects" and not error.retryable
+    assert len(fake.requests) == 4 and stats["requests"] == 4
+    assert len(sleeps) == 3  # every hop waited for its own rate-limiter slot
+
+
+@pytest.mark.parametrize("endpoint", ["json", "html"])
+@pytest.mark.parametrize("fault", ["truncate", "short_gzip", "cut_gzip"])
+def test_short_bodies_are_retried_then_fail_uncached(
+    fake: FakeWiki, sleeps: list[float], tmp_path: Path, endpoint: str, fault: str
+) -> None:
+    path, params = ENDPOINTS[endpoint]
+    fake.fail(path, [fault])
+    good = make_http(sleeps, cache_dir=tmp_path / "ok", **SMALL).get(_url(fake, endpoint), params)
+    assert good.status == 200 and b"Trade winds" in good.body
+    fake.fail(path, [fault] * 5)
+    error, stats, _ = _get_fails(fake, sleeps, endpoint, tmp_path / "bad", max_retries=1)
+    assert error.kind == "truncated" and error.attempts == 2 and stats["error_truncated"] == 2
+    assert not list((tmp_path / "bad").rglob("*.http"))
+
+
+def test_followed_redirect_counts_each_hop(tmp_path: Path, sleeps: list[float]) -> None:
+    with FakeWiki(PAGES, redirects={"Tradewinds": "Trade winds"}) as fake:
+        http = make_http(sleeps, per_minute=6000)
+        result = http.get(f"{fake.rest_url}/page/html/Tradewinds")
+    assert result.status == 200 and b"Trade winds" in result.body
+    assert http.stats["requests"] == 2 and len(fake.requests) == 2
+    assert len(sleeps) == 1  # the hop waited for its own slot

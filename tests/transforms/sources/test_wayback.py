@@ -1,9 +1,13 @@
 """ReadWaybackPages end to end against the local fake Wayback server (127.0.0.1 only)."""
 
+import argparse
+
 import apache_beam as beam
+import pytest
 from apache_beam.options.pipeline_options import PipelineOptions
 from apache_beam.testing.util import assert_that, equal_to
 
+from pipelines.cli.http_limits import add_wayback_limit_arguments, wayback_limit_options
 from tests.conftest import TEST_RUNNER
 from tests.fakes.object_store import use_bucket
 from tests.fakes.wayback_server import FakeWayback
@@ -86,3 +90,67 @@ def test_max_captures_counts_what_it_leaves_out(tmp_path):
                       | beam.Filter(lambda kv: kv[0] == "cdx.skipped.beyond_max_captures"))
             assert_that(beyond, equal_to([("cdx.skipped.beyond_max_captures", 1)]),
                         label="beyond")
+
+
+def _limited_source(server, cache_dir, argv):
+    parser = argparse.ArgumentParser()
+    add_wayback_limit_arguments(parser)
+    limits = wayback_limit_options(parser.parse_args(argv))
+    return ReadWaybackPages(
+        base_url=server.base_url, from_year=2016, to_year=2020, cache_dir=str(cache_dir),
+        fetch_workers=1, fetches_per_minute=0, cdx_per_minute=0, rate_limit_pause=0.01,
+        backoff_base=0.01, **limits)
+
+
+def test_hostile_capture_is_dead_lettered_with_its_kind(tmp_path):
+    captures = CAPTURES[:1] + CAPTURES[3:4]
+    with FakeWayback(captures) as server:
+        server.bomb_bytes = 4 << 20
+        server.fail("id_/https://www.bbc.co.uk/news/world-39000002", ["gzip_bomb"] * 3)
+        server.fail("id_/http://www.bbc.co.uk/news/health-39000001", ["redirect_loop"])
+        source = _limited_source(server, tmp_path, [
+            "--wayback-max-decoded-mib", "1", "--wayback-max-redirects", "2",
+            "--wayback-deadline", "3", "--wayback-read-timeout", "2"])
+        with beam.Pipeline(options=PipelineOptions([TEST_RUNNER])) as p:
+            pages, results = p | source
+            assert_that(pages | beam.combiners.Count.Globally(), equal_to([0]), label="pages")
+            tallies = ([r[TALLY] for r in results] | beam.Flatten()
+                       | beam.CombinePerKey(sum)
+                       | beam.Filter(lambda kv: kv[0].startswith("fetch.")))
+            assert_that(tallies, equal_to([
+                ("fetch.failed.body_too_large", 1), ("fetch.failed.too_many_redirects", 1),
+                ("fetch.http_requests", 4)]), label="tallies")
+            dead = [r[DEAD_LETTER] for r in results] | "FlattenDead" >> beam.Flatten()
+            assert_that(dead | beam.Map(lambda d: (d["stage"], d["url"], d["kind"])), equal_to([
+                ("fetch", "https://www.bbc.co.uk/news/world-39000002", "body_too_large"),
+                ("fetch", "http://www.bbc.co.uk/news/health-39000001", "too_many_redirects"),
+            ]), label="dead")
+    assert not list(tmp_path.rglob("*.body"))
+
+
+def test_failed_cdx_listing_is_dead_lettered_with_its_kind(tmp_path):
+    with FakeWayback(CAPTURES) as server:
+        server.fail("/cdx/", ["endless"] * 4)
+        source = _limited_source(server, tmp_path, ["--wayback-max-body-mib", "0.25"])
+        with beam.Pipeline(options=PipelineOptions([TEST_RUNNER])) as p:
+            _, results = p | source
+            dead = [r[DEAD_LETTER] for r in results] | "FlattenDead" >> beam.Flatten()
+            assert_that(dead | beam.Map(lambda d: (d["stage"], d["kind"])), equal_to([
+                ("cdx", "body_too_large"), ("cdx", "body_too_large")]), label="dead")
+            failed = ([r[TALLY] for r in results] | beam.Flatten() | beam.CombinePerKey(sum)
+                      | beam.Filter(lambda kv: kv[0] == "cdx.failed.body_too_large"))
+            assert_that(failed, equal_to([("cdx.failed.body_too_large", 2)]), label="failed")
+
+
+def test_limit_options_map_to_source_arguments():
+    parser = argparse.ArgumentParser()
+    add_wayback_limit_arguments(parser)
+    defaults = wayback_limit_options(parser.parse_args([]))
+    assert defaults == {"timeout": (10.0, 60.0), "deadline": 300.0, "max_retries": 5,
+                        "max_redirects": 5, "max_body_bytes": 64 << 20,
+                        "max_decoded_bytes": 256 << 20}
+    source = ReadWaybackPages("http://127.0.0.1:9", 2016, 2016, "", **defaults)
+    assert source.fetch_options["max_body_bytes"] == 64 << 20
+    assert source.cdx_options["deadline"] == 300.0
+    with pytest.raises(SystemExit):
+        parser.parse_args(["--wayback-deadline", "0"])

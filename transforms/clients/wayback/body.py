@@ -1,48 +1,74 @@
-"""Payload bytes off the wire: reading a streamed ``id_`` response and undoing its encoding.
+"""Payload bytes off the wire: reading a streamed response within limits and undoing its
+encoding.
 
-The body is read undecoded, so its length can be checked against ``Content-Length`` (a short
-transfer is a retryable ``truncated`` failure) and its digest compared both before and after
-removing gzip/deflate ``Content-Encoding``. Read failures become :class:`WaybackError` kinds.
+The body is read raw (undecoded) and bounded (:mod:`transforms.clients.bounded_http`), so its
+length can be checked against ``Content-Length`` (a short transfer is a retryable
+``truncated`` failure) and its digest compared both before and after removing gzip/deflate
+``Content-Encoding``, which is undone as the bytes arrive with a cap on the output. A payload
+whose compression cannot be undone is kept as it is (the CDX digest decides); one whose
+compressed stream stops early is ``truncated`` when no ``Content-Length`` showed the transfer
+complete. Limit and read failures become :class:`WaybackError` kinds.
 """
 
 from __future__ import annotations
 
-import gzip
-import zlib
-
 import requests
-import urllib3.exceptions
 
+from transforms.clients.bounded_http import (
+    MIB,
+    TRUNCATED,
+    BoundedDecoder,
+    BoundedHttpError,
+    Deadline,
+    HttpLimits,
+    declared_length,
+    read_body,
+)
 from transforms.clients.wayback.errors import WaybackError
 
 
-def read_raw_body(resp: requests.Response, url: str) -> bytes:
-    """Read the undecoded body of a streamed response, detecting short transfers."""
+def read_capture_body(
+    resp: requests.Response, url: str, limits: HttpLimits, deadline: Deadline,
+    read_timeout: float,
+) -> tuple[bytes, bytes]:
+    """``(raw, content)`` of a streamed ``id_`` response: the bytes as sent and the payload
+    with any Content-Encoding removed (``raw`` itself when it cannot be decoded)."""
+    decoder = BoundedDecoder(resp.headers.get("Content-Encoding", ""), limits.max_decoded_bytes)
     try:
-        raw = resp.raw.read(decode_content=False)
-    except urllib3.exceptions.ReadTimeoutError as exc:
-        raise WaybackError("timeout", url, str(exc)) from exc
-    except urllib3.exceptions.ProtocolError as exc:
-        raise WaybackError("truncated", url, str(exc)) from exc
-    except (urllib3.exceptions.HTTPError, OSError) as exc:
-        raise WaybackError("connection_error", url, str(exc)) from exc
-    expected = resp.headers.get("Content-Length", "").strip()
-    if expected.isdigit() and len(raw) < int(expected):
-        raise WaybackError("truncated", url, f"received {len(raw)} of {expected} bytes")
-    return raw
+        raw = read_body(resp, limits, deadline, read_timeout, decoder)
+        decoded = decoder.finish()
+    except BoundedHttpError as exc:
+        raise WaybackError(exc.kind, url, exc.message) from exc
+    if decoder.state == "incomplete" and declared_length(resp) is None:
+        raise WaybackError(TRUNCATED, url, "the compressed stream ends early")
+    return raw, raw if decoded is None else decoded
 
 
-def decode_body(raw: bytes, content_encoding: str) -> bytes:
-    """Undo gzip/deflate Content-Encoding; returns ``raw`` when not encoded or undecodable."""
-    encoding = content_encoding.strip().lower()
+def read_text_body(
+    resp: requests.Response, url: str, limits: HttpLimits, deadline: Deadline,
+    read_timeout: float,
+) -> bytes:
+    """The decoded body of a streamed API (CDX) response, decoded as requests would; a body
+    that cannot be decoded or stops early is ``truncated``."""
+    decoder = BoundedDecoder(resp.headers.get("Content-Encoding", ""), limits.max_decoded_bytes,
+                             trailing_garbage_ok=True)
     try:
-        if encoding in ("gzip", "x-gzip"):
-            return gzip.decompress(raw)
-        if encoding == "deflate":
-            try:
-                return zlib.decompress(raw)
-            except zlib.error:
-                return zlib.decompress(raw, -zlib.MAX_WBITS)
-    except (OSError, EOFError, zlib.error):
-        return raw
-    return raw
+        raw = read_body(resp, limits, deadline, read_timeout, decoder)
+        decoded = decoder.finish()
+    except BoundedHttpError as exc:
+        raise WaybackError(exc.kind, url, exc.message) from exc
+    if decoder.state in ("invalid", "incomplete"):
+        raise WaybackError(TRUNCATED, url, f"{decoder.encoding} body is {decoder.state}")
+    return raw if decoded is None else decoded
+
+
+def decode_body(raw: bytes, content_encoding: str, max_bytes: int = 256 * MIB) -> bytes:
+    """Undo gzip/deflate Content-Encoding; returns ``raw`` when not encoded or undecodable.
+
+    Raises :class:`transforms.clients.bounded_http.BoundedHttpError` ``body_too_large`` when
+    the decoded payload would exceed ``max_bytes``.
+    """
+    decoder = BoundedDecoder(content_encoding, max_bytes)
+    decoder.feed(raw)
+    decoded = decoder.finish()
+    return raw if decoded is None else decoded

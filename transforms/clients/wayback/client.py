@@ -2,8 +2,10 @@
 
 :class:`WaybackClient` pages through CDX queries with resume keys and fetches capture payloads,
 each endpoint under its own :class:`~transforms.clients.rate_limit.RateLimiter`, retrying as
-:class:`~transforms.clients.retry_policy.PoliteClientBase` decides. Payloads are checked
-against the CDX digest. CDX pages and fetched payloads are cached (a
+:class:`~transforms.clients.retry_policy.PoliteClientBase` decides. Every request is bounded
+(:mod:`transforms.clients.bounded_http`): a total deadline, raw and decoded body caps, and
+redirects followed here, each hop rate-limited and counted. Payloads are checked against the
+CDX digest. CDX pages and fetched payloads are cached (a
 :class:`~transforms.clients.cache_store.CacheStore`, local or in an injected object storage),
 so a re-run after a crash never asks the archive twice for the same thing.
 """
@@ -21,10 +23,19 @@ from urllib.parse import urlencode
 
 import requests
 
+from transforms.clients.bounded_http import (
+    MIB,
+    TOO_MANY_REDIRECTS,
+    BoundedHttpError,
+    Deadline,
+    HttpLimits,
+    redirect_url,
+    timeout_pair,
+)
 from transforms.clients.cache_store import CacheStore, ObjectStorage
 from transforms.clients.rate_limit import RateLimiter
 from transforms.clients.retry_policy import PoliteClientBase
-from transforms.clients.wayback.body import decode_body, read_raw_body
+from transforms.clients.wayback.body import read_capture_body, read_text_body
 from transforms.clients.wayback.cdx import (
     CdxCapture,
     cdx_params,
@@ -43,6 +54,8 @@ T = TypeVar("T")
 
 DEFAULT_BASE_URL = "https://web.archive.org"
 DEFAULT_USER_AGENT = "qa-dataset-toolkit/0.1 (+https://github.com/; dataset research)"
+DEFAULT_LIMITS = HttpLimits(deadline=300.0, max_body_bytes=64 * MIB,
+                            max_decoded_bytes=256 * MIB, max_redirects=5)
 VERIFY_MODES: tuple[str, ...] = ("strict", "warn", "off")
 STAT_KEYS: tuple[str, ...] = (
     "requests",
@@ -79,7 +92,11 @@ class WaybackClient(PoliteClientBase):
     """requests-based Wayback client with retries, rate limits and an on-disk cache.
 
     ``cdx_per_minute`` / ``fetch_per_minute`` of 0 disable the corresponding rate limit.
-    ``max_retries`` counts retries after the first attempt. ``verify_digest`` is "strict"
+    ``max_retries`` counts retries after the first attempt. ``timeout`` is requests'
+    ``(connect, read)``, per socket operation; ``deadline`` bounds each attempt in total
+    (seconds, redirects included); ``max_body_bytes`` / ``max_decoded_bytes`` cap a body as
+    sent and once decoded; ``max_redirects`` caps the hops followed (each one rate-limited and
+    counted in ``stats["requests"]``). ``verify_digest`` is "strict"
     (mismatch is an error), "warn" (accept, ``digest_ok=False``) or "off". The cache is keyed
     without the host, so use one ``cache_dir`` per archive; a remote ``cache_dir``
     (``gs://...``) needs ``cache_storage`` (see :class:`CacheStore`).
@@ -100,6 +117,10 @@ class WaybackClient(PoliteClientBase):
         verify_digest: str = "strict",
         sleep: Callable[[float], Any] = time.sleep,
         cache_storage: ObjectStorage | None = None,
+        deadline: float = DEFAULT_LIMITS.deadline,
+        max_body_bytes: int = DEFAULT_LIMITS.max_body_bytes,
+        max_decoded_bytes: int = DEFAULT_LIMITS.max_decoded_bytes,
+        max_redirects: int = DEFAULT_LIMITS.max_redirects,
     ) -> None:
         if verify_digest not in VERIFY_MODES:
             raise ValueError(f"verify_digest must be one of {VERIFY_MODES}, got {verify_digest!r}")
@@ -107,6 +128,8 @@ class WaybackClient(PoliteClientBase):
         self.cache_dir = cache_dir
         self._cache = CacheStore(cache_dir, cache_storage) if cache_dir else None
         self.timeout = timeout
+        self.limits = HttpLimits(deadline=deadline, max_body_bytes=max_body_bytes,
+                                 max_decoded_bytes=max_decoded_bytes, max_redirects=max_redirects)
         self.verify_digest = verify_digest
         self._sleep = sleep
         self._cdx_limiter = RateLimiter(cdx_per_minute, sleep=sleep)
@@ -182,10 +205,12 @@ class WaybackClient(PoliteClientBase):
         self, endpoint: str, query: list[tuple[str, str]]
     ) -> tuple[list[CdxCapture], str | None]:
         """Single CDX request; malformed bodies become ``bad_cdx_response``."""
-        resp = self._get(endpoint, params=query)
-        self._count("bytes", len(resp.content))
+        deadline = Deadline(self.limits.deadline)
+        resp = self._get(endpoint, self._cdx_limiter, deadline, params=query)
+        body = read_text_body(resp, resp.url, self.limits, deadline, _read_timeout(self.timeout))
+        self._count("bytes", len(body))
         try:
-            return parse_cdx_json(resp.text)
+            return parse_cdx_json(_response_text(resp, body))
         except ValueError as exc:
             raise WaybackError("bad_cdx_response", resp.url, str(exc)) from exc
 
@@ -215,16 +240,14 @@ class WaybackClient(PoliteClientBase):
         return result
 
     def _fetch_attempt(self, capture: CdxCapture, url: str, attempt: int) -> FetchResult:
-        """Single GET of the id_ URL, with length and digest checks."""
-        resp = self._get(url, stream=True)
-        try:
-            raw = read_raw_body(resp, url)
-            headers = dict(resp.headers)
-            status = resp.status_code
-        finally:
-            resp.close()
+        """Single GET of the id_ URL (redirects followed), with length and digest checks."""
+        deadline = Deadline(self.limits.deadline)
+        resp = self._get(url, self._fetch_limiter, deadline)
+        headers = dict(resp.headers)
+        status = resp.status_code
+        raw, content = read_capture_body(resp, url, self.limits, deadline,
+                                         _read_timeout(self.timeout))
         self._count("bytes", len(raw))
-        content = decode_body(raw, headers.get("Content-Encoding", ""))
         digest_ok = self._check_digest(capture, raw, content, url, attempt >= self.max_retries)
         return FetchResult(
             url=capture.original,
@@ -303,16 +326,40 @@ class WaybackClient(PoliteClientBase):
     # HTTP and retries ----------------------------------------------------------------------
 
     def _get(
-        self, url: str, params: list[tuple[str, str]] | None = None, stream: bool = False
+        self,
+        url: str,
+        limiter: RateLimiter,
+        deadline: Deadline,
+        params: list[tuple[str, str]] | None = None,
     ) -> requests.Response:
-        """One GET; transport failures and error statuses become :class:`WaybackError`."""
-        self._count("requests")
-        try:
-            resp = self._session.get(url, params=params, timeout=self.timeout, stream=stream)
-        except requests.exceptions.RequestException as exc:
-            raise classify_request_exception(exc, url) from exc
-        raise_for_status(resp, url)
-        return resp
+        """A streamed GET whose redirects are followed here: every hop waits for ``limiter``
+        (the first one already has) and counts as a request; at most ``max_redirects`` hops.
+        Transport failures, limits and error statuses become :class:`WaybackError`."""
+        target, hops = url, 0
+        while True:
+            self._count("requests")
+            try:
+                resp = self._session.get(target, params=params, stream=True,
+                                         allow_redirects=False,
+                                         timeout=deadline.timeout(timeout_pair(self.timeout)))
+            except BoundedHttpError as exc:
+                raise WaybackError(exc.kind, url, exc.message) from exc
+            except requests.exceptions.RequestException as exc:
+                error = classify_request_exception(exc, url)
+                if error.kind == "timeout" and deadline.expired():
+                    error = WaybackError("deadline_exceeded", url, str(exc))
+                raise error from exc
+            next_url = redirect_url(self._session, resp)
+            if next_url is None:
+                raise_for_status(resp, url)
+                return resp
+            resp.close()
+            if hops >= self.limits.max_redirects:
+                raise WaybackError(TOO_MANY_REDIRECTS, url,
+                                   f"more than {self.limits.max_redirects} redirects")
+            hops += 1
+            deadline.extend(limiter.acquire())
+            target, params = next_url, None
 
     def _with_retries(self, url: str, limiter: RateLimiter, attempt_fn: Callable[[int], T]) -> T:
         """Run ``attempt_fn(attempt)`` under ``limiter`` until success or a final failure."""
@@ -327,6 +374,17 @@ class WaybackClient(PoliteClientBase):
                     raise
                 self._sleep(self._retry_delay(err, attempt, url))
             attempt += 1
+
+
+def _read_timeout(timeout: float | tuple[float, float]) -> float:
+    return timeout_pair(timeout)[1]
+
+
+def _response_text(resp: requests.Response, body: bytes) -> str:
+    """``body`` as text, decoded exactly as ``resp.text`` decodes a body requests read."""
+    resp._content = body
+    resp._content_consumed = True
+    return resp.text
 
 
 def _read_json(cache: CacheStore | None, path: str | None) -> dict | None:

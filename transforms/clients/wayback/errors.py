@@ -2,9 +2,11 @@
 to its kinds.
 
 Each failure gets a short stable ``kind``. Rate limiting (HTTP 429, and refused connections,
-which is how the archive sheds load) and transient failures (5xx, timeouts, resets, short
-bodies, digest mismatches, unparsable CDX pages) are retryable; other 4xx statuses are
-permanent. The retry loop itself lives in :mod:`transforms.clients.retry_policy`.
+which is how the archive sheds load) and transient failures (5xx, timeouts, a request over
+its total deadline, resets, short bodies, digest mismatches, unparsable CDX pages) are
+retryable; other 4xx statuses, bodies over the size caps (``body_too_large``) and redirect
+chains longer than the cap (``too_many_redirects``) are permanent. The retry loop itself lives
+in :mod:`transforms.clients.retry_policy`.
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ RETRYABLE_KINDS = frozenset(
     {
         "server_error",
         "timeout",
+        "deadline_exceeded",
         "connection_error",
         "truncated",
         "digest_mismatch",
@@ -34,8 +37,9 @@ class WaybackError(Exception):
     """A Wayback request that failed for good.
 
     ``kind`` is a short stable reason ("http_404", "http_410", "http_403", "rate_limited",
-    "connection_refused", "server_error", "timeout", "connection_error", "truncated",
-    "digest_mismatch", "bad_cdx_response", ...); ``url`` is the request URL.
+    "connection_refused", "server_error", "timeout", "deadline_exceeded", "connection_error",
+    "truncated", "digest_mismatch", "bad_cdx_response", "body_too_large",
+    "too_many_redirects", ...); ``url`` is the request URL.
     """
 
     def __init__(
