@@ -103,13 +103,25 @@ def _has_class(el: etree._Element, name: str) -> bool:
     return name in _classes(el).split()
 
 
+class TooDeeplyNested(ValueError):
+    """The page nests elements deeper than libxml2 parses even without its default limit."""
+
+
 def _load(html_text: str) -> etree._Element | None:
+    """Parse without libxml2's default depth limit of 256 (``huge_tree``: 2048 levels); a page
+    nested deeper still raises ``TooDeeplyNested`` rather than losing its rest silently."""
     text = _XML_DECL.sub("", html_text, count=1)
     if not text.strip():
         return None
+    parser = lxml_html.HTMLParser(huge_tree=True)
     try:
-        doc = lxml_html.document_fromstring(text)
+        doc = lxml_html.document_fromstring(text, parser=parser)
     except (etree.ParserError, ValueError):
+        doc = None
+    for entry in parser.error_log:
+        if entry.type == etree.ErrorTypes.ERR_RESOURCE_LIMIT or "Excessive depth" in entry.message:
+            raise TooDeeplyNested(entry.message.strip())
+    if doc is None:
         return None
     for br in doc.iter("br"):
         br.tail = "\n" + (br.tail or "")
@@ -220,16 +232,25 @@ def _block_name(el: etree._Element) -> str:
     return el.get("data-component") or el.get("data-block") or ""
 
 
+def _walk(root: etree._Element, visit) -> None:
+    """Call ``visit(child)`` on the elements under ``root`` in document order, descending into
+    a child when ``visit`` returns True; an explicit stack, so any depth is fine."""
+    stack = [iter(root)]
+    while stack:
+        child = next(stack[-1], None)
+        if child is None:
+            stack.pop()
+        elif isinstance(child.tag, str) and visit(child):
+            stack.append(iter(child))
+
+
 def _walk_component_blocks(root: etree._Element, out: list[Block]) -> None:
     """Era C+: only ``data-component``/``data-block`` blocks carry body content."""
-    for child in root:
-        if not isinstance(child.tag, str):
-            continue
+
+    def visit(child: etree._Element) -> bool:
         name = _block_name(child)
         if not name:
-            if child.tag not in ("header", "nav", "footer", "aside"):
-                _walk_component_blocks(child, out)
-            continue
+            return child.tag not in ("header", "nav", "footer", "aside")
         if name in _C_PARAGRAPH:
             found = len(out)
             _walk_classic(child, out, ())
@@ -246,6 +267,9 @@ def _walk_component_blocks(root: etree._Element, out: list[Block]) -> None:
                 out.append(block)
         elif name in _C_BREAK or (name in _C_IMAGE and _is_grey_line(child)):
             out.append(Block(BREAK))
+        return False
+
+    _walk(root, visit)
 
 
 def _is_noise(el: etree._Element, noise_classes: tuple[str, ...]) -> bool:
@@ -257,16 +281,15 @@ def _is_noise(el: etree._Element, noise_classes: tuple[str, ...]) -> bool:
 
 def _walk_classic(el: etree._Element, out: list[Block], noise: tuple[str, ...]) -> None:
     """Era A/B: walk the body in document order, pruning non-text containers."""
-    for child in el:
-        if not isinstance(child.tag, str):
-            continue
+
+    def visit(child: etree._Element) -> bool:
         tag = child.tag
         if tag == "figure" and _is_grey_line(child):
             out.append(Block(BREAK))
         elif tag == "hr":
             out.append(Block(BREAK))
         elif _is_noise(child, noise):
-            continue
+            return False
         elif tag == "p":
             cross = [s for s in child.iter("span") if _has_class(s, "cross-head")]
             text = _text(child)
@@ -283,7 +306,10 @@ def _walk_classic(el: etree._Element, out: list[Block], noise: tuple[str, ...]) 
             if block:
                 out.append(block)
         else:
-            _walk_classic(child, out, noise)
+            return True
+        return False
+
+    _walk(el, visit)
 
 
 def _find_body(doc: etree._Element) -> tuple[str, etree._Element | None]:
@@ -305,7 +331,10 @@ def _find_body(doc: etree._Element) -> tuple[str, etree._Element | None]:
 
 def parse_bbc_article(html_text: str) -> ParsedArticle | ParseSkip:
     """Parse a decoded BBC News page (NLQuAD §3: text-only article body with sub-headings)."""
-    doc = _load(html_text)
+    try:
+        doc = _load(html_text)
+    except TooDeeplyNested as error:
+        return ParseSkip("too_deeply_nested", f"deeper than libxml2 parses: {error}")
     if doc is None or not doc.xpath("//body"):
         return ParseSkip("no_article_body", "no <body> in the page (truncated or empty)")
     ld = _json_ld_objects(doc)

@@ -84,7 +84,7 @@ class ParsePages(beam.DoFn):
             yield from self._skip(page, url_class.kind)
             return
         decoded = decode_html(page.content, page.content_type)
-        if decoded.method in ("fallback", "replaced"):
+        if decoded.method in ("detected", "fallback", "replaced"):
             yield tally(self.STAGE, f"encoding_{decoded.method}")
         parsed = parse_bbc_article(decoded.text)
         if isinstance(parsed, ParseSkip):

@@ -1,17 +1,24 @@
 """Beam sources of captured pages: the bundled sample, saved HTML files, WARC/ARC archives.
 
 Each emits ``CapturedPage`` and accounts for what it could not read
-(``transforms.core.accounting``).
+(``transforms.core.accounting``). Damaged inputs are never half-read in silence: a compressed
+page file cut short or corrupt, and a WARC/ARC file that is empty, not an archive, truncated
+(a record shorter than its ``Content-Length``, a gzip member without its end) or corrupt, is
+counted and dead-lettered with a ``reason`` and how much was read before the damage; a partial
+record is never emitted.
 The Wayback source lives in ``transforms.sources.wayback``.
 """
 
 from __future__ import annotations
 
+import bz2
 import csv
 import io
 import posixpath
 import re
+import zlib
 from collections.abc import Iterator
+from dataclasses import replace
 from datetime import UTC, datetime
 from importlib import resources
 
@@ -30,6 +37,10 @@ _SAVED_FROM = re.compile(rb"<!--\s*saved from url=\(\d+\)\s*(\S+?)\s*-->", re.I)
 _WAYBACK_URL = re.compile(r"^https?://web\.archive\.org/web/(\d{14})[a-z_]*/(.+)$")
 _TIMESTAMP_IN_NAME = re.compile(r"(?<!\d)((?:19|20)\d{12})(?!\d)")
 _RECORD_SEPARATOR = 4  # CRLF CRLF may trail the last record of an uncompressed archive
+_SNIFF_BYTES = 65536
+_GZIP_MAGIC = b"\x1f\x8b"
+_ARCHIVE_START = re.compile(
+    rb"WARC/\d|\S+ \S+ \d{14}(?: \S+)* \d+\s*$")  # a WARC record or an ARC header line
 _CANONICAL = re.compile(
     rb"""<link[^>]+rel=["']canonical["'][^>]*href=["']([^"']+)["']"""
     rb"""|<meta[^>]+property=["']og:url["'][^>]*content=["']([^"']+)["']""", re.I)
@@ -79,6 +90,7 @@ class _ReadSampleFile(beam.DoFn):
             base = resources.files(SAMPLE_PACKAGE).joinpath(*SAMPLE_DIR, "pages")
             content = base.joinpath(name).read_bytes()
         except OSError as error:
+            yield tally("input", "unreadable_files")
             yield dead_letter("input", error, url=url, timestamp=timestamp,
                               source=f"sample:{name}")
             return
@@ -95,6 +107,87 @@ class ReadSamplePages(beam.PTransform):
                   | "ReadSample" >> beam.ParDo(_ReadSampleFile()).with_outputs(
                       *SIDE_OUTPUTS, main="main"))
         return result.main, [result]
+
+
+class DamagedInputError(ValueError):
+    """An input file that cannot be read (completely); ``reason`` names why for the tallies
+    and dead letters: ``truncated_file`` / ``corrupt_file`` (compressed page files),
+    ``empty_archive``, ``not_an_archive``, ``truncated_record``, ``truncated_archive``,
+    ``corrupt_archive`` (WARC/ARC)."""
+
+    def __init__(self, reason: str, message: str):
+        super().__init__(message)
+        self.reason = reason
+
+
+class GzipCheck:
+    """Follows the raw bytes of a (multi-member) gzip stream to tell, at its end, whether it
+    was complete: Beam's and warcio's readers stop quietly at a cut or corrupt member."""
+
+    def __init__(self):
+        self._member = None
+        self.error: zlib.error | None = None
+        self.bytes_fed = 0
+
+    def feed(self, data: bytes) -> None:
+        """Decompress (and discard) the next raw bytes."""
+        if self.error is not None:
+            return
+        self.bytes_fed += len(data)
+        while data:
+            if self._member is None:
+                if not data.strip(b"\0"):  # zero padding after the last member
+                    return
+                self._member = zlib.decompressobj(16 + zlib.MAX_WBITS)
+            try:
+                self._member.decompress(data)
+            except zlib.error as error:
+                self.error = error
+                return
+            if not self._member.eof:
+                return
+            data = self._member.unused_data
+            self._member = None
+
+    def problem(self, what: str) -> DamagedInputError | None:
+        """The damage seen so far, if any, with ``what`` naming the reasons (file, archive)."""
+        if self.error is not None:
+            return DamagedInputError(f"corrupt_{what}", f"corrupt gzip data: {self.error}")
+        if self._member is not None:
+            return DamagedInputError(
+                f"truncated_{what}",
+                f"gzip stream ends inside a member after {self.bytes_fed} bytes (truncated)")
+        return None
+
+
+def decompress_checked(raw: bytes, compression: str) -> bytes:
+    """Decompress a whole (multi-member) gzip or bzip2 file; ``DamagedInputError``
+    (``truncated_file``, ``corrupt_file``) instead of the bytes before the damage."""
+    gzipped = compression == CompressionTypes.GZIP
+    name = "gzip" if gzipped else "bzip2"
+    parts, data = [], raw
+    while data.strip(b"\0") if gzipped else data:  # zero padding may follow gzip members
+        member = zlib.decompressobj(16 + zlib.MAX_WBITS) if gzipped else bz2.BZ2Decompressor()
+        try:
+            parts.append(member.decompress(data))
+        except (zlib.error, OSError) as error:
+            raise DamagedInputError("corrupt_file", f"corrupt {name} data: {error}") from None
+        if not member.eof:
+            raise DamagedInputError(
+                "truncated_file", f"{name} stream ends inside a member after "
+                                  f"{sum(map(len, parts))} bytes of content (truncated)")
+        data = member.unused_data
+    return b"".join(parts)
+
+
+def read_page_file(readable: fileio.ReadableFile) -> bytes:
+    """A page file's bytes; gzip and bzip2 (by extension) are decompressed and checked."""
+    compression = CompressionTypes.detect_compression_type(readable.metadata.path)
+    if compression not in (CompressionTypes.GZIP, CompressionTypes.BZIP2):
+        return readable.read()
+    with readable.open(compression_type=CompressionTypes.UNCOMPRESSED) as handle:
+        raw = handle.read()
+    return decompress_checked(raw, compression)
 
 
 class _ReadHtmlFile(beam.DoFn):
@@ -120,13 +213,21 @@ class _ReadHtmlFile(beam.DoFn):
     def process(self, readable: fileio.ReadableFile):
         path = readable.metadata.path
         try:
-            content = readable.read()
+            content = read_page_file(readable)
             index, index_dir = self._index_for(path)
             relative = posixpath.relpath(path, index_dir) if index_dir else path
             url, timestamp = index.get(relative) or index.get(posixpath.basename(path)) or (
                 capture_from_content(path, content))
+        except DamagedInputError as error:
+            yield tally("input", "truncated_or_corrupt_files")
+            yield dead_letter("input", error, url="", timestamp="", source=path,
+                              reason=error.reason, pages_read=0,
+                              detail="no page emitted from a damaged compressed file")
+            return
         except Exception as error:  # noqa: BLE001 - an unreadable file must not stop the job
-            yield dead_letter("input", error, url="", timestamp="", source=path)
+            yield tally("input", "unreadable_files")
+            yield dead_letter("input", error, url="", timestamp="", source=path,
+                              reason="unreadable")
             return
         if not url:
             yield tally("input", "skipped.no_capture_url")
@@ -168,66 +269,201 @@ def warc_timestamp(warc_date: str) -> str:
     return moment.astimezone(UTC).strftime("%Y%m%d%H%M%S")
 
 
-class TruncatedArchiveError(ValueError):
-    """The archive ends in the middle of a record (or holds no readable record)."""
+class TruncatedArchiveError(DamagedInputError):
+    """The archive ends in the middle of a record, or holds unread bytes after its records."""
+
+
+class _SniffedStream:
+    """A raw stream whose first bytes were already read (to sniff the format), fed to a
+    ``GzipCheck`` as warcio reads it; ``tell`` counts from the start of the file."""
+
+    def __init__(self, head: bytes, rest, check: GzipCheck | None):
+        self._head, self._rest, self._check = head, rest, check
+        self._position = 0
+        if check is not None:
+            check.feed(head)
+
+    def read(self, size: int = -1) -> bytes:
+        data = b""
+        if self._position < len(self._head):
+            stop = len(self._head) if size is None or size < 0 else self._position + size
+            data = self._head[self._position:stop]
+        wanted = -1 if size is None or size < 0 else size - len(data)
+        if wanted:
+            more = self._rest.read(wanted) if wanted > 0 else self._rest.read()
+            if self._check is not None:
+                self._check.feed(more)
+            data += more
+        self._position += len(data)
+        return data
+
+    def tell(self) -> int:
+        return self._position
+
+
+def sniff_archive(head: bytes, source: str) -> None:
+    """Raise ``DamagedInputError`` (``empty_archive``, ``not_an_archive``, ``truncated_archive``,
+    ``corrupt_archive``) unless ``head``, the first bytes of a file, starts like a WARC or ARC
+    file (gzipped or not)."""
+    if not head.strip():
+        raise DamagedInputError("empty_archive", f"{source}: empty file")
+    start, member = head, None
+    if head.startswith(_GZIP_MAGIC):
+        member = zlib.decompressobj(16 + zlib.MAX_WBITS)
+        try:
+            start = member.decompress(head, _SNIFF_BYTES)
+        except zlib.error as error:
+            raise DamagedInputError("corrupt_archive", f"corrupt gzip data: {error}") from None
+    start = start.lstrip(b"\r\n\t ")
+    if not start:
+        if member is not None and member.eof:
+            raise DamagedInputError("empty_archive", f"{source}: gzip data without content")
+        if len(head) < _SNIFF_BYTES:
+            raise DamagedInputError("truncated_archive", f"{source}: gzip stream cut short")
+        return  # a first gzip member with no output yet: let warcio decide
+    first_line = start.split(b"\n", 1)[0][:1024]
+    if not _ARCHIVE_START.match(first_line):
+        raise DamagedInputError(
+            "not_an_archive",
+            f"{source}: starts with neither a WARC record nor an ARC header: {first_line[:80]!r}")
+
+
+def _drain(record) -> int:
+    """Read the rest of a record; the bytes its ``Content-Length`` promised but the file lacks."""
+    while record.raw_stream.read(65536):
+        pass
+    return max(getattr(record.raw_stream, "limit", 0) or 0, 0)
+
+
+def _has_length(record) -> bool:
+    """Content-Length is mandatory: a record without one was cut inside its headers."""
+    length = record.rec_headers.get_header("Content-Length") or ""
+    return record.length is not None and length.strip().isdigit()
+
+
+def _short_record(source: str, offset: int, record, missing: int,
+                  check: GzipCheck | None) -> TruncatedArchiveError:
+    damage = check.problem("archive") if check is not None else None
+    reason = "corrupt_archive" if damage and damage.reason == "corrupt_archive" else (
+        "truncated_record")
+    shortfall = (f"is {missing} bytes short of its Content-Length {record.length}"
+                 if _has_length(record) else "ends inside its headers")
+    error = TruncatedArchiveError(
+        reason, f"{source}#{offset}: record {shortfall} (truncated or corrupt)")
+    error.record = f"{source}#{offset}"
+    return error
 
 
 def iter_warc_pages(stream, source: str,
                     size: int | None = None) -> Iterator[CapturedPage | tuple[str, str]]:
-    """Yield CapturedPage for HTML 200 responses, ``("skip", reason)`` for other records.
+    """Yield CapturedPage for HTML 200 responses, ``("skip", reason)`` for other responses
+    and revisits (``source`` is ``<file>#<record offset>``).
 
-    warcio stops quietly at a truncated gzip member or record; when ``size`` (bytes of the
-    file) is given, an archive whose records end before the file does raises
-    ``TruncatedArchiveError`` after the complete records were yielded.
+    Raises ``DamagedInputError`` after the complete records were yielded: ``empty_archive`` and
+    ``not_an_archive`` before any; ``truncated_record`` (never yielded) when a record is shorter
+    than its ``Content-Length``; ``truncated_archive`` / ``corrupt_archive`` for a gzip stream cut
+    inside a member or corrupt; and, when ``size`` (bytes of the file) is given,
+    ``corrupt_archive`` if the records end before the file does. The error's ``records_read``
+    attribute counts the complete records.
     """
     from warcio.archiveiterator import ArchiveIterator
 
-    records = ArchiveIterator(stream, arc2warc=True)
-    for record in records:
-        if record.rec_type == "revisit":
-            yield "skip", "revisit_record"
-            continue
-        if record.rec_type != "response":
-            continue
-        headers = record.http_headers
-        status = headers.get_statuscode() if headers else ""
-        content_type = (headers.get_header("Content-Type") or "") if headers else ""
-        if status != "200":
-            yield "skip", f"http_{status or 'unknown'}"
-            continue
-        if "html" not in content_type.lower():
-            yield "skip", "not_html"
-            continue
-        url = record.rec_headers.get_header("WARC-Target-URI") or ""
-        timestamp = warc_timestamp(record.rec_headers.get_header("WARC-Date") or "")
-        content = record.content_stream().read()
-        source_id = f"{source}#{records.get_record_offset()}"
-        yield CapturedPage(url, timestamp, content, source_id, content_type)
-    if size is not None:
+    head = stream.read(_SNIFF_BYTES)
+    sniff_archive(head, source)
+    check = GzipCheck() if head.startswith(_GZIP_MAGIC) else None
+    records = ArchiveIterator(_SniffedStream(head, stream, check), arc2warc=True)
+    count = 0
+    try:
+        for record in records:
+            item = _warc_item(record)
+            missing = _drain(record)
+            offset = records.get_record_offset()
+            if missing or not _has_length(record):
+                raise _short_record(source, offset, record, missing, check)
+            count += 1
+            if isinstance(item, CapturedPage):
+                yield replace(item, source=f"{source}#{offset}")
+            elif item is not None:
+                yield item
+    except DamagedInputError as error:
+        error.records_read = count
+        raise
+    except Exception as error:  # noqa: BLE001 - warcio fails in many ways on damaged bytes
+        damage = (check.problem("archive") if check is not None else None) or (
+            DamagedInputError("corrupt_archive", f"{source}: unreadable record: {error!r}"))
+        damage.records_read = count
+        raise damage from error
+    damage = check.problem("archive") if check is not None else None
+    if damage is None and count == 0:
+        damage = DamagedInputError("truncated_archive",
+                                   f"{source}: no complete record (truncated)")
+    if damage is None and size is not None:
         consumed = records.get_record_offset() + records.get_record_length()
-        slack = 0 if source.endswith(".gz") else _RECORD_SEPARATOR
+        slack = 0 if check is not None else _RECORD_SEPARATOR
         if size - consumed > slack:
-            raise TruncatedArchiveError(
+            damage = TruncatedArchiveError(
+                "corrupt_archive",
                 f"{source}: records end at byte {consumed} of {size} (truncated or corrupt)")
+    if damage is not None:
+        damage.records_read = count
+        raise damage
+
+
+def _warc_item(record) -> CapturedPage | tuple[str, str] | None:
+    """The page (its ``source`` still to be set) or the skip reason of a response or revisit
+    record, its content read but not drained; None for other record types."""
+    if record.rec_type == "revisit":
+        return "skip", "revisit_record"
+    if record.rec_type != "response":
+        return None
+    headers = record.http_headers
+    status = headers.get_statuscode() if headers else ""
+    content_type = (headers.get_header("Content-Type") or "") if headers else ""
+    if status != "200":
+        return "skip", f"http_{status or 'unknown'}"
+    if "html" not in content_type.lower():
+        return "skip", "not_html"
+    url = record.rec_headers.get_header("WARC-Target-URI") or ""
+    timestamp = warc_timestamp(record.rec_headers.get_header("WARC-Date") or "")
+    content = record.content_stream().read()
+    return CapturedPage(url, timestamp, content, "", content_type)
+
+
+_FILE_TALLIES = {"empty_archive": "warc_empty_files", "not_an_archive": "warc_not_archive_files"}
 
 
 class _ReadWarcFile(beam.DoFn):
     def process(self, readable: fileio.ReadableFile):
         path = readable.metadata.path
-        read = 0
+        pages = 0
         try:
             with readable.open(compression_type=CompressionTypes.UNCOMPRESSED) as stream:
                 for item in iter_warc_pages(stream, path, readable.metadata.size_in_bytes):
                     if isinstance(item, CapturedPage):
-                        read += 1
+                        pages += 1
                         yield tally("input", "pages")
                         yield item
                     else:
                         yield tally("input", f"warc_skipped.{item[1]}")
-        except Exception as error:  # noqa: BLE001 - a truncated archive must not stop the job
+        except DamagedInputError as error:
+            if error.reason == "truncated_record":
+                yield tally("input", "warc_truncated_records")
+            yield tally("input", _FILE_TALLIES.get(error.reason,
+                                                   "warc_truncated_or_corrupt_files"))
+            yield self._dead_letter(path, error, error.reason, pages,
+                                    getattr(error, "records_read", None))
+        except Exception as error:  # noqa: BLE001 - a damaged archive must not stop the job
             yield tally("input", "warc_truncated_or_corrupt_files")
-            yield dead_letter("input", error, url="", timestamp="", source=path,
-                              detail=f"archive ended after {read} HTML pages were read")
+            yield self._dead_letter(path, error, "corrupt_archive", pages, None)
+
+    @staticmethod
+    def _dead_letter(path: str, error: Exception, reason: str, pages: int,
+                     records: int | None):
+        counted = "" if records is None else f" ({records} complete records)"
+        return dead_letter("input", error, url="", timestamp="", source=path, reason=reason,
+                           record=getattr(error, "record", ""), pages_read=pages,
+                           records_read=records,
+                           detail=f"archive ended after {pages} HTML pages were read{counted}")
 
 
 class ReadWarcPages(beam.PTransform):

@@ -215,3 +215,28 @@ def test_normalize_datetime_forms():
     assert normalize_datetime("2011/12/02 00:03:39") == "2011-12-02T00:03:39Z"
     assert normalize_datetime("2020-10-21T04:30:49.000Z") == "2020-10-21T04:30:49Z"
     assert normalize_datetime("21 October") == ""
+
+
+def _nested(depth: int, body: str) -> str:
+    return "<html><body>" + "<div>" * depth + body + "</div>" * depth + "</body></html>"
+
+
+def test_deeply_nested_article_is_parsed_not_dropped():
+    era_b = ("<div class='story-body__inner'>" + "<div>" * 600 + "<p>Deep paragraph.</p>"
+             "<h2 class='story-body__crosshead'>Why so deep?</h2><p>Generated markup.</p>"
+             + "</div>" * 600 + "</div>")
+    parsed = parse_bbc_article(_nested(600, era_b))
+    assert isinstance(parsed, ParsedArticle)
+    assert [(b.kind, b.text) for b in parsed.blocks] == [
+        (PARAGRAPH, "Deep paragraph."), (SUBHEADING, "Why so deep?"),
+        (PARAGRAPH, "Generated markup.")]
+    era_c = ("<article>" + "<div>" * 600 + "<div data-component='text-block'><p>Deep C.</p>"
+             "</div>" + "</div>" * 600 + "</article>")
+    assert parse_bbc_article(_nested(600, era_c)).paragraphs == ["Deep C."]
+
+
+def test_page_nested_beyond_the_parser_limit_is_skipped_with_reason():
+    body = "<div class='story-body__inner'><p>Lost below the limit.</p></div>"
+    skipped = parse_bbc_article(_nested(2100, body))
+    assert isinstance(skipped, ParseSkip)
+    assert skipped.reason == "too_deeply_nested"

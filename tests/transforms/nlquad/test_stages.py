@@ -135,3 +135,28 @@ def test_extract_removes_repeated_paragraphs_and_assigns_splits():
                     | beam.CombinePerKey(sum), equal_to([
                         ("documents.deduplicated", 1), ("documents.repeated_paragraphs_removed", 1),
                         ("documents.kept.train", 1)]), label="tallies")
+
+
+def test_parse_pages_detects_undeclared_encodings_and_counts_them():
+    japanese = ("東京で大きな地震がありました。政府は対策を発表しました。"
+                "気象庁によると、津波の心配はありません。")
+    western = "The \u201cbest\u201d caf\u00e9 in Z\u00fcrich \u2013 r\u00e9sum\u00e9s"
+    pages = [
+        CapturedPage("https://www.bbc.co.uk/news/uk-1000001", "20170101000000",
+                     BODY.format("Hello there.").encode("utf-16-le"), "t"),
+        CapturedPage("https://www.bbc.co.uk/news/uk-1000002", "20170101000000",
+                     BODY.format(japanese).encode("shift_jis"), "t"),
+        CapturedPage("https://www.bbc.co.uk/news/uk-1000003", "20170101000000",
+                     BODY.format(western).encode("cp1252"), "t"),
+    ]
+    with _pipeline() as p:
+        out = (p | beam.Create(pages)
+               | beam.ParDo(ParsePages()).with_outputs(*SIDE_OUTPUTS, main="main"))
+        assert_that(out.main | beam.Map(lambda a: (a.document_id, a.encoding, a.paragraphs[0])),
+                    equal_to([("bbc-1000001", "utf-16-le", "Hello there."),
+                              ("bbc-1000002", "cp932", japanese),
+                              ("bbc-1000003", "cp1252", western)]), label="kept")
+        assert_that(out[TALLY] | beam.Filter(lambda kv: kv[0].startswith("pages.encoding"))
+                    | beam.CombinePerKey(sum),
+                    equal_to([("pages.encoding_detected", 2), ("pages.encoding_fallback", 1)]),
+                    label="tallies")
