@@ -35,6 +35,10 @@ from dataclasses import dataclass
 
 JNQ_MIN_WORDS = 8
 JBOOLQ_MIN_WORDS = 7  # "more than six words"
+# Longer normalized queries are rejected "too_long" before tagging: the bound of NQ's cheap
+# checks (filters.nq.queries.MAX_QUERY_CHARS), which JNQ's selection mirrors (JNQ §3.1 builds
+# on NQ §3.1); no question is that long, and tagging 100,000 characters is slow.
+MAX_QUERY_CHARS = 400
 
 SYMBOL_POS = frozenset({"補助記号", "記号", "空白"})
 
@@ -133,6 +137,16 @@ _WHITESPACE = re.compile(r"\s")
 def has_space(normalized: str) -> bool:
     """JNQ §3.1 (a): True when any whitespace character (half or full width) is inside."""
     return _WHITESPACE.search(normalized) is not None
+
+
+def cheap_rejection(normalized: str, max_chars: int = MAX_QUERY_CHARS) -> str | None:
+    """Reasons decidable without the tagger (JNQ §3.1, with NQ §3.1's length bound):
+    ``too_long`` (more than ``max_chars`` characters), ``contains_space`` (rule a)."""
+    if len(normalized) > max_chars:
+        return "too_long"
+    if has_space(normalized):
+        return "contains_space"
+    return None
 
 
 @dataclass(frozen=True, slots=True)
@@ -417,9 +431,11 @@ def matched_patterns(normalized: str, tokens: Sequence[JaToken],
 def select_jnq(normalized: str, tokens: Sequence[JaToken], count_symbols: bool = False,
                extended: bool = False) -> tuple[list[int], str | None]:
     """JNQ §3.1: (matched patterns, None) for a question candidate, else ([], reason), the
-    reason being the first failed rule: "contains_space", "too_few_words", "no_pattern"."""
-    if has_space(normalized):
-        return [], "contains_space"
+    reason being the first failed rule: "too_long", "contains_space", "too_few_words",
+    "no_pattern"."""
+    reason = cheap_rejection(normalized)
+    if reason:
+        return [], reason
     if word_count(tokens, count_symbols) < JNQ_MIN_WORDS:
         return [], "too_few_words"
     patterns = matched_patterns(normalized, tokens, extended)
@@ -428,10 +444,11 @@ def select_jnq(normalized: str, tokens: Sequence[JaToken], count_symbols: bool =
 
 def select_jboolq(normalized: str, tokens: Sequence[JaToken],
                   count_symbols: bool = False) -> str | None:
-    """JBoolQ §4: None for a candidate, else "contains_space", "too_few_words" (six words or
-    fewer) or "not_yes_no_form" (ends neither with "?" nor with the particle か)."""
-    if has_space(normalized):
-        return "contains_space"
+    """JBoolQ §4: None for a candidate, else "too_long", "contains_space", "too_few_words" (six
+    words or fewer) or "not_yes_no_form" (ends neither with "?" nor with the particle か)."""
+    reason = cheap_rejection(normalized)
+    if reason:
+        return reason
     if word_count(tokens, count_symbols) < JBOOLQ_MIN_WORDS:
         return "too_few_words"
     return None if pattern_2(normalized) or ends_with_ka(tokens) else "not_yes_no_form"

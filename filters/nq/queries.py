@@ -16,7 +16,11 @@ from datetime import UTC, date, datetime
 _SPACES = re.compile(r"\s+")
 _TRAILING = re.compile(r"[\s?？.。!]+$")
 _URLISH = re.compile(r"^(https?://|www\.)|\.(com|org|net|co\.uk)(/|$)", re.I)
+_INTEGER = re.compile(r"\s*\+?[0-9]+\s*")
 MIN_TOKENS = 8
+MAX_QUERY_CHARS = 400
+INT64_MAX = 2**63 - 1  # the release's count columns are int64
+_ALLOWED_CONTROLS = frozenset("\t\n\r")  # whitespace: normalization turns it into spaces
 
 
 def normalize_query(text: str) -> str:
@@ -26,7 +30,45 @@ def normalize_query(text: str) -> str:
     return _TRAILING.sub("", text)
 
 
-def cheap_rejection(normalized: str, max_chars: int = 400) -> str | None:
+def text_rejection(text: str) -> str | None:
+    """Why a raw query text cannot be a question, before aggregation, or None.
+
+    NQ §3.1 takes queries as users typed them; text no user typed must not reach a question
+    (or its ``variants``): ``invalid_utf8`` (U+FFFD, bytes already replaced upstream),
+    ``invalid_unicode`` (a lone surrogate, e.g. a JSON ``"\\ud800"`` escape: not encodable),
+    ``control_characters`` (C0/C1 controls other than tab, CR, LF: a broken client or log
+    writer; rejected rather than stripped, so two different raw strings never merge into one
+    question and the question is exactly what a user typed, after NFKC)."""
+    for char in text:
+        if char == "\ufffd":
+            return "invalid_utf8"
+        category = unicodedata.category(char)
+        if category == "Cs":
+            return "invalid_unicode"
+        if category == "Cc" and char not in _ALLOWED_CONTROLS:
+            return "control_characters"
+    return None
+
+
+def parse_count(value: object) -> int:
+    """A log's event or user count as a non-negative int64; ValueError otherwise (booleans,
+    fractions, negative numbers, text that is not a decimal integer, 2**63 or more)."""
+    if isinstance(value, bool):
+        raise ValueError(f"not a count: {value!r}")
+    if isinstance(value, int):
+        number = value
+    elif isinstance(value, float) and value.is_integer():
+        number = int(value)
+    elif isinstance(value, str) and _INTEGER.fullmatch(value):
+        number = int(value)
+    else:
+        raise ValueError(f"not a count: {str(value)[:100]!r}")
+    if not 0 <= number <= INT64_MAX:
+        raise ValueError(f"count out of range [0, 2**63 - 1]: {number}")
+    return number
+
+
+def cheap_rejection(normalized: str, max_chars: int = MAX_QUERY_CHARS) -> str | None:
     """Reasons decidable without spaCy: ``empty_query``, ``too_few_words`` (fewer than 4
     whitespace words can never make 8 tokens in a real query), ``too_long``, ``url_query``."""
     if not normalized:

@@ -104,7 +104,7 @@ def test_pipeline_on_the_real_file_and_promoted_copies(shared_data, examples, tm
     from pipelines.build_reqa import run
 
     real = run([TEST_RUNNER, "--source", "nq", "--input", str(shared_data / FILE),
-                "--output", str(tmp_path / "first")])
+                "--output", str(tmp_path / "first"), "--allow-empty"])  # every example drops
     assert real["stats"]["examples"] == {"read": 3, "kept": 0, "dropped": 3, "malformed": 0}
     assert real["stats"]["drop_reasons"] == {"long_answer_not_paragraph": 1,
                                              "null_long_answer": 2}

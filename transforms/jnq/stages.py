@@ -13,7 +13,7 @@ import apache_beam as beam
 
 from filters.jnq.paragraphs import page_paragraphs, select_candidates
 from filters.jnq.rules import (
-    has_space,
+    cheap_rejection,
     ja_tokens,
     make_tagger,
     normalize_ja,
@@ -61,8 +61,9 @@ class SelectJapaneseQuestions(beam.DoFn):
 
     def process(self, row: dict[str, Any]):
         question = row["question"]
-        if has_space(question):  # cheap: no tagging for keyword lists
-            yield from self._reject(_question_row(row, self.variant, 0, []), "contains_space")
+        reason = cheap_rejection(question)  # no tagging for keyword lists or huge queries
+        if reason:
+            yield from self._reject(_question_row(row, self.variant, 0, []), reason)
             return
         tokens = ja_tokens(self._tagger, question)
         words = word_count(tokens, self.count_symbols)

@@ -14,7 +14,7 @@ import apache_beam as beam
 
 from filters.nq.category_lexicon import CategoryLexicon
 from filters.nq.heuristics import matched_heuristics, query_view
-from filters.nq.queries import MIN_TOKENS, cheap_rejection
+from filters.nq.queries import INT64_MAX, MIN_TOKENS, cheap_rejection
 from filters.text.spacy_models import load_english
 from filters.text.stats import question_prefixes
 from transforms.core.accounting import tally
@@ -44,8 +44,18 @@ def _reject(row: dict[str, Any], reason: str, keep: bool):
         yield beam.pvalue.TaggedOutput(REJECTED_QUERIES, {**row, "reason": reason})
 
 
+_COUNT_COLUMNS = ("events", "users_in_window", "distinct_users")
+
+
+def _clamped(row: dict[str, Any]) -> dict[str, Any]:
+    """``row`` with its counts capped at int64, the release's column type."""
+    return {**row, **{name: min(row[name], INT64_MAX) for name in _COUNT_COLUMNS}}
+
+
 class FilterByUsers(beam.DoFn):
-    """NQ §3.1: issued "by multiple users in a short period of time"."""
+    """NQ §3.1: issued "by multiple users in a short period of time". A query whose summed
+    counts exceed int64 (each row's are checked by the reader) is rejected, ``count_overflow``.
+    """
 
     def __init__(self, min_users: int, window_days: int, keep_rejected: bool = False):
         self.min_users = min_users
@@ -57,7 +67,9 @@ class FilterByUsers(beam.DoFn):
         yield tally(STAGE, "distinct")
         row = candidate_row(question, stats, self.window_days)
         keep = self.keep_rejected
-        if row["users_in_window"] >= self.min_users:
+        if any(row[name] > INT64_MAX for name in _COUNT_COLUMNS):
+            yield from _reject(_clamped(row), "count_overflow", keep)
+        elif row["users_in_window"] >= self.min_users:
             yield row
         elif row["distinct_users"] >= self.min_users:
             yield from _reject(row, "users_not_within_window", keep)

@@ -14,17 +14,21 @@ def readable_path(readable: Any) -> str:
     return getattr(getattr(readable, "metadata", None), "path", str(readable))
 
 
-def readable_lines(readable: Any) -> tuple[str, Iterable[str]]:
+def readable_lines(readable: Any) -> tuple[str, Iterable[str | UnicodeDecodeError]]:
     """The path and the lazily decoded UTF-8 lines of a readable file (``.gz`` decompressed by
-    ``fileio``), or of a ``(path, text)`` pair."""
+    ``fileio``), or of a ``(path, text)`` pair; a line that is not UTF-8 is its decoding error,
+    so the lines after it are still read."""
     if isinstance(readable, tuple):
         path, text = readable
         return path, text.splitlines()
     path = readable.metadata.path
 
-    def generate() -> Iterator[str]:
+    def generate() -> Iterator[str | UnicodeDecodeError]:
         with readable.open() as handle:
             for raw in iter(handle.readline, b""):
-                yield raw.decode("utf-8")
+                try:
+                    yield raw.decode("utf-8")
+                except UnicodeDecodeError as error:
+                    yield error
 
     return path, generate()

@@ -115,17 +115,22 @@ class ParseNqFiles(beam.DoFn):
             yield tally("input", "unreadable_files")
             yield dead_letter("input", error, file=path, line=number)
 
-    def _line(self, path: str, number: int, line: str) -> Iterator[Any]:
-        if not line.strip():
+    def _line(self, path: str, number: int, line: str | UnicodeDecodeError) -> Iterator[Any]:
+        if isinstance(line, str) and not line.strip():
             return
         yield tally("input", "lines")
         yield tally(EXAMPLES, "read")
         try:
+            if isinstance(line, UnicodeDecodeError):
+                raise line
             example = json.loads(line)
+            if not isinstance(example, dict):
+                raise TypeError(f"an example is a JSON object, not {type(example).__name__}")
             outcome = nq_task(example)
         except Exception as error:  # noqa: BLE001 - a malformed line is dead-lettered
             yield tally(EXAMPLES, "malformed")
-            yield dead_letter(EXAMPLES, error, file=path, line=number, text=line[:200])
+            text = line[:200] if isinstance(line, str) else repr(line.object[:200])
+            yield dead_letter(EXAMPLES, error, file=path, line=number, text=text)
             return
         if isinstance(outcome, Drop):
             yield from drop_outputs("nq", example.get("document_title") or "", outcome)

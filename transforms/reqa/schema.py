@@ -21,6 +21,13 @@ NO_ANSWER = "no_answer"
 ANSWER_OFFSET_MISMATCH = "answer_offset_mismatch"
 INVALID_ANSWER_SPAN = "invalid_answer_span"
 ANSWER_NOT_IN_SENTENCES = "answer_not_in_sentences"
+MALFORMED_ANSWER = "malformed_answer"  # an answer of the wrong shape: its question is dropped
+
+# Dead-letter reasons of malformed input (``reason`` of the dead letter).
+MALFORMED_FILE = "malformed_file"  # not {"data": [articles]}
+MALFORMED_ARTICLE = "malformed_article"  # not {"title": ..., "paragraphs": [...]}
+MALFORMED_PARAGRAPH = "malformed_paragraph"  # context not a string or qas not a list
+MALFORMED_QUESTION = "malformed_question"  # qa not {"id": ..., "question": str, ...}
 
 QUESTIONS_SCHEMA = pa.schema(
     [

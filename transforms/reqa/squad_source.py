@@ -1,6 +1,11 @@
 """SQuAD v1.1 JSON reader (Rajpurkar et al. 2016): every paragraph of every article becomes a
 ReqaTask with its questions; an answer whose ``answer_start`` does not point at its ``text``
-is dropped."""
+is dropped.
+
+Malformed shapes are dead-lettered with a ``reason`` at the smallest unit that holds them: the
+file (``malformed_file``: not ``{"data": [...]}``), an article (``malformed_article``), a
+paragraph (``malformed_paragraph``), a question (``malformed_question``). An answer of the wrong
+shape drops only its question (``examples.dropped.malformed_answer``)."""
 
 from __future__ import annotations
 
@@ -15,6 +20,11 @@ from transforms.reqa.input_files import readable_path
 from transforms.reqa.schema import (
     ANSWER_OFFSET_MISMATCH,
     EMPTY_QUESTION,
+    MALFORMED_ANSWER,
+    MALFORMED_ARTICLE,
+    MALFORMED_FILE,
+    MALFORMED_PARAGRAPH,
+    MALFORMED_QUESTION,
     NO_ANSWER,
     paragraph_id,
 )
@@ -28,20 +38,52 @@ from transforms.reqa.tasks import (
 )
 
 
+def _malformed_answer(answer: Any) -> str:
+    """Why an answer has the wrong shape, or ``""``."""
+    if not isinstance(answer, dict):
+        return f"answer is a {type(answer).__name__}, not an object"
+    if not isinstance(answer.get("text"), str):
+        return "answer text is not a string"
+    try:
+        int(answer.get("answer_start"))
+    except (TypeError, ValueError, OverflowError):
+        return f"answer_start is not an integer: {str(answer.get('answer_start'))[:50]!r}"
+    return ""
+
+
 def squad_task(title: str, paragraph: dict[str, Any], source: str = "squad"
                ) -> tuple[ReqaTask, list[Drop], int]:
     """The task of one SQuAD paragraph, the dropped questions and the number of answers
-    dropped because ``context[answer_start:answer_start + len(text)] != text``."""
+    dropped because ``context[answer_start:answer_start + len(text)] != text``.
+
+    Raises TypeError for a malformed paragraph; a question of the wrong shape is a Drop with
+    reason ``malformed_question`` (the caller dead-letters it), one with an answer of the wrong
+    shape a Drop ``malformed_answer``."""
     context = paragraph["context"]
     if not isinstance(context, str):
         raise TypeError("paragraph context is not a string")
+    qas = paragraph.get("qas") or []
+    if not isinstance(qas, list):
+        raise TypeError("paragraph qas is not a list")
     pid = paragraph_id(source, title, context)
     questions: list[TaskQuestion] = []
     drops: list[Drop] = []
     mismatched = 0
-    for qa in paragraph.get("qas") or []:
+    for index, qa in enumerate(qas):
+        if not (isinstance(qa, dict) and isinstance(qa.get("question"), str)
+                and qa.get("id") is not None):
+            example_id = str(qa.get("id", index)) if isinstance(qa, dict) else str(index)
+            drops.append(Drop(example_id, "", MALFORMED_QUESTION,
+                              "question is not an object with an id and a question string"))
+            continue
         example_id, question = str(qa["id"]), qa["question"]
         answers = qa.get("answers") or []
+        if not isinstance(answers, list):
+            answers = [answers]
+        malformed = next(filter(None, map(_malformed_answer, answers)), "")
+        if malformed:
+            drops.append(Drop(example_id, question, MALFORMED_ANSWER, malformed))
+            continue
         spans = []
         for answer in answers:
             text, start = answer["text"], int(answer["answer_start"])
@@ -75,17 +117,25 @@ class ParseSquadFiles(beam.DoFn):
         try:
             path, text = readable if isinstance(readable, tuple) else (
                 readable.metadata.path, readable.read_utf8())
-            articles = json.loads(text)["data"]
+            content = json.loads(text)
         except Exception as error:  # noqa: BLE001 - an unreadable file is dead-lettered
             yield tally("input", "unreadable_files")
             yield dead_letter("input", error, file=readable_path(readable))
+            return
+        articles = content.get("data") if isinstance(content, dict) else None
+        if not isinstance(articles, list):
+            yield tally("input", "unreadable_files")
+            yield tally("input", f"unreadable.{MALFORMED_FILE}")
+            yield dead_letter("input", 'not a SQuAD file: expected {"data": [articles]}',
+                              file=path, reason=MALFORMED_FILE)
             return
         for article_index, article in enumerate(articles):
             title = str(article.get("title", "")) if isinstance(article, dict) else ""
             paragraphs = article.get("paragraphs", []) if isinstance(article, dict) else None
             if not isinstance(paragraphs, list):
+                yield tally("input", f"malformed.{MALFORMED_ARTICLE}")
                 yield dead_letter("input", "article without a paragraphs list", file=path,
-                                  article=article_index)
+                                  article=article_index, reason=MALFORMED_ARTICLE)
                 continue
             for index, paragraph in enumerate(paragraphs):
                 yield from self._paragraph(path, title or f"article-{article_index}",
@@ -102,7 +152,7 @@ class ParseSquadFiles(beam.DoFn):
             if count:
                 yield tally(EXAMPLES, "malformed", count)
             yield dead_letter(EXAMPLES, error, file=path, title=title, paragraph=index,
-                              questions=count)
+                              questions=count, reason=MALFORMED_PARAGRAPH)
             return
         yield tally("paragraphs", "read")
         if not count:
@@ -110,5 +160,11 @@ class ParseSquadFiles(beam.DoFn):
         if mismatched:
             yield tally("answers", f"dropped.{ANSWER_OFFSET_MISMATCH}", mismatched)
         for drop in drops:
-            yield from drop_outputs("squad", title, drop)
+            if drop.reason == MALFORMED_QUESTION:
+                yield tally(EXAMPLES, "malformed")
+                yield dead_letter(EXAMPLES, drop.detail, file=path, title=title,
+                                  paragraph=index, example_id=drop.example_id,
+                                  reason=MALFORMED_QUESTION)
+            else:
+                yield from drop_outputs("squad", title, drop)
         yield task

@@ -3,15 +3,26 @@
 A row is either a raw event (query, timestamp, user or session id) or pre-aggregated (query,
 count of events, count of distinct users): a row that has the users field is pre-aggregated.
 Column names are options. A malformed row (no query, no user, a bad timestamp or count) is
-dead-lettered with its file and line and counted; it never stops the job.
+dead-lettered with its file and line and counted (``log.malformed_rows``; the newer checks also
+by reason, ``log.malformed.<reason>``: ``invalid_count``, ``invalid_utf8``, ``invalid_unicode``,
+``control_characters``); it never stops the job. A file that cannot be read (``unknown_format``,
+``unreadable``, ``invalid_parquet``) or whose compressed stream is damaged is dead-lettered
+with the number of rows read and counted (``log.unreadable_files``, ``log.unreadable.<reason>``):
+``truncated_compression`` keeps the complete rows before the cut (never a partial last line);
+``corrupt_compression`` keeps none, since a stream's checksum is checked only at its end and
+the rows before the error may already be garbage.
 """
 
 from __future__ import annotations
 
+import bz2
 import csv
 import io
 import json
+import lzma
 import posixpath
+import re
+import zlib
 from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -21,10 +32,26 @@ import apache_beam as beam
 from apache_beam.io import fileio
 from apache_beam.io.filesystem import CompressionTypes
 
-from filters.nq.queries import max_users_in_window, normalize_query, parse_timestamp
+from filters.nq.queries import (
+    max_users_in_window,
+    normalize_query,
+    parse_count,
+    parse_timestamp,
+    text_rejection,
+)
 from transforms.core.accounting import SIDE_OUTPUTS, dead_letter, tally
 
 FORMATS = ("tsv", "csv", "jsonl", "parquet")
+_ESCAPED_BYTES = re.compile("[\udc80-\udcff]")  # undecodable bytes under surrogateescape
+_CHUNK = 1 << 14  # compressed bytes fed at a time: what a damaged stream keeps is exact to this
+
+
+class MalformedRow(ValueError):
+    """A row rejected for a named ``reason`` (tallied as ``log.malformed.<reason>``)."""
+
+    def __init__(self, reason: str, message: str):
+        super().__init__(message)
+        self.reason = reason
 
 
 @dataclass(frozen=True)
@@ -40,7 +67,7 @@ class LogFields:
 
 @dataclass(frozen=True)
 class QueryRecord:
-    """One log row: a raw event (``day`` and ``user`` set) or an aggregate (``users`` set)."""
+    """One log row: a raw event (``day`` and ``user`` set) or an aggregate (``day`` None)."""
 
     query: str
     day: date | None = None
@@ -62,8 +89,20 @@ def infer_format(path: str, declared: str | None = None) -> str:
     return extension
 
 
+def _invalid_utf8(text: str) -> MalformedRow | None:
+    """The error of a line or field holding bytes that are not UTF-8 (a Latin-1 or Shift-JIS
+    line in a UTF-8 log): it is never aggregated, since its decoding would be a guess."""
+    found = _ESCAPED_BYTES.findall(text)
+    if not found:
+        return None
+    raw = "".join(found).encode("utf-8", "surrogateescape")
+    return MalformedRow("invalid_utf8", f"{len(raw)} bytes that are not UTF-8: {raw[:20]!r}")
+
+
 def iter_rows(data: bytes, fmt: str) -> Iterator[tuple[int, dict | Exception]]:
-    """``(line number, row dict)`` per row; a row that cannot be decoded yields the error."""
+    """``(line number, row dict)`` per row; a row that cannot be decoded yields the error
+    (a line with bytes that are not UTF-8: ``MalformedRow("invalid_utf8")``). A Parquet file
+    that cannot be read raises."""
     if fmt == "parquet":
         import pyarrow.parquet as pq
 
@@ -71,10 +110,16 @@ def iter_rows(data: bytes, fmt: str) -> Iterator[tuple[int, dict | Exception]]:
         for number, row in enumerate(table.to_pylist(), start=1):
             yield number, row
         return
-    text = data.decode("utf-8", errors="replace")
+    text = data.decode("utf-8", errors="surrogateescape")
+    if text.startswith("\ufeff"):  # a UTF-8 byte-order mark is not part of the header
+        text = text[1:]
     if fmt == "jsonl":
         for number, line in enumerate(text.splitlines(), start=1):
             if not line.strip():
+                continue
+            invalid = _invalid_utf8(line)
+            if invalid:
+                yield number, invalid
                 continue
             try:
                 row = json.loads(line)
@@ -88,7 +133,62 @@ def iter_rows(data: bytes, fmt: str) -> Iterator[tuple[int, dict | Exception]]:
         if None in row or any(v is None for v in row.values()):
             yield number, ValueError(f"expected {len(reader.fieldnames or [])} columns")
         else:
-            yield number, row
+            yield number, _invalid_utf8("".join(row.values())) or row
+
+
+def _decompress(raw: bytes, new_decompressor) -> tuple[bytes, Exception | None]:
+    """Every stream of ``raw`` decompressed, and the error where the data ends early (an
+    EOFError) or is corrupt (None when whole); the output before the error is kept, to
+    ``_CHUNK`` bytes."""
+    out: list[bytes] = []
+    data = raw
+    while True:
+        decompressor = new_decompressor()
+        for start in range(0, len(data), _CHUNK):
+            try:
+                out.append(decompressor.decompress(data[start:start + _CHUNK]))
+            except (OSError, EOFError, ValueError, zlib.error, lzma.LZMAError) as error:
+                return b"".join(out), error
+            if decompressor.eof:
+                break
+        if not decompressor.eof:
+            return b"".join(out), EOFError("compressed data ends before its end-of-stream "
+                                           "marker (truncated file)")
+        data = decompressor.unused_data
+        if not data.strip(b"\0"):  # trailing zero padding is allowed, as by gzip
+            return b"".join(out), None
+
+
+_DECOMPRESSORS = {
+    CompressionTypes.GZIP: lambda: zlib.decompressobj(wbits=31),
+    CompressionTypes.DEFLATE: zlib.decompressobj,
+    CompressionTypes.BZIP2: bz2.BZ2Decompressor,
+    CompressionTypes.LZMA: lzma.LZMADecompressor,
+}
+
+
+def read_log_bytes(readable: fileio.ReadableFile) -> tuple[bytes, Exception | None]:
+    """The file's bytes, decompressed by extension; for a damaged compressed file the bytes
+    before the damage and the error (Beam's reader stops there without one)."""
+    compression = CompressionTypes.detect_compression_type(readable.metadata.path)
+    if compression not in _DECOMPRESSORS:
+        return readable.read(), None
+    with readable.open(compression_type=CompressionTypes.UNCOMPRESSED) as handle:
+        raw = handle.read()
+    return _decompress(raw, _DECOMPRESSORS[compression])
+
+
+def complete_lines(data: bytes) -> bytes:
+    """``data`` without its last, unterminated line (the partial record of a damaged file)."""
+    return data[:data.rfind(b"\n") + 1]
+
+
+def _printable(text: str) -> str:
+    """``text`` writable as UTF-8: undecodable bytes and lone surrogates as escapes."""
+    try:
+        return text.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
+    except UnicodeEncodeError:
+        return text.encode("utf-8", "backslashreplace").decode("utf-8")
 
 
 def to_record(row: dict, fields: LogFields) -> QueryRecord:
@@ -98,11 +198,18 @@ def to_record(row: dict, fields: LogFields) -> QueryRecord:
         raise ValueError(f"missing query field {fields.query!r}")
     if not normalize_query(query):
         raise ValueError("empty query")
+    reason = text_rejection(query)
+    if reason:
+        raise MalformedRow(reason, f"query: {reason.replace('_', ' ')}")
     users = row.get(fields.users)
     if users not in (None, ""):
         count = row.get(fields.count)
-        return QueryRecord(query, count=int(count) if count not in (None, "") else int(users),
-                           users=int(users))
+        try:
+            users = parse_count(users)
+            count = parse_count(count) if count not in (None, "") else users
+        except ValueError as error:
+            raise MalformedRow("invalid_count", str(error)) from None
+        return QueryRecord(query, count=count, users=users)
     user = row.get(fields.user)
     if user in (None, ""):
         raise ValueError(f"missing user field {fields.user!r} (or users field {fields.users!r})")
@@ -116,24 +223,58 @@ class _ParseLogFile(beam.DoFn):
         self.fields = fields
         self.fmt = fmt
 
+    def _unreadable(self, path: str, reason: str, error: Exception, rows_read: int):
+        yield tally(self.STAGE, "unreadable_files")
+        yield tally(self.STAGE, f"unreadable.{reason}")
+        yield dead_letter(self.STAGE, error, source=path, reason=reason, rows_read=rows_read)
+
     def process(self, readable: fileio.ReadableFile):
         path = readable.metadata.path
         try:
             fmt = infer_format(path, self.fmt)
-            data = readable.read()
-        except Exception as error:  # noqa: BLE001 - an unreadable file must not stop the job
-            yield dead_letter(self.STAGE, error, source=path)
+        except ValueError as error:
+            yield from self._unreadable(path, "unknown_format", error, 0)
             return
-        for number, row in iter_rows(data, fmt):
-            yield tally(self.STAGE, "rows")
-            try:
-                if isinstance(row, Exception):
-                    raise row
-                yield to_record(row, self.fields)
-            except (ValueError, TypeError, OverflowError) as error:
-                yield tally(self.STAGE, "malformed_rows")
-                yield dead_letter(self.STAGE, error, source=f"{path}:{number}",
-                                  row=str(row)[:500])
+        try:
+            data, damage = read_log_bytes(readable)
+        except Exception as error:  # noqa: BLE001 - an unreadable file must not stop the job
+            yield from self._unreadable(path, "unreadable", error, 0)
+            return
+        if isinstance(damage, EOFError):  # truncated: what was decoded is the file's start
+            reason = "truncated_compression"
+            data = complete_lines(data) if fmt != "parquet" else data
+        elif damage is not None:  # a checksum fails only at a stream's end: trust no row
+            reason, data = "corrupt_compression", b""
+        rows_read = 0
+        try:
+            for number, row in iter_rows(data, fmt):
+                rows_read += 1
+                yield from self._row(path, number, row)
+        except Exception as error:  # noqa: BLE001 - a corrupt file must not stop the job
+            reason = "invalid_parquet" if fmt == "parquet" else "unreadable"
+            yield from self._unreadable(path, reason, damage or error, rows_read)
+            return
+        if damage is not None:
+            yield from self._unreadable(path, reason, damage, rows_read)
+
+    def _row(self, path: str, number: int, row: dict | Exception):
+        yield tally(self.STAGE, "rows")
+        try:
+            if isinstance(row, Exception):
+                raise row
+            yield to_record(row, self.fields)
+        except (ValueError, TypeError, OverflowError) as error:
+            yield tally(self.STAGE, "malformed_rows")
+            if isinstance(error, MalformedRow):
+                yield tally(self.STAGE, f"malformed.{error.reason}")
+                context = {"reason": error.reason}
+            else:
+                context = {}
+            message = str(error)
+            if _printable(message) != message:  # a lone surrogate from a JSON escape
+                error = ValueError(_printable(message))
+            yield dead_letter(self.STAGE, error, source=f"{path}:{number}",
+                              row=_printable(str(row)[:500]), **context)
 
 
 class ReadQueryLog(beam.PTransform):
@@ -180,7 +321,7 @@ class AggregateQueryFn(beam.CombineFn):
     def add_input(self, acc: QueryStats, record: QueryRecord):
         acc.variants[record.query] += record.count
         acc.events += record.count
-        if record.users:
+        if record.day is None:
             acc.reported_users += record.users
         else:
             acc.user_days.setdefault(record.user, set()).add(record.day)

@@ -306,3 +306,17 @@ def test_select_jnq_rejects_with_first_failed_rule(tok, text, reason):
 def test_select_jnq_extended_pattern_3(tok):
     normalized, tokens = tok("地震が起きる仕組みを簡単に説明してください")
     assert select_jnq(normalized, tokens, extended=True) == ([3], None)
+
+
+def test_too_long_is_nq_bound_and_checked_before_tagging():
+    from filters.jnq.rules import MAX_QUERY_CHARS, cheap_rejection
+    from filters.nq.queries import MAX_QUERY_CHARS as NQ_MAX_QUERY_CHARS
+
+    assert MAX_QUERY_CHARS == NQ_MAX_QUERY_CHARS
+    huge = "日本の首都はどこですか" * 10_000 + "?"
+    assert cheap_rejection(huge) == "too_long"
+    assert cheap_rejection("日本の 首都") == "contains_space"
+    assert cheap_rejection("日本の首都はどこですか?") is None
+    tokens = [T("日本", "名詞")] * 9
+    assert select_jnq(huge, tokens) == ([], "too_long")
+    assert select_jboolq(huge, tokens) == "too_long"

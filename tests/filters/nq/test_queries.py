@@ -59,3 +59,24 @@ def test_window_boundary_is_exclusive_of_day_n():
 def test_repeat_events_of_one_user_count_once():
     assert max_users_in_window({"a": _days(1, 2, 3, 4)}, 7) == 1
     assert max_users_in_window({}, 7) == 0
+
+
+def test_text_rejection_names_text_no_user_typed():
+    from filters.nq.queries import text_rejection
+
+    assert text_rejection("who won the cup\tin 2018\n") is None
+    assert text_rejection("c\ufffdte d'ivoire capital city") == "invalid_utf8"
+    assert text_rejection("who won \ud800 the cup") == "invalid_unicode"
+    assert text_rejection("who won\x00 the cup") == "control_characters"
+    assert text_rejection("who won\x1b[31m the cup") == "control_characters"
+    assert text_rejection("who won\x85 the cup") == "control_characters"
+
+
+def test_parse_count_non_negative_int64():
+    from filters.nq.queries import INT64_MAX, parse_count
+
+    assert [parse_count(v) for v in (0, 12, "7", " 3 ", 4.0, INT64_MAX)] == [
+        0, 12, 7, 3, 4, INT64_MAX]
+    for bad in (10**20, INT64_MAX + 1, -1, "-3", 2.5, True, "many", "1e3", None, float("inf")):
+        with pytest.raises(ValueError):
+            parse_count(bad)

@@ -91,3 +91,20 @@ def test_parse_nq_files_accounts_for_every_line():
                     equal_to([(2, "JSONDecodeError"), (5, "KeyError")]), label="dead")
         assert_that(out[REJECTED] | beam.Map(lambda kv: (kv[0], kv[1]["reason"])),
                     equal_to([("dropped_examples", "null_long_answer")]), label="rejected")
+
+
+def test_a_line_that_is_not_utf8_or_not_an_object_loses_only_itself(tmp_path):
+    import gzip
+
+    from apache_beam.io import fileio
+
+    path = tmp_path / "nq.jsonl.gz"
+    path.write_bytes(gzip.compress(b'{"question_text": "caf\xe9"}\n5\n[]\n'))
+    with test_pipeline.TestPipeline(options=PipelineOptions([TEST_RUNNER])) as p:
+        out = (p | fileio.MatchFiles(str(path)) | fileio.ReadMatches()
+               | beam.ParDo(ParseNqFiles()).with_outputs(*SIDE_OUTPUTS, main="main"))
+        assert_that(out[TALLY] | beam.CombinePerKey(sum), equal_to([
+            ("input.files", 1), ("input.lines", 3), ("examples.read", 3),
+            ("examples.malformed", 3)]), label="tallies")
+        assert_that(out[DEAD_LETTER] | beam.Map(lambda d: (d["line"], d["error_type"])), equal_to([
+            (1, "UnicodeDecodeError"), (2, "TypeError"), (3, "TypeError")]), label="dead")

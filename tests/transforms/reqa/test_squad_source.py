@@ -71,3 +71,30 @@ def test_parse_squad_files_tasks_drops_and_dead_letters():
         assert_that(out[DEAD_LETTER] | beam.Map(lambda d: (d["stage"], d["error_type"])),
                     equal_to([("input", "JSONDecodeError"), ("examples", "TypeError")]),
                     label="dead")
+
+
+def test_malformed_shapes_are_dead_lettered_and_a_bad_answer_drops_its_question():
+    paragraph = {"context": SQUAD_CONTEXT, "qas": [
+        {"id": "a", "question": "When?", "answers": [{"text": "1810", "answer_start": "x"}]},
+        {"id": "b", "question": "Who?",
+         "answers": [{"text": "Masons", "answer_start": SQUAD_CONTEXT.index("Masons")}]},
+        {"id": "c", "question": 5, "answers": []},
+        "not a question"]}
+    files = [("five.json", json.dumps({"data": 5})), ("list.json", "[1]"),
+             ("ok.json", json.dumps({"data": [{"title": "T", "paragraphs": [paragraph]},
+                                              {"title": "U", "paragraphs": 3}]}))]
+    with _pipeline() as p:
+        out = (p | beam.Create(files)
+               | beam.ParDo(ParseSquadFiles()).with_outputs(*SIDE_OUTPUTS, main="main"))
+        assert_that(out.main | beam.Map(lambda t: [q.example_id for q in t.questions]),
+                    equal_to([["b"]]), label="tasks")
+        assert_that(out[DEAD_LETTER] | beam.Map(lambda d: (d["file"], d["reason"])),
+                    equal_to([("five.json", "malformed_file"), ("list.json", "malformed_file"),
+                              ("ok.json", "malformed_article"),
+                              ("ok.json", "malformed_question"),
+                              ("ok.json", "malformed_question")]), label="dead")
+        assert_that(_tallies(out[TALLY], "T"), equal_to([
+            ("input.files", 3), ("input.unreadable_files", 2),
+            ("input.unreadable.malformed_file", 2), ("input.malformed.malformed_article", 1),
+            ("examples.read", 4), ("examples.malformed", 2), ("paragraphs.read", 1),
+            ("examples.dropped.malformed_answer", 1)]), label="tallies")

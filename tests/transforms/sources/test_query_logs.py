@@ -93,3 +93,129 @@ def test_read_and_aggregate_every_format(tmp_path):
         dead = [r[DEAD_LETTER] for r in results] | "Dead" >> beam.Flatten()
         assert_that(dead | beam.Map(lambda d: d["source"].endswith("a.tsv:4")),
                     equal_to([True]), label="dead")
+
+
+def _dump(path, values):
+    with open(path, "w", encoding="utf-8") as handle:
+        json.dump(values, handle)
+
+
+def _read(pattern: str, out_dir):
+    """Run ReadQueryLog; return (normalized queries, tallies, dead letters without tracebacks)."""
+    with test_pipeline.TestPipeline(options=PipelineOptions([TEST_RUNNER])) as p:
+        records, results = p | ReadQueryLog(pattern, FIELDS)
+        queries = records | beam.Map(lambda r: key_by_normalized_query(r)[0])
+        tallies = [r[TALLY] for r in results] | beam.Flatten() | beam.CombinePerKey(sum)
+        dead = ([r[DEAD_LETTER] for r in results] | "Dead" >> beam.Flatten()
+                | beam.Map(lambda d: {k: v for k, v in d.items() if k != "traceback"}))
+        for name, pcoll in (("queries", queries), ("tallies", tallies), ("dead", dead)):
+            path = str(out_dir / f"{name}.json")
+            _ = (pcoll | f"Collect{name}" >> beam.combiners.ToList()
+                 | f"Keep{name}" >> beam.Map(lambda values, path=path: _dump(path, values)))
+    out = {name: json.loads((out_dir / f"{name}.json").read_text(encoding="utf-8"))
+           for name in ("queries", "tallies", "dead")}
+    return sorted(out["queries"]), dict(map(tuple, out["tallies"])), out["dead"]
+
+
+QUESTION = "who won the world cup final in the year 2010"
+
+
+def test_hostile_rows_are_dead_lettered_with_a_reason(tmp_path):
+    (tmp_path / "in").mkdir()
+    lines = [json.dumps({"query": QUESTION, "count": 3, "users": 2}),
+             '{"query": "who won \\ud800 the cup in south africa", "users": 2}',
+             json.dumps({"query": QUESTION, "count": 10**20, "users": 2}),
+             json.dumps({"query": QUESTION, "count": 3, "users": -1}),
+             json.dumps({"query": "who won\x00 the cup in south africa", "users": 2}),
+             json.dumps({"query": QUESTION, "users": 0, "count": 1}),
+             json.dumps({"query": QUESTION, "timestamp": "\ud800", "user_id": "u"},
+                        ensure_ascii=True)]
+    (tmp_path / "in" / "a.jsonl").write_text("\n".join(lines) + "\n")
+    (tmp_path / "in" / "b.tsv").write_bytes(
+        b"query\ttimestamp\tuser_id\n"
+        + "who won the c\u00f4te d'ivoire league in 2010\t2018-03-05\tu1\n".encode("latin-1")
+        + "Who won the c\u00f4te d'ivoire league in 2010\t2018-03-05\tu2\n".encode("utf-8"))
+    queries, tallies, dead = _read(str(tmp_path / "in" / "*"), tmp_path)
+    assert queries == sorted([QUESTION, QUESTION, "who won the c\u00f4te d'ivoire league in 2010"])
+    assert tallies == {"log.rows": 9, "log.malformed_rows": 6,
+                       "log.malformed.invalid_unicode": 1, "log.malformed.invalid_count": 2,
+                       "log.malformed.control_characters": 1,
+                       "log.malformed.invalid_utf8": 1}
+    by_source = {d["source"].rsplit("/", 1)[1]: d for d in dead}
+    assert by_source["a.jsonl:3"]["reason"] == "invalid_count"
+    assert by_source["b.tsv:2"]["reason"] == "invalid_utf8"
+    assert "\\xf4" in by_source["b.tsv:2"]["row"]
+    assert "\\ud800" in by_source["a.jsonl:7"]["error"]  # written escaped, never raw
+    json.dumps(dead, ensure_ascii=False).encode("utf-8")  # every dead letter is writable
+
+
+def test_aggregate_with_zero_users_is_not_a_raw_event():
+    acc = AggregateQueryFn().add_input(AggregateQueryFn().create_accumulator(),
+                                       QueryRecord("q", count=4, users=0))
+    assert (acc.events, acc.distinct_users(), acc.users_in_window(7)) == (4, 0, 0)
+
+
+def test_corrupt_and_empty_parquet_are_dead_lettered(tmp_path):
+    (tmp_path / "in").mkdir()
+    (tmp_path / "in" / "empty.parquet").write_bytes(b"")
+    (tmp_path / "in" / "corrupt.parquet").write_bytes(b"PAR1 this is not parquet")
+    pq.write_table(pa.table({"query": [QUESTION], "users": [2]}), tmp_path / "in" / "ok.parquet")
+    queries, tallies, dead = _read(str(tmp_path / "in" / "*"), tmp_path)
+    assert queries == [QUESTION]
+    assert tallies == {"log.rows": 1, "log.unreadable_files": 2,
+                       "log.unreadable.invalid_parquet": 2}
+    assert {d["reason"] for d in dead} == {"invalid_parquet"}
+
+
+def test_truncated_gzip_is_dead_lettered_with_the_rows_read(tmp_path):
+    (tmp_path / "in").mkdir()
+    import gzip
+
+    rows = [json.dumps({"query": f"{QUESTION} number {i}", "users": 2}) for i in range(2000)]
+    data = gzip.compress(("\n".join(rows) + "\n").encode())
+    (tmp_path / "in" / "cut.jsonl.gz").write_bytes(data[:len(data) // 2])
+    (tmp_path / "in" / "whole.tsv.gz").write_bytes(gzip.compress(
+        f"query\tusers\n{QUESTION}\t3\n".encode()))
+    queries, tallies, dead = _read(str(tmp_path / "in" / "*"), tmp_path)
+    read = tallies["log.rows"] - 1
+    assert 0 < read < 2000 and len(queries) == read + 1
+    assert "log.malformed_rows" not in tallies  # no partial last record
+    assert QUESTION in queries and all(q.startswith(QUESTION) for q in queries)
+    assert tallies["log.unreadable.truncated_compression"] == 1
+    [letter] = dead
+    assert (letter["reason"], letter["rows_read"], letter["error_type"]) == (
+        "truncated_compression", read, "EOFError")
+
+
+def test_corrupt_gzip_keeps_no_row(tmp_path):
+    import gzip
+
+    (tmp_path / "in").mkdir()
+    rows = "".join(json.dumps({"query": f"{QUESTION} {i}", "users": 2}) + "\n"
+                   for i in range(2000))
+    broken = bytearray(gzip.compress(rows.encode()))
+    broken[len(broken) // 2:len(broken) // 2 + 8] = b"\xff" * 8
+    (tmp_path / "in" / "bad.jsonl.gz").write_bytes(bytes(broken))
+    queries, tallies, dead = _read(str(tmp_path / "in" / "*"), tmp_path)
+    assert queries == []
+    assert tallies == {"log.unreadable_files": 1, "log.unreadable.corrupt_compression": 1}
+    assert [(d["reason"], d["rows_read"]) for d in dead] == [("corrupt_compression", 0)]
+
+
+def test_decompress_keeps_the_prefix_of_a_corrupt_stream():
+    import gzip
+    import zlib
+
+    from transforms.sources.query_logs import _decompress, complete_lines
+
+    whole = b"".join(f"line {i}\n".encode() for i in range(50_000))
+    data = gzip.compress(whole) + gzip.compress(b"second member\n") + b"\0\0"
+    assert _decompress(data, lambda: zlib.decompressobj(wbits=31)) == (
+        whole + b"second member\n", None)
+    broken = bytearray(gzip.compress(whole))
+    broken[len(broken) // 2:len(broken) // 2 + 50] = b"\xff" * 50
+    prefix, error = _decompress(bytes(broken), lambda: zlib.decompressobj(wbits=31))
+    assert isinstance(error, zlib.error) and prefix[:1000] == whole[:1000]
+    prefix, error = _decompress(gzip.compress(whole)[:5000], lambda: zlib.decompressobj(wbits=31))
+    assert isinstance(error, EOFError) and whole.startswith(prefix) and prefix
+    assert complete_lines(b"a\nb\npart") == b"a\nb\n"
