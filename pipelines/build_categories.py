@@ -21,8 +21,11 @@ import apache_beam as beam
 from apache_beam.io.filesystems import FileSystems
 
 from filters.nq.category_lexicon import lexicon_tsv
+from pipelines.cli.beam_options import parse_pipeline_args
 from pipelines.cli.entry import cli_main
+from pipelines.cli.inputs import require_inputs
 from pipelines.cli.options import add_release_arguments, add_underscore_aliases, resolve_version
+from pipelines.cli.summary import dead_letter_line, empty_release_warning
 from transforms.categories.card import categories_card, categories_stats
 from transforms.categories.stages import (
     FIELD_DOCS,
@@ -69,8 +72,9 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def parse_args(argv: list[str] | None) -> tuple[argparse.Namespace, list[str]]:
-    args, beam_args = build_parser().parse_known_args(argv)
+    args, beam_args = parse_pipeline_args(build_parser(), argv)
     args.input = args.input or sample_corpus_patterns()
+    require_inputs(args.input)
     return args, beam_args
 
 
@@ -110,7 +114,8 @@ def run(argv: list[str] | None = None) -> dict[str, Any]:
     source = {"kind": "corpus", "description": ", ".join(args.input)}
 
     def finish() -> dict[str, Any]:
-        return publish(target, overwrite=args.overwrite, splits=["lexicon"],
+        return publish(target, overwrite=args.overwrite, allow_empty=args.allow_empty,
+                       splits=["lexicon"],
                        schema=LEXICON_SCHEMA, field_docs=FIELD_DOCS,
                        options=recorded_options(args, beam_args), source=source,
                        make_stats=categories_stats, make_card=categories_card)
@@ -129,9 +134,10 @@ def format_summary(result: dict[str, Any]) -> str:
     ]
     for name, count in sorted(counts.get("hearst", {}).items()):
         lines.append(f"  {name.replace('pattern.', 'matches, ')}: {count}")
-    lines += [f"  lexicon entries: {result['manifest']['rows_per_split']['lexicon']}",
+    lines += [dead_letter_line(counts, width=17),
+              f"  lexicon entries: {result['manifest']['rows_per_split']['lexicon']}",
               f"  lexicon file:    {FileSystems.join(result['path'], LEXICON_FILE)}"]
-    return "\n".join(lines)
+    return "\n".join(lines + empty_release_warning(result["manifest"]))
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -22,7 +22,9 @@ from typing import Any
 import apache_beam as beam
 
 from filters.text.splits import assign_split
+from pipelines.cli.beam_options import parse_pipeline_args
 from pipelines.cli.entry import cli_main
+from pipelines.cli.inputs import require_inputs
 from pipelines.cli.linking import add_linking_arguments, backend_options, resolve_linking
 from pipelines.cli.options import (
     add_flag,
@@ -32,6 +34,7 @@ from pipelines.cli.options import (
     split_ratios_option,
 )
 from pipelines.cli.query_logs import add_query_log_arguments, log_fields
+from pipelines.cli.summary import dead_letter_line, empty_release_warning
 from transforms.core.accounting import SIDE_OUTPUTS
 from transforms.jnq.card import jnq_card, jnq_dev_baselines, jnq_stats
 from transforms.jnq.schema import (
@@ -96,7 +99,8 @@ def build_parser() -> argparse.ArgumentParser:
 
 def parse_args(argv: list[str] | None) -> tuple[argparse.Namespace, list[str]]:
     parser = build_parser()
-    args, beam_args = parser.parse_known_args(argv)
+    args, beam_args = parse_pipeline_args(parser, argv)
+    require_inputs([args.input])
     resolve_linking(args, needs_index=args.stop_after == "examples")
     return args, beam_args
 
@@ -175,8 +179,9 @@ def format_summary(result: dict[str, Any]) -> str:
     for stage in ("linking", "pages", "examples"):
         lines += [f"  {summary_label(stage, k)}: {v}"
                   for k, v in sorted(counts.get(stage, {}).items())]
+    lines.append(dead_letter_line(counts, width=20))
     lines += [f"  rows in {split}: {n}" for split, n in rows_in_split_order(result["manifest"])]
-    return "\n".join(lines)
+    return "\n".join(lines + empty_release_warning(result["manifest"]))
 
 
 def run(argv: list[str] | None = None) -> dict[str, Any]:
@@ -193,7 +198,8 @@ def run(argv: list[str] | None = None) -> dict[str, Any]:
     schema = QUESTION_SCHEMA if questions_only else EXAMPLE_SCHEMA
 
     def finish() -> dict[str, Any]:
-        return publish(target, overwrite=args.overwrite, splits=splits, schema=schema,
+        return publish(target, overwrite=args.overwrite, allow_empty=args.allow_empty,
+                       splits=splits, schema=schema,
                        field_docs=FIELD_DOCS, options=options, source=source,
                        make_stats=jnq_stats, make_card=jnq_card,
                        baselines=None if questions_only else jnq_dev_baselines)

@@ -18,7 +18,10 @@ from typing import Any
 import apache_beam as beam
 from apache_beam.io.filesystems import FileSystems
 
+from pipelines.cli.beam_options import parse_pipeline_args
 from pipelines.cli.entry import cli_main
+from pipelines.cli.http_limits import add_wayback_limit_arguments, wayback_limit_options
+from pipelines.cli.inputs import require_inputs
 from pipelines.cli.options import (
     add_flag,
     add_release_arguments,
@@ -26,6 +29,7 @@ from pipelines.cli.options import (
     resolve_version,
     split_ratios_option,
 )
+from pipelines.cli.summary import dead_letter_line, empty_release_warning
 from transforms.core.accounting import SIDE_OUTPUTS
 from transforms.nlquad.card import nlquad_baselines, nlquad_card, nlquad_stats
 from transforms.nlquad.schema import FIELD_DOCS, NLQUAD_SCHEMA
@@ -108,16 +112,19 @@ def build_parser() -> argparse.ArgumentParser:
                          help="seconds to pause after HTTP 429 or a refused connection")
     wayback.add_argument("--max-captures", type=int, default=0,
                          help="stop after this many article captures (0 = all)")
+    add_wayback_limit_arguments(wayback)
     return add_underscore_aliases(parser)
 
 
 def parse_args(argv: list[str] | None) -> tuple[argparse.Namespace, list[str]]:
     parser = build_parser()
-    args, beam_args = parser.parse_known_args(argv)
+    args, beam_args = parse_pipeline_args(parser, argv)
     if args.source in ("html", "warc") and not args.input:
         parser.error(f"--source {args.source} needs --input GLOB")
     if args.paragraph_separator.strip() or not args.paragraph_separator:
         parser.error("--paragraph-separator must be non-empty whitespace")
+    if args.source in ("html", "warc"):
+        require_inputs([args.input, *([args.index] if args.index else [])])
     return args, beam_args
 
 
@@ -135,7 +142,8 @@ def read_pages(pipeline: beam.Pipeline, args: argparse.Namespace):
         base_url=args.wayback_url, from_year=args.from_year, to_year=args.to_year,
         cache_dir=args.cache_dir, fetch_workers=args.fetch_workers,
         fetches_per_minute=args.fetches_per_minute, cdx_per_minute=args.cdx_per_minute,
-        rate_limit_pause=args.rate_limit_pause, max_captures=args.max_captures)
+        rate_limit_pause=args.rate_limit_pause, max_captures=args.max_captures,
+        **wayback_limit_options(args))
 
 
 def build_pipeline(pipeline: beam.Pipeline, args: argparse.Namespace,
@@ -190,7 +198,8 @@ def finalize(target: ReleaseTarget, args: argparse.Namespace,
             if not FileSystems.exists(path):
                 write_bytes(path, to_json_bytes({"version": args.version, "data": []}))
     options = {**recorded_options(args, beam_args), "split_ratios": dict(args.split_ratios)}
-    return publish(target, overwrite=args.overwrite, splits=split_names, schema=NLQUAD_SCHEMA,
+    return publish(target, overwrite=args.overwrite, allow_empty=args.allow_empty,
+                   splits=split_names, schema=NLQUAD_SCHEMA,
                    field_docs=FIELD_DOCS, options=options,
                    source=source_description(args), make_stats=nlquad_stats,
                    make_card=nlquad_card, baselines=nlquad_baselines)
@@ -201,7 +210,6 @@ def format_summary(result: dict[str, Any]) -> str:
     counts = result["stats"]["counts"]
     pages, questions = counts.get("pages", {}), counts.get("questions", {})
     dedup, inputs = counts.get("dedup", {}), counts.get("input", {})
-    dead = sum(stage.get("dead_letter", 0) for stage in counts.values())
     lines = [
         f"NLQuAD release {result['manifest']['version']} written to {result['path']}",
         f"  pages read:            {pages.get('read', 0)}",
@@ -222,10 +230,10 @@ def format_summary(result: dict[str, Any]) -> str:
     for name, count in sorted(questions.items()):
         if name.startswith("dropped."):
             lines.append(f"  QA pairs dropped, {name[8:]}: {count}")
-    lines.append(f"  dead-lettered records: {dead} (see rejected/dead_letter/)")
+    lines.append(dead_letter_line(counts))
     for split, rows in rows_in_split_order(result["manifest"]):
         lines.append(f"  rows in {split}: {rows}")
-    return "\n".join(lines)
+    return "\n".join(lines + empty_release_warning(result["manifest"]))
 
 
 def run(argv: list[str] | None = None) -> dict[str, Any]:

@@ -22,7 +22,9 @@ import apache_beam as beam
 from apache_beam.io.filesystems import FileSystems
 
 from filters.text.splits import assign_split
+from pipelines.cli.beam_options import parse_pipeline_args
 from pipelines.cli.entry import cli_main
+from pipelines.cli.inputs import require_inputs
 from pipelines.cli.linking import add_linking_arguments, backend_options, resolve_linking
 from pipelines.cli.options import (
     add_flag,
@@ -32,6 +34,7 @@ from pipelines.cli.options import (
     split_ratios_option,
 )
 from pipelines.cli.query_logs import add_query_log_arguments, log_fields
+from pipelines.cli.summary import dead_letter_line, empty_release_warning
 from transforms.core.accounting import SIDE_OUTPUTS
 from transforms.nq.card import nq_card, nq_questions_card, nq_stats
 from transforms.nq.examples import FIELD_DOCS as EXAMPLE_FIELD_DOCS
@@ -94,19 +97,24 @@ def build_parser() -> argparse.ArgumentParser:
     return add_underscore_aliases(parser)
 
 
+def categories_file(path: str) -> str:
+    """The lexicon TSV of ``--categories``: the file, or ``categories.tsv`` of a release."""
+    return path if path.endswith(".tsv") else FileSystems.join(path, "categories.tsv")
+
+
 def read_categories(path: str) -> str:
     """The lexicon TSV text from a file or a categories release directory."""
-    if not path.endswith(".tsv"):
-        path = FileSystems.join(path, "categories.tsv")
+    path = categories_file(path)
     with FileSystems.open(path) as handle:
         return handle.read().decode("utf-8")
 
 
 def parse_args(argv: list[str] | None) -> tuple[argparse.Namespace, list[str]]:
     parser = build_parser()
-    args, beam_args = parser.parse_known_args(argv)
+    args, beam_args = parse_pipeline_args(parser, argv)
     if args.min_users < 1:
         parser.error("--min-users must be at least 1")
+    require_inputs([args.input, categories_file(args.categories)])
     try:
         args._categories_tsv = read_categories(args.categories)
     except OSError as error:
@@ -212,16 +220,18 @@ def format_summary(result: dict[str, Any]) -> str:
         lines.append(f"    heuristic {name[1:]} fired: {count}")
     if result["manifest"]["dataset"] == DATASET_QUESTIONS:
         lines.append("  stopped after question selection (--stop-after questions)")
-        return "\n".join(lines)
+        lines.append(dead_letter_line(counts))
+        return "\n".join(lines + empty_release_warning(result["manifest"]))
     for stage in ("linking", "pages", "examples"):
         for name, count in sorted(counts.get(stage, {}).items()):
             lines.append(f"  {summary_label(stage, name)}: {count}")
     share = result["stats"]["wikipedia_in_top5_share"]
     lines.append(f"  questions with a Wikipedia page in the top 5: "
                  f"{'-' if share is None else f'{share:.1%}'}")
+    lines.append(dead_letter_line(counts))
     for split, rows in rows_in_split_order(result["manifest"]):
         lines.append(f"  examples in {split}: {rows}")
-    return "\n".join(lines)
+    return "\n".join(lines + empty_release_warning(result["manifest"]))
 
 
 def run(argv: list[str] | None = None) -> dict[str, Any]:
@@ -237,12 +247,14 @@ def run(argv: list[str] | None = None) -> dict[str, Any]:
 
     def finish() -> dict[str, Any]:
         if questions_only:
-            return publish(target, overwrite=args.overwrite, splits=["questions"],
+            return publish(target, overwrite=args.overwrite, allow_empty=args.allow_empty,
+                           splits=["questions"],
                            schema=QUESTION_SCHEMA, field_docs=FIELD_DOCS, options=options,
                            source=source, make_stats=nq_stats, make_card=nq_questions_card)
         split_names = [name for name, _ in args.split_ratios]
         ensure_empty_jsonl(target, split_names)
-        return publish(target, overwrite=args.overwrite, splits=split_names,
+        return publish(target, overwrite=args.overwrite, allow_empty=args.allow_empty,
+                       splits=split_names,
                        schema=HF_SCHEMA, field_docs=EXAMPLE_FIELD_DOCS, options=options,
                        source=source, make_stats=nq_stats, make_card=nq_card,
                        baselines=nq_dev_baselines)

@@ -28,8 +28,11 @@ from typing import Any
 import apache_beam as beam
 from apache_beam.io.filesystems import FileSystems
 
+from pipelines.cli.beam_options import parse_pipeline_args
 from pipelines.cli.entry import cli_main
+from pipelines.cli.inputs import require_inputs
 from pipelines.cli.options import add_release_arguments, add_underscore_aliases, resolve_version
+from pipelines.cli.summary import dead_letter_line, empty_release_warning
 from transforms.release import (
     MANIFEST,
     HistogramFn,
@@ -136,16 +139,14 @@ def resolve_input(source: str, path: str | None, split: str = "") -> str:
 
 def parse_args(argv: list[str] | None) -> tuple[argparse.Namespace, list[str]]:
     parser = build_parser()
-    args, beam_args = parser.parse_known_args(argv)
+    args, beam_args = parse_pipeline_args(parser, argv)
     if args.batch_size < 1:
         parser.error("--batch-size must be at least 1")
     try:
         args._pattern = resolve_input(args.source, args.input, args.split)
     except ValueError as error:
         parser.error(str(error))
-    if not FileSystems.match([args._pattern])[0].metadata_list:
-        parser.error(f"--input {args.input or args._pattern}: no file matches "
-                     f"{args._pattern}")
+    require_inputs([args._pattern])
     return args, beam_args
 
 
@@ -199,7 +200,8 @@ def run(argv: list[str] | None = None) -> dict[str, Any]:
 
     def finish() -> dict[str, Any]:
         ensure_groups(target)
-        return publish(target, overwrite=args.overwrite, splits=list(GROUPS),
+        return publish(target, overwrite=args.overwrite, allow_empty=args.allow_empty,
+                       splits=list(GROUPS),
                        schema=RELEASE_SCHEMA, field_docs=FIELD_DOCS,
                        options=recorded_options(args, beam_args), source=source,
                        make_stats=reqa_stats, make_card=reqa_card, baselines=reqa_baselines)
@@ -223,13 +225,14 @@ def format_summary(result: dict[str, Any]) -> str:
         lines.append(f"  dropped, {reason}: {count}")
     lines += [
         f"  malformed:             {examples['malformed']} (see rejected/dead_letter/)",
+        dead_letter_line(stats["counts"]),
         f"  questions:             {stats['questions']}",
         f"  candidate sentences:   {stats['candidates']}",
         f"  paragraphs:            {stats['paragraphs']}",
         f"  sentences/paragraph:   {summary_value(lengths, 'sentences_per_paragraph')}",
         f"  correct/question:      {summary_value(lengths, 'correct_per_question')}",
     ]
-    return "\n".join(lines)
+    return "\n".join(lines + empty_release_warning(manifest))
 
 
 def main(argv: list[str] | None = None) -> int:

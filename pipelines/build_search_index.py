@@ -22,13 +22,18 @@ from apache_beam.io import fileio
 from apache_beam.io.filesystem import CompressionTypes
 from apache_beam.io.filesystems import FileSystems
 
+from pipelines.cli.beam_options import parse_pipeline_args
 from pipelines.cli.entry import cli_main
+from pipelines.cli.errors import NoInputError
+from pipelines.cli.inputs import require_inputs
 from pipelines.cli.options import add_release_arguments, add_underscore_aliases, resolve_version
+from pipelines.cli.summary import dead_letter_line, empty_release_warning
 from transforms.core.accounting import SIDE_OUTPUTS
 from transforms.release import (
     ReleaseTarget,
     WriteAccounting,
     WriteShards,
+    list_files,
     parquet_bytes,
     publish,
     recorded_options,
@@ -49,7 +54,6 @@ from transforms.sources.search_corpus import (
 )
 
 DATASET_VERSION = "1.0.0"
-
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -89,19 +93,37 @@ def build_pipeline(pipeline: beam.Pipeline, args: argparse.Namespace,
     return [pages, pipeline | "Accounting" >> WriteAccounting(target.staging_dir, [read])]
 
 
+def input_patterns(args: argparse.Namespace) -> list[str]:
+    """What must exist before the job: the dump glob, or the directory's ``index.tsv``."""
+    if args.source == "enterprise":
+        return [args.input]
+    return [FileSystems.join(args.input or sample_corpus_dir(args.lang), "index.tsv")]
+
+
+def index_pages(target: ReleaseTarget, lang: str, source: str) -> None:
+    """Build the index from the staged pages. No page read is an error even with
+    ``--allow-empty``: bm25s cannot index nothing."""
+    if not any(name.startswith(f"{EXTRACTED}/") for name in list_files(target.staging_dir)):
+        raise NoInputError(f"no pages were read from {source}: nothing to index")
+    index_extracted(target, lang)
+
+
 def run(argv: list[str] | None = None) -> dict[str, Any]:
-    args, beam_args = build_parser().parse_known_args(argv)
+    parser = build_parser()
+    args, beam_args = parse_pipeline_args(parser, argv)
     args.version = resolve_version(args.version)
     if args.source == "enterprise" and not args.input:
         raise SystemExit("--source enterprise needs --input GLOB")
     if "://" in args.output:
         raise SystemExit("the index is built on this machine: --output must be a local path")
+    require_inputs(input_patterns(args))
     target = ReleaseTarget.create(args.output, f"search_{args.lang}", args.version)
     source = {"kind": args.source, "description": args.input or sample_corpus_dir(args.lang)}
 
     def finish() -> dict[str, Any]:
-        index_extracted(target, args.lang)
-        return publish(target, overwrite=args.overwrite, splits=["docs"], schema=DOC_SCHEMA,
+        index_pages(target, args.lang, source["description"])
+        return publish(target, overwrite=args.overwrite, allow_empty=args.allow_empty,
+                       splits=["docs"], schema=DOC_SCHEMA,
                        field_docs=FIELD_DOCS, options=recorded_options(args, beam_args),
                        source=source, make_stats=index_stats, make_card=index_card)
 
@@ -111,12 +133,15 @@ def run(argv: list[str] | None = None) -> dict[str, Any]:
 
 
 def format_summary(result: dict[str, Any]) -> str:
-    pages = result["stats"]["counts"].get("pages", {})
+    counts = result["stats"]["counts"]
+    pages = counts.get("pages", {})
     return "\n".join([
         f"Search index written to {result['path']}",
         f"  pages read:    {pages.get('read', 0)}",
         f"  pages indexed: {result['manifest']['rows_per_split']['docs']}",
         f"  malformed dump lines: {pages.get('malformed_lines', 0)}",
+        dead_letter_line(counts, width=15),
+        *empty_release_warning(result["manifest"]),
     ])
 
 

@@ -1,26 +1,64 @@
-"""The ``main`` of every pipeline module: run, print the summary, map errors to exit codes."""
+"""The ``main`` of every pipeline module: run, print the summary, map errors to exit codes.
+
+The codes are listed in ``pipelines.cli.errors``: 0 success, 1 job failure, 2 usage error,
+3 release already exists, 4 nothing to release.
+"""
 
 from __future__ import annotations
 
 import logging
 import sys
+import traceback
 from collections.abc import Callable
 from typing import Any
 
-from transforms.release import ReleaseExistsError
+from pipelines.cli.errors import (
+    EXIT_EMPTY,
+    EXIT_JOB_FAILED,
+    EXIT_OK,
+    EXIT_RELEASE_EXISTS,
+    EXIT_USAGE,
+    NoInputError,
+    UsageError,
+)
+from transforms.release import (
+    EmptyReleaseError,
+    InvalidReleaseName,
+    InvalidReleaseRoot,
+    ReleaseExistsError,
+)
+
+USAGE_ERRORS = (UsageError, InvalidReleaseName, InvalidReleaseRoot)
+EMPTY_ERRORS = (NoInputError, EmptyReleaseError)
+
+
+def exit_code(error: BaseException) -> int:
+    """The exit code of an error raised by a pipeline's ``run``."""
+    if isinstance(error, ReleaseExistsError):
+        return EXIT_RELEASE_EXISTS
+    if isinstance(error, USAGE_ERRORS):
+        return EXIT_USAGE
+    if isinstance(error, EMPTY_ERRORS):
+        return EXIT_EMPTY
+    return EXIT_JOB_FAILED
 
 
 def cli_main(run: Callable[[list[str] | None], dict[str, Any]],
              summarize: Callable[[dict[str, Any]], str], argv: list[str] | None = None) -> int:
-    """Entry point of a pipeline module: run, print the summary; exit 2 on an existing version."""
+    """Entry point of a pipeline module: run and print the summary, or report the error in
+    one line on stderr (with the traceback for a job failure) and return its exit code."""
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(message)s")
     for noisy in ("apache_beam", "bm25s"):
         logging.getLogger(noisy).setLevel(logging.WARNING)
     try:
         result = run(argv)
-    except ReleaseExistsError as error:
-        print(f"error: {error}", file=sys.stderr)
-        return 2
+    except Exception as error:  # noqa: BLE001 - every error becomes an exit code
+        code = exit_code(error)
+        if code == EXIT_JOB_FAILED:
+            traceback.print_exc()
+            print(f"error: the job failed: {type(error).__name__}: {error}", file=sys.stderr)
+        else:
+            print(f"error: {error}", file=sys.stderr)
+        return code
     print(summarize(result))
-    return 0
-
+    return EXIT_OK

@@ -59,7 +59,8 @@ def resolve_version(version: str, now: datetime | None = None) -> str:
 
 
 def add_release_arguments(parser: argparse.ArgumentParser, dataset: str, version: str) -> None:
-    """``--output``, ``--version``, ``--overwrite`` and ``--skip-existing`` for every pipeline."""
+    """``--output``, ``--version``, ``--overwrite``, ``--skip-existing`` and ``--allow-empty``
+    for every pipeline."""
     parser.add_argument("--output", default="releases",
                         help=f"release root (local or gs://...); the release goes to "
                              f"<output>/{dataset}/<version>/")
@@ -69,4 +70,7 @@ def add_release_arguments(parser: argparse.ArgumentParser, dataset: str, version
     add_flag(parser, "--overwrite", "replace an existing release of the same version")
     add_flag(parser, "--skip-existing", "when the version is already published, do nothing "
                                         "and exit 0 (for retried scheduled launches)")
+    add_flag(parser, "--allow-empty", "publish the release even when the job kept no rows "
+                                      "(otherwise an empty result fails with exit code 4 and "
+                                      "nothing is published)")
 

@@ -163,7 +163,7 @@ def test_existing_version_refused_then_overwritten(release, capsys):
     _, path = release
     root = str(path.parent.parent)
     before = (path / "dataset_info.json").read_bytes()
-    assert main([TEST_RUNNER, "--output", root]) == 2
+    assert main([TEST_RUNNER, "--output", root]) == 3  # EXIT_RELEASE_EXISTS
     assert "already exists" in capsys.readouterr().err
     assert (path / "dataset_info.json").read_bytes() == before
 

@@ -9,6 +9,7 @@ import pyarrow.parquet as pq
 import pytest
 
 from pipelines import build_categories, build_nq
+from pipelines.cli.errors import NoInputError
 from tests.conftest import PROJECT_ROOT, TEST_RUNNER
 
 GOLDEN = json.loads((PROJECT_ROOT / "tests" / "golden" / "nq_sample_expected.json").read_text())
@@ -82,7 +83,7 @@ def test_pre_aggregated_jsonl_input(tmp_path):
 def test_bad_options_fail_fast(tmp_path):
     with pytest.raises(SystemExit):
         build_nq.run(["--window", "a week", "--output", str(tmp_path)])
-    with pytest.raises(SystemExit):
+    with pytest.raises(NoInputError, match="no input matches .*missing.tsv"):
         build_nq.run(["--categories", str(tmp_path / "missing.tsv"), "--output", str(tmp_path)])
 
 

@@ -112,7 +112,7 @@ def test_squad_output_is_deterministic(squad):
 
 def test_existing_version_and_skip_existing(squad, capsys):
     result, path, root = squad
-    assert main([TEST_RUNNER, "--output", str(root)]) == 2
+    assert main([TEST_RUNNER, "--output", str(root)]) == 3  # EXIT_RELEASE_EXISTS
     assert "already exists" in capsys.readouterr().err
     skipped = run([TEST_RUNNER, "--output", str(root), "--skip-existing"])
     assert skipped["manifest"]["run_id"] == result["manifest"]["run_id"]

@@ -1,0 +1,68 @@
+"""Parse a pipeline's own options and check that everything else is a Beam pipeline option.
+
+Beam drops an option it does not know with a log line ("Discarding unparseable args") and
+runs anyway, so ``--export-squat`` or ``--runer=...`` would silently do nothing. We build
+the parser Beam itself uses (every ``PipelineOptions`` subclass registers its options, as
+in ``PipelineOptions.get_all_options``) and reject what neither parser accepts, and an
+unknown ``--runner`` name, before any work.
+"""
+
+from __future__ import annotations
+
+import argparse
+from functools import lru_cache
+from typing import NoReturn
+
+from apache_beam.options.pipeline_options import (
+    PipelineOptions,
+    StandardOptions,
+    _BeamArgumentParser,
+)
+
+from pipelines.cli.errors import UsageError
+
+
+class _RaisingBeamParser(_BeamArgumentParser):
+    """Beam's parser that raises ``UsageError`` instead of printing its long usage."""
+
+    def error(self, message: str) -> NoReturn:
+        raise UsageError(f"Beam pipeline option: {message}")
+
+
+@lru_cache(maxsize=1)
+def _beam_parser() -> _RaisingBeamParser:
+    parser = _RaisingBeamParser(allow_abbrev=False, add_help=False)
+    classes = {str(cls): cls for cls in PipelineOptions.__subclasses__()}
+    for cls in classes.values():
+        cls._add_argparse_args(parser)  # noqa: SLF001 - how Beam builds the same parser
+    return parser
+
+
+def _runner_is_known(name: str) -> bool:
+    """Beam's own lookup (``runners.runner.create_runner``): a known name, with or without
+    the ``Runner`` suffix, in any case, or a dotted class path."""
+    known = {path.rsplit(".", 1)[-1].lower() for path in StandardOptions.ALL_KNOWN_RUNNERS}
+    lowered = name.lower()
+    return "." in name or lowered in known or lowered + "runner" in known
+
+
+def check_beam_args(beam_args: list[str], prog: str) -> None:
+    """Raise ``UsageError`` for arguments that are not Beam pipeline options, or for an
+    unknown ``--runner``."""
+    known, unknown = _beam_parser().parse_known_args(beam_args)
+    if unknown:
+        raise UsageError(f"unrecognized options: {' '.join(unknown)} (neither an option of "
+                         f"{prog} nor a Beam pipeline option; see {prog} --help)")
+    runner = getattr(known, "runner", None)
+    if runner and not _runner_is_known(runner):
+        raise UsageError(f"unknown runner {runner!r}; valid runners: "
+                         f"{', '.join(StandardOptions.KNOWN_RUNNER_NAMES)}, or the fully "
+                         "qualified name of a PipelineRunner subclass")
+
+
+def parse_pipeline_args(parser: argparse.ArgumentParser,
+                        argv: list[str] | None) -> tuple[argparse.Namespace, list[str]]:
+    """The pipeline's options and the Beam arguments, after checking the latter."""
+    args, beam_args = parser.parse_known_args(argv)
+    check_beam_args(beam_args, parser.prog)
+    return args, beam_args

@@ -1,0 +1,28 @@
+"""Exit codes of every pipeline's ``main`` and the usage and input errors they map from.
+
+| code | meaning |
+|---|---|
+| 0 | success (also ``--skip-existing`` finding the version published) |
+| 1 | the job failed (an unexpected error; the traceback is printed) |
+| 2 | usage error: unknown or misspelt option, bad value, unknown runner, invalid version or
+  output name |
+| 3 | the release version already exists (pass ``--overwrite`` or ``--skip-existing``) |
+| 4 | nothing to release: an ``--input`` matches no file, or the job kept no rows (pass
+  ``--allow-empty`` to publish an empty release) |
+"""
+
+from __future__ import annotations
+
+EXIT_OK = 0
+EXIT_JOB_FAILED = 1
+EXIT_USAGE = 2
+EXIT_RELEASE_EXISTS = 3
+EXIT_EMPTY = 4
+
+
+class UsageError(Exception):
+    """A command line the pipeline cannot run: reported in one line, exit code 2."""
+
+
+class NoInputError(Exception):
+    """An input option matches no file: reported before the job starts, exit code 4."""
