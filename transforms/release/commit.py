@@ -59,7 +59,10 @@ def finalize_release(target: ReleaseTarget, overwrite: bool, manifest: bytes) ->
 
 
 def _is_staged(target: ReleaseTarget) -> bool:
-    return FileSystems.exists(target.staging_dir) and bool(list_files(target.staging_dir))
+    """Whether the staging directory holds files (an object store has no directory to test)."""
+    if is_local(target.staging_dir) and not os.path.isdir(target.staging_dir):
+        return False
+    return bool(list_files(target.staging_dir))
 
 
 def published_run_id(target: ReleaseTarget) -> str | None:
@@ -184,8 +187,11 @@ def discard_staging(target: ReleaseTarget) -> None:
     target.check_inside(target.staging_dir, target.staging_root)
     if is_local(target.staging_dir):
         shutil.rmtree(target.staging_dir, ignore_errors=True)
-    elif FileSystems.exists(target.staging_dir):
-        FileSystems.delete([target.staging_dir])
+    else:  # an object store: a prefix, not a directory; delete every object under it
+        objects = [FileSystems.join(target.staging_dir, *name.split("/"))
+                   for name in list_files(target.staging_dir)]
+        if objects:
+            FileSystems.delete(objects)
     recover_replaced(target)
     release_claim(target)
     remove_empty_staging_root(target)

@@ -6,11 +6,13 @@ retires the old version to ``.staging/<version>-<run id>.replaced`` for a moment
 discarding removes all three. What a killed run leaves behind is *abandoned* when:
 
 * its owner ran on this host and its pid is gone (or now belongs to a younger process),
-  for a local root; a live owner's files are never touched, so concurrent builds of one
-  version are safe;
+  for a local root;
 * or, for an owner on another host, an object-store root (whose launcher may exit while its
   job still runs) or a directory without an owner file, it is older than ``stale_after``
   seconds (``DEFAULT_STALE_AFTER``, 24 h).
+
+The files of a live owner on this host are never touched, whatever the root and however old
+they are, so concurrent builds of one version are safe.
 
 ``clean_abandoned`` first restores an interrupted overwrite (an abandoned ``.replaced``
 holding a manifest while the version itself is missing is renamed back), then removes the
@@ -158,8 +160,11 @@ def _abandoned(target: ReleaseTarget, stem: str, owner: dict[str, Any] | None,
                kinds: dict[str, float], stale_after: float, now: float) -> bool:
     if stem == f"{target.version}-{target.run_id}":
         return False  # this run's own entries
-    if owner and is_local(target.root) and owner.get("host") == socket.gethostname():
-        return not _alive(owner.get("pid"), owner.get("started"))
+    if owner and owner.get("host") == socket.gethostname():
+        if _alive(owner.get("pid"), owner.get("started")):
+            return False  # a live run of this host, whatever its root: never touched
+        if is_local(target.root):
+            return True
     started = owner.get("started") if owner else None
     age_from = started if isinstance(started, (int, float)) else max(kinds.values())
     return now - age_from > stale_after
@@ -198,8 +203,11 @@ def recover_replaced(target: ReleaseTarget, stem: str | None = None) -> int:
     its version is missing, else remove it. Returns 1 when it was removed."""
     stem = stem or f"{target.version}-{target.run_id}"
     retired = FileSystems.join(target.staging_root, stem + REPLACED_SUFFIX)
-    if not FileSystems.exists(retired) and not (is_local(retired) and os.path.lexists(retired)):
-        return 0
+    if is_local(retired):
+        if not os.path.lexists(retired):
+            return 0
+    elif not _remote_objects(retired):
+        return 0  # an object-store "directory" exists only as the objects under its prefix
     final = _final_dir_of(target, stem)
     if (final and is_local(final) and not os.path.exists(final)
             and os.path.exists(os.path.join(retired, MANIFEST))):
@@ -232,8 +240,13 @@ def _remove(target: ReleaseTarget, path: str) -> None:
         elif os.path.lexists(path):
             os.remove(path)
         return
-    files = [m.path for m in FileSystems.match([path.rstrip("/") + "/**"])[0].metadata_list]
+    files = _remote_objects(path)
     if FileSystems.exists(path):
         files.append(path)
     if files:
         FileSystems.delete(files)
+
+
+def _remote_objects(path: str) -> list[str]:
+    """The objects under the object-store prefix ``path/``."""
+    return [m.path for m in FileSystems.match([path.rstrip("/") + "/**"])[0].metadata_list]

@@ -1,7 +1,8 @@
 """ReQA sentence-retrieval sets (Ahmad et al. 2019): Beam stages, schema, card and baselines.
 
-May import ``transforms.core``, ``transforms.release``, ``transforms.metrics``,
-``transforms.clients`` and ``filters``; never ``pipelines``. Modules, lower ones first:
+May import ``transforms.sources`` (``compressed``: damaged-stream detection),
+``transforms.core``, ``transforms.release``, ``transforms.metrics``, ``transforms.clients`` and
+``filters``; never ``pipelines``. Modules, lower ones first:
 
 * ``schema``: sources, drop reasons, the questions/candidates schemas and field docs, stable ids.
 * ``tasks``: ReqaTask, its paragraphs and questions, Drop and the dropped-example outputs.

@@ -6,6 +6,8 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator
 from typing import Any
 
+from transforms.sources.compressed import iter_complete_lines
+
 
 def readable_path(readable: Any) -> str:
     """The path of a readable file or ``(path, payload)`` pair."""
@@ -15,20 +17,20 @@ def readable_path(readable: Any) -> str:
 
 
 def readable_lines(readable: Any) -> tuple[str, Iterable[str | UnicodeDecodeError]]:
-    """The path and the lazily decoded UTF-8 lines of a readable file (``.gz`` decompressed by
-    ``fileio``), or of a ``(path, text)`` pair; a line that is not UTF-8 is its decoding error,
-    so the lines after it are still read."""
+    """The path and the lazily decoded UTF-8 lines of a readable file (``.gz``/``.bz2``/``.xz``
+    decompressed by ``transforms.sources.compressed``: a damaged stream raises
+    ``CompressionDamage`` after its last complete line), or of a ``(path, text)`` pair; a line
+    that is not UTF-8 is its decoding error, so the lines after it are still read."""
     if isinstance(readable, tuple):
         path, text = readable
         return path, text.splitlines()
     path = readable.metadata.path
 
     def generate() -> Iterator[str | UnicodeDecodeError]:
-        with readable.open() as handle:
-            for raw in iter(handle.readline, b""):
-                try:
-                    yield raw.decode("utf-8")
-                except UnicodeDecodeError as error:
-                    yield error
+        for raw in iter_complete_lines(readable):
+            try:
+                yield raw.decode("utf-8")
+            except UnicodeDecodeError as error:
+                yield error
 
     return path, generate()

@@ -12,7 +12,13 @@ from apache_beam.io.filesystem import CompressionTypes
 
 from transforms.core.accounting import dead_letter, tally
 from transforms.reqa.input_files import readable_path
-from transforms.reqa.schema import EMPTY_QUESTION, INVALID_ANSWER_SPAN, paragraph_id, stable_id
+from transforms.reqa.schema import (
+    EMPTY_QUESTION,
+    INVALID_ANSWER_SPAN,
+    INVALID_UNICODE,
+    paragraph_id,
+    stable_id,
+)
 from transforms.reqa.tasks import (
     EXAMPLES,
     Drop,
@@ -20,6 +26,7 @@ from transforms.reqa.tasks import (
     TaskParagraph,
     TaskQuestion,
     drop_outputs,
+    has_lone_surrogate,
 )
 
 NLQUAD_FIELDS = ("id", "question", "context", "answer_start", "answer_end")
@@ -103,6 +110,16 @@ class ParseNlquadFiles(beam.DoFn):
     def _row(self, path: str, row: dict[str, Any]) -> Iterator[Any]:
         yield tally("input", "rows")
         yield tally(EXAMPLES, "read")
+        texts = {name: row.get(name) for name in ("id", "question", "context", "document_id",
+                                                  "url", "title")}
+        bad = [name for name, text in texts.items() if has_lone_surrogate(text)]
+        if bad:  # a lone surrogate could be neither hashed into an id nor written
+            question = row.get("question") if isinstance(row.get("question"), str) else ""
+            document = str(row.get("document_id") or row.get("url") or row.get("title") or "")
+            yield from drop_outputs("nlquad", document, Drop(
+                str(row.get("id")), question, INVALID_UNICODE,
+                f"lone surrogate in {', '.join(bad)}"))
+            return
         try:
             yield nlquad_key(row)
         except Exception as error:  # noqa: BLE001 - a malformed row is dead-lettered

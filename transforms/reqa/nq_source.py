@@ -13,10 +13,11 @@ from typing import Any
 import apache_beam as beam
 
 from transforms.core.accounting import dead_letter, tally
-from transforms.reqa.input_files import readable_lines
+from transforms.reqa.input_files import readable_lines, readable_path
 from transforms.reqa.schema import (
     EMPTY_QUESTION,
     EMPTY_SHORT_ANSWER,
+    INVALID_UNICODE,
     LONG_ANSWER_NOT_PARAGRAPH,
     NO_ANNOTATION,
     NOT_ONE_SHORT_ANSWER,
@@ -31,7 +32,9 @@ from transforms.reqa.tasks import (
     TaskParagraph,
     TaskQuestion,
     drop_outputs,
+    has_lone_surrogate,
 )
+from transforms.sources.compressed import CompressionDamage, check_stream
 
 _OPENING_TAG = re.compile(r"<([A-Za-z][A-Za-z0-9]*)[\s>]")
 
@@ -66,6 +69,8 @@ def nq_task(example: dict[str, Any]) -> ReqaTask | Drop:
     annotations = example.get("annotations") or []
     if not question.strip():
         return Drop(example_id, question, EMPTY_QUESTION)
+    if has_lone_surrogate(question, example_id):
+        return Drop(example_id, question, INVALID_UNICODE, "question holds a lone surrogate")
     if not annotations:
         return Drop(example_id, question, NO_ANNOTATION)
     annotation = annotations[0]
@@ -93,6 +98,9 @@ def nq_task(example: dict[str, Any]) -> ReqaTask | Drop:
     inside = [spans[i] for i in range(short_start, short_end) if i in spans]
     if not inside:
         return Drop(example_id, question, EMPTY_SHORT_ANSWER)
+    if has_lone_surrogate(text, document):
+        return Drop(example_id, question, INVALID_UNICODE,
+                    "paragraph text or document title holds a lone surrogate")
     pid = paragraph_id("nq", document, text)
     return ReqaTask("nq", document, (TaskParagraph(pid, text),),
                     (TaskQuestion(example_id, question, ((inside[0][0], inside[-1][1]),)),))
@@ -101,19 +109,35 @@ def nq_task(example: dict[str, Any]) -> ReqaTask | Drop:
 class ParseNqFiles(beam.DoFn):
     """NQ original-format JSON lines -> ReqaTask per kept example; drops, dead letters.
 
-    Takes a ``fileio.ReadableFile`` (``.jsonl.gz`` decompressed by its extension) or, for
-    tests, a ``(path, text)`` pair."""
+    Takes a ``fileio.ReadableFile`` (``.jsonl.gz``/``.bz2``/``.xz`` decompressed by its
+    extension) or, for tests, a ``(path, text)`` pair. A damaged compressed file is
+    dead-lettered with its ``reason`` and ``rows_read`` (its lines read) and counted
+    (``input.unreadable_files``, ``input.unreadable.<reason>``): ``truncated_compression``
+    keeps the complete lines before the cut, ``corrupt_compression`` none."""
 
     def process(self, readable: Any) -> Iterator[Any]:
-        path, lines = readable_lines(readable)
         yield tally("input", "files")
         number = 0
         try:
+            # A corrupt stream is found only at its end: check it before emitting any record.
+            damage = None if isinstance(readable, tuple) else check_stream(readable)
+            if damage is not None and not isinstance(damage, EOFError):
+                raise CompressionDamage(damage)
+            path, lines = readable_lines(readable)
             for number, line in enumerate(lines, start=1):
                 yield from self._line(path, number, line)
+        except CompressionDamage as damage:  # truncated: the complete lines before the cut kept
+            yield from self._unreadable(readable_path(readable), damage.reason, damage.error,
+                                        rows_read=number)
         except Exception as error:  # noqa: BLE001 - an unreadable file is dead-lettered
             yield tally("input", "unreadable_files")
-            yield dead_letter("input", error, file=path, line=number)
+            yield dead_letter("input", error, file=readable_path(readable), line=number)
+
+    @staticmethod
+    def _unreadable(path: str, reason: str, error: Exception, rows_read: int) -> Iterator[Any]:
+        yield tally("input", "unreadable_files")
+        yield tally("input", f"unreadable.{reason}")
+        yield dead_letter("input", error, file=path, reason=reason, rows_read=rows_read)
 
     def _line(self, path: str, number: int, line: str | UnicodeDecodeError) -> Iterator[Any]:
         if isinstance(line, str) and not line.strip():

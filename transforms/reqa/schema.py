@@ -22,6 +22,9 @@ ANSWER_OFFSET_MISMATCH = "answer_offset_mismatch"
 INVALID_ANSWER_SPAN = "invalid_answer_span"
 ANSWER_NOT_IN_SENTENCES = "answer_not_in_sentences"
 MALFORMED_ANSWER = "malformed_answer"  # an answer of the wrong shape: its question is dropped
+# A lone surrogate (a JSON "\\ud800" escape) in a question, its id or its paragraph/document:
+# not encodable as UTF-8, so it could be neither hashed into an id nor written to Parquet.
+INVALID_UNICODE = "invalid_unicode"
 
 # Dead-letter reasons of malformed input (``reason`` of the dead letter).
 MALFORMED_FILE = "malformed_file"  # not {"data": [articles]}

@@ -20,6 +20,7 @@ from transforms.reqa.input_files import readable_path
 from transforms.reqa.schema import (
     ANSWER_OFFSET_MISMATCH,
     EMPTY_QUESTION,
+    INVALID_UNICODE,
     MALFORMED_ANSWER,
     MALFORMED_ARTICLE,
     MALFORMED_FILE,
@@ -35,7 +36,10 @@ from transforms.reqa.tasks import (
     TaskParagraph,
     TaskQuestion,
     drop_outputs,
+    has_lone_surrogate,
+    printable,
 )
+from transforms.sources.compressed import damage_reason, read_decompressed
 
 
 def _malformed_answer(answer: Any) -> str:
@@ -65,6 +69,16 @@ def squad_task(title: str, paragraph: dict[str, Any], source: str = "squad"
     qas = paragraph.get("qas") or []
     if not isinstance(qas, list):
         raise TypeError("paragraph qas is not a list")
+    if has_lone_surrogate(context, title):  # every question dropped; no paragraph to index
+        drops = [Drop(str(qa["id"]), qa["question"], INVALID_UNICODE,
+                      "paragraph context or title holds a lone surrogate")
+                 if isinstance(qa, dict) and isinstance(qa.get("question"), str)
+                 and qa.get("id") is not None else
+                 Drop(str(qa.get("id", index)) if isinstance(qa, dict) else str(index), "",
+                      MALFORMED_QUESTION,
+                      "question is not an object with an id and a question string")
+                 for index, qa in enumerate(qas)]
+        return ReqaTask(source, title, (), ()), drops, 0
     pid = paragraph_id(source, title, context)
     questions: list[TaskQuestion] = []
     drops: list[Drop] = []
@@ -77,6 +91,10 @@ def squad_task(title: str, paragraph: dict[str, Any], source: str = "squad"
                               "question is not an object with an id and a question string"))
             continue
         example_id, question = str(qa["id"]), qa["question"]
+        if has_lone_surrogate(question, example_id):
+            drops.append(Drop(example_id, question, INVALID_UNICODE,
+                              "question or id holds a lone surrogate"))
+            continue
         answers = qa.get("answers") or []
         if not isinstance(answers, list):
             answers = [answers]
@@ -114,13 +132,25 @@ class ParseSquadFiles(beam.DoFn):
 
     def process(self, readable: Any) -> Iterator[Any]:
         yield tally("input", "files")
+        damage = None
         try:
-            path, text = readable if isinstance(readable, tuple) else (
-                readable.metadata.path, readable.read_utf8())
-            content = json.loads(text)
+            if isinstance(readable, tuple):
+                path, text = readable
+            else:
+                path = readable.metadata.path
+                data, damage = read_decompressed(readable)
+                text = data.decode("utf-8") if damage is None else ""
+            if damage is None:
+                content = json.loads(text)
         except Exception as error:  # noqa: BLE001 - an unreadable file is dead-lettered
             yield tally("input", "unreadable_files")
             yield dead_letter("input", error, file=readable_path(readable))
+            return
+        if damage is not None:  # one JSON document: nothing before the damage is a record
+            reason = damage_reason(damage)
+            yield tally("input", "unreadable_files")
+            yield tally("input", f"unreadable.{reason}")
+            yield dead_letter("input", damage, file=path, reason=reason, rows_read=0)
             return
         articles = content.get("data") if isinstance(content, dict) else None
         if not isinstance(articles, list):
@@ -149,22 +179,27 @@ class ParseSquadFiles(beam.DoFn):
         try:
             task, drops, mismatched = squad_task(title, paragraph)
         except Exception as error:  # noqa: BLE001 - a malformed paragraph is dead-lettered
+            yield tally("paragraphs", f"malformed.{MALFORMED_PARAGRAPH}")
             if count:
                 yield tally(EXAMPLES, "malformed", count)
             yield dead_letter(EXAMPLES, error, file=path, title=title, paragraph=index,
                               questions=count, reason=MALFORMED_PARAGRAPH)
             return
-        yield tally("paragraphs", "read")
-        if not count:
+        if not task.paragraphs:  # its text cannot be written: its questions are dropped below
+            yield tally("paragraphs", f"dropped.{INVALID_UNICODE}")
+        else:
+            yield tally("paragraphs", "read")
+        if not count and task.paragraphs:
             yield tally("paragraphs", "without_questions")
         if mismatched:
             yield tally("answers", f"dropped.{ANSWER_OFFSET_MISMATCH}", mismatched)
         for drop in drops:
             if drop.reason == MALFORMED_QUESTION:
                 yield tally(EXAMPLES, "malformed")
-                yield dead_letter(EXAMPLES, drop.detail, file=path, title=title,
-                                  paragraph=index, example_id=drop.example_id,
+                yield dead_letter(EXAMPLES, drop.detail, file=path, title=printable(title),
+                                  paragraph=index, example_id=printable(drop.example_id),
                                   reason=MALFORMED_QUESTION)
             else:
                 yield from drop_outputs("squad", title, drop)
-        yield task
+        if task.paragraphs:
+            yield task

@@ -4,6 +4,7 @@ dropped example."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any, NamedTuple
@@ -12,6 +13,19 @@ from transforms.core.accounting import rejected, tally
 
 DROPPED_EXAMPLES = "dropped_examples"  # rejected/<kind>/
 EXAMPLES = "examples"  # tally stage of every input example
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def has_lone_surrogate(*texts: object) -> bool:
+    """Whether any of the texts holds a lone surrogate (not encodable as UTF-8)."""
+    return any(isinstance(text, str) and _SURROGATE.search(text) for text in texts)
+
+
+def printable(text: str) -> str:
+    """``text`` with its lone surrogates as ``\\udxxx`` escapes (writable as UTF-8)."""
+    if not has_lone_surrogate(text):
+        return text
+    return text.encode("utf-8", "backslashreplace").decode("utf-8")
 
 
 @dataclass(frozen=True)
@@ -57,7 +71,7 @@ class Drop(NamedTuple):
 def drop_outputs(source: str, document: str, drop: Drop) -> Iterator[Any]:
     """The ``examples.dropped.<reason>`` tally and the ``rejected/dropped_examples/`` row."""
     yield tally(EXAMPLES, f"dropped.{drop.reason}")
-    yield rejected(DROPPED_EXAMPLES, {"source": source, "document": document,
-                                      "example_id": drop.example_id,
-                                      "question": drop.question, "reason": drop.reason,
-                                      "detail": drop.detail})
+    yield rejected(DROPPED_EXAMPLES, {"source": source, "document": printable(document),
+                                      "example_id": printable(drop.example_id),
+                                      "question": printable(drop.question),
+                                      "reason": drop.reason, "detail": printable(drop.detail)})

@@ -18,6 +18,7 @@ from transforms.core.accounting import dead_letter, tally
 from transforms.release import ReleaseTarget, read_group_rows
 from transforms.sources.search_corpus import (
     DOC_SCHEMA,
+    Skipped,
     build_index,
     corpus_directory_records,
     enterprise_records,
@@ -55,6 +56,9 @@ class ReadEnterpriseDump(beam.DoFn):
                     if isinstance(record, Exception):
                         yield tally("pages", "malformed_lines")
                         yield dead_letter("pages", record, source=path)
+                        continue
+                    if isinstance(record, Skipped):
+                        yield tally("pages", f"skipped.{record.reason}")
                         continue
                     yield tally("pages", "read")
                     yield record

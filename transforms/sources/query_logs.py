@@ -15,14 +15,11 @@ the rows before the error may already be garbage.
 
 from __future__ import annotations
 
-import bz2
 import csv
 import io
 import json
-import lzma
 import posixpath
 import re
-import zlib
 from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -40,10 +37,10 @@ from filters.nq.queries import (
     text_rejection,
 )
 from transforms.core.accounting import SIDE_OUTPUTS, dead_letter, tally
+from transforms.sources.compressed import complete_lines, read_decompressed
 
 FORMATS = ("tsv", "csv", "jsonl", "parquet")
 _ESCAPED_BYTES = re.compile("[\udc80-\udcff]")  # undecodable bytes under surrogateescape
-_CHUNK = 1 << 14  # compressed bytes fed at a time: what a damaged stream keeps is exact to this
 
 
 class MalformedRow(ValueError):
@@ -136,53 +133,6 @@ def iter_rows(data: bytes, fmt: str) -> Iterator[tuple[int, dict | Exception]]:
             yield number, _invalid_utf8("".join(row.values())) or row
 
 
-def _decompress(raw: bytes, new_decompressor) -> tuple[bytes, Exception | None]:
-    """Every stream of ``raw`` decompressed, and the error where the data ends early (an
-    EOFError) or is corrupt (None when whole); the output before the error is kept, to
-    ``_CHUNK`` bytes."""
-    out: list[bytes] = []
-    data = raw
-    while True:
-        decompressor = new_decompressor()
-        for start in range(0, len(data), _CHUNK):
-            try:
-                out.append(decompressor.decompress(data[start:start + _CHUNK]))
-            except (OSError, EOFError, ValueError, zlib.error, lzma.LZMAError) as error:
-                return b"".join(out), error
-            if decompressor.eof:
-                break
-        if not decompressor.eof:
-            return b"".join(out), EOFError("compressed data ends before its end-of-stream "
-                                           "marker (truncated file)")
-        data = decompressor.unused_data
-        if not data.strip(b"\0"):  # trailing zero padding is allowed, as by gzip
-            return b"".join(out), None
-
-
-_DECOMPRESSORS = {
-    CompressionTypes.GZIP: lambda: zlib.decompressobj(wbits=31),
-    CompressionTypes.DEFLATE: zlib.decompressobj,
-    CompressionTypes.BZIP2: bz2.BZ2Decompressor,
-    CompressionTypes.LZMA: lzma.LZMADecompressor,
-}
-
-
-def read_log_bytes(readable: fileio.ReadableFile) -> tuple[bytes, Exception | None]:
-    """The file's bytes, decompressed by extension; for a damaged compressed file the bytes
-    before the damage and the error (Beam's reader stops there without one)."""
-    compression = CompressionTypes.detect_compression_type(readable.metadata.path)
-    if compression not in _DECOMPRESSORS:
-        return readable.read(), None
-    with readable.open(compression_type=CompressionTypes.UNCOMPRESSED) as handle:
-        raw = handle.read()
-    return _decompress(raw, _DECOMPRESSORS[compression])
-
-
-def complete_lines(data: bytes) -> bytes:
-    """``data`` without its last, unterminated line (the partial record of a damaged file)."""
-    return data[:data.rfind(b"\n") + 1]
-
-
 def _printable(text: str) -> str:
     """``text`` writable as UTF-8: undecodable bytes and lone surrogates as escapes."""
     try:
@@ -236,7 +186,7 @@ class _ParseLogFile(beam.DoFn):
             yield from self._unreadable(path, "unknown_format", error, 0)
             return
         try:
-            data, damage = read_log_bytes(readable)
+            data, damage = read_decompressed(readable)
         except Exception as error:  # noqa: BLE001 - an unreadable file must not stop the job
             yield from self._unreadable(path, "unreadable", error, 0)
             return

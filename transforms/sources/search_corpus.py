@@ -19,6 +19,7 @@ import shutil
 import tarfile
 import tempfile
 from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
 from importlib import resources
 from typing import Any
 
@@ -91,9 +92,20 @@ def corpus_directory_records(directory: str) -> Iterator[dict[str, Any]]:
         yield page_record(row["url"], row["title"], row["kind"], row.get("revision"), html)
 
 
-def enterprise_records(stream, lang: str = "en") -> Iterator[dict[str, Any] | Exception]:
+@dataclass(frozen=True)
+class Skipped:
+    """A dump line that was read but is not indexed, and why: the caller counts it as
+    ``pages.skipped.<reason>`` (``not_article``: a namespace other than 0)."""
+
+    reason: str
+    name: str = ""
+
+
+def enterprise_records(stream, lang: str = "en"
+                       ) -> Iterator[dict[str, Any] | Skipped | Exception]:
     """Article records of a Wikimedia Enterprise ``*.json.tar.gz`` stream; a line that cannot
-    be read is yielded as the exception (the caller counts and dead-letters it)."""
+    be read is yielded as the exception (the caller counts and dead-letters it), a record that
+    is not an article as ``Skipped`` (the caller counts it)."""
     with tarfile.open(fileobj=stream, mode="r|gz") as archive:
         for member in archive:
             handle = archive.extractfile(member) if member.isfile() else None
@@ -104,20 +116,29 @@ def enterprise_records(stream, lang: str = "en") -> Iterator[dict[str, Any] | Ex
                     continue
                 try:
                     record = _enterprise_record(json.loads(raw.decode("utf-8")), lang)
-                except (ValueError, KeyError, TypeError) as error:
+                except (ValueError, KeyError, TypeError, AttributeError) as error:
                     yield error
                     continue
-                if record is not None:
-                    yield record
+                yield record
 
 
-def _enterprise_record(obj: dict[str, Any], lang: str) -> dict[str, Any] | None:
-    if (obj.get("namespace") or {}).get("identifier", 0) != 0:
-        return None
-    title = obj["name"]
+def _enterprise_record(obj: Any, lang: str) -> dict[str, Any] | Skipped:
+    """Raises ValueError, KeyError or TypeError for a line of the wrong shape."""
+    if not isinstance(obj, dict):
+        raise TypeError(f"a dump line is a JSON object, not {type(obj).__name__}")
+    namespace = obj.get("namespace") or {}
+    if not isinstance(namespace, dict):
+        raise TypeError(f"namespace is an object, not {type(namespace).__name__}")
+    if namespace.get("identifier", 0) != 0:
+        return Skipped("not_article", str(obj.get("name", "")))
+    title, html = obj["name"], obj["article_body"]["html"]
+    if not (isinstance(title, str) and isinstance(html, str)):
+        raise TypeError("name and article_body.html are strings")
     url = obj.get("url") or f"https://{lang}.wikipedia.org/wiki/{title.replace(' ', '_')}"
+    if not isinstance(url, str):
+        raise TypeError("url is a string")
     revision = (obj.get("version") or {}).get("identifier")
-    return page_record(url, title, "wikipedia", revision, obj["article_body"]["html"])
+    return page_record(url, title, "wikipedia", revision, html)
 
 
 def build_index(records: Iterable[dict[str, Any]], directory: str, lang: str = "en") -> int:

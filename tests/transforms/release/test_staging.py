@@ -10,8 +10,9 @@ import time
 import pyarrow.parquet as pq
 import pytest
 
+from tests.fakes.object_store import local_path, use_bucket
 from tests.transforms.release.toy import SCHEMA, run_toy
-from transforms.release import ReleaseTarget, ensure_empty_splits, latest_path
+from transforms.release import ReleaseTarget, ensure_empty_splits, latest_path, write_bytes
 from transforms.release.staging import DEFAULT_STALE_AFTER, claim_staging, clean_abandoned
 from transforms.release.target import MANIFEST
 
@@ -150,3 +151,98 @@ def test_overwrite_failing_between_renames_keeps_the_old_version(tmp_path, monke
     assert json.loads(open(os.path.join(first["path"], MANIFEST)).read())["run_id"] == (
         first["manifest"]["run_id"])
     assert not os.path.exists(os.path.join(tmp_path, "toy", ".staging"))
+
+
+BUCKET = "fakegs://releases"
+
+
+def _remote_staged(dataset="toy", mtime=None, **owner) -> ReleaseTarget:
+    """A run staged on the fake object store (two objects); ``owner`` is its ownership
+    marker's content (none when empty); ``mtime`` sets the objects' modification time."""
+    target = ReleaseTarget.create(BUCKET, dataset, "1.0.0")
+    objects = [f"{target.staging_dir}/train/part-0.parquet", f"{target.staging_dir}/stats.json"]
+    if owner:
+        objects.append(target.staging_dir + ".owner")
+        write_bytes(objects[-1], json.dumps({"run_id": target.run_id, **owner}).encode())
+    for name in objects[:2]:
+        write_bytes(name, b"x")
+    if mtime is not None:
+        for name in objects:
+            os.utime(local_path(name), (mtime, mtime))
+    return target
+
+
+def _objects(bucket, target) -> list[str]:
+    staging = local_path(target.staging_root)
+    stem = os.path.basename(target.staging_dir)
+    return sorted(os.path.relpath(os.path.join(d, f), bucket)
+                  for d, _, files in os.walk(staging) for f in files
+                  if os.path.relpath(os.path.join(d, f), staging).startswith(stem))
+
+
+def test_object_store_staging_is_removed_by_age_and_live_runs_are_kept(tmp_path):
+    bucket = tmp_path / "bucket"
+    use_bucket(bucket)
+    then = time.time()
+    now = then + 2 * DAY  # every entry below is two days old, unless made fresh
+    fresh = now - 60
+    here = socket.gethostname()
+    old_remote = _remote_staged(host="worker-elsewhere", pid=1, started=then)
+    old_unowned = _remote_staged(mtime=then)
+    dead_here_old = _remote_staged(host=here, pid=_dead_pid(), started=then)
+    young_remote = _remote_staged(host="worker-elsewhere", pid=1, started=fresh)
+    fresh_unowned = _remote_staged(mtime=fresh)
+    # a dead launcher of this host may have left a Dataflow job running: kept while young
+    dead_here_young = _remote_staged(host=here, pid=_dead_pid(), started=fresh)
+    # a concurrent run of this host, still running: never touched, however old
+    live_here = _remote_staged(host=here, pid=os.getpid(), started=then)
+    other_dataset = _remote_staged(dataset="toy2", host="worker-elsewhere", pid=1, started=then)
+    published = "fakegs://releases/toy/0.9.0/MANIFEST.json"
+    write_bytes(published, b"{}")
+    os.utime(local_path(published), (then, then))
+    gone = [old_remote, old_unowned, dead_here_old]
+    kept = [young_remote, fresh_unowned, dead_here_young, live_here]
+    before = {t.run_id: _objects(bucket, t) for t in gone + kept + [other_dataset]}
+    assert all(len(files) >= 2 for files in before.values())
+
+    removed = clean_abandoned(ReleaseTarget.create(BUCKET, "toy", "1.0.0"), now=now)
+
+    assert removed == len(gone)
+    assert all(_objects(bucket, t) == [] for t in gone)  # markers included
+    assert all(_objects(bucket, t) == before[t.run_id] for t in kept + [other_dataset])
+    assert os.path.exists(local_path(published))
+    # nothing left to do: a second pass removes nothing
+    assert clean_abandoned(ReleaseTarget.create(BUCKET, "toy", "1.0.0"), now=now) == 0
+
+
+def test_object_store_without_staging_and_own_entries(tmp_path):
+    use_bucket(tmp_path / "bucket")
+    assert clean_abandoned(ReleaseTarget.create(BUCKET, "toy", "1.0.0")) == 0
+    mine = _remote_staged(mtime=time.time() - 2 * DAY)
+    assert clean_abandoned(mine) == 0  # a run's own staging is never abandoned
+    assert clean_abandoned(ReleaseTarget.create(BUCKET, "toy", "1.0.0")) == 1
+    assert not os.path.exists(local_path(mine.staging_root))
+
+
+def test_object_store_replaced_prefix_is_removed(tmp_path):
+    use_bucket(tmp_path / "bucket")
+    old = time.time() - 2 * DAY
+    target = _remote_staged(host="worker-elsewhere", pid=1, started=old)
+    retired = target.staging_dir + ".replaced/train/part-0.parquet"
+    write_bytes(retired, b"x")
+    os.utime(local_path(retired), (old, old))
+    assert clean_abandoned(ReleaseTarget.create(BUCKET, "toy", "1.0.0")) == 2
+    assert not os.path.exists(local_path(retired))
+    assert not os.path.exists(local_path(target.staging_root))
+
+
+def test_failed_run_on_an_object_store_discards_its_staging(tmp_path):
+    from transforms.release.commit import discard_staging
+
+    use_bucket(tmp_path / "bucket")
+    target = ReleaseTarget.create(BUCKET, "toy", "1.0.0")
+    for name in ("train/train-00000-of-00001.parquet", "_tallies.json"):
+        write_bytes(f"{target.staging_dir}/{name}", b"x")
+    discard_staging(target)
+    assert not os.path.exists(local_path(target.staging_dir))
+    assert not os.path.exists(local_path(f"{BUCKET}/toy/1.0.0"))

@@ -61,3 +61,17 @@ def test_parse_nlquad_files_groups_articles():
         assert_that(_tallies(tasks[TALLY], "Tasks"), equal_to([
             ("paragraphs.read", 3), ("examples.dropped.invalid_answer_span", 1)]),
             label="task_tallies")
+
+
+def test_lone_surrogate_row_is_dropped_as_invalid_unicode():
+    from tests.transforms.reqa.samples import nlquad_rows
+    from transforms.core.accounting import REJECTED
+    from transforms.reqa.nlquad_source import ParseNlquadFiles
+    from transforms.reqa.schema import INVALID_UNICODE
+
+    row = {**nlquad_rows()[0], "question": "bad\ud800"}
+    outputs = list(ParseNlquadFiles()._row("f.parquet", row))
+    rejected = [o.value for o in outputs if getattr(o, "tag", None) == REJECTED]
+    assert [r[1]["reason"] for r in rejected] == [INVALID_UNICODE]
+    assert rejected[0][1]["question"] == "bad\\ud800"
+    assert not [o for o in outputs if isinstance(o, tuple)]

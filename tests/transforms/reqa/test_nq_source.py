@@ -108,3 +108,60 @@ def test_a_line_that_is_not_utf8_or_not_an_object_loses_only_itself(tmp_path):
             ("examples.malformed", 3)]), label="tallies")
         assert_that(out[DEAD_LETTER] | beam.Map(lambda d: (d["line"], d["error_type"])), equal_to([
             (1, "UnicodeDecodeError"), (2, "TypeError"), (3, "TypeError")]), label="dead")
+
+
+def test_lone_surrogate_in_question_or_paragraph_drops_the_example():
+    from transforms.reqa.schema import INVALID_UNICODE
+
+    example = nq_example(9)
+    example["question_text"] = "how tall\ud800"
+    drop = nq_task(example)
+    assert isinstance(drop, Drop) and drop.reason == INVALID_UNICODE
+    example = nq_example(10)
+    for token in example["document_tokens"]:
+        if token["token"] == "tower":
+            token["token"] = "tow\udfffer"
+    drop = nq_task(example)
+    assert isinstance(drop, Drop) and drop.reason == INVALID_UNICODE
+
+
+def _read_nq_file(path: str):
+    from apache_beam.io import fileio
+
+    p = _pipeline()
+    out = (p | beam.Create([path]) | fileio.MatchAll() | fileio.ReadMatches()
+           | beam.ParDo(ParseNqFiles()).with_outputs(*SIDE_OUTPUTS, main="main"))
+    return p, out
+
+
+@pytest.mark.parametrize("damage", ["truncated_compression", "corrupt_compression"])
+def test_damaged_gzip_nq_file_is_dead_lettered_without_a_partial_record(tmp_path, damage):
+    import gzip
+
+    lines = "".join(json.dumps(nq_example(i)) + "\n" for i in range(40)).encode()
+    data = bytearray(gzip.compress(lines))
+    if damage == "truncated_compression":
+        data = data[:len(data) * 3 // 4]
+    else:
+        data[len(data) // 2:len(data) // 2 + 40] = b"\xff" * 40
+    (tmp_path / "nq.jsonl.gz").write_bytes(bytes(data))
+    p, out = _read_nq_file(str(tmp_path / "nq.jsonl.gz"))
+    with p:
+        def check_dead(dead):
+            (letter,) = dead
+            assert letter["reason"] == damage
+            if damage == "truncated_compression":
+                assert 0 < letter["rows_read"] < 40
+            else:
+                assert letter["rows_read"] == 0
+
+        def check_tallies(tallies):
+            counts = dict(tallies)
+            assert counts.get(f"input.unreadable.{damage}") == 1
+            assert counts.get("input.unreadable_files") == 1
+            assert "examples.malformed" not in counts  # no partial last record
+            if damage == "corrupt_compression":
+                assert "examples.read" not in counts
+
+        assert_that(out[DEAD_LETTER], check_dead, label="Dead")
+        assert_that(_tallies(out[TALLY], "T"), check_tallies, label="Tallies")

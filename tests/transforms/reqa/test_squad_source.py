@@ -65,6 +65,7 @@ def test_parse_squad_files_tasks_drops_and_dead_letters():
         assert_that(_tallies(out[TALLY], "T"), equal_to([
             ("input.files", 2), ("input.unreadable_files", 1), ("examples.read", 5),
             ("examples.malformed", 1), ("paragraphs.read", 2),
+            ("paragraphs.malformed.malformed_paragraph", 1),
             ("paragraphs.without_questions", 1), ("answers.dropped.answer_offset_mismatch", 2),
             ("examples.dropped.answer_offset_mismatch", 1), ("examples.dropped.no_answer", 1),
         ]), label="tallies")
@@ -98,3 +99,39 @@ def test_malformed_shapes_are_dead_lettered_and_a_bad_answer_drops_its_question(
             ("input.unreadable.malformed_file", 2), ("input.malformed.malformed_article", 1),
             ("examples.read", 4), ("examples.malformed", 2), ("paragraphs.read", 1),
             ("examples.dropped.malformed_answer", 1)]), label="tallies")
+
+
+def test_lone_surrogate_drops_its_question_or_its_paragraphs_questions():
+    from transforms.reqa.schema import INVALID_UNICODE
+
+    paragraph = {"context": SQUAD_CONTEXT, "qas": [
+        {"id": "bad", "question": "How tall\ud800?", "answers": [
+            {"text": "tall", "answer_start": 13}]},
+        {"id": "good", "question": "How tall?", "answers": [
+            {"text": "tall", "answer_start": 13}]}]}
+    task, drops, _ = squad_task("Tower", paragraph)
+    assert [q.example_id for q in task.questions] == ["good"]
+    assert [(d.example_id, d.reason) for d in drops] == [("bad", INVALID_UNICODE)]
+    task, drops, _ = squad_task("Tower", {**paragraph, "context": "Bad \udc00 text."})
+    assert task.paragraphs == () and task.questions == ()
+    assert [(d.example_id, d.reason) for d in drops] == [("bad", INVALID_UNICODE),
+                                                          ("good", INVALID_UNICODE)]
+
+
+def test_truncated_gzip_squad_file_is_dead_lettered_with_its_reason(tmp_path):
+    import gzip
+
+    from apache_beam.io import fileio
+
+    data = gzip.compress(squad_json().encode())
+    (tmp_path / "squad.json.gz").write_bytes(data[:len(data) // 2])
+    with _pipeline() as p:
+        out = (p | beam.Create([str(tmp_path / "squad.json.gz")])
+               | fileio.MatchAll() | fileio.ReadMatches()
+               | beam.ParDo(ParseSquadFiles()).with_outputs(*SIDE_OUTPUTS, main="main"))
+        assert_that(out.main, equal_to([]), label="NoTasks")
+        assert_that(_tallies(out[TALLY], "T"), equal_to([
+            ("input.files", 1), ("input.unreadable_files", 1),
+            ("input.unreadable.truncated_compression", 1)]), label="Tallies")
+        assert_that(out[DEAD_LETTER] | beam.Map(lambda d: (d["reason"], d["rows_read"])),
+                    equal_to([("truncated_compression", 0)]), label="Dead")

@@ -206,7 +206,8 @@ def test_decompress_keeps_the_prefix_of_a_corrupt_stream():
     import gzip
     import zlib
 
-    from transforms.sources.query_logs import _decompress, complete_lines
+    from transforms.sources.compressed import complete_lines
+    from transforms.sources.compressed import decompress as _decompress
 
     whole = b"".join(f"line {i}\n".encode() for i in range(50_000))
     data = gzip.compress(whole) + gzip.compress(b"second member\n") + b"\0\0"
