@@ -1,8 +1,8 @@
-"""Time, size, redirect and retry limits of the Wayback source's HTTP requests.
+"""Time, size, redirect and retry limits of HTTP requests, as options.
 
-``add_wayback_limit_arguments`` adds the options to a parser (or argument group) and
-``wayback_limit_options`` turns the parsed values into keyword arguments of
-:class:`transforms.sources.wayback.ReadWaybackPages`. Names use dashes; each pipeline's
+``add_limit_arguments`` adds one family of ``--<prefix>-*`` options (the Wayback source's
+``--wayback-*`` here, the linking stage's ``--http-*`` in ``linking``) and ``limit_options``
+turns the parsed values into client keyword arguments. Names use dashes; each pipeline's
 ``add_underscore_aliases`` makes them Flex Template parameters too.
 """
 
@@ -12,7 +12,7 @@ import argparse
 from typing import Any
 
 from transforms.clients.bounded_http import MIB
-from transforms.clients.wayback.client import DEFAULT_LIMITS
+from transforms.clients.wayback.client import DEFAULT_LIMITS as WAYBACK_LIMITS
 
 
 def positive_float(value: str) -> float:
@@ -31,49 +31,62 @@ def non_negative_int(value: str) -> int:
     return number
 
 
-def add_wayback_limit_arguments(parser: Any) -> None:
-    """``--wayback-connect-timeout``, ``--wayback-read-timeout``, ``--wayback-deadline``,
-    ``--wayback-max-retries``, ``--wayback-max-redirects``, ``--wayback-max-body-mib`` and
-    ``--wayback-max-decoded-mib`` on ``parser`` (a parser or an argument group)."""
-    parser.add_argument("--wayback-connect-timeout", type=positive_float, default=10.0,
-                        help="seconds to wait for a connection to the archive (default 10)")
-    parser.add_argument("--wayback-read-timeout", type=positive_float, default=60.0,
-                        help="seconds to wait for each read from the archive (default 60)")
-    parser.add_argument("--wayback-deadline", type=positive_float,
-                        default=DEFAULT_LIMITS.deadline,
+def add_limit_arguments(parser: Any, prefix: str, what: str, limits: Any, *,
+                        connect: float, read: float, retries: int) -> None:
+    """``--<prefix>-connect-timeout``, ``-read-timeout``, ``-deadline``, ``-max-retries``,
+    ``-max-redirects``, ``-max-body-mib`` and ``-max-decoded-mib`` on ``parser`` (a parser or
+    an argument group); ``what`` names the server in the help, ``limits`` gives the defaults."""
+    parser.add_argument(f"--{prefix}-connect-timeout", type=positive_float, default=connect,
+                        help=f"seconds to wait for a connection to {what} (default {connect:g})")
+    parser.add_argument(f"--{prefix}-read-timeout", type=positive_float, default=read,
+                        help=f"seconds to wait for each read from {what} (default {read:g})")
+    parser.add_argument(f"--{prefix}-deadline", type=positive_float, default=limits.deadline,
                         help="total seconds per request attempt, redirects included, however "
-                             f"slowly bytes arrive (default {DEFAULT_LIMITS.deadline:g}; "
-                             "failure kind deadline_exceeded, retried)")
-    parser.add_argument("--wayback-max-retries", type=non_negative_int, default=5,
-                        help="retries after the first attempt of a CDX page or capture "
-                             "(default 5)")
-    parser.add_argument("--wayback-max-redirects", type=non_negative_int,
-                        default=DEFAULT_LIMITS.max_redirects,
+                             f"slowly bytes arrive (default {limits.deadline:g}; failure kind "
+                             "deadline_exceeded, retried)")
+    parser.add_argument(f"--{prefix}-max-retries", type=non_negative_int, default=retries,
+                        help=f"retries after the first attempt of a request (default {retries})")
+    parser.add_argument(f"--{prefix}-max-redirects", type=non_negative_int,
+                        default=limits.max_redirects,
                         help="redirect hops followed per request, each rate-limited and "
-                             f"counted (default {DEFAULT_LIMITS.max_redirects}; failure kind "
+                             f"counted (default {limits.max_redirects}; failure kind "
                              "too_many_redirects)")
-    parser.add_argument("--wayback-max-body-mib", type=positive_float,
-                        default=DEFAULT_LIMITS.max_body_bytes / MIB,
+    parser.add_argument(f"--{prefix}-max-body-mib", type=positive_float,
+                        default=limits.max_body_bytes / MIB,
                         help="largest response body as sent, in MiB (default "
-                             f"{DEFAULT_LIMITS.max_body_bytes // MIB}; failure kind "
-                             "body_too_large, not retried)")
-    parser.add_argument("--wayback-max-decoded-mib", type=positive_float,
-                        default=DEFAULT_LIMITS.max_decoded_bytes / MIB,
+                             f"{limits.max_body_bytes // MIB}; failure kind body_too_large, "
+                             "not retried)")
+    parser.add_argument(f"--{prefix}-max-decoded-mib", type=positive_float,
+                        default=limits.max_decoded_bytes / MIB,
                         help="largest body once gzip/deflate is undone, in MiB (default "
-                             f"{DEFAULT_LIMITS.max_decoded_bytes // MIB}; failure kind "
-                             "body_too_large, not retried)")
+                             f"{limits.max_decoded_bytes // MIB}; failure kind body_too_large, "
+                             "not retried)")
+
+
+def limit_options(args: argparse.Namespace, prefix: str) -> dict[str, Any]:
+    """Client keyword arguments (plain, picklable values) of the parsed ``--<prefix>-*``."""
+    def value(name: str) -> Any:
+        return getattr(args, f"{prefix}_{name}")
+
+    return {
+        "timeout": (value("connect_timeout"), value("read_timeout")),
+        "deadline": value("deadline"),
+        "max_retries": value("max_retries"),
+        "max_redirects": value("max_redirects"),
+        "max_body_bytes": mib_to_bytes(value("max_body_mib")),
+        "max_decoded_bytes": mib_to_bytes(value("max_decoded_mib")),
+    }
+
+
+def add_wayback_limit_arguments(parser: Any) -> None:
+    """The Wayback source's ``--wayback-*`` limits."""
+    add_limit_arguments(parser, "wayback", "the archive", WAYBACK_LIMITS, connect=10.0,
+                        read=60.0, retries=5)
 
 
 def wayback_limit_options(args: argparse.Namespace) -> dict[str, Any]:
-    """Keyword arguments of ``ReadWaybackPages`` from the parsed limit options."""
-    return {
-        "timeout": (args.wayback_connect_timeout, args.wayback_read_timeout),
-        "deadline": args.wayback_deadline,
-        "max_retries": args.wayback_max_retries,
-        "max_redirects": args.wayback_max_redirects,
-        "max_body_bytes": mib_to_bytes(args.wayback_max_body_mib),
-        "max_decoded_bytes": mib_to_bytes(args.wayback_max_decoded_mib),
-    }
+    """Keyword arguments of ``ReadWaybackPages`` from the parsed ``--wayback-*`` options."""
+    return limit_options(args, "wayback")
 
 
 def mib_to_bytes(mib: float) -> int:

@@ -5,8 +5,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from pipelines.cli.http_limits import mib_to_bytes, non_negative_int, positive_float
-from transforms.clients.bounded_http import MIB
+from pipelines.cli.http_limits import add_limit_arguments, limit_options
 from transforms.clients.http_json import DEFAULT_LIMITS
 from transforms.nq.backends import BackendOptions
 from transforms.sources.search_corpus import ensure_sample_index
@@ -45,47 +44,14 @@ def add_linking_arguments(parser: argparse.ArgumentParser, lang: str):
 
 
 def add_http_limit_arguments(group: Any) -> None:
-    """Time, size, redirect and retry limits of each search or page request."""
-    limits = DEFAULT_LIMITS
-    group.add_argument("--http-connect-timeout", type=positive_float, default=10.0,
-                       help="seconds to wait for a connection to a search or page API "
-                            "(default 10)")
-    group.add_argument("--http-read-timeout", type=positive_float, default=30.0,
-                       help="seconds to wait for each read from a search or page API "
-                            "(default 30)")
-    group.add_argument("--http-deadline", type=positive_float, default=limits.deadline,
-                       help="total seconds per request attempt, redirects included, however "
-                            f"slowly bytes arrive (default {limits.deadline:g}; failure kind "
-                            "deadline_exceeded, retried)")
-    group.add_argument("--http-max-retries", type=non_negative_int, default=4,
-                       help="retries after the first attempt of a search or page request "
-                            "(default 4)")
-    group.add_argument("--http-max-redirects", type=non_negative_int,
-                       default=limits.max_redirects,
-                       help="redirect hops followed per request, each rate-limited and counted "
-                            f"(default {limits.max_redirects}; failure kind too_many_redirects)")
-    group.add_argument("--http-max-body-mib", type=positive_float,
-                       default=limits.max_body_bytes / MIB,
-                       help="largest response body as sent, in MiB (default "
-                            f"{limits.max_body_bytes // MIB}; failure kind body_too_large, "
-                            "not retried)")
-    group.add_argument("--http-max-decoded-mib", type=positive_float,
-                       default=limits.max_decoded_bytes / MIB,
-                       help="largest body once gzip/deflate is undone, in MiB (default "
-                            f"{limits.max_decoded_bytes // MIB}; failure kind body_too_large, "
-                            "not retried)")
+    """Time, size, redirect and retry limits of each search or page request (``--http-*``)."""
+    add_limit_arguments(group, "http", "a search or page API", DEFAULT_LIMITS, connect=10.0,
+                        read=30.0, retries=4)
 
 
 def http_limit_options(args: argparse.Namespace) -> dict[str, Any]:
-    """PoliteHttp keyword arguments of the parsed limit options (plain, picklable values)."""
-    return {
-        "timeout": (args.http_connect_timeout, args.http_read_timeout),
-        "deadline": args.http_deadline,
-        "max_retries": args.http_max_retries,
-        "max_redirects": args.http_max_redirects,
-        "max_body_bytes": mib_to_bytes(args.http_max_body_mib),
-        "max_decoded_bytes": mib_to_bytes(args.http_max_decoded_mib),
-    }
+    """PoliteHttp keyword arguments of the parsed ``--http-*`` options (plain, picklable)."""
+    return limit_options(args, "http")
 
 
 def backend_options(args: argparse.Namespace) -> BackendOptions:
