@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import time
 import zlib
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urljoin
@@ -66,14 +66,15 @@ class BoundedHttpError(Exception):
     "deadline_exceeded", "too_many_redirects", "truncated", "timeout", "connection_error"
     or "bad_encoding"."""
 
-    def __init__(self, kind: str, message: str = "") -> None:
+    def __init__(self, kind: str, message: str = "", status: int | None = None) -> None:
         super().__init__(f"{kind}: {message}" if message else kind)
         self.kind = kind
         self.message = message
+        self.status = status
 
     def __reduce__(self) -> tuple[Any, ...]:
         """Keep the attributes across pickling."""
-        return (self.__class__, (self.kind, self.message))
+        return (self.__class__, (self.kind, self.message, self.status))
 
 
 class Deadline:
@@ -119,6 +120,41 @@ def redirect_url(session: requests.Session, resp: requests.Response) -> str | No
     if location is None:
         return None
     return requote_uri(urljoin(resp.url, location))
+
+
+def get_following_redirects(
+    session: requests.Session,
+    url: str,
+    *,
+    params: Any,
+    headers: Mapping[str, str] | None,
+    timeout: float | tuple[float, float],
+    deadline: Deadline,
+    max_redirects: int,
+    follow: bool,
+    count_request: Callable[[], None],
+    wait_for_slot: Callable[[], float],
+) -> requests.Response:
+    """A streamed GET whose redirects (when ``follow``) are followed here, not by requests:
+    every request is counted, every hop after the first waits ``wait_for_slot()`` (the rate
+    limiter; its wait does not eat the deadline) and at most ``max_redirects`` hops are taken
+    (``too_many_redirects``, with the last redirect's status). requests' own exceptions
+    propagate for the client to classify."""
+    target, hops = url, 0
+    while True:
+        count_request()
+        resp = session.get(target, params=params, headers=dict(headers or {}), stream=True,
+                           allow_redirects=False, timeout=deadline.timeout(timeout_pair(timeout)))
+        next_url = redirect_url(session, resp) if follow else None
+        if next_url is None:
+            return resp
+        resp.close()
+        if hops >= max_redirects:
+            raise BoundedHttpError(TOO_MANY_REDIRECTS, f"more than {max_redirects} redirects",
+                                   resp.status_code)
+        hops += 1
+        deadline.extend(wait_for_slot())
+        target, params = next_url, None
 
 
 def declared_length(resp: requests.Response) -> int | None:

@@ -42,14 +42,13 @@ import urllib3.exceptions
 
 from transforms.clients.bounded_http import (
     MIB,
-    TOO_MANY_REDIRECTS,
     TRUNCATED,
     BoundedDecoder,
     BoundedHttpError,
     Deadline,
     HttpLimits,
+    get_following_redirects,
     read_body,
-    redirect_url,
     timeout_pair,
 )
 from transforms.clients.cache_store import CacheStore, ObjectStorage
@@ -276,7 +275,8 @@ class PoliteHttp(PoliteClientBase):
             raw = read_body(resp, self.limits, deadline, timeout_pair(self.timeout)[1], decoder)
             decoded = decoder.finish()
         except BoundedHttpError as exc:
-            raise HttpError(exc.kind, safe_url, None, self._redact(exc.message, pairs)) from None
+            raise HttpError(exc.kind, safe_url, exc.status,
+                            self._redact(exc.message, pairs)) from None
         if decoder.state == "incomplete":
             raise HttpError(TRUNCATED, safe_url, status, f"{decoder.encoding} stream ends early")
         if decoder.state == "invalid":
@@ -296,29 +296,17 @@ class PoliteHttp(PoliteClientBase):
     ) -> requests.Response:
         """A streamed GET; redirects (when allowed) are followed here, each hop waiting for
         the rate limiter (the first one already has) and counted as a request."""
-        target, params, hops = url, pairs, 0
-        while True:
-            self._count("requests")
-            try:
-                resp = self._session.get(
-                    target, params=params, headers=dict(headers or {}), stream=True,
-                    allow_redirects=False, timeout=deadline.timeout(timeout_pair(self.timeout)),
-                )
-            except requests.exceptions.RequestException as exc:
-                kind = _exception_kind(exc)
-                kind = "deadline_exceeded" if kind == "timeout" and deadline.expired() else kind
-                message = self._redact(f"{type(exc).__name__}: {exc}", pairs)
-                raise HttpError(kind, safe_url, None, message) from None
-            next_url = redirect_url(self._session, resp) if allow_redirects else None
-            if next_url is None:
-                return resp
-            resp.close()
-            if hops >= self.limits.max_redirects:
-                raise HttpError(TOO_MANY_REDIRECTS, safe_url, resp.status_code,
-                                f"more than {self.limits.max_redirects} redirects")
-            hops += 1
-            deadline.extend(self._limiter.acquire())
-            target, params = next_url, None
+        try:
+            return get_following_redirects(
+                self._session, url, params=pairs, headers=headers, timeout=self.timeout,
+                deadline=deadline, max_redirects=self.limits.max_redirects,
+                follow=allow_redirects, count_request=lambda: self._count("requests"),
+                wait_for_slot=self._limiter.acquire)
+        except requests.exceptions.RequestException as exc:
+            kind = _exception_kind(exc)
+            kind = "deadline_exceeded" if kind == "timeout" and deadline.expired() else kind
+            message = self._redact(f"{type(exc).__name__}: {exc}", pairs)
+            raise HttpError(kind, safe_url, None, message) from None
 
     def _with_retries(self, safe_url: str, attempt_fn: Callable[[], HttpResult]) -> HttpResult:
         """Run ``attempt_fn`` under the rate limit until success or a final failure."""

@@ -25,11 +25,10 @@ import requests
 
 from transforms.clients.bounded_http import (
     MIB,
-    TOO_MANY_REDIRECTS,
     BoundedHttpError,
     Deadline,
     HttpLimits,
-    redirect_url,
+    get_following_redirects,
     timeout_pair,
 )
 from transforms.clients.cache_store import CacheStore, ObjectStorage
@@ -335,31 +334,20 @@ class WaybackClient(PoliteClientBase):
         """A streamed GET whose redirects are followed here: every hop waits for ``limiter``
         (the first one already has) and counts as a request; at most ``max_redirects`` hops.
         Transport failures, limits and error statuses become :class:`WaybackError`."""
-        target, hops = url, 0
-        while True:
-            self._count("requests")
-            try:
-                resp = self._session.get(target, params=params, stream=True,
-                                         allow_redirects=False,
-                                         timeout=deadline.timeout(timeout_pair(self.timeout)))
-            except BoundedHttpError as exc:
-                raise WaybackError(exc.kind, url, exc.message) from exc
-            except requests.exceptions.RequestException as exc:
-                error = classify_request_exception(exc, url)
-                if error.kind == "timeout" and deadline.expired():
-                    error = WaybackError("deadline_exceeded", url, str(exc))
-                raise error from exc
-            next_url = redirect_url(self._session, resp)
-            if next_url is None:
-                raise_for_status(resp, url)
-                return resp
-            resp.close()
-            if hops >= self.limits.max_redirects:
-                raise WaybackError(TOO_MANY_REDIRECTS, url,
-                                   f"more than {self.limits.max_redirects} redirects")
-            hops += 1
-            deadline.extend(limiter.acquire())
-            target, params = next_url, None
+        try:
+            resp = get_following_redirects(
+                self._session, url, params=params, headers=None, timeout=self.timeout,
+                deadline=deadline, max_redirects=self.limits.max_redirects, follow=True,
+                count_request=lambda: self._count("requests"), wait_for_slot=limiter.acquire)
+        except BoundedHttpError as exc:
+            raise WaybackError(exc.kind, url, exc.message) from exc
+        except requests.exceptions.RequestException as exc:
+            error = classify_request_exception(exc, url)
+            if error.kind == "timeout" and deadline.expired():
+                error = WaybackError("deadline_exceeded", url, str(exc))
+            raise error from exc
+        raise_for_status(resp, url)
+        return resp
 
     def _with_retries(self, url: str, limiter: RateLimiter, attempt_fn: Callable[[int], T]) -> T:
         """Run ``attempt_fn(attempt)`` under ``limiter`` until success or a final failure."""
