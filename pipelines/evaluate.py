@@ -176,6 +176,11 @@ def evaluate_nq(args: argparse.Namespace) -> dict[str, Any]:
         raise EvaluationError(str(err)) from err
     except (OSError, EOFError, UnicodeDecodeError, ValueError) as err:
         raise EvaluationError(f"bad NQ gold {gold_path}: {err}") from err
+    if gold and not any(gold.values()):
+        raise EvaluationError(
+            f"the gold {gold_path} is not annotated: none of its {len(gold)} examples has an "
+            "annotation, so every score would be 0; annotate it first (python -m "
+            "pipelines.annotate import) and pass the annotated release")
     try:
         predictions = eval_nq.predictions_from_json(load_json(args.predictions))
     except ValueError as err:
@@ -281,6 +286,10 @@ def _jnq_gold(path: str, split: str | None) -> dict[str, Any]:
     except Exception as err:
         raise EvaluationError(f"cannot read Parquet {files[0]}: {err}") from err
     key = "id" if "id" in names else "qid"
+    if "gold_paragraph_ids" not in names and "candidate_paragraph_ids" in names:
+        raise EvaluationError(
+            f"the gold {path} is an unannotated JNQ release (no gold_paragraph_ids): annotate "
+            "it first (python -m pipelines.annotate import) and pass the annotated release")
     rows = read_parquet_rows(files, (key, "gold_paragraph_ids"))
     return {str(row[key]): row["gold_paragraph_ids"] for row in rows}
 

@@ -70,7 +70,8 @@ FIELD_DOCS = {
     "document": "the top-ranked Wikipedia page among the top-5 search results",
     "question": "the selected question and its whitespace tokens",
     "long_answer_candidates": "P/Table/Tr/Ul/Ol/Dl/Li/Dd/Dt boxes of the page (NQ §4.1)",
-    "annotations": "empty until annotated",
+    "annotations": "one entry per annotator (NQ §3.2): long answer, short answers, yes/no "
+                   "(-1 NONE, 0 NO, 1 YES); empty until annotated",
 }
 
 
@@ -111,8 +112,31 @@ def hf_example(example: dict[str, Any]) -> dict[str, Any]:
             key: [c[key] for c in candidates]
             for key in ("start_token", "end_token", "start_byte", "end_byte", "top_level")
         },
-        "annotations": {"id": [], "long_answer": [], "short_answers": [], "yes_no_answer": []},
+        "annotations": hf_annotations(example),
     }
+
+
+YES_NO_CODES = {"NONE": -1, "NO": 0, "YES": 1}
+
+
+def hf_annotations(example: dict[str, Any]) -> dict[str, list]:
+    """The example's annotations in the HuggingFace layout: ids as strings, short answers as
+    lists with their text (the non-HTML tokens of the span), yes/no as -1 NONE, 0 NO, 1 YES."""
+    tokens = example["document_tokens"]
+    keys = ("start_token", "end_token", "start_byte", "end_byte")
+    columns: dict[str, list] = {"id": [], "long_answer": [], "short_answers": [],
+                                "yes_no_answer": []}
+    for annotation in example.get("annotations", []):
+        shorts = annotation["short_answers"]
+        columns["id"].append(str(annotation["annotation_id"]))
+        columns["long_answer"].append(
+            {k: annotation["long_answer"][k] for k in (*keys, "candidate_index")})
+        columns["short_answers"].append({
+            **{k: [s[k] for s in shorts] for k in keys},
+            "text": [" ".join(t["token"] for t in tokens[s["start_token"]:s["end_token"]]
+                              if not t["html_token"]) for s in shorts]})
+        columns["yes_no_answer"].append(YES_NO_CODES[annotation["yes_no_answer"]])
+    return columns
 
 
 def jsonl_gz_bytes(rows: list[dict[str, Any]], schema: Any = None) -> bytes:

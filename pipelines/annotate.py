@@ -1,0 +1,333 @@
+"""The annotation round trip: export tasks, simulate workers, import votes into a release.
+
+    python -m pipelines.annotate export --release DIR --tool label-studio|votes --out DIR
+        [--stage S ...] [--ways K] [--split S ...] [--votes GLOB ...]
+    python -m pipelines.annotate simulate --release DIR --out votes.jsonl [--ways K]
+        [--split S ...] [--workers N] [--spammers SHARE] [--seed N]
+    python -m pipelines.annotate import --dataset nq|jnq|jboolq --input DIR --votes GLOB
+        [--output ROOT] [--version V] [--ways train=1,dev=5,test=5] [Beam options]
+
+``import`` is a Beam pipeline that writes a versioned annotated release
+(``<output>/<dataset>_annotated/<version>/``); ``export`` and ``simulate`` write plain files.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+import apache_beam as beam
+
+from filters.annotation.jnq import JnqThresholds
+from pipelines.cli.beam_options import parse_pipeline_args
+from pipelines.cli.entry import cli_main
+from pipelines.cli.errors import UsageError
+from pipelines.cli.inputs import matching_files, require_inputs
+from pipelines.cli.options import add_release_arguments, add_underscore_aliases, resolve_version
+from pipelines.cli.summary import dead_letter_line, empty_release_warning
+from transforms.annotation import jnq_import, nq_import
+from transforms.annotation.build import AnnotateRelease, ImportInput
+from transforms.annotation.export import STAGES, TOOLS, ExportError, export_tasks
+from transforms.annotation.manifest import NotAReleaseError, base_dataset, read_release
+from transforms.annotation.publish import annotation_card, annotation_stats, jnq_baselines
+from transforms.annotation.simulate import WorkerPool
+from transforms.annotation.simulate_release import write_simulated_votes
+from transforms.jnq.schema import EXAMPLE_SCHEMA
+from transforms.nq.examples import FIELD_DOCS as NQ_FIELD_DOCS
+from transforms.nq.examples import HF_SCHEMA, hf_example
+from transforms.nq.publish import ensure_empty_jsonl, nq_dev_baselines
+from transforms.release import (
+    ReleaseTarget,
+    WriteAccounting,
+    WriteShards,
+    parquet_bytes,
+    publish,
+    recorded_options,
+    rows_in_split_order,
+    run_release,
+)
+
+DATASETS = ("nq", "jnq", "jboolq")
+DEFAULT_WAYS = {"nq": "train=1,dev=5,test=5", "jnq": "10", "jboolq": "10"}
+DATASET_VERSION = "1.0.0"
+
+
+def ways_option(spec: str) -> dict[str, int] | int:
+    """``5`` (every split) or ``train=1,dev=5,test=5``."""
+    try:
+        if "=" not in spec:
+            value = int(spec)
+            if value < 1:
+                raise ValueError
+            return value
+        ways = {}
+        for part in spec.split(","):
+            name, _, count = part.partition("=")
+            ways[name.strip()] = int(count)
+            if ways[name.strip()] < 1 or not name.strip():
+                raise ValueError
+        return ways
+    except ValueError:
+        raise argparse.ArgumentTypeError(
+            f"--ways takes a positive integer or split=N,... (got {spec!r})") from None
+
+
+def _release(path: str):
+    try:
+        return read_release(path)
+    except NotAReleaseError as error:
+        raise UsageError(str(error)) from None
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="python -m pipelines.annotate",
+        description="Human annotation of NQ, JNQ and JBoolQ releases: export tasks, simulate "
+                    "workers, import votes into an annotated release.")
+    commands = parser.add_subparsers(dest="command", required=True)
+
+    export = commands.add_parser("export", help="write annotation tasks for a tool")
+    export.add_argument("--release", required=True, help="release directory (or dataset root "
+                        "with LATEST) to annotate")
+    export.add_argument("--tool", choices=TOOLS, default="label-studio")
+    export.add_argument("--out", required=True, help="new directory for the tasks")
+    export.add_argument("--stage", action="append", default=[],
+                        help="stage(s) to export (default: every stage of the dataset: nq: "
+                             "nq; jnq: good_question long_answer yes_no_question "
+                             "yes_no_answer span; jboolq: good_question yes_no_question "
+                             "long_answer yes_no_answer)")
+    export.add_argument("--ways", type=int, default=None,
+                        help="judgments per task (Label Studio maximum_annotations; default "
+                             "5 for nq, 10 for jnq/jboolq)")
+    export.add_argument("--split", action="append", default=[],
+                        help="split(s) to export (default: every split)")
+    export.add_argument("--votes", action="append", default=[],
+                        help="JNQ/JBoolQ: votes of earlier stages; later stages then ask only "
+                             "about the good questions and EXIST paragraphs")
+    export.add_argument("--tasks-per-file", type=int, default=1000)
+
+    simulate = commands.add_parser("simulate", help="write votes of a seeded synthetic "
+                                   "worker pool (for demos and tests, never for real data)")
+    simulate.add_argument("--release", required=True)
+    simulate.add_argument("--out", required=True, help="votes JSON lines file to write (new)")
+    simulate.add_argument("--ways", type=ways_option, default=None,
+                          help="judgments per item: N or split=N,... (default as import)")
+    simulate.add_argument("--split", action="append", default=[])
+    simulate.add_argument("--workers", type=int, default=50, help="worker pool size")
+    simulate.add_argument("--spammers", type=float, default=0.1,
+                          help="share of workers answering at random")
+    simulate.add_argument("--seed", type=int, default=0)
+
+    imported = commands.add_parser("import", help="aggregate votes into an annotated release "
+                                   "(a Beam pipeline; other --options go to Beam)")
+    imported.add_argument("--dataset", choices=DATASETS, required=True)
+    imported.add_argument("--input", action="append", required=True,
+                          help="release directory (repeat for jboolq to merge a JNQ release), "
+                               "or a glob of NQ original-format / JNQ Parquet files")
+    imported.add_argument("--votes", action="append", required=True,
+                          help="glob of votes JSON lines or Label Studio JSON exports "
+                               "(repeatable)")
+    imported.add_argument("--ways", type=ways_option, default=None,
+                          help="judgments an item needs: N or split=N,... (default nq "
+                               "train=1,dev=5,test=5; jnq/jboolq 10); items with fewer are "
+                               "pending")
+    imported.add_argument("--split", action="append", default=[],
+                          help="split(s) to annotate (default every split); with files as "
+                               "--input, the split they are (default dev)")
+    thresholds = JnqThresholds()
+    for name in ("workers", "good_question", "exist", "ambiguous", "yes_no_question",
+                 "yes_no_ambiguous", "yes_no_answer", "span_min_votes"):
+        imported.add_argument(f"--{name.replace('_', '-')}", dest=f"t_{name}", type=int,
+                              default=getattr(thresholds, name),
+                              help=f"JNQ threshold (default {getattr(thresholds, name)}, the "
+                                   "paper's; counts out of --workers)")
+    add_release_arguments(imported, "<dataset>_annotated", DATASET_VERSION)
+    imported.add_argument("--max-rows-per-shard", type=int, default=50_000)
+    for sub in (export, simulate, imported):
+        add_underscore_aliases(sub)
+    return parser
+
+
+def _ways_for(ways: dict[str, int] | int, splits: list[str]) -> dict[str, int]:
+    if isinstance(ways, int):
+        return {split: ways for split in splits}
+    missing = [s for s in splits if s not in ways]
+    if missing:
+        raise UsageError(f"--ways names no count for split(s) {', '.join(missing)}")
+    return {split: ways[split] for split in splits}
+
+
+def run_export(args: argparse.Namespace) -> dict[str, Any]:
+    release = _release(args.release)
+    base = base_dataset(release)
+    stages = args.stage or list(STAGES.get(base, ()))
+    ways = args.ways or (5 if base == "nq" else 10)
+    try:
+        manifest = export_tasks(release, args.tool, stages, ways,
+                                args.split or list(release.splits), args.out, args.votes,
+                                args.tasks_per_file)
+    except ExportError as error:
+        raise UsageError(str(error)) from None
+    return {"command": "export", "out": args.out, "manifest": manifest}
+
+
+def run_simulate(args: argparse.Namespace) -> dict[str, Any]:
+    release = _release(args.release)
+    base = base_dataset(release)
+    if base not in DATASETS:
+        raise UsageError(f"{release.dataset} releases cannot be annotated")
+    splits = args.split or list(release.splits)
+    ways = _ways_for(args.ways or ways_option(DEFAULT_WAYS[base]), splits)
+    if Path(args.out).exists():
+        raise UsageError(f"--out {args.out} exists; simulate never overwrites")
+    if not 0 <= args.spammers <= 1 or args.workers < max(ways.values()):
+        raise UsageError("--spammers must be in [0, 1] and --workers at least --ways")
+    pool = WorkerPool(size=args.workers, spammer_share=args.spammers, seed=args.seed)
+    counts = write_simulated_votes(release, splits, ways, pool, args.out)
+    return {"command": "simulate", "out": args.out, "counts": counts}
+
+
+def _inputs(args: argparse.Namespace) -> list[ImportInput]:
+    inputs = []
+    for path in args.input:
+        try:
+            release = read_release(path)
+        except NotAReleaseError:
+            release = None
+        if release is None:
+            files = matching_files(path)
+            if not files:
+                raise UsageError(f"--input {path} is neither a release nor matching files")
+            split = (args.split or ["dev"])[0]
+            base = "nq" if files[0].endswith((".jsonl", ".jsonl.gz")) else args.dataset
+            inputs.append(ImportInput(path, base, None, (split,), ((split, path),)))
+            continue
+        base = base_dataset(release)
+        allowed = ("jboolq", "jnq") if args.dataset == "jboolq" else (args.dataset,)
+        if base not in allowed:
+            raise UsageError(f"--input {path} is a {base} release, not {args.dataset}")
+        splits = args.split or list(release.splits)
+        missing = [s for s in splits if s not in release.splits]
+        if missing:
+            raise UsageError(f"split(s) {', '.join(missing)} not in {path}")
+        inputs.append(ImportInput(release.path, base, release.fingerprint, tuple(splits)))
+    return inputs
+
+
+def build_import(pipeline: beam.Pipeline, args: argparse.Namespace, inputs: list[ImportInput],
+                 ways: dict[str, int], target: ReleaseTarget) -> list:
+    thresholds = JnqThresholds(**{k[2:]: v for k, v in vars(args).items()
+                                  if k.startswith("t_")})
+    rows, judgments, results = pipeline | "Annotate" >> AnnotateRelease(
+        args.dataset, inputs, args.votes, ways, thresholds)
+    staging, max_rows = target.staging_dir, args.max_rows_per_shard
+    if args.dataset == "nq":
+        vote_schema = nq_import.VOTE_SCHEMA
+        key = lambda row: row[0]  # noqa: E731 - (question, JSON line), shared by both writers
+        written = [
+            rows | "WriteParquet" >> WriteShards(staging, key, _hf_parquet, "parquet",
+                                                 HF_SCHEMA, max_rows),
+            rows | "WriteOriginal" >> WriteShards(staging, key, nq_import.gzip_lines,
+                                                  "jsonl.gz", max_rows_per_shard=max_rows,
+                                                  subdir="nq_original")]
+        vote_key = lambda r: f"{r['example_id']}/{r['annotator_id']}"  # noqa: E731
+    else:
+        vote_schema = jnq_import.VOTE_SCHEMA
+        written = [rows | "WriteRows" >> WriteShards(
+            staging, lambda r: r["question"], parquet_bytes, "parquet",
+            jnq_import.ANNOTATED_SCHEMA, max_rows)]
+        vote_key = lambda r: (f"{r['question_id']}/{r['annotator_id']}/{r['stage']}/"  # noqa: E731
+                              f"{r['paragraph']}")
+    written.append(judgments | "WriteVotes" >> WriteShards(
+        staging, vote_key, parquet_bytes, "parquet", vote_schema, max_rows, subdir="votes"))
+    written.append(pipeline | "Accounting" >> WriteAccounting(staging, results))
+    return written
+
+
+def _hf_parquet(rows: list[tuple[str, str]], schema) -> bytes:
+    return parquet_bytes([hf_example(json.loads(line)) for _, line in rows], schema)
+
+
+def run_import(args: argparse.Namespace, beam_args: list[str]) -> dict[str, Any]:
+    inputs = _inputs(args)
+    require_inputs(args.votes)
+    splits = sorted({s for item in inputs for s in item.splits},
+                    key=lambda s: ({"train": 0, "dev": 1, "test": 2}.get(s, 3), s))
+    ways = _ways_for(args.ways or ways_option(DEFAULT_WAYS[args.dataset]), splits)
+    args.version = resolve_version(args.version)
+    target = ReleaseTarget.create(args.output, f"{args.dataset}_annotated", args.version)
+    first = inputs[0]
+    source = {"kind": "annotation", "votes": list(args.votes),
+              "annotates": {"dataset": args.dataset, "base_dataset": args.dataset,
+                            "path": first.path, "fingerprint": first.fingerprint or "-",
+                            "version": read_release(first.path).version
+                            if first.fingerprint else "-"},
+              "merged": [item.path for item in inputs[1:]]}
+    options = {**recorded_options(args, beam_args), "ways": ways}
+    base = args.dataset
+
+    def finish() -> dict[str, Any]:
+        if base == "nq":
+            ensure_empty_jsonl(target, splits)
+        schema = HF_SCHEMA if base == "nq" else jnq_import.ANNOTATED_SCHEMA
+        docs = NQ_FIELD_DOCS if base == "nq" else {
+            **{f.name: "" for f in EXAMPLE_SCHEMA}, **jnq_import.ANNOTATED_FIELD_DOCS}
+        eval_split = "dev" if "dev" in splits else splits[0]
+        return publish(
+            target, overwrite=args.overwrite, allow_empty=args.allow_empty, splits=splits,
+            schema=schema, field_docs=docs, options=options, source=source,
+            make_stats=lambda t, h: annotation_stats(base, target.staging_dir, splits, t, h),
+            make_card=lambda m, s: annotation_card(base, m, s),
+            baselines=(lambda d: nq_dev_baselines(d, eval_split)) if base == "nq"
+            else (lambda d: jnq_baselines(d, eval_split)))
+
+    return run_release(target, args.overwrite, beam_args,
+                       lambda pipeline: build_import(pipeline, args, inputs, ways, target),
+                       finish, skip_existing=args.skip_existing)
+
+
+def run(argv: list[str] | None = None) -> dict[str, Any]:
+    parser = build_parser()
+    args, beam_args = parse_pipeline_args(parser, argv)
+    if args.command != "import" and beam_args:
+        raise UsageError(f"unrecognized options: {' '.join(beam_args)}")
+    if args.command == "export":
+        return run_export(args)
+    if args.command == "simulate":
+        return run_simulate(args)
+    return run_import(args, beam_args)
+
+
+def format_summary(result: dict[str, Any]) -> str:
+    if result.get("command") == "export":
+        manifest = result["manifest"]
+        lines = [f"exported {manifest['release']['dataset']} {manifest['release']['version']} "
+                 f"for {manifest['tool']} to {result['out']} ({manifest['ways']}-way)"]
+        lines += [f"  {stage}: {n} tasks" for stage, n in manifest["tasks"].items()]
+        return "\n".join(lines)
+    if result.get("command") == "simulate":
+        counts = result["counts"]
+        return (f"simulated {counts['votes']} votes on {counts['items']} items to "
+                f"{result['out']} (seeded synthetic workers: not real annotations)")
+    counts = result["stats"]["counts"]
+    manifest = result["manifest"]
+    lines = [f"{manifest['dataset']} {manifest['version']} written to {result['path']}"]
+    for stage in ("votes", "examples"):
+        lines += [f"  {stage} {name.replace('.', ', ')}: {n}"
+                  for name, n in sorted(counts.get(stage, {}).items())]
+    if result["stats"].get("simulated_votes"):
+        lines.append("  NOTE: simulated annotations (annotate simulate), not real workers")
+    lines.append(dead_letter_line(counts))
+    lines += [f"  rows in {split}: {n}" for split, n in rows_in_split_order(manifest)]
+    return "\n".join(lines + empty_release_warning(manifest))
+
+
+def main(argv: list[str] | None = None) -> int:
+    return cli_main(run, format_summary, argv)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

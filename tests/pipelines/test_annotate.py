@@ -1,0 +1,286 @@
+"""Golden end-to-end test of the annotation round trip on the bundled samples.
+
+Sample NQ, JNQ and JBoolQ releases -> ``annotate simulate`` -> ``annotate import`` ->
+annotated releases that the official NQ tools, ``evaluate``, and ``build_reqa`` accept.
+"""
+
+from __future__ import annotations
+
+import copy
+import gzip
+import json
+from pathlib import Path
+
+import pyarrow.parquet as pq
+import pytest
+from natural_questions import eval_utils
+from natural_questions.text_utils import simplify_nq_example
+
+from pipelines import annotate, build_jnq, build_nq, build_reqa, evaluate
+from tests.conftest import TEST_RUNNER
+
+SPLITS = ("train", "dev", "test")
+
+
+def _nq_examples(path: Path, split: str | None = None) -> list[dict]:
+    examples = []
+    for split_name in ([split] if split else SPLITS):
+        for file in sorted((path / "nq_original" / split_name).glob("*.jsonl.gz")):
+            with gzip.open(file, "rt", encoding="utf-8") as handle:
+                examples += [json.loads(line) for line in handle]
+    return examples
+
+
+def _rows(path: Path) -> list[dict]:
+    return [r for split in SPLITS if (path / split).is_dir()
+            for r in pq.read_table(path / split).to_pylist()]
+
+
+@pytest.fixture(scope="module")
+def nq_release(tmp_path_factory) -> Path:
+    root = tmp_path_factory.mktemp("nq_releases")
+    result = build_nq.run([TEST_RUNNER, "--output", str(root),
+                           "--split-ratios", "train=50,dev=25,test=25"])
+    return Path(result["path"])
+
+
+@pytest.fixture(scope="module")
+def nq_annotated(nq_release, tmp_path_factory):
+    work = tmp_path_factory.mktemp("nq_annotation")
+    votes = work / "votes.jsonl"
+    assert annotate.main(["simulate", "--release", str(nq_release), "--out", str(votes),
+                          "--seed", "7"]) == 0
+    result = annotate.run(["import", "--dataset", "nq", "--input", str(nq_release),
+                           "--votes", str(votes), "--output", str(work / "out"), TEST_RUNNER])
+    return result, Path(result["path"]), votes, work
+
+
+def test_every_example_gets_its_split_ways_of_annotations(nq_release, nq_annotated):
+    result, path, _, _ = nq_annotated
+    examples = {split: _nq_examples(nq_release, split) for split in SPLITS}
+    annotated = {split: _nq_examples(path, split) for split in SPLITS}
+    for split, ways in (("train", 1), ("dev", 5), ("test", 5)):
+        assert len(annotated[split]) == len(examples[split])
+        assert all(len(e["annotations"]) == ways for e in annotated[split])
+    counts = result["stats"]["counts"]
+    total = sum(len(v) for v in examples.values())
+    assert counts["examples"]["annotated"] == total
+    assert "pending" not in counts["examples"]
+    assert counts["votes"]["used"] == counts["votes"]["read"] == counts["votes"]["simulated"]
+    assert result["manifest"]["source"]["annotates"]["fingerprint"] != "-"
+
+
+def test_annotations_are_nq_format_that_the_official_tools_accept(nq_annotated):
+    _, path, _, _ = nq_annotated
+    for example in _nq_examples(path):
+        simple = simplify_nq_example(copy.deepcopy(example))
+        assert [a["long_answer"]["candidate_index"] for a in simple["annotations"]] == [
+            a["long_answer"]["candidate_index"] for a in example["annotations"]]
+        for annotation in example["annotations"]:
+            long_answer = annotation["long_answer"]
+            if long_answer["candidate_index"] >= 0:
+                candidate = example["long_answer_candidates"][long_answer["candidate_index"]]
+                assert long_answer["start_byte"] == candidate["start_byte"]
+                for short in annotation["short_answers"]:
+                    assert long_answer["start_token"] <= short["start_token"]
+                    assert short["end_token"] <= long_answer["end_token"]
+    gold = eval_utils.read_annotation(str(path / "nq_original" / "dev" / "*.jsonl.gz"),
+                                      n_threads=1)
+    assert gold and all(len(labels) == 5 for labels in gold.values())
+
+
+def test_parquet_carries_the_same_annotations(nq_annotated):
+    _, path, _, _ = nq_annotated
+    original = {str(e["example_id"]): e for e in _nq_examples(path)}
+    for row in _rows(path):
+        annotations = original[row["id"]]["annotations"]
+        assert row["annotations"]["id"] == [str(a["annotation_id"]) for a in annotations]
+        assert row["annotations"]["yes_no_answer"] == [
+            {"NONE": -1, "NO": 0, "YES": 1}[a["yes_no_answer"]] for a in annotations]
+
+
+def test_card_says_simulated_and_gives_the_papers_figures(nq_annotated):
+    result, path, _, _ = nq_annotated
+    card = (path / "README.md").read_text(encoding="utf-8")
+    assert "Simulated annotations" in card
+    stats = result["stats"]
+    assert stats["simulated_votes"] > 0
+    assert 0 <= stats["quality"]["long_answer_share"] <= 1
+    assert set(stats["fleiss_kappa"]) >= {"long_answer", "question_good"}
+    assert stats["worker_agreement"]
+    assert stats["baselines"]["rows"], "the first-paragraph baseline is scored on dev"
+
+
+def test_reimporting_the_same_votes_is_idempotent(nq_release, nq_annotated):
+    _, path, votes, work = nq_annotated
+    again = annotate.run(["import", "--dataset", "nq", "--input", str(nq_release),
+                          "--votes", str(votes), "--votes", str(votes),
+                          "--output", str(work / "again"), TEST_RUNNER])
+    for name in ("nq_original/dev/dev-00000-of-00001.jsonl.gz",
+                 "dev/dev-00000-of-00001.parquet", "train/train-00000-of-00001.parquet"):
+        assert (path / name).read_bytes() == (Path(again["path"]) / name).read_bytes()
+    assert again["stats"]["counts"]["votes"]["superseded"] == \
+        again["stats"]["counts"]["votes"]["used"]
+
+
+def test_partial_votes_leave_examples_pending_and_foreign_votes_dead_lettered(
+        nq_release, nq_annotated):
+    _, _, votes, work = nq_annotated
+    lines = votes.read_text(encoding="utf-8").splitlines()
+    dev_ids = {str(e["example_id"]) for e in _nq_examples(nq_release, "dev")}
+    first_dev = sorted(dev_ids)[0]
+    kept, dropped = [], 0
+    for line in lines:
+        vote = json.loads(line)
+        if vote["example_id"] == first_dev and dropped < 2:
+            dropped += 1
+            continue
+        kept.append(line)
+    foreign = {**json.loads(lines[0]), "release": "0123456789abcdef"}
+    unknown = {**json.loads(lines[0]), "example_id": "12345"}
+    partial = work / "partial.jsonl"
+    partial.write_text("\n".join([*kept, json.dumps(foreign), json.dumps(unknown),
+                                  "{not json"]) + "\n", encoding="utf-8")
+    result = annotate.run(["import", "--dataset", "nq", "--input", str(nq_release),
+                           "--votes", str(partial), "--output", str(work / "partial"),
+                           TEST_RUNNER])
+    counts = result["stats"]["counts"]
+    assert counts["examples"]["pending"] == 1
+    assert counts["votes"]["refused.other_release"] == 1
+    assert counts["votes"]["refused.unknown_example"] == 1
+    assert counts["votes"]["refused.malformed_json"] == 1
+    assert counts["votes"]["dead_lettered"] == 3
+    path = Path(result["path"])
+    pending = [json.loads(line) for f in (path / "rejected" / "pending_examples").glob("*")
+               for line in f.read_text(encoding="utf-8").splitlines()]
+    assert [(p["example_id"], p["annotators"], p["required"]) for p in pending] == [
+        (first_dev, 3, 5)]
+    assert first_dev not in {str(e["example_id"]) for e in _nq_examples(path, "dev")}
+
+
+def test_evaluate_refuses_unannotated_gold_and_scores_annotated(nq_release, nq_annotated,
+                                                                tmp_path, capsys):
+    _, path, _, _ = nq_annotated
+    predictions = tmp_path / "predictions.json"
+    examples = _nq_examples(path, "dev")
+    predictions.write_text(json.dumps({"predictions": [{
+        "example_id": e["example_id"], "long_answer": {
+            "start_token": -1, "end_token": -1, "start_byte": -1, "end_byte": -1},
+        "long_answer_score": 0.0, "short_answers": [], "short_answers_score": 0.0,
+        "yes_no_answer": "NONE"} for e in examples]}), encoding="utf-8")
+    code = evaluate.main(["nq", "--gold", str(nq_release), "--split", "dev",
+                          "--predictions", str(predictions)])
+    assert code == 2
+    assert "not annotated" in capsys.readouterr().err
+    assert evaluate.main(["nq", "--gold", str(path), "--split", "dev",
+                          "--predictions", str(predictions)]) == 0
+
+
+def test_build_reqa_on_an_annotated_release_is_not_empty(nq_annotated, tmp_path):
+    _, path, _, _ = nq_annotated
+    result = build_reqa.run(["--source", "nq", "--input", str(path), "--output",
+                             str(tmp_path / "reqa"), TEST_RUNNER])
+    assert sum(result["manifest"]["rows_per_split"].values()) > 0
+
+
+@pytest.fixture(scope="module")
+def jnq_releases(tmp_path_factory):
+    root = tmp_path_factory.mktemp("jnq_releases")
+    jnq = build_jnq.run([TEST_RUNNER, "--output", str(root)])
+    jboolq = build_jnq.run([TEST_RUNNER, "--output", str(root), "--variant", "jboolq"])
+    return Path(jnq["path"]), Path(jboolq["path"])
+
+
+def test_jnq_and_jboolq_round_trip(jnq_releases, tmp_path):
+    jnq, jboolq = jnq_releases
+    jnq_votes, jboolq_votes = tmp_path / "jnq.jsonl", tmp_path / "jboolq.jsonl"
+    assert annotate.main(["simulate", "--release", str(jnq), "--out", str(jnq_votes)]) == 0
+    assert annotate.main(["simulate", "--release", str(jboolq), "--out",
+                          str(jboolq_votes)]) == 0
+    result = annotate.run(["import", "--dataset", "jnq", "--input", str(jnq), "--votes",
+                           str(jnq_votes), "--output", str(tmp_path / "out"), TEST_RUNNER])
+    counts = result["stats"]["counts"]["examples"]
+    rows = _rows(Path(result["path"]))
+    assert counts["kept"] == len(rows) > 0
+    assert sum(counts.values()) - counts.get("read", 0) >= len(_rows(jnq))
+    for row in rows:
+        assert len(row["annotations"]) == len(row["candidate_paragraph_ids"])
+        assert row["gold_paragraph_ids"] == [a["paragraph_id"] for a in row["annotations"]
+                                             if a["label"] == "EXIST"]
+        assert not row["is_yes_no_question"]
+        for a in row["annotations"]:
+            if a["short_answer_type"] == "span":
+                text = {p["id"]: p["text"] for p in row["paragraphs"]}[a["paragraph_id"]]
+                assert text[a["span_start"]:a["span_end"]] == a["span_text"] != ""
+    assert result["stats"]["quality"]
+    assert "Simulated annotations" in (Path(result["path"]) / "README.md").read_text("utf-8")
+
+    merged = annotate.run(["import", "--dataset", "jboolq", "--input", str(jboolq),
+                           "--input", str(jnq), "--votes", str(jboolq_votes), "--votes",
+                           str(jnq_votes), "--output", str(tmp_path / "out"), TEST_RUNNER])
+    merged_rows = _rows(Path(merged["path"]))
+    assert merged_rows and all(r["is_yes_no_question"] for r in merged_rows)
+    dropped = [json.loads(line) for f in (Path(result["path"]) / "rejected" /
+                                          "dropped_questions").glob("*")
+               for line in f.read_text(encoding="utf-8").splitlines()]
+    moved = {d["question_id"] for d in dropped if d["reason"] == "moved_to_jboolq"}
+    assert len(moved) == counts["moved_to_jboolq"] > 0
+    assert moved <= {r["id"] for r in merged_rows}, "JNQ's yes/no questions are merged"
+    merged_counts = merged["stats"]["counts"]
+    jboolq_ids = {r["id"] for r in _rows(jboolq)}
+    assert merged_counts["examples"].get("duplicate_question", 0) == len(
+        jboolq_ids & {r["id"] for r in _rows(jnq)})
+
+
+def test_export_refuses_bad_options_before_any_work(nq_release, tmp_path, capsys):
+    assert annotate.main(["export", "--release", str(nq_release), "--out",
+                          str(tmp_path / "x"), "--stage", "span"]) == 2
+    assert "unknown stage" in capsys.readouterr().err
+    assert annotate.main(["export", "--release", str(tmp_path), "--out",
+                          str(tmp_path / "y")]) == 2
+    assert not (tmp_path / "x").exists() and not (tmp_path / "y").exists()
+
+
+def test_export_writes_tasks_config_and_manifest(nq_release, tmp_path):
+    out = tmp_path / "tasks"
+    assert annotate.main(["export", "--release", str(nq_release), "--out", str(out),
+                          "--split", "dev", "--tasks-per-file", "2"]) == 0
+    manifest = json.loads((out / "annotation_export.json").read_text(encoding="utf-8"))
+    dev = _nq_examples(nq_release, "dev")
+    assert manifest["tasks"] == {"nq": len(dev)} and manifest["ways"] == 5
+    assert (out / "nq" / "config.xml").read_text(encoding="utf-8").startswith("<View")
+    project = json.loads((out / "nq" / "project.json").read_text(encoding="utf-8"))
+    assert project["maximum_annotations"] == 5
+    tasks = [t for f in sorted((out / "nq").glob("tasks-*.json"))
+             for t in json.loads(f.read_text(encoding="utf-8"))]
+    assert len(list((out / "nq").glob("tasks-*.json"))) == -(-len(dev) // 2)
+    assert {t["data"]["example_id"] for t in tasks} == {str(e["example_id"]) for e in dev}
+    assert {t["data"]["release"] for t in tasks} == {manifest["release"]["fingerprint"]}
+    assert annotate.main(["export", "--release", str(nq_release), "--out", str(out)]) == 2
+
+
+def test_later_jnq_stages_ask_only_about_what_passed(jnq_releases, tmp_path):
+    jnq, _ = jnq_releases
+    votes = tmp_path / "votes.jsonl"
+    assert annotate.main(["simulate", "--release", str(jnq), "--out", str(votes)]) == 0
+    everything, limited = tmp_path / "all", tmp_path / "limited"
+    assert annotate.main(["export", "--release", str(jnq), "--tool", "votes", "--out",
+                          str(everything)]) == 0
+    assert annotate.main(["export", "--release", str(jnq), "--tool", "votes", "--out",
+                          str(limited), "--votes", str(votes)]) == 0
+    counts = [json.loads((d / "annotation_export.json").read_text("utf-8"))["tasks"]
+              for d in (everything, limited)]
+    assert counts[0]["good_question"] == counts[1]["good_question"] == len(_rows(jnq))
+    assert counts[1]["long_answer"] < counts[0]["long_answer"]
+    assert counts[1]["span"] < counts[0]["span"]
+    line = (limited / "span" / "tasks-00000.jsonl").read_text("utf-8").splitlines()[0]
+    assert {"question_id", "paragraph", "paragraph_text", "release"} <= set(json.loads(line))
+
+
+def test_same_bytes_in_memory_and_multi_process(nq_release, nq_annotated, tmp_path):
+    from tests.pipelines.test_determinism import MULTI_PROCESS, _fingerprint
+
+    _, path, votes, _ = nq_annotated
+    result = annotate.run(["import", "--dataset", "nq", "--input", str(nq_release), "--votes",
+                           str(votes), "--output", str(tmp_path), *MULTI_PROCESS])
+    assert _fingerprint(Path(result["path"])) == _fingerprint(path)

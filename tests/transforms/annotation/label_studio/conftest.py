@@ -1,0 +1,33 @@
+"""Label Studio's own venv (``make label-studio``): tests marked ``label_studio`` skip without it.
+
+Label Studio and its SDK pin versions that clash with Beam's, so they live in
+``.cache/label-studio-venv`` (or ``$LABEL_STUDIO_VENV``) and the tests run them by subprocess.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+from pathlib import Path
+
+import pytest
+
+PROJECT_ROOT = Path(__file__).resolve().parents[4]
+
+
+def label_studio_venv() -> Path:
+    return Path(os.environ.get("LABEL_STUDIO_VENV") or PROJECT_ROOT / ".cache/label-studio-venv")
+
+
+@pytest.fixture(scope="session")
+def label_studio_bin() -> Path:
+    """The ``bin`` directory of the Label Studio venv; skips the test when it is unusable."""
+    venv = label_studio_venv()
+    python = venv / "bin" / "python"
+    if not python.is_file() or not (venv / "bin" / "label-studio").is_file():
+        pytest.skip(f"Label Studio is not installed in {venv} (run `make label-studio`)")
+    check = subprocess.run([str(python), "-c", "import label_studio, label_studio_sdk"],
+                           capture_output=True, text=True, timeout=120)
+    if check.returncode != 0:
+        pytest.skip(f"Label Studio in {venv} does not import: {check.stderr[-300:]}")
+    return venv / "bin"

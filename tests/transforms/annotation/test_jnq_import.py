@@ -1,0 +1,76 @@
+import apache_beam as beam
+from apache_beam.testing import test_pipeline
+from apache_beam.testing.util import assert_that, equal_to
+
+from filters.annotation.jnq import JnqThresholds
+from filters.annotation.votes import parse_jnq_vote
+from transforms.annotation.jnq_import import JUDGMENTS, AnnotateJnqRows
+from transforms.core.accounting import SIDE_OUTPUTS
+
+RUNNER = ["--runner=FnApiRunner"]
+ROW = {"id": "q1", "question": "富士山の高さは何メートルですか",
+       "paragraphs": [{"id": 0, "text": "富士山は日本一高い山で、標高は3776メートルである。"},
+                      {"id": 1, "text": "静岡県と山梨県にまたがる。"}],
+       "candidate_paragraph_ids": [0, 1]}
+
+
+def _votes(ways=10, good=10, exist=(10, 0), yes_no=0, span=(15, 23), release="r"):
+    votes = []
+    for w in range(ways):
+        def vote(stage, value, paragraph=None, w=w):
+            record = {"question_id": "q1", "annotator_id": f"w{w}", "stage": stage,
+                      "value": value, "release": release}
+            if paragraph is not None:
+                record["paragraph"] = paragraph
+            votes.append(parse_jnq_vote(record))
+        vote("good_question", w < good)
+        vote("yes_no_question", w < yes_no)
+        for paragraph, yes in enumerate(exist):
+            vote("long_answer", w < yes, paragraph)
+        vote("span", {"start": span[0], "end": span[1]}, 0)
+        if yes_no:
+            vote("yes_no_answer", "YES", 0)
+    return votes
+
+
+def _run(votes, dataset="jnq", order="jnq", fingerprint="r"):
+    element = ("q1", {"examples": [("dev", ROW, order, fingerprint)], "votes": votes})
+    pipeline = test_pipeline.TestPipeline(argv=RUNNER)
+    out = (pipeline | beam.Create([element])
+           | beam.ParDo(AnnotateJnqRows(dataset, 10, JnqThresholds())).with_outputs(
+               *SIDE_OUTPUTS, JUDGMENTS, main="main"))
+    return pipeline, out
+
+
+def test_a_good_question_with_an_exist_paragraph_and_a_majority_span():
+    pipeline, out = _run(_votes())
+    assert_that(out.main | beam.MapTuple(lambda split, row: (
+        split, row["gold_paragraph_ids"], [(a["label"], a["short_answer_type"], a["span_text"])
+                                          for a in row["annotations"]])),
+        equal_to([("dev", [0], [("EXIST", "span", "3776メートル"), ("NONE", "none", "")])]))
+    pipeline.run()
+
+
+def test_a_bad_question_is_dropped_with_its_reason():
+    pipeline, out = _run(_votes(good=5))
+    assert_that(out.main, equal_to([]), label="none kept")
+    assert_that(out["rejected"] | beam.MapTuple(lambda kind, r: (kind, r["reason"])),
+                equal_to([("dropped_questions", "bad_question")]), label="rejected")
+    pipeline.run()
+
+
+def test_votes_from_another_release_are_refused_and_leave_the_question_pending():
+    pipeline, out = _run(_votes(release="other"))
+    assert_that(out["dead_letter"] | beam.Map(lambda r: r["reason"]) |
+                beam.combiners.Count.PerElement(), equal_to([("other_release", 50)]))
+    assert_that(out["rejected"] | beam.MapTuple(lambda kind, r: (kind, r["stage"])),
+                equal_to([("pending_examples", "good_question")]), label="pending")
+    pipeline.run()
+
+
+def test_a_jnq_yes_no_question_moves_to_jboolq():
+    pipeline, out = _run(_votes(yes_no=8))
+    assert_that(out.main, equal_to([]), label="not in jnq")
+    assert_that(out["rejected"] | beam.MapTuple(lambda kind, r: r["reason"]),
+                equal_to(["moved_to_jboolq"]), label="moved")
+    pipeline.run()

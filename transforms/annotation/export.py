@@ -1,0 +1,212 @@
+"""Export annotation tasks from a release, for Label Studio or a crowdsourcing platform.
+
+``export_tasks`` writes, under a new directory, one folder per stage:
+
+* ``--tool label-studio``: ``config.xml`` (the labeling config), ``project.json`` (the body of
+  ``POST /api/projects``: title, config, ``maximum_annotations`` = ways) and
+  ``tasks-NNNNN.json`` (JSON arrays of tasks, ``--tasks-per-file`` each, for the import
+  dialog or ``POST /api/projects/<id>/import``);
+* ``--tool votes``: ``tasks-NNNNN.jsonl``, one task's data per line, for a crowd platform
+  whose workers' answers come back as votes JSON lines.
+
+``annotation_export.json`` records the release (dataset, version, fingerprint), tool, stages,
+ways, splits and the tasks per stage. NQ has one stage (NQ §3.2's three steps in one task);
+JNQ and JBoolQ have one per judgment, in the paper's order. A later JNQ stage may be limited
+to the items that passed the earlier ones (``earlier_votes``): the good questions, then the
+EXIST paragraphs.
+"""
+
+from __future__ import annotations
+
+import gzip
+import io
+import json
+import shutil
+from collections.abc import Iterable, Iterator
+from pathlib import Path
+from typing import Any
+
+import pyarrow.parquet as pq
+from apache_beam.io.filesystems import FileSystems
+
+from filters.annotation.jnq import (
+    JnqThresholds,
+    good_question,
+    paragraph_label,
+    yes_no_question,
+)
+from filters.annotation.votes import JnqVote, VoteError, latest_votes, parse_jnq_vote
+from transforms.annotation.label_studio.configs import jnq_config, nq_config, project_settings
+from transforms.annotation.label_studio.tasks import jnq_tasks, nq_task
+from transforms.annotation.manifest import EXPORT_MANIFEST, ReleaseRef, base_dataset
+from transforms.annotation.release_examples import split_patterns
+from transforms.release import RAW, to_json_bytes
+
+TOOLS = ("label-studio", "votes")
+STAGES = {
+    "nq": ("nq",),
+    "jnq": ("good_question", "long_answer", "yes_no_question", "yes_no_answer", "span"),
+    "jboolq": ("good_question", "yes_no_question", "long_answer", "yes_no_answer"),
+}
+
+
+class ExportError(ValueError):
+    """Options that cannot give an export (checked before any work)."""
+
+
+def check_export(release: ReleaseRef, tool: str, stages: list[str], ways: int,
+                 splits: list[str], out_dir: str) -> None:
+    """Refuse a bad tool, stage, split, ways or an output directory that is not new/empty."""
+    base = base_dataset(release)
+    if base not in STAGES:
+        raise ExportError(f"{release.dataset} releases cannot be annotated (nq, jnq, jboolq)")
+    if tool not in TOOLS:
+        raise ExportError(f"--tool must be one of {', '.join(TOOLS)}")
+    unknown = [s for s in stages if s not in STAGES[base]]
+    if unknown:
+        raise ExportError(f"unknown stage(s) {', '.join(unknown)} for {base}: "
+                          f"{', '.join(STAGES[base])}")
+    missing = [s for s in splits if s not in release.splits]
+    if missing:
+        raise ExportError(f"split(s) {', '.join(missing)} not in the release "
+                          f"({', '.join(release.splits)})")
+    if ways < 1:
+        raise ExportError("--ways must be at least 1")
+    out = Path(out_dir)
+    if out.exists() and (not out.is_dir() or any(out.iterdir())):
+        raise ExportError(f"--out {out_dir} exists and is not an empty directory; exports "
+                          "never overwrite")
+
+
+def read_examples(release: ReleaseRef, split: str) -> Iterator[dict[str, Any]]:
+    """The examples of one split, in file order (NQ original format or JNQ rows)."""
+    base = base_dataset(release)
+    [(_, pattern)] = split_patterns(release.path, base, [split])
+    paths = sorted(m.path for m in FileSystems.match([pattern])[0].metadata_list)
+    for path in paths:
+        with FileSystems.open(path, compression_type=RAW) as handle:
+            data = handle.read()
+        if base == "nq":
+            for line in io.BytesIO(gzip.decompress(data)):
+                yield json.loads(line)
+        else:
+            yield from pq.read_table(io.BytesIO(data)).to_pylist()
+
+
+def read_jnq_votes(paths: Iterable[str]) -> dict[str, list[JnqVote]]:
+    """Earlier stages' JNQ votes by question id (malformed lines are skipped: the import
+    reports them)."""
+    votes: dict[str, list[JnqVote]] = {}
+    for path in sorted(paths):
+        with open(path, encoding="utf-8") as handle:
+            for number, line in enumerate(handle, start=1):
+                try:
+                    vote = parse_jnq_vote(json.loads(line), path, number)
+                except (ValueError, VoteError):
+                    continue
+                votes.setdefault(vote.question_id, []).append(vote)
+    return {k: latest_votes(v) for k, v in votes.items()}
+
+
+def _count(votes: list[JnqVote], stage: str, paragraph: int | None = None) -> tuple[int, int]:
+    chosen = [v for v in votes if v.stage == stage and v.paragraph == paragraph]
+    return sum(1 for v in chosen if v.value is True), len(chosen)
+
+
+def passed_paragraphs(row: dict[str, Any], stage: str, votes: list[JnqVote],
+                      t: JnqThresholds, order: str = "jnq") -> list[int] | None:
+    """The candidate paragraphs a later stage asks about, given earlier votes (``None``: all
+    five); ``[]`` when the question is out: bad (JNQ §3.2), or, where the stage needs it, not
+    or ambiguously yes/no (§3.4; in JBoolQ's order, §4, before the long answer)."""
+    good, n = _count(votes, "good_question")
+    if n and not good_question(good, n, t):
+        return []
+    yes, n = _count(votes, "yes_no_question")
+    kind = yes_no_question(yes, n, t) if n else None
+    if stage == "yes_no_question":
+        return None
+    if stage == "long_answer":
+        return [] if order == "jboolq" and kind not in (None, "yes_no") else None
+    exist = []
+    for paragraph in row["candidate_paragraph_ids"]:
+        yes, n = _count(votes, "long_answer", paragraph)
+        if n and paragraph_label(yes, n, t) == "EXIST":
+            exist.append(paragraph)
+    wanted = "yes_no" if stage == "yes_no_answer" else "not_yes_no"
+    if kind != wanted:
+        return []
+    return exist
+
+
+def _stage_tasks(release: ReleaseRef, stage: str, split: str, examples: Iterable[dict],
+                 earlier: dict[str, list[JnqVote]] | None, t: JnqThresholds
+                 ) -> Iterator[dict[str, Any]]:
+    for example in examples:
+        if stage == "nq":
+            yield nq_task(example, split, release.fingerprint)
+            continue
+        paragraphs = None
+        if earlier is not None and stage != "good_question":
+            paragraphs = passed_paragraphs(example, stage, earlier.get(example["id"], []), t,
+                                           base_dataset(release))
+            if paragraphs == []:
+                continue
+        yield from jnq_tasks(example, stage, split, release.fingerprint, paragraphs)
+
+
+def _write(path: Path, data: bytes) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_bytes(data)
+
+
+def export_tasks(release: ReleaseRef, tool: str, stages: list[str], ways: int,
+                 splits: list[str], out_dir: str, earlier_vote_files: list[str] | None = None,
+                 tasks_per_file: int = 1000, thresholds: JnqThresholds | None = None
+                 ) -> dict[str, Any]:
+    """Write the tasks of every stage under ``out_dir``; returns the export manifest."""
+    check_export(release, tool, stages, ways, splits, out_dir)
+    t = thresholds or JnqThresholds()
+    earlier = read_jnq_votes(earlier_vote_files) if earlier_vote_files else None
+    out = Path(out_dir)
+    staging = out.with_name(f".{out.name}.partial")
+    if staging.exists():
+        shutil.rmtree(staging)
+    counts: dict[str, int] = {}
+    for stage in stages:
+        folder = staging / stage
+        if tool == "label-studio":
+            config = nq_config() if stage == "nq" else jnq_config(stage)
+            _write(folder / "config.xml", config.encode("utf-8"))
+            title = f"{release.dataset} {release.version} {stage}"
+            _write(folder / "project.json", to_json_bytes(project_settings(title, config, ways)))
+        batch: list[dict[str, Any]] = []
+        number = total = 0
+        for split in splits:
+            for task in _stage_tasks(release, stage, split, read_examples(release, split),
+                                     earlier, t):
+                batch.append(task)
+                total += 1
+                if len(batch) == tasks_per_file:
+                    _flush(folder, tool, batch, number)
+                    batch, number = [], number + 1
+        if batch or number == 0:
+            _flush(folder, tool, batch, number)
+        counts[stage] = total
+    manifest = {"release": release.describe(), "tool": tool, "stages": list(stages),
+                "ways": ways, "splits": list(splits), "tasks": counts,
+                "limited_by_earlier_votes": sorted(earlier_vote_files or [])}
+    _write(staging / EXPORT_MANIFEST, to_json_bytes(manifest))
+    if out.exists():
+        out.rmdir()
+    staging.rename(out)
+    return manifest
+
+
+def _flush(folder: Path, tool: str, batch: list[dict[str, Any]], number: int) -> None:
+    if tool == "label-studio":
+        _write(folder / f"tasks-{number:05d}.json",
+               json.dumps(batch, ensure_ascii=False, sort_keys=True).encode("utf-8"))
+    else:
+        lines = [json.dumps(task["data"], ensure_ascii=False, sort_keys=True) for task in batch]
+        _write(folder / f"tasks-{number:05d}.jsonl",
+               "".join(line + "\n" for line in lines).encode("utf-8"))

@@ -1,0 +1,178 @@
+"""Join JNQ / JBoolQ votes with the release's rows and aggregate them as the papers did.
+
+Per question id: votes for an unknown id are dead-lettered (``unknown_question``), as are votes
+from another release (``other_release``) and votes that do not fit the row
+(``unknown_paragraph``, ``span_outside_paragraph``). A question held by two merged
+releases (JBoolQ and JNQ) is annotated from the JBoolQ release's votes; the other's are
+refused as ``duplicate_question``. ``filters.annotation.jnq`` then applies
+JNQ §3.2-3.5 (or JBoolQ §4's order) and the outcome is counted as ``examples.<outcome>``:
+``kept``, ``bad_question``, ``ambiguous_yes_no``, ``moved_to_jboolq`` (a JNQ question the
+workers judged yes/no: kept for the JBoolQ release), ``not_yes_no_question`` or ``pending``
+(listed in ``rejected/pending_examples/``). Dropped questions are listed in
+``rejected/dropped_questions/`` with their reason.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+import apache_beam as beam
+import pyarrow as pa
+
+from filters.annotation.jnq import JnqThresholds, JnqVoteError, aggregate_question, check_vote
+from filters.annotation.votes import JnqVote, latest_votes
+from transforms.annotation.read_votes import refuse
+from transforms.core.accounting import rejected, tally
+from transforms.jnq.schema import EXAMPLE_SCHEMA
+
+STAGE = "examples"
+JUDGMENTS = "judgments"
+
+ANNOTATION = pa.struct([
+    pa.field("paragraph_id", pa.int32()), pa.field("label", pa.string()),
+    pa.field("yes_votes", pa.int32()), pa.field("votes", pa.int32()),
+    pa.field("short_answer_type", pa.string()),
+    pa.field("span_start", pa.int32()), pa.field("span_end", pa.int32()),
+    pa.field("span_text", pa.string()), pa.field("yes_no_answer", pa.string()),
+])
+ANNOTATED_SCHEMA = pa.schema([
+    *EXAMPLE_SCHEMA,
+    pa.field("is_yes_no_question", pa.bool_(), nullable=False),
+    pa.field("num_annotators", pa.int32(), nullable=False),
+    pa.field("annotations", pa.list_(ANNOTATION), nullable=False),
+    pa.field("gold_paragraph_ids", pa.list_(pa.int32()), nullable=False),
+], metadata={"dataset": "jnq_annotated"})
+ANNOTATED_FIELD_DOCS = {
+    "is_yes_no_question": "workers judged it a yes/no question (JNQ §3.4: >= 7 of 10)",
+    "num_annotators": "workers who judged whether it is a good question (JNQ §3.2)",
+    "annotations": "one per candidate paragraph: EXIST (>= 7 of 10 say it holds enough "
+                   "information), AMBIGUOUS (4-6) or NONE; on EXIST paragraphs the short "
+                   "answer: a majority span (characters of the paragraph text) or YES/NO "
+                   "(>= 8 of 10)",
+    "gold_paragraph_ids": "the EXIST paragraphs: the long answers (evaluate jnq reads them)",
+}
+VOTE_SCHEMA = pa.schema([
+    pa.field("question_id", pa.string(), nullable=False),
+    pa.field("split", pa.string(), nullable=False),
+    pa.field("annotator_id", pa.string(), nullable=False),
+    pa.field("stage", pa.string(), nullable=False),
+    pa.field("paragraph", pa.int32()),
+    pa.field("value", pa.string(), nullable=False),
+], metadata={"dataset": "jnq_votes"})
+VOTE_FIELD_DOCS = {
+    "stage": "good_question, yes_no_question, long_answer, yes_no_answer or span",
+    "paragraph": "the paragraph judged (null for per-question stages)",
+    "value": "the judgment as JSON text: true/false, YES/NO/NONE, [start, end] or null",
+}
+
+
+def _context(vote: JnqVote) -> dict[str, Any]:
+    return {"question_id": vote.question_id, "annotator_id": vote.annotator_id,
+            "judgment": vote.stage, "paragraph": vote.paragraph, "file": vote.order[1],
+            "line": vote.order[2]}
+
+
+def _value_text(value: Any) -> str:
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, tuple):
+        return f"[{value[0]}, {value[1]}]"
+    return str(value)
+
+
+def annotated_row(row: dict[str, Any], result: Any) -> dict[str, Any]:
+    """The release row with the aggregate's columns."""
+    texts = {p["id"]: p["text"] for p in row["paragraphs"]}
+    annotations = []
+    for judged in result.paragraphs:
+        start, end = judged.span if judged.span else (-1, -1)
+        annotations.append({
+            "paragraph_id": judged.paragraph_id, "label": judged.label,
+            "yes_votes": judged.yes_votes, "votes": judged.votes,
+            "short_answer_type": judged.short_answer_type, "span_start": start,
+            "span_end": end,
+            "span_text": texts[judged.paragraph_id][start:end] if judged.span else "",
+            "yes_no_answer": judged.yes_no_answer})
+    return {**row, "is_yes_no_question": bool(result.is_yes_no_question),
+            "num_annotators": result.annotators, "annotations": annotations,
+            "gold_paragraph_ids": [a["paragraph_id"] for a in annotations
+                                   if a["label"] == "EXIST"]}
+
+
+class AnnotateJnqRows(beam.DoFn):
+    """``(question id, {"examples": [(split, row, order, fingerprint)], "votes": [JnqVote]})``
+    -> ``(split, annotated row)`` for the questions ``dataset`` (jnq or jboolq) keeps, plus
+    ``JUDGMENTS`` rows and accounting. In a JBoolQ import a JNQ question the workers judged
+    yes/no is kept (JNQ's yes/no questions are merged into JBoolQ) and any other JNQ
+    question is ``not_yes_no_question``; in a JNQ import a yes/no question is
+    ``moved_to_jboolq``.
+
+    ``order`` is the order the row's release was annotated in (``jnq`` or ``jboolq``); when
+    two releases hold the question, the one whose order is ``prefer`` wins."""
+
+    def __init__(self, dataset: str, ways: int, thresholds: JnqThresholds):
+        self.dataset = dataset
+        self.prefer = dataset
+        self.ways = ways
+        self.thresholds = thresholds
+
+    def process(self, element: tuple[str, dict[str, list]]) -> Iterator[Any]:
+        question_id, grouped = element
+        votes: list[JnqVote] = list(grouped["votes"])
+        if not grouped["examples"]:
+            for vote in votes:
+                yield from refuse("unknown_question", f"no question {question_id} in the "
+                                  "release", **_context(vote))
+            return
+        held = sorted(grouped["examples"], key=lambda e: (e[2] != self.prefer, e[0]))
+        if len(held) > 1:
+            yield tally(STAGE, "duplicate_question", len(held) - 1)
+        split, row, order, fingerprint = held[0]
+        candidates = list(row["candidate_paragraph_ids"])
+        lengths = {p["id"]: len(p["text"]) for p in row["paragraphs"]}
+        usable = []
+        for vote in votes:
+            if None not in (vote.release, fingerprint) and vote.release != fingerprint:
+                if any(vote.release == other[3] for other in held[1:]):
+                    yield from refuse("duplicate_question", "the question is also in the "
+                                      f"{order} release, whose annotation is used",
+                                      **_context(vote))
+                    continue
+                yield from refuse("other_release", f"the vote names release {vote.release}, "
+                                  f"not {fingerprint}", **_context(vote))
+                continue
+            try:
+                check_vote(vote, candidates, lengths)
+            except JnqVoteError as error:
+                yield from refuse(error.reason, str(error), **_context(vote))
+                continue
+            usable.append(vote)
+        result = aggregate_question(question_id, usable, candidates, order, self.ways,
+                                    self.thresholds)
+        outcome = result.outcome
+        if self.dataset == "jboolq" and outcome == "moved_to_jboolq":
+            outcome = "kept"
+        elif self.dataset == "jboolq" and order == "jnq" and outcome == "kept":
+            outcome = "not_yes_no_question"
+        yield tally("votes", "usable", len(usable))
+        yield tally(STAGE, outcome)
+        if result.outcome == "pending":
+            yield tally(STAGE, f"pending.{result.pending_stage}")
+            yield rejected("pending_examples", {
+                "question_id": question_id, "split": split, "stage": result.pending_stage,
+                "required": self.ways, "question": row["question"]})
+            return
+        for vote in latest_votes(usable):
+            yield beam.pvalue.TaggedOutput(JUDGMENTS, (split, {
+                "question_id": question_id, "split": split, "annotator_id": vote.annotator_id,
+                "stage": vote.stage, "paragraph": vote.paragraph,
+                "value": _value_text(vote.value)}))
+        if outcome != "kept":
+            yield rejected("dropped_questions", {"question_id": question_id, "split": split,
+                                                 "reason": outcome,
+                                                 "question": row["question"]})
+            return
+        yield split, annotated_row(row, result)

@@ -1,0 +1,216 @@
+"""Label Studio JSON exports (``GET /api/projects/<id>/export?exportType=JSON``) into votes.
+
+An export is a list of tasks, each with its ``data`` (as ``tasks.py`` wrote it) and its
+``annotations``: ``{id, completed_by, result: [{from_name, to_name, type, value}],
+was_cancelled, created_at, updated_at}``. Every annotation becomes one vote in the votes JSON
+format (``filters/annotation/votes.py``) with ``release`` and ``submitted_at``, or an error
+``{"error": reason, "message", "task", "annotation"}`` to dead-letter. Whether a vote fits
+its example (a short answer inside the chosen long answer, ...) is the aggregator's check.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+from filters.annotation.votes import JNQ_STAGES, PARAGRAPH_STAGES, YES_NO
+from transforms.annotation.label_studio.configs import NO_ANSWER, NO_SPAN
+from transforms.annotation.render import tokens_in_chars
+
+DATASETS = ("nq", "jnq", "jboolq")
+_JNQ_CHOICES = {
+    "good_question": {"good": True, "bad": False},
+    "yes_no_question": {"yes": True, "no": False},
+    "long_answer": {"yes": True, "no": False},
+    "yes_no_answer": {value: value for value in YES_NO},
+}
+
+
+class _Unusable(ValueError):
+    def __init__(self, reason: str, message: str):
+        super().__init__(message)
+        self.reason = reason
+
+
+def _malformed(message: str) -> _Unusable:
+    return _Unusable("malformed_annotation", message)
+
+
+def _integer(value: Any, name: str) -> int:
+    if isinstance(value, bool):
+        raise _malformed(f"{name} must be an integer")
+    if isinstance(value, int):
+        return value
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    if isinstance(value, str) and value.strip().lstrip("-").isdigit():
+        return int(value)
+    raise _malformed(f"{name} must be an integer")
+
+
+def _annotator(completed_by: Any) -> str:
+    if isinstance(completed_by, dict):
+        completed_by = completed_by.get("id", completed_by.get("email"))
+    if isinstance(completed_by, bool) or not isinstance(completed_by, (int, str)) \
+            or not str(completed_by).strip():
+        raise _malformed("completed_by names no annotator")
+    return str(completed_by).strip()
+
+
+def _results(annotation: dict[str, Any]) -> dict[str, list[dict[str, Any]]]:
+    result = annotation.get("result")
+    if not isinstance(result, list):
+        raise _malformed("an annotation's result must be a list")
+    by_name: dict[str, list[dict[str, Any]]] = {}
+    for region in result:
+        if not isinstance(region, dict) or not isinstance(region.get("value"), dict):
+            raise _malformed("a result must be an object with a value")
+        by_name.setdefault(str(region.get("from_name")), []).append(region["value"])
+    return by_name
+
+
+def _choice(results: dict[str, list[dict[str, Any]]], name: str) -> str | None:
+    """The single choice made in the Choices ``name``, None when nothing was chosen."""
+    chosen = [c for value in results.get(name, []) for c in value.get("choices") or []]
+    if len(chosen) > 1:
+        raise _malformed(f"{name}: one choice expected, got {len(chosen)}")
+    if chosen and not isinstance(chosen[0], str):
+        raise _malformed(f"{name}: a choice must be a string")
+    return chosen[0] if chosen else None
+
+
+def _candidate(data: dict[str, Any], index: int) -> dict[str, Any]:
+    if not 0 <= index < len(data["candidates"]):
+        raise _Unusable("span_outside_candidate", f"no candidate paragraph {index}")
+    return {"text": data["candidates"][index]["text"],
+            "tokens": data["candidate_tokens"][index], "starts": data["candidate_starts"][index]}
+
+
+def _nq_span(data: dict[str, Any], value: dict[str, Any]) -> tuple[int, int]:
+    """The document-token span of a ParagraphLabels region (it may run across candidates)."""
+    first_index = _integer(value.get("start"), "start")
+    last_index = _integer(value.get("end"), "end")
+    first, last = _candidate(data, first_index), _candidate(data, last_index)
+    start = _integer(value.get("startOffset"), "startOffset")
+    end = _integer(value.get("endOffset"), "endOffset")
+    outside = _Unusable("span_outside_candidate", "the span is outside the candidate text")
+    if first_index == last_index:
+        if not 0 <= start < end <= len(first["text"]):
+            raise outside
+        span = tokens_in_chars(first, start, end)
+    else:
+        if first_index > last_index or not (0 <= start < len(first["text"])
+                                            and 0 < end <= len(last["text"])):
+            raise outside
+        head = tokens_in_chars(first, start, len(first["text"]))
+        tail = tokens_in_chars(last, 0, end)
+        span = (head[0], tail[1]) if head and tail and head[0] < tail[1] else None
+    if span is None:
+        raise _Unusable("span_outside_candidate", "the span covers no token of the candidate")
+    return span
+
+
+def _nq_vote(data: dict[str, Any], results: dict[str, list[dict[str, Any]]]) -> dict[str, Any]:
+    """One NQ vote (NQ §3.2): question good/bad, long answer, short answers or YES/NO."""
+    good = _choice(results, "question_good")
+    if good not in ("good", "bad"):
+        raise _malformed("question_good: choose good or bad")
+    vote: dict[str, Any] = {"example_id": data["example_id"], "question_good": good == "good",
+                            "long_answer_candidate": -1, "short_answers": [],
+                            "yes_no_answer": "NONE"}
+    if good == "bad":  # the page was hidden: anything left below it is stale
+        return vote
+    options = {NO_ANSWER: -1, **{c["label"]: i for i, c in enumerate(data["candidates"])}}
+    long_answer = _choice(results, "long_answer")
+    if long_answer not in options:
+        raise _malformed("long_answer: choose a candidate or 'No answer'")
+    spans = sorted({_nq_span(data, value) for value in results.get("short_answer", [])})
+    yes_no = _choice(results, "yes_no_answer") or "NONE"
+    if yes_no not in YES_NO:
+        raise _malformed(f"yes_no_answer must be one of {', '.join(YES_NO)}")
+    vote.update(long_answer_candidate=options[long_answer], yes_no_answer=yes_no,
+                short_answers=[{"start_token": s, "end_token": e} for s, e in spans])
+    return vote
+
+
+def _jnq_span(data: dict[str, Any], results: dict[str, list[dict[str, Any]]]) -> Any:
+    regions = results.get("span", [])
+    no_span = NO_SPAN in [c for value in results.get("no_span", []) for c in
+                          value.get("choices") or []]
+    if no_span and not regions:
+        return None
+    if len(regions) != 1 or no_span:
+        raise _malformed("span: mark one span or tick 'No span'")
+    start = _integer(regions[0].get("start"), "start")
+    end = _integer(regions[0].get("end"), "end")
+    if not 0 <= start < end <= len(data.get("paragraph_text") or ""):
+        raise _Unusable("span_outside_candidate", "the span is outside the paragraph text")
+    return {"start": start, "end": end}
+
+
+def _jnq_vote(data: dict[str, Any], results: dict[str, list[dict[str, Any]]]) -> dict[str, Any]:
+    """One JNQ / JBoolQ judgment at the task's stage (JNQ §3.2-3.5)."""
+    stage = data["stage"]
+    if stage == "span":
+        value = _jnq_span(data, results)
+    else:
+        choice = _choice(results, stage)
+        if choice not in _JNQ_CHOICES[stage]:
+            raise _malformed(f"{stage}: choose one of {', '.join(_JNQ_CHOICES[stage])}")
+        value = _JNQ_CHOICES[stage][choice]
+    vote = {"question_id": data["question_id"], "stage": stage, "value": value}
+    if stage in PARAGRAPH_STAGES:
+        vote["paragraph"] = data["paragraph"]
+    return vote
+
+
+def _known_task(data: Any, dataset: str) -> bool:
+    if not isinstance(data, dict):
+        return False
+    if dataset == "nq":
+        keys = ("example_id", "candidates", "candidate_tokens", "candidate_starts")
+        return all(key in data for key in keys) and isinstance(data["candidates"], list) \
+            and len(data["candidates"]) == len(data["candidate_tokens"]) \
+            == len(data["candidate_starts"])
+    if "question_id" not in data or data.get("stage") not in JNQ_STAGES:
+        return False
+    return data["stage"] not in PARAGRAPH_STAGES or isinstance(data.get("paragraph"), int)
+
+
+def votes_from_export(tasks: Any, dataset: str) -> Iterator[dict[str, Any]]:
+    """Votes (or errors to dead-letter) from a parsed Label Studio JSON export.
+
+    ``dataset`` is nq, jnq or jboolq. Cancelled (skipped) annotations, annotations that
+    cannot be read and tasks this code did not write give errors: ``cancelled_annotation``,
+    ``malformed_annotation``, ``span_outside_candidate``, ``unknown_task``."""
+    if dataset not in DATASETS:
+        raise ValueError(f"dataset must be one of {', '.join(DATASETS)}")
+    if not isinstance(tasks, list):
+        raise ValueError("a Label Studio JSON export is a list of tasks")
+    to_vote = _nq_vote if dataset == "nq" else _jnq_vote
+    for task in tasks:
+        task_id = task.get("id") if isinstance(task, dict) else None
+        data = task.get("data") if isinstance(task, dict) else None
+        if not _known_task(data, dataset):
+            yield {"error": "unknown_task", "task": task_id,
+                   "message": f"task {task_id} is not a {dataset} task exported by this tool"}
+            continue
+        for annotation in task.get("annotations") or []:
+            annotation_id = annotation.get("id") if isinstance(annotation, dict) else None
+            try:
+                if not isinstance(annotation, dict):
+                    raise _malformed("an annotation must be an object")
+                if annotation.get("was_cancelled"):
+                    raise _Unusable("cancelled_annotation", "the annotator skipped the task")
+                vote = {**to_vote(data, _results(annotation)),
+                        "annotator_id": _annotator(annotation.get("completed_by"))}
+            except _Unusable as error:
+                yield {"error": error.reason, "message": str(error), "task": task_id,
+                       "annotation": annotation_id}
+                continue
+            if data.get("release") is not None:
+                vote["release"] = data["release"]
+            submitted_at = annotation.get("updated_at") or annotation.get("created_at")
+            if submitted_at:
+                vote["submitted_at"] = submitted_at
+            yield vote

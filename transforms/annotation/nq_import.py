@@ -1,0 +1,125 @@
+"""Join NQ votes with the release's examples and turn each example's votes into annotations.
+
+Per example id (after ``CoGroupByKey``): votes for an id the release does not have are
+dead-lettered (``unknown_example``); a vote exported from another release (``other_release``)
+or one that does not fit the example (``candidate_out_of_range``,
+``short_answer_outside_long_answer``) likewise. Of the rest, the latest vote per annotator
+counts (``votes.superseded`` counts the others). An example with fewer annotators than its
+split needs (``ways``) is pending: listed in ``rejected/pending_examples/``, never published
+half-annotated. Every other example is emitted with NQ's ``annotations`` list (NQ §3.2, §5),
+one entry per annotator ordered by annotator id, and one row per annotation for the release's
+``votes`` table.
+"""
+
+from __future__ import annotations
+
+import gzip
+import io
+import json
+from collections.abc import Iterator, Mapping
+from typing import Any
+
+import apache_beam as beam
+import pyarrow as pa
+
+from filters.annotation.nq import NqVoteError, check_nq_vote, long_answer_type, nq_annotation
+from filters.annotation.votes import NqVote, latest_votes
+from transforms.annotation.read_votes import refuse
+from transforms.core.accounting import rejected, tally
+
+STAGE = "examples"
+JUDGMENTS = "judgments"
+
+VOTE_SCHEMA = pa.schema([
+    pa.field("example_id", pa.string(), nullable=False),
+    pa.field("split", pa.string(), nullable=False),
+    pa.field("annotator_id", pa.string(), nullable=False),
+    pa.field("annotation_id", pa.string(), nullable=False),
+    pa.field("question_good", pa.bool_(), nullable=False),
+    pa.field("long_answer_candidate", pa.int64(), nullable=False),
+    pa.field("long_answer_type", pa.string(), nullable=False),
+    pa.field("short_answers", pa.int64(), nullable=False),
+    pa.field("yes_no_answer", pa.string(), nullable=False),
+    pa.field("ways", pa.int64(), nullable=False),
+], metadata={"dataset": "nq_votes"})
+VOTE_FIELD_DOCS = {
+    "annotator_id": "the worker (completed_by in Label Studio)",
+    "annotation_id": "stable uint64 of (example, annotator), as in the examples' annotations",
+    "long_answer_type": "paragraph, table, table_row, list, list_item, other or none",
+    "short_answers": "number of short-answer spans",
+    "ways": "annotators of this example",
+}
+
+
+def vote_context(vote: NqVote) -> dict[str, Any]:
+    return {"example_id": vote.example_id, "annotator_id": vote.annotator_id,
+            "file": vote.order[1], "line": vote.order[2]}
+
+
+class AnnotateNqExamples(beam.DoFn):
+    """``(example id, {"examples": [(split, example JSON line)], "votes": [NqVote]})`` ->
+    ``(split, (question, annotated example as a JSON line))``, plus ``JUDGMENTS`` rows and
+    accounting. The example stays text through the writers' shuffle (see ``write_lines``)."""
+
+    def __init__(self, ways: Mapping[str, int], fingerprint: str | None):
+        self.ways = dict(ways)
+        self.fingerprint = fingerprint
+
+    def process(self, element: tuple[str, dict[str, list]]) -> Iterator[Any]:
+        example_id, grouped = element
+        votes: list[NqVote] = list(grouped["votes"])
+        if not grouped["examples"]:
+            for vote in votes:
+                yield from refuse("unknown_example", f"no example {example_id} in the release",
+                                  **vote_context(vote))
+            return
+        split, raw = min(grouped["examples"], key=lambda pair: pair[0])
+        example = json.loads(raw) if isinstance(raw, (bytes, str)) else raw
+        usable = []
+        for vote in votes:
+            if None not in (vote.release, self.fingerprint) and vote.release != self.fingerprint:
+                yield from refuse("other_release", f"the vote names release {vote.release}, "
+                                  f"not {self.fingerprint}", **vote_context(vote))
+                continue
+            try:
+                check_nq_vote(vote, example)
+            except NqVoteError as error:
+                yield from refuse(error.reason, str(error), **vote_context(vote))
+                continue
+            usable.append(vote)
+        latest = latest_votes(usable)
+        if len(usable) > len(latest):
+            yield tally("votes", "superseded", len(usable) - len(latest))
+        needed = self.ways.get(split, 1)
+        if len(latest) < needed:
+            yield tally(STAGE, "pending")
+            yield tally("votes", "pending", len(latest))
+            yield rejected("pending_examples", {
+                "example_id": example_id, "split": split, "annotators": len(latest),
+                "required": needed, "question": example.get("question_text", "")})
+            return
+        yield tally("votes", "used", len(latest))
+        yield tally(STAGE, "annotated")
+        yield tally(STAGE, f"ways.{len(latest)}")
+        annotations = [nq_annotation(vote, example) for vote in latest]
+        for vote, annotation in zip(latest, annotations, strict=True):
+            yield beam.pvalue.TaggedOutput(JUDGMENTS, (split, {
+                "example_id": example_id, "split": split, "annotator_id": vote.annotator_id,
+                "annotation_id": str(annotation["annotation_id"]),
+                "question_good": vote.question_good,
+                "long_answer_candidate": vote.long_answer_candidate,
+                "long_answer_type": long_answer_type(example, vote.long_answer_candidate),
+                "short_answers": len(vote.short_answers), "yes_no_answer": vote.yes_no_answer,
+                "ways": len(latest)}))
+        example["annotations"] = annotations
+        yield split, (example["question_text"], json.dumps(example, ensure_ascii=False))
+
+
+def gzip_lines(rows: list[tuple[str, str]], schema: object = None) -> bytes:
+    """The ``(sort key, JSON line)`` rows as gzipped JSON lines (mtime 0): the same bytes as
+    ``transforms.nq.examples.jsonl_gz_bytes`` of the parsed examples."""
+    sink = io.BytesIO()
+    with gzip.GzipFile(fileobj=sink, mode="wb", mtime=0, filename="") as handle:
+        for _, line in rows:
+            handle.write((line + "\n").encode("utf-8"))
+    return sink.getvalue()
