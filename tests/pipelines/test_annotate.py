@@ -150,6 +150,13 @@ def test_partial_votes_leave_examples_pending_and_foreign_votes_dead_lettered(
     assert counts["votes"]["refused.unknown_example"] == 1
     assert counts["votes"]["refused.malformed_json"] == 1
     assert counts["votes"]["dead_lettered"] == 3
+    votes_counts = counts["votes"]
+    refused_after_parsing = sum(v for k, v in votes_counts.items()
+                                if k.startswith("refused.") and k != "refused.malformed_json")
+    assert votes_counts["read"] == (votes_counts["used"] + votes_counts.get("superseded", 0)
+                                    + votes_counts["pending"] + refused_after_parsing)
+    assert votes_counts["read"] + votes_counts["refused.malformed_json"] == len(kept) + 3
+    assert counts["examples"]["read"] == counts["examples"]["annotated"] + 1
     path = Path(result["path"])
     pending = [json.loads(line) for f in (path / "rejected" / "pending_examples").glob("*")
                for line in f.read_text(encoding="utf-8").splitlines()]
@@ -230,6 +237,14 @@ def test_jnq_and_jboolq_round_trip(jnq_releases, tmp_path):
     jboolq_ids = {r["id"] for r in _rows(jboolq)}
     assert merged_counts["examples"].get("duplicate_question", 0) == len(
         jboolq_ids & {r["id"] for r in _rows(jnq)})
+
+
+def test_evaluate_jnq_refuses_an_unannotated_release(jnq_releases, tmp_path, capsys):
+    jnq, _ = jnq_releases
+    predictions = tmp_path / "p.json"
+    predictions.write_text(json.dumps({r["id"]: [0] for r in _rows(jnq)}), encoding="utf-8")
+    assert evaluate.main(["jnq", "--gold", str(jnq), "--predictions", str(predictions)]) == 2
+    assert "unannotated" in capsys.readouterr().err
 
 
 def test_export_refuses_bad_options_before_any_work(nq_release, tmp_path, capsys):

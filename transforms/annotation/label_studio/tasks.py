@@ -16,15 +16,20 @@ from transforms.annotation.render import render_candidates
 
 
 def nq_task(example: dict[str, Any], split: str, release: str) -> dict[str, Any]:
-    """The one task of an NQ original-format example (NQ §3.2's three stages, ``nq_config``)."""
+    """The one task of an NQ original-format example (NQ §3.2's three stages, ``nq_config``).
+
+    A page without candidates gets one placeholder paragraph (Label Studio's ``Paragraphs``
+    cannot show an empty list) that is not an answer option: only "no answer" can be chosen."""
     rendered = render_candidates(example)
+    shown = [{"label": c["label"], "text": c["text"]} for c in rendered] or [
+        {"label": "(no candidates)", "text": "This page has no long-answer candidates."}]
     return {"data": {
         "dataset": "nq",
         "example_id": str(example["example_id"]),
         "question": example["question_text"],
         "document_title": example.get("document_title") or "",
         "document_url": example.get("document_url") or "",
-        "candidates": [{"label": c["label"], "text": c["text"]} for c in rendered],
+        "candidates": shown,
         "long_answer_options": ([{"value": NO_ANSWER}]
                                 + [{"value": c["label"]} for c in rendered]),
         "candidate_tokens": [c["tokens"] for c in rendered],

@@ -90,6 +90,13 @@ def test_nq_task_carries_candidates_options_and_the_token_map():
     assert data["candidate_starts"] == [c["starts"] for c in rendered]
 
 
+def test_a_page_without_candidates_shows_a_placeholder_that_is_not_an_answer():
+    example = {**nq_example(), "long_answer_candidates": []}
+    data = nq_task(example, "dev", "0123456789abcdef")["data"]
+    assert len(data["candidates"]) == 1 and data["candidate_tokens"] == []
+    assert data["long_answer_options"] == [{"value": NO_ANSWER}]
+
+
 def test_jnq_question_stages_give_one_task_paragraph_stages_one_per_candidate():
     row = jnq_row()
     (good,) = jnq_tasks(row, "good_question", "test", "fp")
