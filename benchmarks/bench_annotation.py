@@ -8,8 +8,9 @@ Synthesizes a release in NQ's original format (``--train`` 1-way train examples 
 (one per annotator per example), then measures in separate processes: the plain loop of the
 same work — read the examples and votes, parse and check every vote, keep the latest per
 annotator, build NQ's ``annotations`` and write the annotated examples as gzipped JSON lines
-— (the limit) and ``python -m pipelines.annotate import`` (DirectRunner; it also writes the
-HuggingFace Parquet, the votes table, stats with kappa and worker agreement, and the card).
+and HuggingFace-layout Parquet — (the limit) and ``python -m pipelines.annotate import``
+(DirectRunner; it also writes the votes table, stats with kappa and worker agreement, and
+the card).
 Prints examples/s, votes/s, peak RSS and the time ratio.
 """
 
@@ -84,8 +85,12 @@ def synthesize(root: Path, train: int, dev: int) -> tuple[Path, Path, int]:
 
 
 def plain(release: Path, votes_path: Path, out: Path) -> dict:
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
     from filters.annotation.nq import NqVoteError, check_nq_vote, nq_annotation
     from filters.annotation.votes import latest_votes, parse_nq_vote
+    from transforms.nq.examples import HF_SCHEMA, hf_example
 
     started = time.perf_counter()
     votes = defaultdict(list)
@@ -98,7 +103,9 @@ def plain(release: Path, votes_path: Path, out: Path) -> dict:
     for split, ways in (("train", 1), ("dev", 5)):
         source = release / "nq_original" / split / f"nq-{split}-00.jsonl.gz"
         with gzip.open(source, "rt", encoding="utf-8") as handle, gzip.open(
-                out / f"{split}.jsonl.gz", "wt", encoding="utf-8") as sink:
+                out / f"{split}.jsonl.gz", "wt", encoding="utf-8") as sink, pq.ParquetWriter(
+                out / f"{split}.parquet", HF_SCHEMA, compression="zstd") as writer:
+            batch = []
             for line in handle:
                 example = json.loads(line)
                 usable = []
@@ -113,7 +120,13 @@ def plain(release: Path, votes_path: Path, out: Path) -> dict:
                     continue
                 example["annotations"] = [nq_annotation(v, example) for v in latest]
                 sink.write(json.dumps(example) + "\n")
+                batch.append(hf_example(example))
+                if len(batch) == 1000:
+                    writer.write_table(pa.Table.from_pylist(batch, schema=HF_SCHEMA))
+                    batch = []
                 examples += 1
+            if batch:
+                writer.write_table(pa.Table.from_pylist(batch, schema=HF_SCHEMA))
     return {"seconds": time.perf_counter() - started, "examples": examples}
 
 

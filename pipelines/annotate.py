@@ -14,7 +14,6 @@
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from pathlib import Path
 from typing import Any
@@ -32,12 +31,14 @@ from transforms.annotation import jnq_import, nq_import
 from transforms.annotation.build import AnnotateRelease, ImportInput
 from transforms.annotation.export import STAGES, TOOLS, ExportError, export_tasks
 from transforms.annotation.manifest import NotAReleaseError, base_dataset, read_release
+from transforms.annotation.nq_attach import AttachNqAnnotations
 from transforms.annotation.publish import annotation_card, annotation_stats, jnq_baselines
+from transforms.annotation.release_examples import split_files, split_patterns
 from transforms.annotation.simulate import WorkerPool
 from transforms.annotation.simulate_release import write_simulated_votes
 from transforms.jnq.schema import EXAMPLE_SCHEMA
 from transforms.nq.examples import FIELD_DOCS as NQ_FIELD_DOCS
-from transforms.nq.examples import HF_SCHEMA, hf_example
+from transforms.nq.examples import HF_SCHEMA
 from transforms.nq.publish import ensure_empty_jsonl, nq_dev_baselines
 from transforms.release import (
     ReleaseTarget,
@@ -202,8 +203,9 @@ def _inputs(args: argparse.Namespace) -> list[ImportInput]:
             if not files:
                 raise UsageError(f"--input {path} is neither a release nor matching files")
             split = (args.split or ["dev"])[0]
-            base = "nq" if files[0].endswith((".jsonl", ".jsonl.gz")) else args.dataset
-            inputs.append(ImportInput(path, base, None, (split,), ((split, path),)))
+            base = "nq" if ".jsonl" in files[0] else args.dataset
+            inputs.append(ImportInput(path, base, None, (split,),
+                                      tuple(split_files([(split, path)]))))
             continue
         base = base_dataset(release)
         allowed = ("jboolq", "jnq") if args.dataset == "jboolq" else (args.dataset,)
@@ -213,7 +215,9 @@ def _inputs(args: argparse.Namespace) -> list[ImportInput]:
         missing = [s for s in splits if s not in release.splits]
         if missing:
             raise UsageError(f"split(s) {', '.join(missing)} not in {path}")
-        inputs.append(ImportInput(release.path, base, release.fingerprint, tuple(splits)))
+        inputs.append(ImportInput(release.path, base, release.fingerprint, tuple(splits),
+                                  tuple(split_files(split_patterns(release.path, base,
+                                                                   splits)))))
     return inputs
 
 
@@ -226,13 +230,11 @@ def build_import(pipeline: beam.Pipeline, args: argparse.Namespace, inputs: list
     staging, max_rows = target.staging_dir, args.max_rows_per_shard
     if args.dataset == "nq":
         vote_schema = nq_import.VOTE_SCHEMA
-        key = lambda row: row[0]  # noqa: E731 - (question, JSON line), shared by both writers
-        written = [
-            rows | "WriteParquet" >> WriteShards(staging, key, _hf_parquet, "parquet",
-                                                 HF_SCHEMA, max_rows),
-            rows | "WriteOriginal" >> WriteShards(staging, key, nq_import.gzip_lines,
-                                                  "jsonl.gz", max_rows_per_shard=max_rows,
-                                                  subdir="nq_original")]
+        files = [f for item in inputs for f in item.files]
+        written = [pipeline
+                   | "AnnotatedFiles" >> beam.Create(files)
+                   | "AttachAnnotations" >> beam.ParDo(AttachNqAnnotations(staging),
+                                                       beam.pvalue.AsDict(rows))]
         vote_key = lambda r: f"{r['example_id']}/{r['annotator_id']}"  # noqa: E731
     else:
         vote_schema = jnq_import.VOTE_SCHEMA
@@ -245,10 +247,6 @@ def build_import(pipeline: beam.Pipeline, args: argparse.Namespace, inputs: list
         staging, vote_key, parquet_bytes, "parquet", vote_schema, max_rows, subdir="votes"))
     written.append(pipeline | "Accounting" >> WriteAccounting(staging, results))
     return written
-
-
-def _hf_parquet(rows: list[tuple[str, str]], schema) -> bytes:
-    return parquet_bytes([hf_example(json.loads(line)) for _, line in rows], schema)
 
 
 def run_import(args: argparse.Namespace, beam_args: list[str]) -> dict[str, Any]:

@@ -23,7 +23,9 @@ version is read.
   release directory / Parquet files with ``id`` and ``gold_paragraph_ids`` columns;
   predictions ``{qid: [paragraph ids]}``.
 
-Exit code 2 with a message on stderr for a missing file, malformed JSON or gold, or when none
+Exit code 2 with a message on stderr for a missing file, malformed JSON or gold, an
+unannotated gold (an NQ gold without a single annotation, a JNQ release without
+``gold_paragraph_ids``: annotate it first with ``python -m pipelines.annotate``), or when none
 of the prediction ids is in the gold (wrong files). Prediction ids that are not in the gold are
 otherwise counted (``n_unknown_prediction_ids``; for ``nq`` on stderr only, to keep the
 official keys) and ignored; ``--strict`` makes them, and gold questions without a prediction,

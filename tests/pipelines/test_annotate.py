@@ -31,6 +31,15 @@ def _nq_examples(path: Path, split: str | None = None) -> list[dict]:
     return examples
 
 
+def _votes_accounted(counts: dict) -> bool:
+    """Every vote read is used, superseded, pending or refused with a reason."""
+    votes = counts["votes"]
+    refused = sum(v for k, v in votes.items()
+                  if k.startswith("refused.") and k != "refused.malformed_json")
+    return votes["read"] == (votes.get("used", 0) + votes.get("superseded", 0)
+                             + votes.get("pending", 0) + refused)
+
+
 def _rows(path: Path) -> list[dict]:
     return [r for split in SPLITS if (path / split).is_dir()
             for r in pq.read_table(path / split).to_pylist()]
@@ -150,12 +159,8 @@ def test_partial_votes_leave_examples_pending_and_foreign_votes_dead_lettered(
     assert counts["votes"]["refused.unknown_example"] == 1
     assert counts["votes"]["refused.malformed_json"] == 1
     assert counts["votes"]["dead_lettered"] == 3
-    votes_counts = counts["votes"]
-    refused_after_parsing = sum(v for k, v in votes_counts.items()
-                                if k.startswith("refused.") and k != "refused.malformed_json")
-    assert votes_counts["read"] == (votes_counts["used"] + votes_counts.get("superseded", 0)
-                                    + votes_counts["pending"] + refused_after_parsing)
-    assert votes_counts["read"] + votes_counts["refused.malformed_json"] == len(kept) + 3
+    assert _votes_accounted(counts)
+    assert counts["votes"]["read"] + counts["votes"]["refused.malformed_json"] == len(kept) + 3
     assert counts["examples"]["read"] == counts["examples"]["annotated"] + 1
     path = Path(result["path"])
     pending = [json.loads(line) for f in (path / "rejected" / "pending_examples").glob("*")
@@ -226,6 +231,8 @@ def test_jnq_and_jboolq_round_trip(jnq_releases, tmp_path):
                            "--input", str(jnq), "--votes", str(jboolq_votes), "--votes",
                            str(jnq_votes), "--output", str(tmp_path / "out"), TEST_RUNNER])
     merged_rows = _rows(Path(merged["path"]))
+    assert _votes_accounted(result["stats"]["counts"])
+    assert _votes_accounted(merged["stats"]["counts"])
     assert merged_rows and all(r["is_yes_no_question"] for r in merged_rows)
     dropped = [json.loads(line) for f in (Path(result["path"]) / "rejected" /
                                           "dropped_questions").glob("*")

@@ -20,17 +20,21 @@ from transforms.core.accounting import SIDE_OUTPUTS
 
 @dataclass(frozen=True)
 class ImportInput:
-    """One input to annotate: a release directory (or files), its kind and fingerprint."""
+    """One input to annotate: a release directory (or files), its kind and fingerprint, and
+    its files as ``(split, path, index, count)``."""
 
     path: str
     base: str
     fingerprint: str | None
     splits: tuple[str, ...]
-    patterns: tuple[tuple[str, str], ...] = field(default=())
+    files: tuple[tuple[str, str, int, int], ...] = field(default=())
 
 
 class AnnotateRelease(beam.PTransform):
-    """Inputs + votes -> ``(examples by split, judgments by split, accounting results)``.
+    """Inputs + votes -> ``(annotated, judgments by split, accounting results)``.
+
+    ``annotated`` is ``(example id, annotations)`` for NQ (``nq_attach`` writes the files)
+    and ``(split, annotated row)`` for JNQ / JBoolQ.
 
     ``dataset`` is nq, jnq or jboolq; for jboolq, inputs may include a JNQ release whose
     questions the workers judged yes/no (JNQ's yes/no questions are merged into JBoolQ)."""
@@ -49,7 +53,7 @@ class AnnotateRelease(beam.PTransform):
         keyed = []
         for number, item in enumerate(self.inputs):
             read = pbegin | f"Examples{number}" >> ReadReleaseExamples(
-                item.path, item.base, list(item.splits), list(item.patterns))
+                list(item.files), item.base)
             results.append(read)
             if self.dataset == "nq":
                 keyed.append(read.main)

@@ -18,8 +18,6 @@ EXIST paragraphs.
 
 from __future__ import annotations
 
-import gzip
-import io
 import json
 import shutil
 from collections.abc import Iterable, Iterator
@@ -39,7 +37,7 @@ from filters.annotation.votes import JnqVote, VoteError, latest_votes, parse_jnq
 from transforms.annotation.label_studio.configs import jnq_config, nq_config, project_settings
 from transforms.annotation.label_studio.tasks import jnq_tasks, nq_task
 from transforms.annotation.manifest import EXPORT_MANIFEST, ReleaseRef, base_dataset
-from transforms.annotation.release_examples import split_patterns
+from transforms.annotation.release_examples import iter_lines, split_patterns
 from transforms.release import RAW, to_json_bytes
 
 TOOLS = ("label-studio", "votes")
@@ -79,18 +77,17 @@ def check_export(release: ReleaseRef, tool: str, stages: list[str], ways: int,
 
 
 def read_examples(release: ReleaseRef, split: str) -> Iterator[dict[str, Any]]:
-    """The examples of one split, in file order (NQ original format or JNQ rows)."""
+    """The examples of one split, in file order (NQ original format or JNQ rows), streamed."""
     base = base_dataset(release)
     [(_, pattern)] = split_patterns(release.path, base, [split])
     paths = sorted(m.path for m in FileSystems.match([pattern])[0].metadata_list)
     for path in paths:
-        with FileSystems.open(path, compression_type=RAW) as handle:
-            data = handle.read()
         if base == "nq":
-            for line in io.BytesIO(gzip.decompress(data)):
+            for line in iter_lines(path):
                 yield json.loads(line)
         else:
-            yield from pq.read_table(io.BytesIO(data)).to_pylist()
+            with FileSystems.open(path, compression_type=RAW) as handle:
+                yield from pq.read_table(handle).to_pylist()
 
 
 def read_jnq_votes(paths: Iterable[str]) -> dict[str, list[JnqVote]]:

@@ -157,7 +157,10 @@ class AnnotateJnqRows(beam.DoFn):
             outcome = "kept"
         elif self.dataset == "jboolq" and order == "jnq" and outcome == "kept":
             outcome = "not_yes_no_question"
-        yield tally("votes", "usable", len(usable))
+        latest = latest_votes(usable)
+        yield tally("votes", "pending" if outcome == "pending" else "used", len(latest))
+        if len(usable) > len(latest):
+            yield tally("votes", "superseded", len(usable) - len(latest))
         yield tally(STAGE, outcome)
         if result.outcome == "pending":
             yield tally(STAGE, f"pending.{result.pending_stage}")
@@ -165,7 +168,7 @@ class AnnotateJnqRows(beam.DoFn):
                 "question_id": question_id, "split": split, "stage": result.pending_stage,
                 "required": self.ways, "question": row["question"]})
             return
-        for vote in latest_votes(usable):
+        for vote in latest:
             yield beam.pvalue.TaggedOutput(JUDGMENTS, (split, {
                 "question_id": question_id, "split": split, "annotator_id": vote.annotator_id,
                 "stage": vote.stage, "paragraph": vote.paragraph,

@@ -13,9 +13,6 @@ one entry per annotator ordered by annotator id, and one row per annotation for 
 
 from __future__ import annotations
 
-import gzip
-import io
-import json
 from collections.abc import Iterator, Mapping
 from typing import Any
 
@@ -57,9 +54,10 @@ def vote_context(vote: NqVote) -> dict[str, Any]:
 
 
 class AnnotateNqExamples(beam.DoFn):
-    """``(example id, {"examples": [(split, example JSON line)], "votes": [NqVote]})`` ->
-    ``(split, (question, annotated example as a JSON line))``, plus ``JUDGMENTS`` rows and
-    accounting. The example stays text through the writers' shuffle (see ``write_lines``)."""
+    """``(example id, {"examples": [(split, view)], "votes": [NqVote]})`` -> ``(example id,
+    annotations)``, plus ``JUDGMENTS`` rows and accounting. ``view`` is the example without
+    its document (``release_examples.nq_view``); ``nq_attach`` writes the annotations into
+    the examples."""
 
     def __init__(self, ways: Mapping[str, int], fingerprint: str | None):
         self.ways = dict(ways)
@@ -73,8 +71,7 @@ class AnnotateNqExamples(beam.DoFn):
                 yield from refuse("unknown_example", f"no example {example_id} in the release",
                                   **vote_context(vote))
             return
-        split, raw = min(grouped["examples"], key=lambda pair: pair[0])
-        example = json.loads(raw) if isinstance(raw, (bytes, str)) else raw
+        split, example = min(grouped["examples"], key=lambda pair: pair[0])
         usable = []
         for vote in votes:
             if None not in (vote.release, self.fingerprint) and vote.release != self.fingerprint:
@@ -111,15 +108,5 @@ class AnnotateNqExamples(beam.DoFn):
                 "long_answer_type": long_answer_type(example, vote.long_answer_candidate),
                 "short_answers": len(vote.short_answers), "yes_no_answer": vote.yes_no_answer,
                 "ways": len(latest)}))
-        example["annotations"] = annotations
-        yield split, (example["question_text"], json.dumps(example, ensure_ascii=False))
+        yield example_id, annotations
 
-
-def gzip_lines(rows: list[tuple[str, str]], schema: object = None) -> bytes:
-    """The ``(sort key, JSON line)`` rows as gzipped JSON lines (mtime 0): the same bytes as
-    ``transforms.nq.examples.jsonl_gz_bytes`` of the parsed examples."""
-    sink = io.BytesIO()
-    with gzip.GzipFile(fileobj=sink, mode="wb", mtime=0, filename="") as handle:
-        for _, line in rows:
-            handle.write((line + "\n").encode("utf-8"))
-    return sink.getvalue()

@@ -1,19 +1,32 @@
-"""Read the examples of the release being annotated, keyed by their id, with their split."""
+"""Read the examples of the release being annotated, keyed by their id, with their split.
+
+NQ examples are read twice and never shuffled: first as compact **views** (candidates, token
+byte offsets, candidate types: what checking and converting votes needs, a few percent of an
+example's size), joined with the votes; then ``nq_attach`` streams each release file again
+and writes it annotated. A parsed NQ example takes several times the memory of its text and
+NQ pages are large, so carrying whole documents through a shuffle would make the job's memory
+grow with the corpus. JNQ rows are small and are carried whole.
+"""
 
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
+from array import array
+from collections.abc import Iterator, Sequence
 from typing import Any
 
 import apache_beam as beam
 import pyarrow.parquet as pq
-from apache_beam.io import fileio
-from apache_beam.io.filesystem import CompressionTypes
 from apache_beam.io.filesystems import FileSystems
 
-from transforms.core.accounting import SIDE_OUTPUTS, dead_letter, tally
-from transforms.sources.compressed import CompressionDamage, iter_complete_lines
+from filters.annotation.nq import LONG_ANSWER_TYPES
+from transforms.core.accounting import SIDE_OUTPUTS, tally
+from transforms.release import RAW
+from transforms.sources.compressed import (
+    CompressionDamage,
+    decompressor_for,
+    iter_decompressed,
+)
 
 STAGE = "examples"
 
@@ -27,51 +40,105 @@ def split_patterns(release_dir: str, base: str, splits: list[str]) -> list[tuple
     return [(s, FileSystems.join(release_dir, s, "*.parquet")) for s in splits]
 
 
+def split_files(patterns: Sequence[tuple[str, str]]) -> list[tuple[str, str, int, int]]:
+    """``(split, path, index, count)`` of every file the patterns match, sorted per split."""
+    files: dict[str, list[str]] = {}
+    for split, pattern in patterns:
+        matched = FileSystems.match([pattern])[0].metadata_list
+        files.setdefault(split, []).extend(m.path for m in matched)
+    return [(split, path, index, len(paths))
+            for split, paths in files.items()
+            for index, path in enumerate(sorted(set(paths)))]
+
+
+def iter_lines(path: str) -> Iterator[bytes]:
+    """The lines of a JSON lines file, decompressed by extension; ``CompressionDamage`` after
+    the last complete line of a damaged file."""
+    with FileSystems.open(path, compression_type=RAW) as handle:
+        new_decompressor = decompressor_for(path)
+        pieces = (iter(lambda: handle.read(1 << 16), b"") if new_decompressor is None
+                  else iter_decompressed(handle.read, new_decompressor))
+        pending = b""
+        for piece in pieces:
+            pending += piece
+            *lines, pending = pending.split(b"\n")
+            yield from (line for line in lines if line.strip())
+        if pending.strip():
+            yield pending
+
+
+class DamagedReleaseError(RuntimeError):
+    """A file of the release being annotated cannot be read whole: the job fails."""
+
+
+class OffsetTokens(Sequence):
+    """The byte offsets of an example's tokens (and the tokens that open a candidate), with
+    the ``document_tokens[i]["start_byte"]`` interface the NQ vote functions read."""
+
+    def __init__(self, tokens: list[dict[str, Any]], heads: dict[int, str]):
+        self.starts = array("q", (t["start_byte"] for t in tokens)).tobytes()
+        self.ends = array("q", (t["end_byte"] for t in tokens)).tobytes()
+        self.heads = heads
+
+    def __len__(self) -> int:
+        return len(self.starts) // 8
+
+    def __getitem__(self, index):  # noqa: ANN001 - Sequence protocol
+        if isinstance(index, slice):
+            return [self[i] for i in range(*index.indices(len(self)))]
+        starts, ends = array("q"), array("q")
+        starts.frombytes(self.starts[index * 8:index * 8 + 8])
+        ends.frombytes(self.ends[index * 8:index * 8 + 8])
+        return {"start_byte": starts[0], "end_byte": ends[0],
+                "token": self.heads.get(index, "")}
+
+
+def nq_view(example: dict[str, Any]) -> dict[str, Any]:
+    """What checking and converting an example's votes needs, without its document."""
+    tokens = example["document_tokens"]
+    candidates = example["long_answer_candidates"]
+    heads = {c["start_token"]: tokens[c["start_token"]]["token"] for c in candidates
+             if tokens[c["start_token"]]["token"] in LONG_ANSWER_TYPES}
+    return {"example_id": example["example_id"], "question_text": example["question_text"],
+            "long_answer_candidates": candidates,
+            "document_tokens": OffsetTokens(tokens, heads)}
+
+
 class _ReadSplitFile(beam.DoFn):
     def __init__(self, base: str):
         self.base = base
 
-    def process(self, element: tuple[str, fileio.ReadableFile]) -> Iterator[Any]:
-        split, readable = element
-        path = readable.metadata.path
-        if path.endswith((".jsonl", ".jsonl.gz", ".jsonl.bz2", ".jsonl.xz")):
-            try:
-                for line in iter_complete_lines(readable):
-                    example_id = json.loads(line)["example_id"]
-                    yield tally(STAGE, "read")
-                    yield str(example_id), (split, line.rstrip(b"\n"))
-            except (CompressionDamage, ValueError, KeyError) as error:
-                yield tally(STAGE, "unreadable_release_files")
-                yield dead_letter(STAGE, error, reason="unreadable_release_file", file=path)
+    def process(self, element: tuple[str, str, int, int]) -> Iterator[Any]:
+        split, path, _, _ = element
+        if path.endswith(".parquet"):
+            with FileSystems.open(path, compression_type=RAW) as handle:
+                table = pq.read_table(handle)
+            for row in table.to_pylist():
+                yield tally(STAGE, "read")
+                yield str(row["id"]), (split, row)
             return
-        with readable.open(compression_type=CompressionTypes.UNCOMPRESSED) as handle:
-            table = pq.read_table(handle)
-        for row in table.to_pylist():
-            yield tally(STAGE, "read")
-            yield str(row["id"]), (split, row)
+        try:
+            for line in iter_lines(path):
+                example = json.loads(line)
+                yield tally(STAGE, "read")
+                yield str(example["example_id"]), (split, nq_view(example))
+        except (CompressionDamage, ValueError, KeyError, IndexError) as error:
+            raise DamagedReleaseError(f"{path} is damaged or not NQ's original format "
+                                      f"({type(error).__name__}: {error}); nothing is "
+                                      "annotated from a damaged release") from error
 
 
 class ReadReleaseExamples(beam.PTransform):
-    """``(id, (split, example))`` of every example of the chosen splits of a release, or of
-    the ``(split, glob)`` ``patterns`` given (NQ original-format or JNQ Parquet files). NQ
-    examples stay their JSON line (bytes) until they are annotated: a parsed NQ example
-    takes several times the memory of its text, and the join shuffles every example."""
+    """``(id, (split, example))`` from ``(split, path, index, count)`` files: NQ views
+    (``nq_view``) or JNQ rows."""
 
-    def __init__(self, release_dir: str, base: str, splits: list[str],
-                 patterns: list[tuple[str, str]] | None = None):
+    def __init__(self, files: list[tuple[str, str, int, int]], base: str):
         super().__init__()
-        self.patterns = patterns or split_patterns(release_dir, base, splits)
+        self.files = files
         self.base = base
 
     def expand(self, pbegin):
-        files = []
-        for split, pattern in self.patterns:
-            files.append(pbegin
-                         | f"Match_{split}" >> fileio.MatchFiles(pattern)
-                         | f"Open_{split}" >> fileio.ReadMatches(
-                             compression=CompressionTypes.UNCOMPRESSED)
-                         | f"Tag_{split}" >> beam.Map(lambda f, s=split: (s, f)))
-        return (files
-                | "AllSplits" >> beam.Flatten()
+        return (pbegin
+                | "ExampleFiles" >> beam.Create(self.files)
                 | "ReadExamples" >> beam.ParDo(_ReadSplitFile(self.base))
                 .with_outputs(*SIDE_OUTPUTS, main="main"))

@@ -10,9 +10,9 @@ from transforms.release import baseline_table, group_tallies, length_statistics
 def jnq_dev_baselines(staging_dir: str) -> dict[str, Any]:
     """JNQ releases are not annotated yet: the card says how baselines will be scored."""
     return {"split": "dev", "n": 0, "metrics": ["f1"], "rows": [], "note": (
-        "The questions are not annotated yet, so no baseline can be scored; once gold "
-        "paragraphs exist, score a first-paragraph or top-snippet-similarity prediction with "
-        "python -m pipelines.evaluate jnq.")}
+        "The questions are not annotated yet, so no baseline can be scored; python -m "
+        "pipelines.annotate import writes an annotated release whose card scores the "
+        "first-paragraph and most snippet-similar paragraph baselines.")}
 
 
 def jnq_stats(tallies: dict[str, int], histograms: dict) -> dict[str, Any]:

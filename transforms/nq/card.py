@@ -62,7 +62,8 @@ def nq_card(manifest: dict[str, Any], stats: dict[str, Any]) -> str:
         "",
         "Questions selected from search logs as NQ did (§3.1), each paired with the top-ranked "
         "Wikipedia page among its top-5 search results, with the page's long-answer "
-        "candidates (§4.1). Not annotated yet: `annotations` are empty.",
+        "candidates (§4.1). Not annotated yet: `annotations` are empty; `python -m "
+        "pipelines.annotate` exports tasks and imports the votes into an annotated release.",
         "",
         f"Search: `{manifest['source']['search']}`; pages: `{manifest['source']['pages']}`; "
         f"language: `{manifest['source']['lang']}`.",

@@ -1,5 +1,3 @@
-import json
-
 import apache_beam as beam
 from apache_beam.testing import test_pipeline
 from apache_beam.testing.util import assert_that, equal_to
@@ -7,6 +5,7 @@ from apache_beam.testing.util import assert_that, equal_to
 from filters.annotation.votes import parse_nq_vote
 from tests.filters.annotation.test_nq import _example
 from transforms.annotation.nq_import import JUDGMENTS, AnnotateNqExamples
+from transforms.annotation.release_examples import nq_view
 from transforms.core.accounting import SIDE_OUTPUTS, TALLY
 
 RUNNER = ["--runner=FnApiRunner"]
@@ -25,13 +24,13 @@ def test_annotates_with_one_entry_per_annotator_and_counts_everything():
     votes = [_vote("w2", 1), _vote("w1", 0, release="abc"), _vote("w1", 2, line=9),
              _vote("w3", 5), _vote("w4", 0, release="other")]
     with test_pipeline.TestPipeline(argv=RUNNER) as pipeline:
-        out = (pipeline | beam.Create([("-42", {"examples": [("dev", example)],
+        out = (pipeline | beam.Create([("-42", {"examples": [("dev", nq_view(example))],
                                                 "votes": votes})])
                | beam.ParDo(AnnotateNqExamples({"dev": 2}, "abc")).with_outputs(
                    *SIDE_OUTPUTS, JUDGMENTS, main="main"))
-        assert_that(out.main | beam.MapTuple(lambda split, row: (split, [
-            a["long_answer"]["candidate_index"] for a in json.loads(row[1])["annotations"]])),
-            equal_to([("dev", [2, 1])]), label="annotations")
+        assert_that(out.main | beam.MapTuple(lambda example_id, annotations: (example_id, [
+            a["long_answer"]["candidate_index"] for a in annotations])),
+            equal_to([("-42", [2, 1])]), label="annotations")
         assert_that(out[TALLY] | beam.combiners.Count.PerElement(), equal_to([
             (("votes.refused.candidate_out_of_range", 1), 1),
             (("votes.refused.other_release", 1), 1), (("votes.superseded", 1), 1),
@@ -45,7 +44,7 @@ def test_annotates_with_one_entry_per_annotator_and_counts_everything():
 def test_too_few_annotators_is_pending_and_unknown_ids_are_dead_lettered():
     with test_pipeline.TestPipeline(argv=RUNNER) as pipeline:
         out = (pipeline | beam.Create([
-            ("-42", {"examples": [("dev", _example())], "votes": [_vote("w1")]}),
+            ("-42", {"examples": [("dev", nq_view(_example()))], "votes": [_vote("w1")]}),
             ("7", {"examples": [], "votes": [_vote("w1")]})])
             | beam.ParDo(AnnotateNqExamples({"dev": 5}, "abc")).with_outputs(
                 *SIDE_OUTPUTS, JUDGMENTS, main="main"))

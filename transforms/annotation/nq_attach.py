@@ -1,0 +1,67 @@
+"""Write the annotated NQ release: each release file streamed again, with its annotations.
+
+Every input file becomes one output file of the same split and position
+(``nq_original/<split>/<split>-0000i-of-0000n.jsonl.gz`` and ``<split>/...parquet``, the
+HuggingFace layout), its examples in the same order, each with the ``annotations`` of the
+join; an example without them (pending) is left out. The annotations arrive as a side input
+(``example id -> annotations``: small even at NQ scale), so documents are never shuffled and
+the memory is one output file's Parquet rows, as for ``build_nq``'s writers.
+"""
+
+from __future__ import annotations
+
+import gzip
+import json
+from collections.abc import Iterator
+from typing import Any
+
+import apache_beam as beam
+import pyarrow as pa
+import pyarrow.parquet as pq
+from apache_beam.io.filesystems import FileSystems
+
+from transforms.annotation.release_examples import iter_lines
+from transforms.nq.examples import HF_SCHEMA, hf_example
+from transforms.release import RAW
+from transforms.release.formats import PARQUET_COMPRESSION, shard_name
+
+ROW_GROUP = 1000
+
+
+class AttachNqAnnotations(beam.DoFn):
+    """``(split, path, index, count)`` + side input ``{id: annotations}`` -> both files of
+    the annotated split shard, written under ``staging_dir``; emits ``(split, rows)``."""
+
+    def __init__(self, staging_dir: str):
+        self.staging_dir = staging_dir
+
+    def process(self, element: tuple[str, str, int, int],
+                annotations: dict[str, list[dict[str, Any]]]) -> Iterator[tuple[str, int]]:
+        split, path, index, count = element
+        original = FileSystems.join(self.staging_dir, "nq_original", split,
+                                    shard_name(split, index, count, "jsonl.gz"))
+        parquet = FileSystems.join(self.staging_dir, split,
+                                   shard_name(split, index, count, "parquet"))
+        rows = 0
+        with FileSystems.create(original, compression_type=RAW) as raw_out, \
+                gzip.GzipFile(fileobj=raw_out, mode="wb", mtime=0, filename="") as lines_out, \
+                FileSystems.create(parquet, compression_type=RAW) as parquet_out, \
+                pq.ParquetWriter(parquet_out, HF_SCHEMA,
+                                 compression=PARQUET_COMPRESSION) as writer:
+            batch: list[dict[str, Any]] = []
+            for line in iter_lines(path):
+                example = json.loads(line)
+                found = annotations.get(str(example["example_id"]))
+                if found is None:
+                    continue
+                example["annotations"] = found
+                lines_out.write((json.dumps(example, ensure_ascii=False) + "\n")
+                                .encode("utf-8"))
+                batch.append(hf_example(example))
+                rows += 1
+                if len(batch) == ROW_GROUP:
+                    writer.write_table(pa.Table.from_pylist(batch, schema=HF_SCHEMA))
+                    batch = []
+            if batch:
+                writer.write_table(pa.Table.from_pylist(batch, schema=HF_SCHEMA))
+        yield split, rows
