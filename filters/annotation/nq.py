@@ -56,19 +56,33 @@ def check_nq_vote(vote: NqVote, example: Mapping[str, Any]) -> None:
                               f"[{candidate['start_token']}, {candidate['end_token']})")
 
 
-def _token_span(start: int, end: int, tokens: list[Mapping[str, Any]]) -> dict[str, int]:
+def _token_span(start: int, end: int, tokens: Any) -> dict[str, int]:
+    if tokens is None:  # a document-less view: the bytes are filled in with the document
+        return {"start_token": start, "end_token": end, "start_byte": -1, "end_byte": -1}
     return {"start_token": start, "end_token": end,
             "start_byte": tokens[start]["start_byte"], "end_byte": tokens[end - 1]["end_byte"]}
 
 
+def with_short_answer_bytes(annotation: dict[str, Any],
+                            tokens: list[Mapping[str, Any]]) -> dict[str, Any]:
+    """The annotation with its short answers' byte offsets read from the document's tokens
+    (for annotations built from a view without the document)."""
+    shorts = [dict(sorted(_token_span(s["start_token"], s["end_token"], tokens).items()))
+              for s in annotation["short_answers"]]
+    return {**annotation, "short_answers": shorts}
+
+
 def nq_annotation(vote: NqVote, example: Mapping[str, Any]) -> dict[str, Any]:
-    """The NQ ``annotations`` entry of one checked vote (§3.2; -1 everywhere for no answer)."""
+    """The NQ ``annotations`` entry of one checked vote (§3.2; -1 everywhere for no answer).
+
+    ``example`` may be a view without ``document_tokens``: the short answers' byte offsets
+    are then -1 until ``with_short_answer_bytes`` reads them from the document."""
     long_answer = {**NULL_SPAN, "candidate_index": -1}
     if vote.long_answer_candidate >= 0:
         candidate = example["long_answer_candidates"][vote.long_answer_candidate]
         long_answer = {key: candidate[key] for key in NULL_SPAN}
         long_answer["candidate_index"] = vote.long_answer_candidate
-    tokens = example["document_tokens"]
+    tokens = example.get("document_tokens")
     return {"annotation_id": annotation_id(vote.example_id, vote.annotator_id),
             "long_answer": dict(sorted(long_answer.items())),
             "short_answers": [dict(sorted(_token_span(s, e, tokens).items()))
@@ -78,11 +92,15 @@ def nq_annotation(vote: NqVote, example: Mapping[str, Any]) -> dict[str, Any]:
 
 def long_answer_type(example: Mapping[str, Any], candidate_index: int) -> str:
     """paragraph, table, table_row, list, list_item or other, from the candidate's first
-    token; ``none`` for no long answer (NQ §3.3's long-answer types)."""
+    token (``candidate_heads`` of a view, or the document's tokens); ``none`` for no long
+    answer (NQ §3.3's long-answer types)."""
     if candidate_index < 0:
         return "none"
     start = example["long_answer_candidates"][candidate_index]["start_token"]
-    return LONG_ANSWER_TYPES.get(example["document_tokens"][start]["token"], "other")
+    heads = example.get("candidate_heads")
+    token = heads.get(start, "") if heads is not None else example["document_tokens"][start][
+        "token"]
+    return LONG_ANSWER_TYPES.get(token, "other")
 
 
 def votes_from_annotations(example: Mapping[str, Any]) -> list[dict[str, Any]]:

@@ -14,12 +14,13 @@ JNQ / JBoolQ (one line per judgment, JNQ §3.2-3.5)::
     {"question_id": "...", "annotator_id": "w3", "stage": "span", "paragraph": 5,
      "value": {"start": 10, "end": 14}}
 
-Optional on both: ``release`` (the fingerprint of the release the task was exported from;
-a vote naming another release is refused) and ``submitted_at`` (ISO 8601; when a worker
-judged the same thing twice, the latest counts, then the later line of the later file).
-``parse_*`` raise ``VoteError`` with a named reason; they check the vote's own shape only,
-the checks against the example (candidate in range, span inside the paragraph) are the
-aggregators'.
+Every answer field is required (``question_good: false`` alone is a bad question), so a misspelt
+column is refused rather than read as "no answer". Optional on both: ``release`` (the
+fingerprint of the release the task was exported from; a vote naming another release is refused)
+and ``submitted_at`` (ISO 8601; when a worker judged the same thing twice, the latest counts,
+then the later line of the later file). ``parse_*`` raise ``VoteError`` with a named reason;
+they check the vote's own shape only, the checks against the example (candidate in range, span
+inside the paragraph) are the aggregators'.
 """
 
 from __future__ import annotations
@@ -32,6 +33,7 @@ YES_NO = ("YES", "NO", "NONE")
 JNQ_STAGES = ("good_question", "yes_no_question", "long_answer", "yes_no_answer", "span")
 PARAGRAPH_STAGES = ("long_answer", "yes_no_answer", "span")
 MAX_ID_CHARS = 200
+NQ_ANSWER_FIELDS = ("long_answer_candidate", "short_answers", "yes_no_answer")
 
 
 class VoteError(ValueError):
@@ -116,6 +118,10 @@ def parse_nq_vote(record: Any, source: str = "", line: int = 0) -> NqVote:
     good = record.get("question_good", True)
     if not isinstance(good, bool):
         raise VoteError("malformed_vote", "question_good must be true or false")
+    missing = [k for k in NQ_ANSWER_FIELDS if k not in record]
+    if good and missing:
+        raise VoteError("malformed_vote", f"a vote for a good question needs {', '.join(missing)}"
+                        " (misspelt or renamed columns would otherwise read as no answer)")
     candidate = _integer(record.get("long_answer_candidate", -1), "long_answer_candidate")
     if candidate < -1:
         raise VoteError("malformed_vote", "long_answer_candidate must be -1 or an index")
@@ -178,6 +184,8 @@ def parse_jnq_vote(record: Any, source: str = "", line: int = 0) -> JnqVote:
         paragraph = _integer(paragraph, "paragraph")
     elif paragraph is not None:
         raise VoteError("malformed_vote", f"{stage} is judged per question, not per paragraph")
+    if "value" not in record:
+        raise VoteError("malformed_vote", "a JNQ vote needs a value (null only for no span)")
     return JnqVote(question_id=_identifier(record, "question_id"),
                    annotator_id=_identifier(record, "annotator_id"), stage=stage,
                    value=_jnq_value(stage, record.get("value")), paragraph=paragraph,

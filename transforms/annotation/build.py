@@ -73,9 +73,8 @@ class AnnotateRelease(beam.PTransform):
                     *SIDE_OUTPUTS, nq_import.JUDGMENTS, main="main")
             results.append(annotated)
             return annotated.main, annotated[nq_import.JUDGMENTS], results
-        ways = min(self.ways.values()) if self.ways else 10
         annotated = grouped | "Annotate" >> beam.ParDo(jnq_import.AnnotateJnqRows(
-            self.dataset, ways, self.thresholds)).with_outputs(
+            self.dataset, self.ways, self.thresholds)).with_outputs(
                 *SIDE_OUTPUTS, jnq_import.JUDGMENTS, main="main")
         results.append(annotated)
         return annotated.main, annotated[jnq_import.JUDGMENTS], results

@@ -14,7 +14,7 @@ workers judged yes/no: kept for the JBoolQ release), ``not_yes_no_question`` or 
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from typing import Any
 
 import apache_beam as beam
@@ -22,7 +22,7 @@ import pyarrow as pa
 
 from filters.annotation.jnq import JnqThresholds, JnqVoteError, aggregate_question, check_vote
 from filters.annotation.votes import JnqVote, latest_votes
-from transforms.annotation.read_votes import refuse
+from transforms.annotation.read_votes import count_repeats, refuse
 from transforms.core.accounting import rejected, tally
 from transforms.jnq.schema import EXAMPLE_SCHEMA
 
@@ -83,6 +83,18 @@ def _value_text(value: Any) -> str:
     return str(value)
 
 
+def consulted(vote: JnqVote, result: Any) -> bool:
+    """Whether the aggregation of ``result`` read this vote: a stage it needed, and for the
+    short-answer stages a paragraph it found EXIST."""
+    if vote.stage not in result.stage_votes:
+        return False
+    if vote.stage in ("good_question", "yes_no_question", "long_answer"):
+        return vote.stage != "long_answer" or any(
+            p.paragraph_id == vote.paragraph for p in result.paragraphs)
+    return any(p.paragraph_id == vote.paragraph and p.label == "EXIST"
+               for p in result.paragraphs)
+
+
 def annotated_row(row: dict[str, Any], result: Any) -> dict[str, Any]:
     """The release row with the aggregate's columns."""
     texts = {p["id"]: p["text"] for p in row["paragraphs"]}
@@ -113,10 +125,10 @@ class AnnotateJnqRows(beam.DoFn):
     ``order`` is the order the row's release was annotated in (``jnq`` or ``jboolq``); when
     two releases hold the question, the one whose order is ``prefer`` wins."""
 
-    def __init__(self, dataset: str, ways: int, thresholds: JnqThresholds):
+    def __init__(self, dataset: str, ways: Mapping[str, int], thresholds: JnqThresholds):
         self.dataset = dataset
         self.prefer = dataset
-        self.ways = ways
+        self.ways = dict(ways)
         self.thresholds = thresholds
 
     def process(self, element: tuple[str, dict[str, list]]) -> Iterator[Any]:
@@ -133,7 +145,7 @@ class AnnotateJnqRows(beam.DoFn):
         split, row, order, fingerprint = held[0]
         candidates = list(row["candidate_paragraph_ids"])
         lengths = {p["id"]: len(p["text"]) for p in row["paragraphs"]}
-        usable = []
+        ours = []
         for vote in votes:
             if None not in (vote.release, fingerprint) and vote.release != fingerprint:
                 if any(vote.release == other[3] for other in held[1:]):
@@ -144,31 +156,37 @@ class AnnotateJnqRows(beam.DoFn):
                 yield from refuse("other_release", f"the vote names release {vote.release}, "
                                   f"not {fingerprint}", **_context(vote))
                 continue
+            ours.append(vote)
+        yield from count_repeats(ours)
+        usable = []
+        for vote in latest_votes(ours):
             try:
                 check_vote(vote, candidates, lengths)
             except JnqVoteError as error:
                 yield from refuse(error.reason, str(error), **_context(vote))
                 continue
             usable.append(vote)
-        result = aggregate_question(question_id, usable, candidates, order, self.ways,
+        ways = self.ways.get(split, 10)
+        result = aggregate_question(question_id, usable, candidates, order, ways,
                                     self.thresholds)
         outcome = result.outcome
         if self.dataset == "jboolq" and outcome == "moved_to_jboolq":
             outcome = "kept"
         elif self.dataset == "jboolq" and order == "jnq" and outcome == "kept":
             outcome = "not_yes_no_question"
-        latest = latest_votes(usable)
-        yield tally("votes", "pending" if outcome == "pending" else "used", len(latest))
-        if len(usable) > len(latest):
-            yield tally("votes", "superseded", len(usable) - len(latest))
         yield tally(STAGE, outcome)
         if result.outcome == "pending":
+            yield tally("votes", "pending", len(usable))
             yield tally(STAGE, f"pending.{result.pending_stage}")
             yield rejected("pending_examples", {
                 "question_id": question_id, "split": split, "stage": result.pending_stage,
-                "required": self.ways, "question": row["question"]})
+                "required": ways, "question": row["question"]})
             return
-        for vote in latest:
+        used = [vote for vote in usable if consulted(vote, result)]
+        yield tally("votes", "used", len(used))
+        if len(usable) > len(used):
+            yield tally("votes", "not_needed", len(usable) - len(used))
+        for vote in used:
             yield beam.pvalue.TaggedOutput(JUDGMENTS, (split, {
                 "question_id": question_id, "split": split, "annotator_id": vote.annotator_id,
                 "stage": vote.stage, "paragraph": vote.paragraph,
@@ -178,4 +196,9 @@ class AnnotateJnqRows(beam.DoFn):
                                                  "reason": outcome,
                                                  "question": row["question"]})
             return
+        exist = [p for p in result.paragraphs if p.label == "EXIST"]
+        if not exist:
+            yield tally(STAGE, "kept.no_long_answer")
+        elif all(p.short_answer_type == "none" for p in exist):
+            yield tally(STAGE, "kept.long_answer_only")
         yield split, annotated_row(row, result)

@@ -2,10 +2,11 @@
 
 Every input file becomes one output file of the same split and position
 (``nq_original/<split>/<split>-0000i-of-0000n.jsonl.gz`` and ``<split>/...parquet``, the
-HuggingFace layout), its examples in the same order, each with the ``annotations`` of the
-join; an example without them (pending) is left out. The annotations arrive as a side input
-(``example id -> annotations``: small even at NQ scale), so documents are never shuffled and
-the memory is one output file's Parquet rows, as for ``build_nq``'s writers.
+HuggingFace layout), its examples in the same order, each with the ``annotations`` of the join
+(short answers' byte offsets read from the document's tokens here); an example without them
+(pending) is left out. The annotations arrive as a side input (``example id -> annotations``:
+small even at NQ scale), so documents are never shuffled and the memory is one output file's
+Parquet rows, as for ``build_nq``'s writers.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 from apache_beam.io.filesystems import FileSystems
 
+from filters.annotation.nq import with_short_answer_bytes
 from transforms.annotation.release_examples import iter_lines
 from transforms.nq.examples import HF_SCHEMA, hf_example
 from transforms.release import RAW
@@ -54,7 +56,8 @@ class AttachNqAnnotations(beam.DoFn):
                 found = annotations.get(str(example["example_id"]))
                 if found is None:
                     continue
-                example["annotations"] = found
+                tokens = example["document_tokens"]
+                example["annotations"] = [with_short_answer_bytes(a, tokens) for a in found]
                 lines_out.write((json.dumps(example, ensure_ascii=False) + "\n")
                                 .encode("utf-8"))
                 batch.append(hf_example(example))

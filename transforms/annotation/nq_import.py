@@ -1,14 +1,15 @@
 """Join NQ votes with the release's examples and turn each example's votes into annotations.
 
 Per example id (after ``CoGroupByKey``): votes for an id the release does not have are
-dead-lettered (``unknown_example``); a vote exported from another release (``other_release``)
-or one that does not fit the example (``candidate_out_of_range``,
+dead-lettered (``unknown_example``); a vote exported from another release (``other_release``) or
+one that does not fit the example (``candidate_out_of_range``,
 ``short_answer_outside_long_answer``) likewise. Of the rest, the latest vote per annotator
-counts (``votes.superseded`` counts the others). An example with fewer annotators than its
-split needs (``ways``) is pending: listed in ``rejected/pending_examples/``, never published
-half-annotated. Every other example is emitted with NQ's ``annotations`` list (NQ §3.2, §5),
-one entry per annotator ordered by annotator id, and one row per annotation for the release's
-``votes`` table.
+counts, chosen before it is checked (``votes.superseded`` counts the others, ``votes.duplicate``
+exact repeats, e.g. an export imported twice); annotations are ordered by when they were given
+(``submitted_at``, then file and line). An example with fewer annotators than its split needs
+(``ways``) is pending: listed in ``rejected/pending_examples/``, never published half-annotated.
+Every other example is emitted with NQ's ``annotations`` list (NQ §3.2, §5), one entry per
+annotator, and one row per annotation for the release's ``votes`` table.
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ import pyarrow as pa
 
 from filters.annotation.nq import NqVoteError, check_nq_vote, long_answer_type, nq_annotation
 from filters.annotation.votes import NqVote, latest_votes
-from transforms.annotation.read_votes import refuse
+from transforms.annotation.read_votes import count_repeats, refuse
 from transforms.core.accounting import rejected, tally
 
 STAGE = "examples"
@@ -72,21 +73,23 @@ class AnnotateNqExamples(beam.DoFn):
                                   **vote_context(vote))
             return
         split, example = min(grouped["examples"], key=lambda pair: pair[0])
-        usable = []
+        ours = []
         for vote in votes:
             if None not in (vote.release, self.fingerprint) and vote.release != self.fingerprint:
                 yield from refuse("other_release", f"the vote names release {vote.release}, "
                                   f"not {self.fingerprint}", **vote_context(vote))
-                continue
+            else:
+                ours.append(vote)
+        yield from count_repeats(ours)
+        latest = []
+        for vote in latest_votes(ours):
             try:
                 check_nq_vote(vote, example)
             except NqVoteError as error:
                 yield from refuse(error.reason, str(error), **vote_context(vote))
                 continue
-            usable.append(vote)
-        latest = latest_votes(usable)
-        if len(usable) > len(latest):
-            yield tally("votes", "superseded", len(usable) - len(latest))
+            latest.append(vote)
+        latest.sort(key=lambda v: (v.order, v.annotator_id))
         needed = self.ways.get(split, 1)
         if len(latest) < needed:
             yield tally(STAGE, "pending")
@@ -98,6 +101,8 @@ class AnnotateNqExamples(beam.DoFn):
         yield tally("votes", "used", len(latest))
         yield tally(STAGE, "annotated")
         yield tally(STAGE, f"ways.{len(latest)}")
+        if all(v.long_answer_candidate < 0 for v in latest):
+            yield tally(STAGE, "annotated.no_long_answer")
         annotations = [nq_annotation(vote, example) for vote in latest]
         for vote, annotation in zip(latest, annotations, strict=True):
             yield beam.pvalue.TaggedOutput(JUDGMENTS, (split, {

@@ -38,6 +38,17 @@ def refuse(reason: str, message: str, **context: Any) -> Iterator[Any]:
     yield dead_letter(STAGE, message, reason=reason, **context)
 
 
+def count_repeats(votes: list) -> Iterator[Any]:
+    """Count exact repeats (the same judgment read twice: ``votes.duplicate``) and earlier
+    judgments a worker replaced (``votes.superseded``): only each worker's latest counts."""
+    distinct = set(votes)
+    if len(votes) > len(distinct):
+        yield tally("votes", "duplicate", len(votes) - len(distinct))
+    replaced = len(distinct) - len({vote.key for vote in distinct})
+    if replaced:
+        yield tally("votes", "superseded", replaced)
+
+
 class ParseVoteFile(beam.DoFn):
     """A ``fileio.ReadableFile`` of votes -> ``(item id, vote)`` for ``dataset`` (nq, jnq,
     jboolq), with tallies and dead letters."""

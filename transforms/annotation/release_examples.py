@@ -1,11 +1,11 @@
 """Read the examples of the release being annotated, keyed by their id, with their split.
 
-NQ examples are read twice and never shuffled: first as compact **views** (candidates, token
-byte offsets, candidate types: what checking and converting votes needs, a few percent of an
-example's size), joined with the votes; then ``nq_attach`` streams each release file again
-and writes it annotated. A parsed NQ example takes several times the memory of its text and
-NQ pages are large, so carrying whole documents through a shuffle would make the job's memory
-grow with the corpus. JNQ rows are small and are carried whole.
+NQ examples are read twice and never shuffled: first as compact **views** (the
+candidates' offsets and opening tags: what checking and converting votes needs; no document,
+no tokens), joined with the votes; then ``nq_attach`` streams each
+release file again and writes it annotated. A parsed NQ example takes several times the memory
+of its text and NQ pages are large, so carrying whole documents through a shuffle would make the
+job's memory grow with the corpus. JNQ rows are small and are carried whole.
 """
 
 from __future__ import annotations
@@ -71,37 +71,39 @@ class DamagedReleaseError(RuntimeError):
     """A file of the release being annotated cannot be read whole: the job fails."""
 
 
-class OffsetTokens(Sequence):
-    """The byte offsets of an example's tokens (and the tokens that open a candidate), with
-    the ``document_tokens[i]["start_byte"]`` interface the NQ vote functions read."""
+class PackedCandidates(Sequence):
+    """An example's long-answer candidates as packed int64s (32 bytes each), with the
+    ``long_answer_candidates[i]["start_token"]`` interface the NQ vote functions read."""
 
-    def __init__(self, tokens: list[dict[str, Any]], heads: dict[int, str]):
-        self.starts = array("q", (t["start_byte"] for t in tokens)).tobytes()
-        self.ends = array("q", (t["end_byte"] for t in tokens)).tobytes()
-        self.heads = heads
+    KEYS = ("start_token", "end_token", "start_byte", "end_byte")
+
+    def __init__(self, candidates: list[dict[str, Any]]):
+        self.packed = array("q", (c[k] for c in candidates for k in self.KEYS)).tobytes()
 
     def __len__(self) -> int:
-        return len(self.starts) // 8
+        return len(self.packed) // 32
 
     def __getitem__(self, index):  # noqa: ANN001 - Sequence protocol
         if isinstance(index, slice):
             return [self[i] for i in range(*index.indices(len(self)))]
-        starts, ends = array("q"), array("q")
-        starts.frombytes(self.starts[index * 8:index * 8 + 8])
-        ends.frombytes(self.ends[index * 8:index * 8 + 8])
-        return {"start_byte": starts[0], "end_byte": ends[0],
-                "token": self.heads.get(index, "")}
+        if index < 0:
+            index += len(self)
+        if not 0 <= index < len(self):
+            raise IndexError(index)
+        values = array("q")
+        values.frombytes(self.packed[index * 32:index * 32 + 32])
+        return dict(zip(self.KEYS, values, strict=True))
 
 
 def nq_view(example: dict[str, Any]) -> dict[str, Any]:
-    """What checking and converting an example's votes needs, without its document."""
+    """What checking and converting an example's votes needs, without its document: the
+    candidates' offsets and the tag each opens with (a few bytes per candidate)."""
     tokens = example["document_tokens"]
     candidates = example["long_answer_candidates"]
     heads = {c["start_token"]: tokens[c["start_token"]]["token"] for c in candidates
              if tokens[c["start_token"]]["token"] in LONG_ANSWER_TYPES}
     return {"example_id": example["example_id"], "question_text": example["question_text"],
-            "long_answer_candidates": candidates,
-            "document_tokens": OffsetTokens(tokens, heads)}
+            "long_answer_candidates": PackedCandidates(candidates), "candidate_heads": heads}
 
 
 class _ReadSplitFile(beam.DoFn):

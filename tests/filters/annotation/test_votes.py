@@ -28,12 +28,16 @@ def test_the_issue_example_parses():
     ({"annotator_id": ""}, "malformed_vote"),
     ({"example_id": None}, "malformed_vote"),
     ({"question_good": False}, "inconsistent_vote"),
+    ({"long_answer_candidat": 3}, "malformed_vote"),
     ({"long_answer_candidate": -1}, "inconsistent_vote"),
     ({"yes_no_answer": "YES"}, "inconsistent_vote"),
 ])
 def test_malformed_nq_votes_are_named(change, reason):
+    record = {**NQ, **change}
+    if "long_answer_candidat" in change:
+        del record["long_answer_candidate"]
     with pytest.raises(VoteError) as error:
-        parse_nq_vote({**NQ, **change})
+        parse_nq_vote(record)
     assert error.value.reason == reason
 
 
@@ -67,6 +71,7 @@ def test_jnq_votes_of_every_stage_parse(record):
     ({"stage": "long_answer", "value": True}, "malformed_vote"),
     ({"stage": "span", "paragraph": 1, "value": {"start": 4, "end": 2}}, "malformed_vote"),
     ({"stage": "yes_no_answer", "paragraph": 1, "value": "yes"}, "malformed_vote"),
+    ({"stage": "span", "paragraph": 1}, "malformed_vote"),
 ])
 def test_malformed_jnq_votes_are_named(record, reason):
     with pytest.raises(VoteError) as error:

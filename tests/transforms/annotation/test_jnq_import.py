@@ -33,11 +33,12 @@ def _votes(ways=10, good=10, exist=(10, 0), yes_no=0, span=(15, 23), release="r"
     return votes
 
 
-def _run(votes, dataset="jnq", order="jnq", fingerprint="r"):
+def _run(votes, dataset="jnq", order="jnq", fingerprint="r", ways=None):
     element = ("q1", {"examples": [("dev", ROW, order, fingerprint)], "votes": votes})
     pipeline = test_pipeline.TestPipeline(argv=RUNNER)
     out = (pipeline | beam.Create([element])
-           | beam.ParDo(AnnotateJnqRows(dataset, 10, JnqThresholds())).with_outputs(
+           | beam.ParDo(AnnotateJnqRows(dataset, ways or {"dev": 10, "train": 1},
+                                        JnqThresholds())).with_outputs(
                *SIDE_OUTPUTS, JUDGMENTS, main="main"))
     return pipeline, out
 
@@ -73,4 +74,20 @@ def test_a_jnq_yes_no_question_moves_to_jboolq():
     assert_that(out.main, equal_to([]), label="not in jnq")
     assert_that(out["rejected"] | beam.MapTuple(lambda kind, r: r["reason"]),
                 equal_to(["moved_to_jboolq"]), label="moved")
+    pipeline.run()
+
+
+def test_votes_the_rules_never_read_are_counted_not_needed():
+    from transforms.core.accounting import TALLY
+
+    pipeline, out = _run(_votes(good=5))
+    assert_that(out[TALLY] | beam.Filter(lambda kv: kv[0].startswith("votes.")),
+                equal_to([("votes.used", 10), ("votes.not_needed", 40)]))
+    pipeline.run()
+
+
+def test_each_split_needs_its_own_ways():
+    pipeline, out = _run(_votes(), ways={"dev": 20})
+    assert_that(out["rejected"] | beam.MapTuple(lambda kind, r: (kind, r["required"])),
+                equal_to([("pending_examples", 20)]))
     pipeline.run()

@@ -13,7 +13,7 @@ RUNNER = ["--runner=FnApiRunner"]
 
 def _vote(annotator, candidate=0, release=None, line=1, **change):
     record = {"example_id": "-42", "annotator_id": annotator, "long_answer_candidate": candidate,
-              **change}
+              "short_answers": [], "yes_no_answer": "NONE", **change}
     if release:
         record["release"] = release
     return parse_nq_vote(record, "votes.jsonl", line)
@@ -30,7 +30,7 @@ def test_annotates_with_one_entry_per_annotator_and_counts_everything():
                    *SIDE_OUTPUTS, JUDGMENTS, main="main"))
         assert_that(out.main | beam.MapTuple(lambda example_id, annotations: (example_id, [
             a["long_answer"]["candidate_index"] for a in annotations])),
-            equal_to([("-42", [2, 1])]), label="annotations")
+            equal_to([("-42", [1, 2])]), label="annotations in the order given")
         assert_that(out[TALLY] | beam.combiners.Count.PerElement(), equal_to([
             (("votes.refused.candidate_out_of_range", 1), 1),
             (("votes.refused.other_release", 1), 1), (("votes.superseded", 1), 1),

@@ -3,7 +3,12 @@ import json
 
 import pytest
 
-from filters.annotation.nq import check_nq_vote, long_answer_type, nq_annotation
+from filters.annotation.nq import (
+    check_nq_vote,
+    long_answer_type,
+    nq_annotation,
+    with_short_answer_bytes,
+)
 from tests.filters.annotation.test_nq import _example, _vote
 from transforms.annotation.release_examples import (
     DamagedReleaseError,
@@ -22,10 +27,12 @@ def test_a_view_converts_votes_exactly_like_the_whole_example(change):
     example, vote = _example(), _vote(**change)
     view = nq_view(example)
     check_nq_vote(vote, view)
-    assert nq_annotation(vote, view) == nq_annotation(vote, example)
+    from_view = nq_annotation(vote, view)
+    assert with_short_answer_bytes(from_view, example["document_tokens"]) == nq_annotation(
+        vote, example)
     index = vote.long_answer_candidate
     assert long_answer_type(view, index) == long_answer_type(example, index)
-    assert "document_html" not in view
+    assert "document_html" not in view and "document_tokens" not in view
 
 
 def test_files_are_numbered_per_split_in_sorted_order(tmp_path):
