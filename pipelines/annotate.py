@@ -14,11 +14,14 @@
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 from pathlib import Path
 from typing import Any
 
 import apache_beam as beam
+import pyarrow.parquet as pq
+from apache_beam.io.filesystems import FileSystems
 
 from filters.annotation.jnq import JnqThresholds
 from pipelines.cli.beam_options import parse_pipeline_args
@@ -30,7 +33,12 @@ from pipelines.cli.summary import dead_letter_line, empty_release_warning
 from transforms.annotation import jnq_import, nq_import
 from transforms.annotation.build import AnnotateRelease, ImportInput
 from transforms.annotation.export import STAGES, TOOLS, ExportError, export_tasks
-from transforms.annotation.manifest import NotAReleaseError, base_dataset, read_release
+from transforms.annotation.manifest import (
+    EXPORT_MANIFEST,
+    NotAReleaseError,
+    base_dataset,
+    read_release,
+)
 from transforms.annotation.nq_attach import AttachNqAnnotations
 from transforms.annotation.publish import annotation_card, annotation_stats, jnq_baselines
 from transforms.annotation.release_examples import split_files, split_patterns
@@ -41,9 +49,11 @@ from transforms.nq.examples import FIELD_DOCS as NQ_FIELD_DOCS
 from transforms.nq.examples import HF_SCHEMA
 from transforms.nq.publish import ensure_empty_jsonl, nq_dev_baselines
 from transforms.release import (
+    RAW,
     ReleaseTarget,
     WriteAccounting,
     WriteShards,
+    list_files,
     parquet_bytes,
     publish,
     recorded_options,
@@ -100,14 +110,16 @@ def build_parser() -> argparse.ArgumentParser:
                              "nq; jnq: good_question long_answer yes_no_question "
                              "yes_no_answer span; jboolq: good_question yes_no_question "
                              "long_answer yes_no_answer)")
-    export.add_argument("--ways", type=int, default=None,
-                        help="judgments per task (Label Studio maximum_annotations; default "
-                             "5 for nq, 10 for jnq/jboolq)")
+    export.add_argument("--ways", type=ways_option, default=None,
+                        help="judgments per task: N or split=N,... (default as import: nq "
+                             "train=1,dev=5,test=5; jnq/jboolq 10); Label Studio's "
+                             "maximum_annotations is the most an exported split needs")
     export.add_argument("--split", action="append", default=[],
                         help="split(s) to export (default: every split)")
     export.add_argument("--votes", action="append", default=[],
-                        help="JNQ/JBoolQ: votes of earlier stages; later stages then ask only "
-                             "about the good questions and EXIST paragraphs")
+                        help="JNQ/JBoolQ: glob of earlier stages' votes (JSON lines or Label "
+                             "Studio exports); later stages then ask only about the good "
+                             "questions and EXIST paragraphs")
     export.add_argument("--tasks-per-file", type=int, default=1000)
 
     simulate = commands.add_parser("simulate", help="write votes of a seeded synthetic "
@@ -135,6 +147,9 @@ def build_parser() -> argparse.ArgumentParser:
                           help="judgments an item needs: N or split=N,... (default nq "
                                "train=1,dev=5,test=5; jnq/jboolq 10); items with fewer are "
                                "pending")
+    imported.add_argument("--export", default=None,
+                          help="the export directory the votes answer (annotation_export."
+                               "json): checked to be of this release, its ways the default")
     imported.add_argument("--split", action="append", default=[],
                           help="split(s) to annotate (default every split); with files as "
                                "--input, the split they are (default dev)")
@@ -165,11 +180,11 @@ def run_export(args: argparse.Namespace) -> dict[str, Any]:
     release = _release(args.release)
     base = base_dataset(release)
     stages = args.stage or list(STAGES.get(base, ()))
-    ways = args.ways or (5 if base == "nq" else 10)
+    splits = args.split or list(release.splits)
+    ways = _ways_for(args.ways or ways_option(DEFAULT_WAYS.get(base, "10")), splits)
     try:
-        manifest = export_tasks(release, args.tool, stages, ways,
-                                args.split or list(release.splits), args.out, args.votes,
-                                args.tasks_per_file)
+        manifest = export_tasks(release, args.tool, stages, ways, splits, args.out,
+                                args.votes, args.tasks_per_file)
     except ExportError as error:
         raise UsageError(str(error)) from None
     return {"command": "export", "out": args.out, "manifest": manifest}
@@ -203,7 +218,13 @@ def _inputs(args: argparse.Namespace) -> list[ImportInput]:
             if not files:
                 raise UsageError(f"--input {path} is neither a release nor matching files")
             split = (args.split or ["dev"])[0]
-            base = "nq" if ".jsonl" in files[0] else args.dataset
+            kinds = {"nq" if ".jsonl" in f else "jnq" if f.endswith(".parquet") else "?"
+                     for f in files}
+            wanted = "nq" if args.dataset == "nq" else "jnq"
+            if kinds != {wanted}:
+                kind = "NQ original-format .jsonl[.gz]" if wanted == "nq" else "JNQ Parquet"
+                raise UsageError(f"--input {path}: --dataset {args.dataset} reads {kind} files")
+            base = args.dataset
             inputs.append(ImportInput(path, base, None, (split,),
                                       tuple(split_files([(split, path)]))))
             continue
@@ -249,12 +270,55 @@ def build_import(pipeline: beam.Pipeline, args: argparse.Namespace, inputs: list
     return written
 
 
+def _export_ways(args: argparse.Namespace, first: ImportInput) -> dict[str, int] | None:
+    """The ways of ``--export``'s manifest, after checking it is an export of ``first``."""
+    if not args.export:
+        return None
+    path = Path(args.export) / EXPORT_MANIFEST
+    try:
+        manifest = json.loads(path.read_text(encoding="utf-8"))
+        fingerprint = manifest["release"]["fingerprint"]
+        ways = manifest["ways"]
+    except (OSError, ValueError, KeyError, TypeError) as error:
+        raise UsageError(f"--export {args.export}: no readable {EXPORT_MANIFEST} ({error})"
+                         ) from None
+    if first.fingerprint is not None and fingerprint != first.fingerprint:
+        raise UsageError(f"--export {args.export} was exported from release {fingerprint}, "
+                         f"not from {first.path} ({first.fingerprint})")
+    if not isinstance(ways, dict):
+        raise UsageError(f"--export {args.export}: its ways are not per split")
+    return ways
+
+
+def _baseline_split(staging_dir: str, base: str, splits: list[str]) -> str:
+    """dev, else test, else any split with annotated rows (the baselines' split)."""
+    preferred = [s for s in ("dev", "test") if s in splits] + splits
+    rows: dict[str, int] = {}
+    for name in list_files(staging_dir):
+        split = name.split("/")[0]
+        if name.endswith(".parquet") and split in splits:
+            path = FileSystems.join(staging_dir, *name.split("/"))
+            with FileSystems.open(path, compression_type=RAW) as handle:
+                rows[split] = rows.get(split, 0) + pq.ParquetFile(handle).metadata.num_rows
+    return next((split for split in preferred if rows.get(split)), preferred[0])
+
+
 def run_import(args: argparse.Namespace, beam_args: list[str]) -> dict[str, Any]:
     inputs = _inputs(args)
     require_inputs(args.votes)
     splits = sorted({s for item in inputs for s in item.splits},
                     key=lambda s: ({"train": 0, "dev": 1, "test": 2}.get(s, 3), s))
-    ways = _ways_for(args.ways or ways_option(DEFAULT_WAYS[args.dataset]), splits)
+    exported = _export_ways(args, inputs[0]) or {}
+    if args.ways:
+        ways = _ways_for(args.ways, splits)
+    else:
+        default = ways_option(DEFAULT_WAYS[args.dataset])
+        ways = {split: exported.get(split) or (default if isinstance(default, int)
+                                               else default.get(split, 0))
+                for split in splits}
+        if not all(ways.values()):
+            raise UsageError(f"--ways names no count for split(s) "
+                             f"{', '.join(s for s, n in ways.items() if not n)}")
     args.version = resolve_version(args.version)
     target = ReleaseTarget.create(args.output, f"{args.dataset}_annotated", args.version)
     first = inputs[0]
@@ -273,7 +337,7 @@ def run_import(args: argparse.Namespace, beam_args: list[str]) -> dict[str, Any]
         schema = HF_SCHEMA if base == "nq" else jnq_import.ANNOTATED_SCHEMA
         docs = NQ_FIELD_DOCS if base == "nq" else {
             **{f.name: "" for f in EXAMPLE_SCHEMA}, **jnq_import.ANNOTATED_FIELD_DOCS}
-        eval_split = "dev" if "dev" in splits else splits[0]
+        eval_split = _baseline_split(target.staging_dir, base, splits)
         return publish(
             target, overwrite=args.overwrite, allow_empty=args.allow_empty, splits=splits,
             schema=schema, field_docs=docs, options=options, source=source,
@@ -302,8 +366,9 @@ def run(argv: list[str] | None = None) -> dict[str, Any]:
 def format_summary(result: dict[str, Any]) -> str:
     if result.get("command") == "export":
         manifest = result["manifest"]
+        ways = ", ".join(f"{split} {n}-way" for split, n in manifest["ways"].items())
         lines = [f"exported {manifest['release']['dataset']} {manifest['release']['version']} "
-                 f"for {manifest['tool']} to {result['out']} ({manifest['ways']}-way)"]
+                 f"for {manifest['tool']} to {result['out']} ({ways})"]
         lines += [f"  {stage}: {n} tasks" for stage, n in manifest["tasks"].items()]
         return "\n".join(lines)
     if result.get("command") == "simulate":

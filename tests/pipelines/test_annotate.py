@@ -9,6 +9,7 @@ from __future__ import annotations
 import copy
 import gzip
 import json
+import os
 from pathlib import Path
 
 import pyarrow.parquet as pq
@@ -195,6 +196,25 @@ def test_build_reqa_on_an_annotated_release_is_not_empty(nq_annotated, tmp_path)
     assert sum(result["manifest"]["rows_per_split"].values()) > 0
 
 
+def _make_yes_no(votes_path: Path, row: dict) -> None:
+    """Replace a question's simulated votes by ten workers who find it a good yes/no
+    question answered YES by its first candidate paragraph (JNQ's order)."""
+    kept = [line for line in votes_path.read_text(encoding="utf-8").splitlines()
+            if json.loads(line)["question_id"] != row["id"]]
+    first, *others = row["candidate_paragraph_ids"]
+    for worker in range(10):
+        base = {"question_id": row["id"], "annotator_id": f"x{worker}"}
+        kept += [json.dumps({**base, "stage": "good_question", "value": True}),
+                 json.dumps({**base, "stage": "yes_no_question", "value": True}),
+                 json.dumps({**base, "stage": "long_answer", "paragraph": first,
+                             "value": True}),
+                 json.dumps({**base, "stage": "yes_no_answer", "paragraph": first,
+                             "value": "YES"})]
+        kept += [json.dumps({**base, "stage": "long_answer", "paragraph": p, "value": False})
+                 for p in others]
+    votes_path.write_text("\n".join(kept) + "\n", encoding="utf-8")
+
+
 @pytest.fixture(scope="module")
 def jnq_releases(tmp_path_factory):
     root = tmp_path_factory.mktemp("jnq_releases")
@@ -209,6 +229,8 @@ def test_jnq_and_jboolq_round_trip(jnq_releases, tmp_path):
     assert annotate.main(["simulate", "--release", str(jnq), "--out", str(jnq_votes)]) == 0
     assert annotate.main(["simulate", "--release", str(jboolq), "--out",
                           str(jboolq_votes)]) == 0
+    only_jnq = sorted({r["id"] for r in _rows(jnq)} - {r["id"] for r in _rows(jboolq)})[0]
+    _make_yes_no(jnq_votes, next(r for r in _rows(jnq) if r["id"] == only_jnq))
     result = annotate.run(["import", "--dataset", "jnq", "--input", str(jnq), "--votes",
                            str(jnq_votes), "--output", str(tmp_path / "out"), TEST_RUNNER])
     counts = result["stats"]["counts"]["examples"]
@@ -240,6 +262,9 @@ def test_jnq_and_jboolq_round_trip(jnq_releases, tmp_path):
     moved = {d["question_id"] for d in dropped if d["reason"] == "moved_to_jboolq"}
     assert len(moved) == counts["moved_to_jboolq"] > 0
     assert moved <= {r["id"] for r in merged_rows}, "JNQ's yes/no questions are merged"
+    [merged_row] = [r for r in merged_rows if r["id"] == only_jnq]
+    assert merged_row["variant"] == "jnq", "kept from the JNQ release and its votes"
+    assert [a["yes_no_answer"] for a in merged_row["annotations"]][0] == "YES"
     merged_counts = merged["stats"]["counts"]
     jboolq_ids = {r["id"] for r in _rows(jboolq)}
     assert merged_counts["examples"].get("duplicate_question", 0) == len(
@@ -269,7 +294,7 @@ def test_export_writes_tasks_config_and_manifest(nq_release, tmp_path):
                           "--split", "dev", "--tasks-per-file", "2"]) == 0
     manifest = json.loads((out / "annotation_export.json").read_text(encoding="utf-8"))
     dev = _nq_examples(nq_release, "dev")
-    assert manifest["tasks"] == {"nq": len(dev)} and manifest["ways"] == 5
+    assert manifest["tasks"] == {"nq": len(dev)} and manifest["ways"] == {"dev": 5}
     assert (out / "nq" / "config.xml").read_text(encoding="utf-8").startswith("<View")
     project = json.loads((out / "nq" / "project.json").read_text(encoding="utf-8"))
     assert project["maximum_annotations"] == 5
@@ -306,3 +331,65 @@ def test_same_bytes_in_memory_and_multi_process(nq_release, nq_annotated, tmp_pa
     result = annotate.run(["import", "--dataset", "nq", "--input", str(nq_release), "--votes",
                            str(votes), "--output", str(tmp_path), *MULTI_PROCESS])
     assert _fingerprint(Path(result["path"])) == _fingerprint(path)
+
+
+def test_import_checks_the_export_and_takes_its_ways(nq_release, nq_annotated, jnq_releases,
+                                                      tmp_path, capsys):
+    _, _, votes, _ = nq_annotated
+    jnq, _ = jnq_releases
+    other = tmp_path / "other_export"
+    assert annotate.main(["export", "--release", str(jnq), "--tool", "votes", "--out",
+                          str(other), "--stage", "good_question"]) == 0
+    code = annotate.main(["import", "--dataset", "nq", "--input", str(nq_release), "--votes",
+                          str(votes), "--export", str(other), "--output",
+                          str(tmp_path / "out"), TEST_RUNNER])
+    assert code == 2 and "was exported from release" in capsys.readouterr().err
+    assert not (tmp_path / "out").exists()
+    ours = tmp_path / "export"
+    assert annotate.main(["export", "--release", str(nq_release), "--tool", "votes", "--out",
+                          str(ours), "--ways", "train=1,dev=3,test=5"]) == 0
+    result = annotate.run(["import", "--dataset", "nq", "--input", str(nq_release), "--votes",
+                           str(votes), "--export", str(ours), "--output", str(tmp_path / "out"),
+                           TEST_RUNNER])
+    assert result["manifest"]["options"]["ways"] == {"train": 1, "dev": 3, "test": 5}
+
+
+def test_file_inputs_of_the_wrong_kind_are_refused_before_any_work(jnq_releases, tmp_path,
+                                                                   capsys):
+    jnq, _ = jnq_releases
+    code = annotate.main(["import", "--dataset", "nq", "--input", str(jnq / "train" / "*"),
+                          "--votes", str(jnq / "dataset_info.json"), "--output",
+                          str(tmp_path / "out")])
+    assert code == 2 and "reads NQ original-format" in capsys.readouterr().err
+    assert not (tmp_path / "out").exists()
+
+
+GOLDEN = Path(__file__).resolve().parent.parent / "golden" / "annotation_sample_expected.json"
+
+
+def _outcomes(nq_path: Path, jnq_result: dict) -> dict:
+    """What the sample's simulated annotation aggregates to, per item (for the golden file)."""
+    nq = {str(e["example_id"]): [a["long_answer"]["candidate_index"] for a in e["annotations"]]
+          for e in _nq_examples(nq_path)}
+    jnq = {r["id"]: {"gold": r["gold_paragraph_ids"],
+                     "short": [[a["short_answer_type"], a["span_text"], a["yes_no_answer"]]
+                               for a in r["annotations"] if a["label"] == "EXIST"]}
+           for r in _rows(Path(jnq_result["path"]))}
+    return {"nq_long_answers": dict(sorted(nq.items())), "jnq": dict(sorted(jnq.items())),
+            "jnq_examples": jnq_result["stats"]["counts"]["examples"]}
+
+
+def test_the_sample_aggregates_to_the_golden_outcomes(nq_annotated, jnq_releases, tmp_path):
+    """Simulated votes (seeded) through the paper's rules give exactly the stored outcomes.
+    After an intended change, rewrite the file with UPDATE_GOLDEN=1 and review its diff."""
+    _, nq_path, _, _ = nq_annotated
+    jnq, _ = jnq_releases
+    votes = tmp_path / "jnq.jsonl"
+    assert annotate.main(["simulate", "--release", str(jnq), "--out", str(votes)]) == 0
+    result = annotate.run(["import", "--dataset", "jnq", "--input", str(jnq), "--votes",
+                           str(votes), "--output", str(tmp_path / "out"), TEST_RUNNER])
+    outcomes = _outcomes(nq_path, result)
+    if os.environ.get("UPDATE_GOLDEN"):
+        GOLDEN.write_text(json.dumps(outcomes, ensure_ascii=False, indent=1) + "\n",
+                          encoding="utf-8")
+    assert outcomes == json.loads(GOLDEN.read_text(encoding="utf-8"))

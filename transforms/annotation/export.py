@@ -35,6 +35,7 @@ from filters.annotation.jnq import (
 )
 from filters.annotation.votes import JnqVote, VoteError, latest_votes, parse_jnq_vote
 from transforms.annotation.label_studio.configs import jnq_config, nq_config, project_settings
+from transforms.annotation.label_studio.exports import votes_from_export
 from transforms.annotation.label_studio.tasks import jnq_tasks, nq_task
 from transforms.annotation.manifest import EXPORT_MANIFEST, ReleaseRef, base_dataset
 from transforms.annotation.release_examples import iter_lines, split_patterns
@@ -52,8 +53,8 @@ class ExportError(ValueError):
     """Options that cannot give an export (checked before any work)."""
 
 
-def check_export(release: ReleaseRef, tool: str, stages: list[str], ways: int,
-                 splits: list[str], out_dir: str) -> None:
+def check_export(release: ReleaseRef, tool: str, stages: list[str], ways: dict[str, int],
+                 splits: list[str], out_dir: str, tasks_per_file: int = 1000) -> None:
     """Refuse a bad tool, stage, split, ways or an output directory that is not new/empty."""
     base = base_dataset(release)
     if base not in STAGES:
@@ -68,8 +69,10 @@ def check_export(release: ReleaseRef, tool: str, stages: list[str], ways: int,
     if missing:
         raise ExportError(f"split(s) {', '.join(missing)} not in the release "
                           f"({', '.join(release.splits)})")
-    if ways < 1:
+    if min(ways.values(), default=1) < 1:
         raise ExportError("--ways must be at least 1")
+    if tasks_per_file < 1:
+        raise ExportError("--tasks-per-file must be at least 1")
     out = Path(out_dir)
     if out.exists() and (not out.is_dir() or any(out.iterdir())):
         raise ExportError(f"--out {out_dir} exists and is not an empty directory; exports "
@@ -90,19 +93,42 @@ def read_examples(release: ReleaseRef, split: str) -> Iterator[dict[str, Any]]:
                 yield from pq.read_table(handle).to_pylist()
 
 
-def read_jnq_votes(paths: Iterable[str]) -> dict[str, list[JnqVote]]:
-    """Earlier stages' JNQ votes by question id (malformed lines are skipped: the import
-    reports them)."""
+def read_jnq_votes(patterns: Iterable[str], fingerprint: str) -> dict[str, list[JnqVote]]:
+    """Earlier stages' JNQ votes by question id, from votes JSON lines or Label Studio exports
+    matching ``patterns``. ``ExportError`` when a pattern matches nothing or no vote of this
+    release parses (wrong files); lines that do not parse and votes of other releases are
+    left out (the import reports them)."""
     votes: dict[str, list[JnqVote]] = {}
-    for path in sorted(paths):
-        with open(path, encoding="utf-8") as handle:
-            for number, line in enumerate(handle, start=1):
+    for pattern in patterns:
+        paths = sorted(m.path for m in FileSystems.match([pattern])[0].metadata_list)
+        if not paths:
+            raise ExportError(f"--votes {pattern} matches no file")
+        for path in paths:
+            for number, record in enumerate(_records(path), start=1):
                 try:
-                    vote = parse_jnq_vote(json.loads(line), path, number)
-                except (ValueError, VoteError):
+                    vote = parse_jnq_vote(record, path, number)
+                except VoteError:
                     continue
-                votes.setdefault(vote.question_id, []).append(vote)
+                if vote.release in (None, fingerprint):
+                    votes.setdefault(vote.question_id, []).append(vote)
+    if not votes:
+        raise ExportError(f"no JNQ vote of release {fingerprint} in --votes "
+                          f"{' '.join(patterns)}: wrong files?")
     return {k: latest_votes(v) for k, v in votes.items()}
+
+
+def _records(path: str) -> Iterator[Any]:
+    lines = iter_lines(path)
+    first = next(lines, b"")
+    if first.lstrip().startswith(b"["):
+        tasks = json.loads(b"\n".join([first, *lines]))
+        yield from (r for r in votes_from_export(tasks, "jnq") if "error" not in r)
+        return
+    for line in (first, *lines) if first else ():
+        try:
+            yield json.loads(line)
+        except ValueError:
+            yield None
 
 
 def _count(votes: list[JnqVote], stage: str, paragraph: int | None = None) -> tuple[int, int]:
@@ -156,14 +182,19 @@ def _write(path: Path, data: bytes) -> None:
     path.write_bytes(data)
 
 
-def export_tasks(release: ReleaseRef, tool: str, stages: list[str], ways: int,
+def export_tasks(release: ReleaseRef, tool: str, stages: list[str], ways: dict[str, int],
                  splits: list[str], out_dir: str, earlier_vote_files: list[str] | None = None,
                  tasks_per_file: int = 1000, thresholds: JnqThresholds | None = None
                  ) -> dict[str, Any]:
-    """Write the tasks of every stage under ``out_dir``; returns the export manifest."""
-    check_export(release, tool, stages, ways, splits, out_dir)
+    """Write the tasks of every stage under ``out_dir``; returns the export manifest.
+
+    ``ways`` is per split; Label Studio's ``maximum_annotations`` is per project, so a
+    project asks for the most any exported split needs (export splits with different ways
+    separately to get each its own)."""
+    check_export(release, tool, stages, ways, splits, out_dir, tasks_per_file)
     t = thresholds or JnqThresholds()
-    earlier = read_jnq_votes(earlier_vote_files) if earlier_vote_files else None
+    earlier = (read_jnq_votes(earlier_vote_files, release.fingerprint)
+               if earlier_vote_files else None)
     out = Path(out_dir)
     staging = out.with_name(f".{out.name}.partial")
     if staging.exists():
@@ -175,7 +206,8 @@ def export_tasks(release: ReleaseRef, tool: str, stages: list[str], ways: int,
             config = nq_config() if stage == "nq" else jnq_config(stage)
             _write(folder / "config.xml", config.encode("utf-8"))
             title = f"{release.dataset} {release.version} {stage}"
-            _write(folder / "project.json", to_json_bytes(project_settings(title, config, ways)))
+            most = max(ways[split] for split in splits)
+            _write(folder / "project.json", to_json_bytes(project_settings(title, config, most)))
         batch: list[dict[str, Any]] = []
         number = total = 0
         for split in splits:
@@ -190,7 +222,8 @@ def export_tasks(release: ReleaseRef, tool: str, stages: list[str], ways: int,
             _flush(folder, tool, batch, number)
         counts[stage] = total
     manifest = {"release": release.describe(), "tool": tool, "stages": list(stages),
-                "ways": ways, "splits": list(splits), "tasks": counts,
+                "ways": {split: ways[split] for split in splits}, "splits": list(splits),
+                "tasks": counts,
                 "limited_by_earlier_votes": sorted(earlier_vote_files or [])}
     _write(staging / EXPORT_MANIFEST, to_json_bytes(manifest))
     if out.exists():

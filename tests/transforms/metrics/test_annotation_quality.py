@@ -202,8 +202,10 @@ def test_jnq_table1_lengths() -> None:
 
 def test_nq_markdown_puts_the_paper_beside_ours() -> None:
     text = quality_tables_markdown("nq", nq_quality(_examples()))
-    assert "| Annotations with a long answer | 57.1% | 49% (§3.3) |" in text
-    assert "| Annotations with a short answer | 21.4% | 36% (§3.3) |" in text
+    assert "| 1-way examples with a long answer | 50.0% | 49% (§3.3) |" in text
+    assert "| 1-way examples with a short answer | 50.0% | 36% (§3.3) |" in text
+    assert "| All annotations with a long answer | 57.1% |  |" in text
+    assert "| All annotations with a short answer | 21.4% |  |" in text
     assert "57.1% | 83% (§4.4) |" in text and "85.7% | 96% (§4.4) |" in text
     assert "| table_row | 0 | 0.0% |" in text
     assert "| 0.8-1.0 | 1 | 33.3% |" in text

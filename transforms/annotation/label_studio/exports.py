@@ -86,17 +86,44 @@ def _candidate(data: dict[str, Any], index: int) -> dict[str, Any]:
             "tokens": data["candidate_tokens"][index], "starts": data["candidate_starts"][index]}
 
 
+def _utf16_to_index(text: str, units: int) -> int:
+    """The code-point index of a UTF-16 offset (JavaScript's, which Label Studio reports)."""
+    count = 0
+    for index, char in enumerate(text):
+        if count >= units:
+            return index
+        count += 2 if ord(char) > 0xFFFF else 1
+    return len(text)
+
+
+def code_point_offset(text: str, offset: int) -> int:
+    """A Label Studio character offset into ``text`` as a Python index: the same unless the
+    text holds characters outside the BMP (a rare kanji, an emoji), which JavaScript counts
+    as two."""
+    if offset <= 0 or all(ord(c) <= 0xFFFF for c in text):
+        return offset
+    return _utf16_to_index(text, offset)
+
+
+def _check_selected(text: str, start: int, end: int, selected: Any) -> None:
+    if isinstance(selected, str) and selected and text[start:end] != selected:
+        raise _Unusable("span_text_mismatch", f"the span's offsets give {text[start:end]!r}, "
+                        f"not the selected {selected!r}")
+
+
 def _nq_span(data: dict[str, Any], value: dict[str, Any]) -> tuple[int, int]:
     """The document-token span of a ParagraphLabels region (it may run across candidates)."""
     first_index = _integer(value.get("start"), "start")
     last_index = _integer(value.get("end"), "end")
     first, last = _candidate(data, first_index), _candidate(data, last_index)
-    start = _integer(value.get("startOffset"), "startOffset")
-    end = _integer(value.get("endOffset"), "endOffset")
+    start = code_point_offset(first["text"],
+                              _integer(value.get("startOffset"), "startOffset"))
+    end = code_point_offset(last["text"], _integer(value.get("endOffset"), "endOffset"))
     outside = _Unusable("span_outside_candidate", "the span is outside the candidate text")
     if first_index == last_index:
         if not 0 <= start < end <= len(first["text"]):
             raise outside
+        _check_selected(first["text"], start, end, value.get("text"))
         span = tokens_in_chars(first, start, end)
     else:
         if first_index > last_index or not (0 <= start < len(first["text"])
@@ -141,10 +168,12 @@ def _jnq_span(data: dict[str, Any], results: dict[str, list[dict[str, Any]]]) ->
         return None
     if len(regions) != 1 or no_span:
         raise _malformed("span: mark one span or tick 'No span'")
-    start = _integer(regions[0].get("start"), "start")
-    end = _integer(regions[0].get("end"), "end")
-    if not 0 <= start < end <= len(data.get("paragraph_text") or ""):
+    text = data.get("paragraph_text") or ""
+    start = code_point_offset(text, _integer(regions[0].get("start"), "start"))
+    end = code_point_offset(text, _integer(regions[0].get("end"), "end"))
+    if not 0 <= start < end <= len(text):
         raise _Unusable("span_outside_candidate", "the span is outside the paragraph text")
+    _check_selected(text, start, end, regions[0].get("text"))
     return {"start": start, "end": end}
 
 

@@ -171,3 +171,17 @@ def test_a_wrong_choice_for_the_stage_is_malformed():
                                            [choice("yes_no_question", "question", "yes")]])
     assert [r["error"] for r in votes_from_export(export, "jnq")] == [
         "malformed_annotation", "malformed_annotation"]
+
+
+def test_utf16_offsets_of_text_outside_the_bmp_become_python_indices():
+    row = {**jnq_row()}
+    text = "𠮷野家は1899年に創業した。"  # 𠮷 is two UTF-16 units, one Python character
+    row["paragraphs"] = [{**p, "text": text} if p["id"] == 0 else p for p in row["paragraphs"]]
+    [task] = jnq_tasks(row, "span", "dev", RELEASE, paragraphs=[0])
+    start16, end16 = 5, 10  # "1899年" in JavaScript's units
+    export = [exported_task(10, task, [
+        annotation(100, 3, [text_span(start16, end16, "1899年")]),
+        annotation(101, 4, [text_span(start16, end16, "野家は1")])])]
+    good, wrong = list(votes_from_export(export, "jnq"))
+    assert good["value"] == {"start": 4, "end": 9} and text[4:9] == "1899年"
+    assert wrong["error"] == "span_text_mismatch"
