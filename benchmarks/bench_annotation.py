@@ -3,14 +3,15 @@
     python benchmarks/bench_annotation.py                 # NQ scale: 300k 1-way + 8k 5-way
     python benchmarks/bench_annotation.py --scale 0.1     # a tenth of it
 
-Synthesizes a release in NQ's original format (``--train`` 1-way train examples and ``--dev``
-5-way dev examples; each a 60-token document with 6 long-answer candidates) and its votes
-(one per annotator per example), then measures in separate processes: the plain loop of the
-same work — read the examples and votes, parse and check every vote, keep the latest per
-annotator, build NQ's ``annotations`` and write the annotated examples as gzipped JSON lines
+Synthesizes a release in NQ's original format (300,000 x ``--scale`` 1-way train examples and
+8,000 x ``--scale`` 5-way dev examples; each document has ``--paragraphs`` (6) paragraphs of 10
+tokens, each a long-answer candidate) and its votes (one per annotator per example;
+``--paragraphs`` makes the documents longer), then measures in separate processes: the plain
+loop of the same work — read the examples and votes, parse and check every vote, keep the latest
+per annotator, build NQ's ``annotations`` and write the annotated examples as gzipped JSON lines
 and HuggingFace-layout Parquet — (the limit) and ``python -m pipelines.annotate import``
-(DirectRunner; it also writes the votes table, stats with kappa and worker agreement, and
-the card).
+(DirectRunner; it also writes the votes table, stats with kappa and worker agreement, and the
+card).
 Prints examples/s, votes/s, peak RSS and the time ratio.
 """
 
@@ -34,11 +35,14 @@ WORDS = ("the river flows north through the valley and feeds the lake near the o
          "where the bridge was built in the year of the flood").split()
 
 
+PARAGRAPHS = 6
+
+
 def _example(number: int) -> dict:
     tokens, candidates, offset = [], [], 0
-    for paragraph in range(6):
+    for paragraph in range(PARAGRAPHS):
         start = len(tokens)
-        for word in ["<P>", *WORDS[paragraph:paragraph + 8], "</P>"]:
+        for word in ["<P>", *WORDS[paragraph % 6:paragraph % 6 + 8], "</P>"]:
             tokens.append({"token": word, "start_byte": offset,
                            "end_byte": offset + len(word), "html_token": word.startswith("<")})
             offset += len(word) + 1
@@ -54,7 +58,7 @@ def _example(number: int) -> dict:
 
 
 def _vote(number: int, annotator: int) -> dict:
-    candidate = (number + annotator) % 7 - 1
+    candidate = (number + annotator) % (PARAGRAPHS + 1) - 1
     shorts = []
     if candidate >= 0 and annotator % 2 == 0:
         start = candidate * 10 + 2
@@ -141,7 +145,8 @@ def pipeline(release: Path, votes: Path, out: Path) -> dict:
 
 
 def measure(mode: str, release: Path, votes: Path, out: Path) -> dict:
-    command = [sys.executable, __file__, "--child", mode, "--release", str(release),
+    command = [sys.executable, __file__, "--child", mode, "--paragraphs", str(PARAGRAPHS),
+               "--release", str(release),
                "--votes", str(votes), "--out", str(out)]
     done = subprocess.run(command, capture_output=True, text=True, cwd=ROOT, check=False)
     for line in done.stdout.splitlines():
@@ -155,11 +160,15 @@ def main() -> None:
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--scale", type=float, default=1.0,
                         help="fraction of NQ's size (300,000 1-way + 8,000 5-way examples)")
+    parser.add_argument("--paragraphs", type=int, default=6,
+                        help="paragraphs (10 tokens each) per document; NQ pages have hundreds")
     parser.add_argument("--child", help=argparse.SUPPRESS)
     parser.add_argument("--release", help=argparse.SUPPRESS)
     parser.add_argument("--votes", help=argparse.SUPPRESS)
     parser.add_argument("--out", help=argparse.SUPPRESS)
     args = parser.parse_args()
+    global PARAGRAPHS
+    PARAGRAPHS = args.paragraphs
     if args.child:
         paths = Path(args.release), Path(args.votes), Path(args.out)
         result = plain(*paths) if args.child == "plain" else pipeline(*paths)
@@ -172,8 +181,8 @@ def main() -> None:
         limit = measure("plain", release, votes, Path(tmp) / "plain")
         full = measure("pipeline", release, votes, Path(tmp) / "releases")
     assert limit["examples"] == full["examples"] == train + dev, (limit, full)
-    print(f"Annotation import benchmark: {train} 1-way + {dev} 5-way NQ examples, "
-          f"{count} votes")
+    print(f"Annotation import benchmark: {train} 1-way + {dev} 5-way NQ examples of "
+          f"{PARAGRAPHS * 10} tokens, {count} votes")
     for name, r in (("plain loop: parse, check, annotate (limit)", limit),
                     ("annotate import, DirectRunner", full)):
         print(f"  {name:44s} {r['seconds']:7.1f} s  {r['examples'] / r['seconds']:8.0f} "
