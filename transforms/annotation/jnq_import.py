@@ -3,8 +3,8 @@
 Per question id: votes for an unknown id are dead-lettered (``unknown_question``), as are votes
 from another release (``other_release``) and votes that do not fit the row
 (``unknown_paragraph``, ``span_outside_paragraph``). A question held by two merged
-releases (JBoolQ and JNQ) is annotated from the JBoolQ release's votes; the other's are
-refused as ``duplicate_question``. ``filters.annotation.jnq`` then applies
+releases (JBoolQ and JNQ) is annotated from the JBoolQ release's votes; the other's count as
+``votes.not_needed``. ``filters.annotation.jnq`` then applies
 JNQ §3.2-3.5 (or JBoolQ §4's order) and the outcome is counted as ``examples.<outcome>``:
 ``kept``, ``bad_question``, ``ambiguous_yes_no``, ``moved_to_jboolq`` (a JNQ question the
 workers judged yes/no: kept for the JBoolQ release), ``not_yes_no_question`` or ``pending``
@@ -149,9 +149,7 @@ class AnnotateJnqRows(beam.DoFn):
         for vote in votes:
             if None not in (vote.release, fingerprint) and vote.release != fingerprint:
                 if any(vote.release == other[3] for other in held[1:]):
-                    yield from refuse("duplicate_question", "the question is also in the "
-                                      f"{order} release, whose annotation is used",
-                                      **_context(vote))
+                    yield tally("votes", "not_needed")  # the other release's copy is used
                     continue
                 yield from refuse("other_release", f"the vote names release {vote.release}, "
                                   f"not {fingerprint}", **_context(vote))
