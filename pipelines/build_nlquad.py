@@ -38,7 +38,7 @@ from transforms.nlquad.stages import (
     ExtractQuestionAnswers,
     FindRepeatedParagraphs,
     ParsePages,
-    squad_documents,
+    squad_file,
 )
 from transforms.release import (
     HistogramFn,
@@ -86,7 +86,10 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--split-salt", default="nlquad",
                         help="salt of the split hash; keep it fixed across versions")
     add_flag(parser, "--export-squad",
-             "also write squad/<split>.json in NLQuAD's SQuAD-like format")
+             "also write squad/<split>.json in exactly the SQuAD v1.1 format")
+    add_flag(parser, "--squad-extra-fields",
+             "with --export-squad, add NLQuAD's own fields (date, url, answer_end), which "
+             "strict SQuAD v1.1 readers may refuse")
     parser.add_argument("--boilerplate-min-docs", type=int, default=3,
                         help="a paragraph found in at least this many articles is boilerplate")
     parser.add_argument("--boilerplate-min-words", type=int, default=4,
@@ -169,7 +172,7 @@ def build_pipeline(pipeline: beam.Pipeline, args: argparse.Namespace,
          | "GroupForSquad" >> beam.GroupByKey()
          | "WriteSquad" >> beam.Map(lambda kv: write_bytes(
              FileSystems.join(staging, "squad", f"{kv[0]}.json"),
-             to_json_bytes({"version": args.version, "data": squad_documents(kv[1])}))))
+             to_json_bytes(squad_file(kv[1], args.squad_extra_fields)))))
     histograms = (extracted[ExtractQuestionAnswers.STATS]
                   | "Histograms" >> beam.CombinePerKey(HistogramFn()))
     written.append(pipeline | "Accounting" >> WriteAccounting(
@@ -196,7 +199,7 @@ def finalize(target: ReleaseTarget, args: argparse.Namespace,
         for split in split_names:
             path = FileSystems.join(target.staging_dir, "squad", f"{split}.json")
             if not FileSystems.exists(path):
-                write_bytes(path, to_json_bytes({"version": args.version, "data": []}))
+                write_bytes(path, to_json_bytes(squad_file([])))
     options = {**recorded_options(args, beam_args), "split_ratios": dict(args.split_ratios)}
     return publish(target, overwrite=args.overwrite, allow_empty=args.allow_empty,
                    splits=split_names, schema=NLQUAD_SCHEMA,

@@ -38,7 +38,13 @@ from pipelines.cli.summary import dead_letter_line, empty_release_warning
 from transforms.core.accounting import SIDE_OUTPUTS
 from transforms.nq.card import nq_card, nq_questions_card, nq_stats
 from transforms.nq.examples import FIELD_DOCS as EXAMPLE_FIELD_DOCS
-from transforms.nq.examples import HF_SCHEMA, hf_example, jsonl_gz_bytes, original_example
+from transforms.nq.examples import (
+    HF_SCHEMA,
+    hf_example,
+    jsonl_gz_bytes,
+    nq_shard_name,
+    original_example,
+)
 from transforms.nq.linking import BuildExamples, LinkAndFetch, summary_label
 from transforms.nq.publish import ensure_empty_jsonl, nq_dev_baselines
 from transforms.nq.questions import REJECTED_QUERIES, IssuedByUsers, SelectQuestions
@@ -196,7 +202,8 @@ def write_examples(questions, args: argparse.Namespace, target: ReleaseTarget):
             args.max_rows_per_shard),
         examples | "WriteOriginal" >> WriteShards(
             target.staging_dir, sort_key, jsonl_gz_bytes, "jsonl.gz",
-            max_rows_per_shard=args.max_rows_per_shard, subdir="nq_original"),
+            max_rows_per_shard=args.max_rows_per_shard, subdir="nq_original",
+            namer=nq_shard_name),
     ]
     page_stats = examples | "PageLengths" >> beam.FlatMap(lambda kv: _page_lengths(kv[1]))
     return [page_stats], [*linked_results, built], written

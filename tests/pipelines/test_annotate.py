@@ -126,7 +126,7 @@ def test_reimporting_the_same_votes_is_idempotent(nq_release, nq_annotated):
     again = annotate.run(["import", "--dataset", "nq", "--input", str(nq_release),
                           "--votes", str(votes), "--votes", str(votes),
                           "--output", str(work / "again"), TEST_RUNNER])
-    for name in ("nq_original/dev/dev-00000-of-00001.jsonl.gz",
+    for name in ("nq_original/dev/nq-dev-00.jsonl.gz",
                  "dev/dev-00000-of-00001.parquet", "train/train-00000-of-00001.parquet"):
         assert (path / name).read_bytes() == (Path(again["path"]) / name).read_bytes()
     votes_again = again["stats"]["counts"]["votes"]

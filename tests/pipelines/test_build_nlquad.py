@@ -139,6 +139,24 @@ def test_manifest_hashes_and_counts(release):
     assert squad_questions == total
 
 
+def test_the_squad_export_is_exactly_squad_v1_1(release):
+    _, path = release
+    for split in ("train", "dev", "test"):
+        squad = json.loads((path / "squad" / f"{split}.json").read_text())
+        assert set(squad) == {"version", "data"} and squad["version"] == "1.1"
+        for document in squad["data"]:
+            assert set(document) == {"title", "paragraphs"}
+            for paragraph in document["paragraphs"]:
+                assert set(paragraph) == {"context", "qas"}
+                for qa in paragraph["qas"]:
+                    assert set(qa) == {"question", "id", "answers"}
+                    for answer in qa["answers"]:
+                        assert set(answer) == {"text", "answer_start"}
+                        start = answer["answer_start"]
+                        assert paragraph["context"][start:start + len(answer["text"])] == \
+                            answer["text"]
+
+
 def test_stats_and_card(release):
     result, path = release
     stats = json.loads((path / "stats.json").read_text())

@@ -158,3 +158,24 @@ def test_baseline_section_explains_missing_annotations(release):
     baselines = result["stats"]["baselines"]
     assert baselines["rows"] == [] and "not annotated" in baselines["note"]
     assert "Untrained baselines" in (path / "README.md").read_text()
+
+
+def test_files_are_named_as_nq_names_them_and_simplify_nq_data_reads_them(release, tmp_path):
+    """``natural_questions.simplify_nq_data`` globs ``<split dir>/nq-*-??.jsonl.gz``; it
+    writes its output into that directory, so it runs on a copy of the release's split."""
+    import shutil
+    import subprocess
+    import sys
+
+    _, path = release
+    train = path / "nq_original" / "train"
+    assert sorted(p.name for p in train.iterdir()) == ["nq-train-00.jsonl.gz"]
+    copy = tmp_path / "train"
+    shutil.copytree(train, copy)
+    subprocess.run([sys.executable, "-m", "natural_questions.simplify_nq_data",
+                    f"--data_dir={copy}"], check=True, capture_output=True)
+    with gzip.open(copy / "simplified-nq-train.jsonl.gz", "rt", encoding="utf-8") as handle:
+        simplified = [json.loads(line) for line in handle]
+    originals = [e for e in _original(path) if e["_split"] == "train"]
+    assert len(simplified) == len(originals) > 0
+    assert {s["example_id"] for s in simplified} == {e["example_id"] for e in originals}

@@ -191,7 +191,7 @@ def test_resolve_input_for_release_directories(tmp_path):
     assert resolve_input("nq", str(version), "dev") == expected
     assert resolve_input("nq", str(tmp_path / "nq"), "dev") == expected
     assert resolve_input("nq", str(version)) == str(version / "nq_original" / "*" / "*.jsonl*")
-    (version / "nq_original" / "dev" / "dev-00000-of-00001.jsonl.gz").write_bytes(
+    (version / "nq_original" / "dev" / "nq-dev-00.jsonl.gz").write_bytes(
         Path(sample_path("nq")).read_bytes())
     result = run([TEST_RUNNER, "--source", "nq", "--input", str(tmp_path / "nq"),
                   "--output", str(tmp_path / "out")])

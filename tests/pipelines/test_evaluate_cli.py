@@ -122,8 +122,8 @@ def test_nq_agrees_with_official(capsys, nq_files):
 def test_nq_release_directory_glob_and_split(capsys, tmp_path, nq_files):
     _, predictions = nq_files
     release = tmp_path / "nq" / "1.0.0"
-    write_jsonl_gz(release / "nq_original" / "dev" / "dev-00000-of-00001.jsonl.gz", NQ_GOLD[:2])
-    write_jsonl_gz(release / "nq_original" / "test" / "test-00000-of-00001.jsonl.gz",
+    write_jsonl_gz(release / "nq_original" / "dev" / "nq-dev-00.jsonl.gz", NQ_GOLD[:2])
+    write_jsonl_gz(release / "nq_original" / "test" / "nq-test-00.jsonl.gz",
                    NQ_GOLD[2:])
     write_jsonl_gz(release / "rejected" / "unlinked" / "x.jsonl.gz", [{"junk": 1}])
     code, whole, _ = run(capsys, "nq", "--gold", str(release), "--predictions", predictions)

@@ -1,7 +1,7 @@
 """Write the annotated NQ release: each release file streamed again, with its annotations.
 
 Every input file becomes one output file of the same split and position
-(``nq_original/<split>/<split>-0000i-of-0000n.jsonl.gz`` and ``<split>/...parquet``, the
+(``nq_original/<split>/nq-<split>-0i.jsonl.gz`` and ``<split>/...parquet``, the
 HuggingFace layout), its examples in the same order, each with the ``annotations`` of the join
 (short answers' byte offsets read from the document's tokens here); an example without them
 (pending) is left out. The annotations arrive as a side input (``example id -> annotations``:
@@ -23,7 +23,7 @@ from apache_beam.io.filesystems import FileSystems
 
 from filters.annotation.nq import with_short_answer_bytes
 from transforms.annotation.release_examples import iter_lines
-from transforms.nq.examples import HF_SCHEMA, hf_example
+from transforms.nq.examples import HF_SCHEMA, hf_example, nq_shard_name
 from transforms.release import RAW
 from transforms.release.formats import PARQUET_COMPRESSION, shard_name
 
@@ -41,7 +41,7 @@ class AttachNqAnnotations(beam.DoFn):
                 annotations: dict[str, list[dict[str, Any]]]) -> Iterator[tuple[str, int]]:
         split, path, index, count = element
         original = FileSystems.join(self.staging_dir, "nq_original", split,
-                                    shard_name(split, index, count, "jsonl.gz"))
+                                    nq_shard_name(split, index, count))
         parquet = FileSystems.join(self.staging_dir, split,
                                    shard_name(split, index, count, "parquet"))
         rows = 0

@@ -273,8 +273,22 @@ class ExtractQuestionAnswers(beam.DoFn):
                 yield beam.pvalue.TaggedOutput(self.STATS, (f"{scope}/{metric}", value))
 
 
-def squad_documents(rows: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
-    """Group release rows into NLQuAD's SQuAD-like JSON ``data`` entries, sorted by id."""
+SQUAD_VERSION = "1.1"
+
+
+def squad_file(rows: Iterable[dict[str, Any]], extra_fields: bool = False) -> dict[str, Any]:
+    """A SQuAD v1.1 file of release rows: ``{"version": "1.1", "data": [...]}``."""
+    return {"version": SQUAD_VERSION, "data": squad_documents(rows, extra_fields)}
+
+
+def squad_documents(rows: Iterable[dict[str, Any]], extra_fields: bool = False
+                    ) -> list[dict[str, Any]]:
+    """Group release rows into SQuAD v1.1 ``data`` entries, sorted by id.
+
+    Exactly SQuAD v1.1's keys (``title``; ``paragraphs[].context``; ``qas[].question``,
+    ``id``, ``answers[].text``, ``answer_start``), so every SQuAD reader takes the file as
+    it is. ``extra_fields`` adds NLQuAD's own: the article's ``date`` and ``url`` and each
+    answer's ``answer_end``."""
     by_document: dict[str, list[dict[str, Any]]] = {}
     for row in rows:
         by_document.setdefault(row["document_id"], []).append(row)
@@ -282,18 +296,16 @@ def squad_documents(rows: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
     for document_id in sorted(by_document):
         qas = sorted(by_document[document_id], key=lambda r: r["question_index"])
         first = qas[0]
-        data.append({
-            "title": first["title"],
-            "date": first["date"],
-            "url": first["url"],
-            "paragraphs": [{
-                "context": first["context"],
-                "qas": [{"question": r["question"], "id": r["id"], "answers": [{
-                    "text": r["answer_text"],
-                    "answer_start": r["answer_start"],
-                    "answer_end": r["answer_end"],
-                }]} for r in qas],
-            }],
-        })
+        document: dict[str, Any] = {"title": first["title"]}
+        if extra_fields:
+            document.update(date=first["date"], url=first["url"])
+        answers = []
+        for r in qas:
+            answer = {"text": r["answer_text"], "answer_start": r["answer_start"]}
+            if extra_fields:
+                answer["answer_end"] = r["answer_end"]
+            answers.append({"question": r["question"], "id": r["id"], "answers": [answer]})
+        document["paragraphs"] = [{"context": first["context"], "qas": answers}]
+        data.append(document)
     return data
 

@@ -1,6 +1,7 @@
 """NQ examples in the original format and in the HuggingFace ``natural_questions`` layout.
 
-Original format (one JSON object per line, ``*.jsonl.gz``): ``example_id`` (int64),
+Original format (one JSON object per line, ``nq_original/<split>/nq-<split>-00.jsonl.gz``,
+named as NQ's own release names its files): ``example_id`` (int64),
 ``question_text``, ``question_tokens``, ``document_url`` (revision-pinned, NQ's
 ``https://en.wikipedia.org//w/index.php?title=T&amp;oldid=N`` form), ``document_title``,
 ``document_html``, ``document_tokens`` (``token, start_byte, end_byte, html_token``),
@@ -73,6 +74,12 @@ FIELD_DOCS = {
     "annotations": "one entry per annotator (NQ §3.2): long answer, short answers, yes/no "
                    "(-1 NONE, 0 NO, 1 YES); empty until annotated",
 }
+
+
+def nq_shard_name(split: str, index: int, count: int, extension: str = "jsonl.gz") -> str:
+    """NQ's own file names, ``nq-<split>-00.jsonl.gz``: the official ``simplify_nq_data``
+    reads ``<dir named after the split>/nq-*-??.jsonl.gz`` (so at most 100 shards)."""
+    return f"nq-{split}-{index:02d}.{extension}"
 
 
 def original_example(page, row: dict[str, Any], tokens: list, candidates: list) -> dict:

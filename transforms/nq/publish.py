@@ -14,7 +14,7 @@ from typing import Any
 from apache_beam.io.filesystems import FileSystems
 
 from transforms.metrics.baselines.nq import first_paragraph_baseline
-from transforms.nq.examples import jsonl_gz_bytes
+from transforms.nq.examples import jsonl_gz_bytes, nq_shard_name
 from transforms.release import RAW, ReleaseTarget, list_files, write_bytes
 
 
@@ -43,6 +43,6 @@ def ensure_empty_jsonl(target: ReleaseTarget, splits: list[str]) -> None:
     for split in splits:
         directory = FileSystems.join(target.staging_dir, "nq_original", split)
         if not FileSystems.match([directory + "/*"])[0].metadata_list:
-            write_bytes(FileSystems.join(directory, f"{split}-00000-of-00001.jsonl.gz"),
+            write_bytes(FileSystems.join(directory, nq_shard_name(split, 0, 1)),
                         jsonl_gz_bytes([]))
 

@@ -31,14 +31,18 @@ class WriteShards(beam.PTransform):
     """Write ``(group, row)`` elements as sorted, hash-sharded files under ``directory``.
 
     ``group`` is a split name (or a reject kind); each group gets
-    ``ceil(rows / max_rows_per_shard)`` shards. Emits ``(group, relative path, rows)``.
+    ``ceil(rows / max_rows_per_shard)`` shards, named by ``namer(group, index, count,
+    extension)`` (``<group>-00000-of-00003.<extension>`` by default). Emits ``(group,
+    relative path, rows)``.
     """
 
     def __init__(self, directory: str, sort_key: Callable[[dict], str],
                  serializer: Callable[[list[dict], Any], bytes], extension: str,
                  schema: pa.Schema | None = None, max_rows_per_shard: int = 50_000,
-                 subdir: str = "", shard_salt: str = "shard"):
+                 subdir: str = "", shard_salt: str = "shard",
+                 namer: Callable[[str, int, int, str], str] = shard_name):
         super().__init__()
+        self.namer = namer
         self.directory = directory
         self.sort_key = sort_key
         self.serializer = serializer
@@ -68,7 +72,7 @@ class WriteShards(beam.PTransform):
         (group, index, count), rows = element
         ordered = sorted(rows, key=self.sort_key)
         relative = "/".join(p for p in (self.subdir, group,
-                                        shard_name(group, index, count, self.extension)) if p)
+                                        self.namer(group, index, count, self.extension)) if p)
         write_bytes(FileSystems.join(self.directory, *relative.split("/")),
                     self.serializer(ordered, self.schema))
         return group, relative, len(ordered)

@@ -160,3 +160,18 @@ def test_parse_pages_detects_undeclared_encodings_and_counts_them():
                     | beam.CombinePerKey(sum),
                     equal_to([("pages.encoding_detected", 2), ("pages.encoding_fallback", 1)]),
                     label="tallies")
+
+
+def test_squad_extra_fields_add_nlquads_own_keys_only_when_asked():
+    from transforms.nlquad.stages import squad_file
+
+    row = {"document_id": "d", "question_index": 0, "title": "T", "date": "2020-01-01",
+           "url": "https://www.bbc.com/news/x", "context": "Why? Because.", "question": "Why?",
+           "id": "d-q0", "answer_text": "Because.", "answer_start": 5, "answer_end": 13}
+    plain, extra = squad_file([row]), squad_file([row], extra_fields=True)
+    assert plain["version"] == extra["version"] == "1.1"
+    assert plain["data"][0] == {"title": "T", "paragraphs": [{"context": "Why? Because.", "qas": [
+        {"question": "Why?", "id": "d-q0", "answers": [{"text": "Because.",
+                                                        "answer_start": 5}]}]}]}
+    assert {"date", "url"} <= set(extra["data"][0])
+    assert extra["data"][0]["paragraphs"][0]["qas"][0]["answers"][0]["answer_end"] == 13
