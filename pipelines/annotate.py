@@ -57,6 +57,7 @@ from transforms.release import (
     parquet_bytes,
     publish,
     recorded_options,
+    require_intact,
     rows_in_split_order,
     run_release,
 )
@@ -147,6 +148,9 @@ def build_parser() -> argparse.ArgumentParser:
                           help="judgments an item needs: N or split=N,... (default nq "
                                "train=1,dev=5,test=5; jnq/jboolq 10); items with fewer are "
                                "pending")
+    imported.add_argument("--no-verify", action="store_true",
+                          help="skip re-hashing the input release against its manifest "
+                               "(done by default: a damaged release is refused, exit 5)")
     imported.add_argument("--export", default=None,
                           help="the export directory the votes answer (annotation_export."
                                "json): checked to be of this release, its ways the default")
@@ -228,6 +232,8 @@ def _inputs(args: argparse.Namespace) -> list[ImportInput]:
             inputs.append(ImportInput(path, base, None, (split,),
                                       tuple(split_files([(split, path)]))))
             continue
+        if not args.no_verify:
+            require_intact(release.path)
         base = base_dataset(release)
         allowed = ("jboolq", "jnq") if args.dataset == "jboolq" else (args.dataset,)
         if base not in allowed:

@@ -36,6 +36,7 @@ from pipelines.cli.summary import dead_letter_line, empty_release_warning
 from transforms.release import (
     MANIFEST,
     HistogramFn,
+    NotAReleaseError,
     ReleaseTarget,
     WriteAccounting,
     WriteShards,
@@ -43,6 +44,8 @@ from transforms.release import (
     parquet_bytes,
     publish,
     recorded_options,
+    require_intact,
+    resolve_release,
     run_release,
     write_bytes,
 )
@@ -89,6 +92,9 @@ def build_parser() -> argparse.ArgumentParser:
                              "<release>/<split>/*.parquet; a dataset directory with LATEST "
                              "means that version); default: the bundled sample of squad and "
                              "nq; required for nlquad")
+    parser.add_argument("--no-verify", action="store_true",
+                        help="with a release as --input, do not check it against its "
+                             "manifest first (a damaged release is refused, exit 5)")
     parser.add_argument("--split", default="",
                         help="with a release directory as --input: read only this split "
                              "(default: every split)")
@@ -147,7 +153,20 @@ def parse_args(argv: list[str] | None) -> tuple[argparse.Namespace, list[str]]:
     except ValueError as error:
         parser.error(str(error))
     require_inputs([args._pattern])
+    release = release_of(args.input)
+    if release and not args.no_verify:
+        require_intact(release)
     return args, beam_args
+
+
+def release_of(path: str | None) -> str | None:
+    """The release version directory ``--input`` names, if it names one."""
+    if not path or not _is_dir(path):
+        return None
+    try:
+        return resolve_release(path)
+    except NotAReleaseError:
+        return None
 
 
 def build_pipeline(pipeline: beam.Pipeline, args: argparse.Namespace,

@@ -23,7 +23,9 @@ version is read.
   release directory / Parquet files with ``id`` and ``gold_paragraph_ids`` columns;
   predictions ``{qid: [paragraph ids]}``.
 
-Exit code 2 with a message on stderr for a missing file, malformed JSON or gold, an
+A gold release directory is first checked against its manifest (``--no-verify`` skips it):
+a damaged release exits 5, naming the bad files. Exit code 2 with a message on stderr for a
+missing file, malformed JSON or gold, an
 unannotated gold (an NQ gold without a single annotation, a JNQ release without
 ``gold_paragraph_ids``: annotate it first with ``python -m pipelines.annotate``), or when none
 of the prediction ids is in the gold (wrong files). Prediction ids that are not in the gold are
@@ -42,10 +44,12 @@ from collections.abc import Callable, Collection, Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
+from pipelines.cli.errors import EXIT_DAMAGED
 from transforms.metrics import jnq as eval_jnq
 from transforms.metrics import nlquad as eval_nlquad
 from transforms.metrics import nq as eval_nq
 from transforms.metrics import reqa as eval_reqa
+from transforms.release import MANIFEST, DamagedReleaseError, require_intact
 
 TASKS = ("nq", "nlquad", "reqa", "jnq")
 
@@ -329,6 +333,8 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--split", help="read only this split of a release directory")
     parser.add_argument("--strict", action="store_true",
                         help="unknown prediction ids and gold without predictions are errors")
+    parser.add_argument("--no-verify", action="store_true",
+                        help="do not check a gold release against its manifest first")
     parser.add_argument("--legacy-tokenizer", choices=("regex", "nltk"), default="regex",
                         help="nlquad: tokenizer of the published script's IoU (iou_legacy)")
     return parser
@@ -341,10 +347,15 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
     args.gold = resolve_latest(args.gold)
     try:
+        if (Path(args.gold) / MANIFEST).is_file() and not args.no_verify:
+            require_intact(args.gold)
         result = EVALUATORS[args.task](args)
     except EvaluationError as err:
         print(f"error: {err}", file=sys.stderr)
         return 2
+    except DamagedReleaseError as err:
+        print(f"error: {err}", file=sys.stderr)
+        return EXIT_DAMAGED
     print(json.dumps(result, sort_keys=True))
     return 0
 

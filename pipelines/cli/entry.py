@@ -1,7 +1,7 @@
 """The ``main`` of every pipeline module: run, print the summary, map errors to exit codes.
 
 The codes are listed in ``pipelines.cli.errors``: 0 success, 1 job failure, 2 usage error,
-3 release already exists, 4 nothing to release.
+3 release already exists, 4 nothing to release, 5 a release read does not match its manifest.
 """
 
 from __future__ import annotations
@@ -13,6 +13,7 @@ from collections.abc import Callable
 from typing import Any
 
 from pipelines.cli.errors import (
+    EXIT_DAMAGED,
     EXIT_EMPTY,
     EXIT_JOB_FAILED,
     EXIT_OK,
@@ -22,6 +23,7 @@ from pipelines.cli.errors import (
     UsageError,
 )
 from transforms.release import (
+    DamagedReleaseError,
     EmptyReleaseError,
     InvalidReleaseName,
     InvalidReleaseRoot,
@@ -36,6 +38,8 @@ def exit_code(error: BaseException) -> int:
     """The exit code of an error raised by a pipeline's ``run``."""
     if isinstance(error, ReleaseExistsError):
         return EXIT_RELEASE_EXISTS
+    if isinstance(error, DamagedReleaseError):
+        return EXIT_DAMAGED
     if isinstance(error, USAGE_ERRORS):
         return EXIT_USAGE
     if isinstance(error, EMPTY_ERRORS):

@@ -9,6 +9,8 @@
 | 3 | the release version already exists (pass ``--overwrite`` or ``--skip-existing``) |
 | 4 | nothing to release: an ``--input`` matches no file, or the job kept no rows (pass
   ``--allow-empty`` to publish an empty release) |
+| 5 | ``release verify``: a release does not match its manifest (a file damaged, missing or
+  unlisted) |
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ EXIT_JOB_FAILED = 1
 EXIT_USAGE = 2
 EXIT_RELEASE_EXISTS = 3
 EXIT_EMPTY = 4
+EXIT_DAMAGED = 5
 
 
 class UsageError(Exception):

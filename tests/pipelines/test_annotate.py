@@ -393,3 +393,20 @@ def test_the_sample_aggregates_to_the_golden_outcomes(nq_annotated, jnq_releases
         GOLDEN.write_text(json.dumps(outcomes, ensure_ascii=False, indent=1) + "\n",
                           encoding="utf-8")
     assert outcomes == json.loads(GOLDEN.read_text(encoding="utf-8"))
+
+
+def test_a_damaged_release_is_refused_before_any_work(nq_release, nq_annotated, tmp_path,
+                                                      capsys):
+    import shutil
+
+    _, _, votes, _ = nq_annotated
+    copy = tmp_path / "nq" / nq_release.name
+    shutil.copytree(nq_release, copy)
+    target = next((copy / "dev").glob("*.parquet"))
+    data = bytearray(target.read_bytes())
+    data[len(data) // 2] ^= 0x10
+    target.write_bytes(bytes(data))
+    code = annotate.main(["import", "--dataset", "nq", "--input", str(copy), "--votes",
+                          str(votes), "--output", str(tmp_path / "out")])
+    assert code == 5 and target.name in capsys.readouterr().err
+    assert not (tmp_path / "out").exists()

@@ -10,6 +10,7 @@ import pytest
 
 from pipelines.build_reqa import format_summary, main, resolve_input, run, sample_path
 from tests.conftest import TEST_RUNNER
+from transforms.release import DamagedReleaseError
 
 
 def _rows(path: Path, group: str) -> list[dict]:
@@ -193,8 +194,11 @@ def test_resolve_input_for_release_directories(tmp_path):
     assert resolve_input("nq", str(version)) == str(version / "nq_original" / "*" / "*.jsonl*")
     (version / "nq_original" / "dev" / "nq-dev-00.jsonl.gz").write_bytes(
         Path(sample_path("nq")).read_bytes())
+    with pytest.raises(DamagedReleaseError, match="not in the manifest"):
+        run([TEST_RUNNER, "--source", "nq", "--input", str(tmp_path / "nq"),
+             "--output", str(tmp_path / "out")])
     result = run([TEST_RUNNER, "--source", "nq", "--input", str(tmp_path / "nq"),
-                  "--output", str(tmp_path / "out")])
+                  "--output", str(tmp_path / "out"), "--no-verify"])  # a hand-made release
     assert result["stats"]["examples"]["read"] == 4
 
 

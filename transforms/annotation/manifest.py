@@ -15,14 +15,13 @@ from typing import Any
 
 from apache_beam.io.filesystems import FileSystems
 
-from transforms.release import MANIFEST, RAW, read_json
+from transforms.release import MANIFEST, RAW, NotAReleaseError, read_json, resolve_release
+
+__all__ = ["EXPORT_MANIFEST", "NotAReleaseError", "ReleaseRef", "base_dataset", "read_release",
+           "resolve_release"]
 
 EXPORT_MANIFEST = "annotation_export.json"
 ANNOTATABLE = {"nq": "nq", "jnq": "jnq", "jboolq": "jboolq"}
-
-
-class NotAReleaseError(ValueError):
-    """The path is not a published release (no ``dataset_info.json``)."""
 
 
 @dataclass(frozen=True)
@@ -44,19 +43,6 @@ class ReleaseRef:
 def _read_bytes(path: str) -> bytes:
     with FileSystems.open(path, compression_type=RAW) as handle:
         return handle.read()
-
-
-def resolve_release(path: str) -> str:
-    """A version directory as given, or the latest version of a dataset root with ``LATEST``."""
-    root = path.rstrip("/") or path
-    if FileSystems.exists(FileSystems.join(root, MANIFEST)):
-        return root
-    latest = FileSystems.join(root, "LATEST")
-    if FileSystems.exists(latest):
-        version = _read_bytes(latest).decode("utf-8").strip()
-        if version and FileSystems.exists(FileSystems.join(root, version, MANIFEST)):
-            return FileSystems.join(root, version)
-    raise NotAReleaseError(f"{path} is not a release directory (no {MANIFEST}, no LATEST)")
 
 
 def read_release(path: str) -> ReleaseRef:

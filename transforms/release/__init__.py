@@ -29,7 +29,8 @@ This package's modules, lowest first (each imports only those before it):
 (code version, time), ``target`` (names, root and paths, the overwrite check), ``staging``
 (ownership markers, abandoned staging, interrupted overwrites), ``shards`` (sorted,
 hash-sharded group files), ``accounting`` (tallies, histograms, rejects), ``stats``,
-``manifest``, ``card``, ``commit`` (manifest last, rename or copy, ``LATEST``) and ``run``.
+``manifest``, ``card``, ``commit`` (manifest last, rename or copy, ``LATEST``), ``run`` and
+``verify`` (a published release against its manifest; the releases under a root).
 It imports ``transforms.core`` and ``filters``; pipelines import it through the names below.
 """
 
@@ -51,13 +52,22 @@ from transforms.release.target import (
     check_release_root,
     latest_path,
 )
+from transforms.release.verify import (
+    DamagedReleaseError,
+    NotAReleaseError,
+    list_releases,
+    require_intact,
+    resolve_release,
+    verify_release,
+)
 
 __all__ = [
-    "MANIFEST", "RAW", "EmptyReleaseError", "HistogramFn", "InvalidReleaseName",
-    "InvalidReleaseRoot", "ReleaseExistsError", "ReleaseTarget", "WriteAccounting",
-    "WriteJson", "WriteShards", "baseline_table", "check_name", "check_release_root",
-    "ensure_empty_splits", "group_tallies",
-    "jsonl_bytes", "latest_path", "length_statistics", "list_files", "parquet_bytes", "publish",
-    "published", "read_group_rows", "read_json", "recorded_options", "rows_in_split_order",
-    "run_release", "to_json_bytes", "top_prefixes", "write_bytes",
+    "DamagedReleaseError", "EmptyReleaseError", "HistogramFn", "InvalidReleaseName",
+    "InvalidReleaseRoot", "MANIFEST", "NotAReleaseError", "RAW", "ReleaseExistsError",
+    "ReleaseTarget", "WriteAccounting", "WriteJson", "WriteShards", "baseline_table",
+    "check_name", "check_release_root", "ensure_empty_splits", "group_tallies", "jsonl_bytes",
+    "latest_path", "length_statistics", "list_files", "list_releases", "parquet_bytes",
+    "publish", "published", "read_group_rows", "read_json", "recorded_options",
+    "require_intact", "resolve_release", "rows_in_split_order", "run_release", "to_json_bytes",
+    "top_prefixes", "verify_release", "write_bytes",
 ]

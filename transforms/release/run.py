@@ -33,6 +33,7 @@ from transforms.release.staging import (
 )
 from transforms.release.storage import read_json, write_bytes
 from transforms.release.target import MANIFEST, ReleaseExistsError, ReleaseTarget
+from transforms.release.verify import require_intact
 
 ABANDONED = "abandoned_staging_removed"
 
@@ -93,12 +94,15 @@ def run_release(target: ReleaseTarget, overwrite: bool, beam_args: list[str],
     so runs after them, calls ``finish()`` to publish the release: the release is committed
     by the job itself, also when a Dataflow launcher does not wait. With ``skip_existing`` an
     already published version is returned as it is (no work), after repairing a stale
-    ``LATEST`` (``commit.repair_latest``). Returns the published manifest, stats and path.
+    ``LATEST`` (``commit.repair_latest``) and checking its files' sizes and Parquet footers
+    against its manifest (``DamagedReleaseError`` otherwise, exit 5). Returns the published
+    manifest, stats and path.
     A ``ReleaseExistsError`` or ``EmptyReleaseError`` raised by the publish step keeps its
     class, also on runners that report worker errors as text."""
     removed = clean_abandoned(target, stale_after)
     if skip_existing and not overwrite and target.exists():
         repair_latest(target)
+        require_intact(target.final_dir, deep=False)
         return published(target)
     target.check_writable(overwrite)
     claim_staging(target, **{ABANDONED: removed})

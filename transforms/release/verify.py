@@ -1,0 +1,194 @@
+"""Check a published release against its manifest, and list the releases under a root.
+
+``verify_release`` re-hashes every file the manifest lists (size and sha256), re-counts the
+rows of every Parquet file from its footer, compares each split's row count and each split
+file's schema with the manifest, and reports files the manifest does not list. A single
+flipped bit changes a sha256, so a damaged file is always named, also when Parquet would
+read it back with silently changed values. ``list_releases`` gives, per dataset and version,
+its status (``complete``, ``damaged`` or ``staging``), whether ``LATEST`` points at it, its
+creation time and rows per split; ``deep=False`` checks sizes only (no hashing).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+import pyarrow.parquet as pq
+from apache_beam.io.filesystems import FileSystems
+
+from transforms.release.storage import RAW, list_files, sha256_of
+from transforms.release.target import LATEST, MANIFEST, STAGING, SUCCESS_MARKER
+
+
+class NotAReleaseError(ValueError):
+    """The path is not a published release (no ``dataset_info.json``, no ``LATEST``)."""
+
+
+class DamagedReleaseError(RuntimeError):
+    """A release does not match its manifest; the message names each bad file."""
+
+
+def resolve_release(path: str) -> str:
+    """A version directory as given, or the latest version of a dataset root with ``LATEST``."""
+    root = path.rstrip("/") or path
+    if FileSystems.exists(FileSystems.join(root, MANIFEST)):
+        return root
+    latest = _latest(root)
+    if latest and FileSystems.exists(FileSystems.join(root, latest, MANIFEST)):
+        return FileSystems.join(root, latest)
+    raise NotAReleaseError(f"{path} is not a release directory (no {MANIFEST}, no LATEST)")
+
+
+def require_intact(path: str, deep: bool = True) -> None:
+    """Raise ``DamagedReleaseError`` naming every bad file unless the release at ``path``
+    matches its manifest: what a consumer calls before it reads a release (``deep=False``:
+    sizes and Parquet footers only)."""
+    report = verify_release(path, deep=deep)
+    if not report.ok:
+        problems = "; ".join(f"{f}: {p}" for f, p in report.problems[:10])
+        raise DamagedReleaseError(f"release {path} does not match its manifest ({problems}); "
+                                  "python -m pipelines.release verify lists every problem")
+
+
+@dataclass
+class Verification:
+    """What ``verify_release`` found: ``problems`` as ``(file, what is wrong)``."""
+
+    path: str
+    dataset: str = ""
+    version: str = ""
+    files: int = 0
+    problems: list[tuple[str, str]] = field(default_factory=list)
+
+    @property
+    def ok(self) -> bool:
+        return not self.problems
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"path": self.path, "dataset": self.dataset, "version": self.version,
+                "files": self.files, "ok": self.ok,
+                "problems": [{"file": f, "problem": p} for f, p in self.problems]}
+
+
+def _read_manifest(path: str) -> dict[str, Any]:
+    with FileSystems.open(FileSystems.join(path, MANIFEST), compression_type=RAW) as handle:
+        return json.loads(handle.read().decode("utf-8"))
+
+
+def _type(text: str) -> str:
+    """A type's text without list item names (Parquet stores ``list<item>`` as
+    ``list<element>``) or nullability marks."""
+    return re.sub(r"list<(item|element): ", "list<", text.replace(" not null", ""))
+
+
+def _parquet_facts(path: str) -> tuple[int, list[tuple[str, str]]]:
+    with FileSystems.open(path, compression_type=RAW) as handle:
+        parquet = pq.ParquetFile(handle)
+        schema = parquet.schema_arrow
+        return parquet.metadata.num_rows, [(f.name, _type(str(f.type))) for f in schema]
+
+
+def verify_release(path: str, deep: bool = True) -> Verification:
+    """Check every file of the release at ``path`` against its ``dataset_info.json``."""
+    report = Verification(path=path)
+    try:
+        manifest = _read_manifest(path)
+    except (OSError, ValueError, UnicodeDecodeError) as error:
+        report.problems.append((MANIFEST, f"missing or unreadable: {error}"))
+        return report
+    report.dataset, report.version = manifest.get("dataset", ""), manifest.get("version", "")
+    listed: dict[str, dict[str, Any]] = manifest.get("files", {})
+    present = set(list_files(path))
+    for extra in sorted(present - set(listed) - {MANIFEST, SUCCESS_MARKER}):
+        report.problems.append((extra, "not in the manifest"))
+    expected_schema = [(f["name"], _type(f["type"])) for f in manifest.get("schema", [])]
+    splits = set(manifest.get("splits", []))
+    rows: dict[str, int] = {}
+    first_schema: dict[str, list[tuple[str, str]]] = {}  # tables the manifest does not describe
+    for name, entry in sorted(listed.items()):
+        report.files += 1
+        full = FileSystems.join(path, *name.split("/"))
+        split = name.split("/")[0]
+        if split in splits and name.endswith(".parquet"):  # a bad file is named once, below
+            rows[split] = rows.get(split, 0) + entry.get("rows", 0)
+        if name not in present:
+            report.problems.append((name, "missing"))
+            continue
+        if deep:
+            digest, size = sha256_of(full)
+            if digest != entry.get("sha256"):
+                report.problems.append((name, f"sha256 {digest[:12]}… differs from the "
+                                              f"manifest's {str(entry.get('sha256'))[:12]}…"))
+                continue
+        else:
+            size = FileSystems.match([full])[0].metadata_list[0].size_in_bytes
+        if size != entry.get("bytes"):
+            report.problems.append((name, f"{size} bytes, the manifest says {entry.get('bytes')}"))
+            continue
+        if not name.endswith(".parquet"):
+            continue
+        try:
+            count, schema = _parquet_facts(full)
+        except Exception as error:  # noqa: BLE001 - pyarrow raises several types
+            report.problems.append((name, f"not readable as Parquet: {error}"))
+            continue
+        if "rows" in entry and count != entry["rows"]:
+            report.problems.append((name, f"{count} rows, the manifest says {entry['rows']}"))
+        if split in splits:
+            same_table = {n for n, _ in schema} == {n for n, _ in expected_schema}
+            wanted = expected_schema if same_table else first_schema.setdefault(split, schema)
+            if schema != wanted:
+                report.problems.append((name, "schema differs from the manifest's"
+                                        if same_table else "schema differs from the split's "
+                                        "other files"))
+    for split, expected in sorted(manifest.get("rows_per_split", {}).items()):
+        if rows.get(split, 0) != expected:
+            report.problems.append((f"{split}/", f"{rows.get(split, 0)} rows, the manifest "
+                                                 f"says {expected}"))
+    return report
+
+
+def _latest(dataset_dir: str) -> str | None:
+    path = FileSystems.join(dataset_dir, LATEST)
+    if not FileSystems.exists(path):
+        return None
+    with FileSystems.open(path, compression_type=RAW) as handle:
+        return handle.read().decode("utf-8").strip()
+
+
+def list_releases(root: str, deep: bool = False) -> list[dict[str, Any]]:
+    """One entry per dataset version (and staging directory) under a release root."""
+    entries: list[dict[str, Any]] = []
+    names = list_files(root)
+    datasets = sorted({n.split("/")[0] for n in names if "/" in n})
+    for dataset in datasets:
+        dataset_dir = FileSystems.join(root, dataset)
+        latest = _latest(dataset_dir)
+        versions = sorted({n.split("/")[1] for n in names
+                           if n.startswith(f"{dataset}/") and n.count("/") >= 2})
+        for version in versions:
+            if version == STAGING:
+                staged = sorted({n.split("/")[2] for n in names
+                                 if n.startswith(f"{dataset}/{STAGING}/") and n.count("/") >= 3})
+                entries += [{"dataset": dataset, "version": s, "status": "staging",
+                             "latest": False, "created": None, "rows_per_split": {}}
+                            for s in staged]
+                continue
+            path = FileSystems.join(dataset_dir, version)
+            report = verify_release(path, deep=deep)
+            manifest: dict[str, Any] = {}
+            if not any(f == MANIFEST for f, _ in report.problems):
+                manifest = _read_manifest(path)
+            entries.append({"dataset": dataset, "version": version,
+                            "status": "complete" if report.ok else "damaged",
+                            "latest": version == latest, "created": manifest.get("created"),
+                            "rows_per_split": manifest.get("rows_per_split", {}),
+                            "problems": len(report.problems)})
+        if latest and latest not in versions:
+            entries.append({"dataset": dataset, "version": latest, "status": "missing",
+                            "latest": True, "created": None, "rows_per_split": {},
+                            "problems": 1})
+    return entries
