@@ -309,7 +309,18 @@ def _baseline_split(staging_dir: str, base: str, splits: list[str]) -> str:
     return next((split for split in preferred if rows.get(split)), preferred[0])
 
 
+def _check_thresholds(args: argparse.Namespace) -> None:
+    t = {k[2:]: v for k, v in vars(args).items() if k.startswith("t_")}
+    if (t["workers"] < 1 or min(t.values()) < 0 or t["exist"] < t["ambiguous"]
+            or t["yes_no_question"] < t["yes_no_ambiguous"]
+            or max(v for k, v in t.items() if k not in ("workers", "span_min_votes"))
+            > t["workers"]):
+        raise UsageError("JNQ thresholds must be counts out of --workers (>= 1), with "
+                         "--exist >= --ambiguous and --yes-no-question >= --yes-no-ambiguous")
+
+
 def run_import(args: argparse.Namespace, beam_args: list[str]) -> dict[str, Any]:
+    _check_thresholds(args)
     inputs = _inputs(args)
     require_inputs(args.votes)
     splits = sorted({s for item in inputs for s in item.splits},

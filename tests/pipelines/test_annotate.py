@@ -410,3 +410,11 @@ def test_a_damaged_release_is_refused_before_any_work(nq_release, nq_annotated, 
                           str(votes), "--output", str(tmp_path / "out")])
     assert code == 5 and target.name in capsys.readouterr().err
     assert not (tmp_path / "out").exists()
+
+
+@pytest.mark.parametrize("option", [["--workers", "0"], ["--exist", "3"],
+                                    ["--yes-no-answer", "11"], ["--good-question", "-1"]])
+def test_impossible_thresholds_are_refused_before_any_work(option, tmp_path, capsys):
+    code = annotate.main(["import", "--dataset", "jnq", "--input", str(tmp_path), "--votes",
+                          str(tmp_path), "--output", str(tmp_path / "out"), *option])
+    assert code == 2 and "thresholds" in capsys.readouterr().err
