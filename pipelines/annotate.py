@@ -20,7 +20,6 @@ from pathlib import Path
 from typing import Any
 
 import apache_beam as beam
-import pyarrow.parquet as pq
 from apache_beam.io.filesystems import FileSystems
 
 from filters.annotation.jnq import JnqThresholds
@@ -49,12 +48,12 @@ from transforms.nq.examples import FIELD_DOCS as NQ_FIELD_DOCS
 from transforms.nq.examples import HF_SCHEMA
 from transforms.nq.publish import ensure_empty_jsonl, nq_dev_baselines
 from transforms.release import (
-    RAW,
     ReleaseTarget,
     WriteAccounting,
     WriteShards,
     list_files,
     parquet_bytes,
+    parquet_rows,
     publish,
     recorded_options,
     require_intact,
@@ -244,7 +243,8 @@ def _inputs(args: argparse.Namespace) -> list[ImportInput]:
             raise UsageError(f"split(s) {', '.join(missing)} not in {path}")
         inputs.append(ImportInput(release.path, base, release.fingerprint, tuple(splits),
                                   tuple(split_files(split_patterns(release.path, base,
-                                                                   splits)))))
+                                                                   splits))),
+                                  release.version))
     return inputs
 
 
@@ -304,8 +304,7 @@ def _baseline_split(staging_dir: str, base: str, splits: list[str]) -> str:
         split = name.split("/")[0]
         if name.endswith(".parquet") and split in splits:
             path = FileSystems.join(staging_dir, *name.split("/"))
-            with FileSystems.open(path, compression_type=RAW) as handle:
-                rows[split] = rows.get(split, 0) + pq.ParquetFile(handle).metadata.num_rows
+            rows[split] = rows.get(split, 0) + parquet_rows(path)
     return next((split for split in preferred if rows.get(split)), preferred[0])
 
 
@@ -342,8 +341,7 @@ def run_import(args: argparse.Namespace, beam_args: list[str]) -> dict[str, Any]
     source = {"kind": "annotation", "votes": list(args.votes),
               "annotates": {"dataset": args.dataset, "base_dataset": args.dataset,
                             "path": first.path, "fingerprint": first.fingerprint or "-",
-                            "version": read_release(first.path).version
-                            if first.fingerprint else "-"},
+                            "version": first.version},
               "merged": [item.path for item in inputs[1:]]}
     options = {**recorded_options(args, beam_args), "ways": ways}
     base = args.dataset

@@ -28,6 +28,7 @@ class ImportInput:
     fingerprint: str | None
     splits: tuple[str, ...]
     files: tuple[tuple[str, str, int, int], ...] = field(default=())
+    version: str = "-"
 
 
 class AnnotateRelease(beam.PTransform):

@@ -38,6 +38,7 @@ from transforms.annotation.label_studio.configs import jnq_config, nq_config, pr
 from transforms.annotation.label_studio.exports import votes_from_export
 from transforms.annotation.label_studio.tasks import jnq_tasks, nq_task
 from transforms.annotation.manifest import EXPORT_MANIFEST, ReleaseRef, base_dataset
+from transforms.annotation.read_votes import of_release
 from transforms.annotation.release_examples import iter_lines, split_patterns
 from transforms.release import RAW, to_json_bytes
 
@@ -109,7 +110,7 @@ def read_jnq_votes(patterns: Iterable[str], fingerprint: str) -> dict[str, list[
                     vote = parse_jnq_vote(record, path, number)
                 except VoteError:
                     continue
-                if vote.release in (None, fingerprint):
+                if of_release(vote, fingerprint):
                     votes.setdefault(vote.question_id, []).append(vote)
     if not votes:
         raise ExportError(f"no JNQ vote of release {fingerprint} in --votes "
@@ -121,7 +122,7 @@ def _records(path: str) -> Iterator[Any]:
     lines = iter_lines(path)
     first = next(lines, b"")
     if first.lstrip().startswith(b"["):
-        tasks = json.loads(b"\n".join([first, *lines]))
+        tasks = json.loads(b"".join([first, *lines]))
         yield from (r for r in votes_from_export(tasks, "jnq") if "error" not in r)
         return
     for line in (first, *lines) if first else ():

@@ -22,7 +22,7 @@ import pyarrow as pa
 
 from filters.annotation.jnq import JnqThresholds, JnqVoteError, aggregate_question, check_vote
 from filters.annotation.votes import JnqVote, latest_votes
-from transforms.annotation.read_votes import count_repeats, refuse
+from transforms.annotation.read_votes import count_repeats, of_release, refuse
 from transforms.core.accounting import rejected, tally
 from transforms.jnq.schema import EXAMPLE_SCHEMA
 
@@ -147,7 +147,7 @@ class AnnotateJnqRows(beam.DoFn):
         lengths = {p["id"]: len(p["text"]) for p in row["paragraphs"]}
         ours = []
         for vote in votes:
-            if None not in (vote.release, fingerprint) and vote.release != fingerprint:
+            if not of_release(vote, fingerprint):
                 if any(vote.release == other[3] for other in held[1:]):
                     yield tally("votes", "not_needed")  # the other release's copy is used
                     continue

@@ -22,7 +22,7 @@ import pyarrow as pa
 
 from filters.annotation.nq import NqVoteError, check_nq_vote, long_answer_type, nq_annotation
 from filters.annotation.votes import NqVote, latest_votes
-from transforms.annotation.read_votes import count_repeats, refuse
+from transforms.annotation.read_votes import count_repeats, of_release, refuse
 from transforms.core.accounting import rejected, tally
 
 STAGE = "examples"
@@ -75,7 +75,7 @@ class AnnotateNqExamples(beam.DoFn):
         split, example = min(grouped["examples"], key=lambda pair: pair[0])
         ours = []
         for vote in votes:
-            if None not in (vote.release, self.fingerprint) and vote.release != self.fingerprint:
+            if not of_release(vote, self.fingerprint):
                 yield from refuse("other_release", f"the vote names release {vote.release}, "
                                   f"not {self.fingerprint}", **vote_context(vote))
             else:

@@ -19,7 +19,13 @@ import apache_beam as beam
 from apache_beam.io import fileio
 from apache_beam.io.filesystem import CompressionTypes
 
-from filters.annotation.votes import VoteError, parse_jnq_vote, parse_nq_vote
+from filters.annotation.votes import (
+    JnqVote,
+    NqVote,
+    VoteError,
+    parse_jnq_vote,
+    parse_nq_vote,
+)
 from transforms.annotation.label_studio.exports import votes_from_export
 from transforms.core.accounting import SIDE_OUTPUTS, dead_letter, tally
 from transforms.sources.compressed import (
@@ -30,6 +36,12 @@ from transforms.sources.compressed import (
 )
 
 STAGE = "votes"
+
+
+def of_release(vote: NqVote | JnqVote, fingerprint: str | None) -> bool:
+    """Whether a vote may belong to the release ``fingerprint``: it names it, or one of the
+    two is unknown (a vote without ``release``, files that are not a release)."""
+    return None in (vote.release, fingerprint) or vote.release == fingerprint
 
 
 def refuse(reason: str, message: str, **context: Any) -> Iterator[Any]:

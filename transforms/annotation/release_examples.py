@@ -22,11 +22,7 @@ from apache_beam.io.filesystems import FileSystems
 from filters.annotation.nq import LONG_ANSWER_TYPES
 from transforms.core.accounting import SIDE_OUTPUTS, tally
 from transforms.release import RAW
-from transforms.sources.compressed import (
-    CompressionDamage,
-    decompressor_for,
-    iter_decompressed,
-)
+from transforms.sources.compressed import CompressionDamage, iter_path_lines
 
 STAGE = "examples"
 
@@ -52,19 +48,9 @@ def split_files(patterns: Sequence[tuple[str, str]]) -> list[tuple[str, str, int
 
 
 def iter_lines(path: str) -> Iterator[bytes]:
-    """The lines of a JSON lines file, decompressed by extension; ``CompressionDamage`` after
-    the last complete line of a damaged file."""
-    with FileSystems.open(path, compression_type=RAW) as handle:
-        new_decompressor = decompressor_for(path)
-        pieces = (iter(lambda: handle.read(1 << 16), b"") if new_decompressor is None
-                  else iter_decompressed(handle.read, new_decompressor))
-        pending = b""
-        for piece in pieces:
-            pending += piece
-            *lines, pending = pending.split(b"\n")
-            yield from (line for line in lines if line.strip())
-        if pending.strip():
-            yield pending
+    """The non-blank lines of a JSON lines file on any Beam filesystem, decompressed by
+    extension; ``CompressionDamage`` after the last complete line of a damaged file."""
+    return (line for line in iter_path_lines(path) if line.strip())
 
 
 class DamagedReleaseError(RuntimeError):

@@ -37,7 +37,7 @@ It imports ``transforms.core`` and ``filters``; pipelines import it through the 
 from transforms.release.accounting import HistogramFn, WriteAccounting
 from transforms.release.card import baseline_table
 from transforms.release.formats import jsonl_bytes, parquet_bytes, to_json_bytes
-from transforms.release.manifest import recorded_options, rows_in_split_order
+from transforms.release.manifest import parquet_rows, recorded_options, rows_in_split_order
 from transforms.release.run import EmptyReleaseError, publish, published, run_release
 from transforms.release.shards import WriteJson, WriteShards, ensure_empty_splits, read_group_rows
 from transforms.release.stats import group_tallies, length_statistics, top_prefixes
@@ -67,7 +67,7 @@ __all__ = [
     "ReleaseTarget", "WriteAccounting", "WriteJson", "WriteShards", "baseline_table",
     "check_name", "check_release_root", "ensure_empty_splits", "group_tallies", "jsonl_bytes",
     "latest_path", "length_statistics", "list_files", "list_releases", "parquet_bytes",
-    "publish", "published", "read_group_rows", "read_json", "recorded_options",
+    "parquet_rows", "publish", "published", "read_group_rows", "read_json", "recorded_options",
     "require_intact", "resolve_release", "rows_in_split_order", "run_release", "to_json_bytes",
     "top_prefixes", "verify_release", "write_bytes",
 ]

@@ -32,6 +32,12 @@ def json_safe(value: Any) -> Any:
 
 
 
+def parquet_rows(path: str) -> int:
+    """The rows of a Parquet file, from its footer only."""
+    with FileSystems.open(path, compression_type=RAW) as handle:
+        return pq.ParquetFile(handle).metadata.num_rows
+
+
 def file_manifest(staging_dir: str) -> dict[str, dict[str, Any]]:
     """sha256, size (and Parquet row count) of every file of the staged release."""
     files: dict[str, dict[str, Any]] = {}
@@ -40,8 +46,7 @@ def file_manifest(staging_dir: str) -> dict[str, dict[str, Any]]:
         digest, size = sha256_of(path)
         entry: dict[str, Any] = {"sha256": digest, "bytes": size}
         if relative.endswith(".parquet"):
-            with FileSystems.open(path, compression_type=RAW) as handle:
-                entry["rows"] = pq.ParquetFile(handle).metadata.num_rows  # footer only
+            entry["rows"] = parquet_rows(path)
         files[relative] = entry
     return files
 

@@ -20,6 +20,7 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 from apache_beam.io.filesystem import CompressionTypes
+from apache_beam.io.filesystems import FileSystems
 
 TRUNCATED_COMPRESSION = "truncated_compression"
 CORRUPT_COMPRESSION = "corrupt_compression"
@@ -152,20 +153,34 @@ def iter_complete_lines(readable: Any) -> Iterator[bytes]:
             yield from iter(handle.readline, b"")
         return
     with readable.open(compression_type=CompressionTypes.UNCOMPRESSED) as handle:
-        pending: list[bytes] = []  # the start of a line spanning pieces
-        for piece in iter_decompressed(handle.read, new_decompressor):
-            start = 0
-            end = piece.find(b"\n") + 1
-            while end:
-                pending.append(piece[start:end])
-                yield b"".join(pending)
-                pending = []
-                start = end
-                end = piece.find(b"\n", start) + 1
-            if start < len(piece):
-                pending.append(piece[start:])
-        if pending:  # a whole file's last line without its newline
+        yield from _lines(iter_decompressed(handle.read, new_decompressor))
+
+
+def iter_path_lines(path: str) -> Iterator[bytes]:
+    """The same for a path on any Beam filesystem (opened raw: gzip, deflate, bzip2 and xz are
+    decompressed here, anything else is read as it is)."""
+    with FileSystems.open(path, compression_type=CompressionTypes.UNCOMPRESSED) as handle:
+        new_decompressor = decompressor_for(path)
+        yield from _lines(iter(lambda: handle.read(CHUNK), b"") if new_decompressor is None
+                          else iter_decompressed(handle.read, new_decompressor))
+
+
+def _lines(pieces: Iterator[bytes]) -> Iterator[bytes]:
+    """Whole lines (with their ``\\n``) of a stream of pieces; a last line without one too."""
+    pending: list[bytes] = []  # the start of a line spanning pieces
+    for piece in pieces:
+        start = 0
+        end = piece.find(b"\n") + 1
+        while end:
+            pending.append(piece[start:end])
             yield b"".join(pending)
+            pending = []
+            start = end
+            end = piece.find(b"\n", start) + 1
+        if start < len(piece):
+            pending.append(piece[start:])
+    if pending:  # a whole file's last line without its newline
+        yield b"".join(pending)
 
 
 def complete_lines(data: bytes) -> bytes:
