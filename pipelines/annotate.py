@@ -93,6 +93,9 @@ def _release(path: str):
         raise UsageError(str(error)) from None
 
 
+COMMAND = "python -m pipelines.annotate import"  # recorded in the manifest; the card names it
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="python -m pipelines.annotate",
@@ -343,7 +346,7 @@ def run_import(args: argparse.Namespace, beam_args: list[str]) -> dict[str, Any]
                             "path": first.path, "fingerprint": first.fingerprint or "-",
                             "version": first.version},
               "merged": [item.path for item in inputs[1:]]}
-    options = {**recorded_options(args, beam_args), "ways": ways}
+    options = {**recorded_options(args, beam_args, COMMAND), "ways": ways}
     base = args.dataset
 
     def finish() -> dict[str, Any]:

@@ -56,6 +56,9 @@ def sample_corpus_patterns() -> list[str]:
             str(base.joinpath("pages")) + "/*.html"]
 
 
+COMMAND = "python -m pipelines.build_categories"  # recorded in the manifest; the card names it
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="python -m pipelines.build_categories",
@@ -117,7 +120,7 @@ def run(argv: list[str] | None = None) -> dict[str, Any]:
         return publish(target, overwrite=args.overwrite, allow_empty=args.allow_empty,
                        splits=["lexicon"],
                        schema=LEXICON_SCHEMA, field_docs=FIELD_DOCS,
-                       options=recorded_options(args, beam_args), source=source,
+                       options=recorded_options(args, beam_args, COMMAND), source=source,
                        make_stats=categories_stats, make_card=categories_card)
 
     return run_release(target, args.overwrite, beam_args,

@@ -67,6 +67,9 @@ DATASET_VERSION = "1.0.0"
 VARIANTS = ("jnq", "jboolq")
 
 
+COMMAND = "python -m pipelines.build_jnq"  # recorded in the manifest; the card names it
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="python -m pipelines.build_jnq",
@@ -193,7 +196,8 @@ def run(argv: list[str] | None = None) -> dict[str, Any]:
     source = {"kind": "query_log", "description": f"query logs matching {args.input}",
               "search": args.search, "pages": args.pages, "index_dir": args.index_dir,
               "lang": args.lang}
-    options = {**recorded_options(args, beam_args), "split_ratios": dict(args.split_ratios)}
+    options = {**recorded_options(args, beam_args, COMMAND),
+               "split_ratios": dict(args.split_ratios)}
     splits = ["questions"] if questions_only else [name for name, _ in args.split_ratios]
     schema = QUESTION_SCHEMA if questions_only else EXAMPLE_SCHEMA
 

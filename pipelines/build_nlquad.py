@@ -59,6 +59,9 @@ DATASET = "nlquad"
 DATASET_VERSION = "1.0.0"
 
 
+COMMAND = "python -m pipelines.build_nlquad"  # recorded in the manifest; the card names it
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="python -m pipelines.build_nlquad",
@@ -200,7 +203,8 @@ def finalize(target: ReleaseTarget, args: argparse.Namespace,
             path = FileSystems.join(target.staging_dir, "squad", f"{split}.json")
             if not FileSystems.exists(path):
                 write_bytes(path, to_json_bytes(squad_file([])))
-    options = {**recorded_options(args, beam_args), "split_ratios": dict(args.split_ratios)}
+    options = {**recorded_options(args, beam_args, COMMAND),
+               "split_ratios": dict(args.split_ratios)}
     return publish(target, overwrite=args.overwrite, allow_empty=args.allow_empty,
                    splits=split_names, schema=NLQUAD_SCHEMA,
                    field_docs=FIELD_DOCS, options=options,

@@ -73,6 +73,9 @@ def _sample(*parts: str) -> str:
     return str(resources.files("pipelines").joinpath("samples", *parts))
 
 
+COMMAND = "python -m pipelines.build_nq"  # recorded in the manifest; the card names it
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="python -m pipelines.build_nq",
@@ -250,7 +253,8 @@ def run(argv: list[str] | None = None) -> dict[str, Any]:
     source = {"kind": "query_log", "description": f"query logs matching {args.input}",
               "categories": args.categories, "search": args.search, "pages": args.pages,
               "index_dir": args.index_dir, "lang": args.lang}
-    options = {**recorded_options(args, beam_args), "split_ratios": dict(args.split_ratios)}
+    options = {**recorded_options(args, beam_args, COMMAND),
+               "split_ratios": dict(args.split_ratios)}
 
     def finish() -> dict[str, Any]:
         if questions_only:

@@ -77,6 +77,9 @@ def dataset_name(source: str) -> str:
     return DATASET_PREFIX + source
 
 
+COMMAND = "python -m pipelines.build_reqa"  # recorded in the manifest; the card names it
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="python -m pipelines.build_reqa",
@@ -222,7 +225,7 @@ def run(argv: list[str] | None = None) -> dict[str, Any]:
         return publish(target, overwrite=args.overwrite, allow_empty=args.allow_empty,
                        splits=list(GROUPS),
                        schema=RELEASE_SCHEMA, field_docs=FIELD_DOCS,
-                       options=recorded_options(args, beam_args), source=source,
+                       options=recorded_options(args, beam_args, COMMAND), source=source,
                        make_stats=reqa_stats, make_card=reqa_card, baselines=reqa_baselines)
 
     return run_release(target, args.overwrite, beam_args,

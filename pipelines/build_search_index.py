@@ -56,6 +56,9 @@ from transforms.sources.search_corpus import (
 DATASET_VERSION = "1.0.0"
 
 
+COMMAND = "python -m pipelines.build_search_index"  # recorded in the manifest; the card names it
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="python -m pipelines.build_search_index",
@@ -124,7 +127,7 @@ def run(argv: list[str] | None = None) -> dict[str, Any]:
         index_pages(target, args.lang, source["description"])
         return publish(target, overwrite=args.overwrite, allow_empty=args.allow_empty,
                        splits=["docs"], schema=DOC_SCHEMA,
-                       field_docs=FIELD_DOCS, options=recorded_options(args, beam_args),
+                       field_docs=FIELD_DOCS, options=recorded_options(args, beam_args, COMMAND),
                        source=source, make_stats=index_stats, make_card=index_card)
 
     return run_release(target, args.overwrite, beam_args,

@@ -19,6 +19,8 @@ from typing import Any
 from apache_beam import pvalue
 from apache_beam.metrics import Metrics
 
+from transforms.core.paths import portable_path, portable_traceback
+
 TALLY = "tally"
 DEAD_LETTER = "dead_letter"
 REJECTED = "rejected"
@@ -36,12 +38,22 @@ def dead_letter(stage: str, error: BaseException | str, **context: Any) -> pvalu
     Metrics.counter(stage, "dead_letter").inc()
     if isinstance(error, BaseException):
         detail = {"error_type": type(error).__name__, "error": str(error)[:2000],
-                  "traceback": "".join(traceback.format_exception(error))[-4000:]}
+                  "traceback": portable_traceback(
+                      "".join(traceback.format_exception(error)))[-4000:]}
     else:
         detail = {"error_type": "error", "error": error, "traceback": ""}
-    return pvalue.TaggedOutput(DEAD_LETTER, {"stage": stage, **context, **detail})
+    return pvalue.TaggedOutput(DEAD_LETTER, {"stage": stage, **_portable(context), **detail})
 
 
 def rejected(kind: str, record: dict[str, Any]) -> pvalue.TaggedOutput:
     """A record dropped with a named reason, kept for inspection under ``rejected/<kind>``."""
-    return pvalue.TaggedOutput(REJECTED, (kind, record))
+    return pvalue.TaggedOutput(REJECTED, (kind, _portable(record)))
+
+
+def _portable(record: dict[str, Any]) -> dict[str, Any]:
+    """A record with the local file it came from (``source``) relative to the working
+    directory: a release never names an absolute local path."""
+    source = record.get("source")
+    if isinstance(source, str) and source.startswith("/"):
+        return {**record, "source": portable_path(source)}
+    return record

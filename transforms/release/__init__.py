@@ -35,7 +35,7 @@ It imports ``transforms.core`` and ``filters``; pipelines import it through the 
 """
 
 from transforms.release.accounting import HistogramFn, WriteAccounting
-from transforms.release.card import baseline_table
+from transforms.release.card import CardInfo, DatasetCard, baseline_table, md_text
 from transforms.release.formats import jsonl_bytes, parquet_bytes, to_json_bytes
 from transforms.release.manifest import parquet_rows, recorded_options, rows_in_split_order
 from transforms.release.run import EmptyReleaseError, publish, published, run_release
@@ -62,12 +62,13 @@ from transforms.release.verify import (
 )
 
 __all__ = [
-    "DamagedReleaseError", "EmptyReleaseError", "HistogramFn", "InvalidReleaseName",
-    "InvalidReleaseRoot", "MANIFEST", "NotAReleaseError", "RAW", "ReleaseExistsError",
-    "ReleaseTarget", "WriteAccounting", "WriteJson", "WriteShards", "baseline_table",
-    "check_name", "check_release_root", "ensure_empty_splits", "group_tallies", "jsonl_bytes",
-    "latest_path", "length_statistics", "list_files", "list_releases", "parquet_bytes",
-    "parquet_rows", "publish", "published", "read_group_rows", "read_json", "recorded_options",
-    "require_intact", "resolve_release", "rows_in_split_order", "run_release", "to_json_bytes",
-    "top_prefixes", "verify_release", "write_bytes",
+    "CardInfo", "DamagedReleaseError", "DatasetCard", "EmptyReleaseError", "HistogramFn",
+    "InvalidReleaseName", "InvalidReleaseRoot", "MANIFEST", "NotAReleaseError", "RAW",
+    "ReleaseExistsError", "ReleaseTarget", "WriteAccounting", "WriteJson", "WriteShards",
+    "baseline_table", "check_name", "check_release_root", "ensure_empty_splits",
+    "group_tallies", "jsonl_bytes", "latest_path", "length_statistics", "list_files",
+    "list_releases", "md_text", "parquet_bytes", "parquet_rows", "publish", "published",
+    "read_group_rows", "read_json", "recorded_options", "require_intact", "resolve_release",
+    "rows_in_split_order", "run_release", "to_json_bytes", "top_prefixes", "verify_release",
+    "write_bytes",
 ]

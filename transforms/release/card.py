@@ -1,8 +1,57 @@
-"""Pieces every data card shares (the card text itself lives with each dataset's stages)."""
+"""Pieces every data card shares; each dataset's card body lives with its stages.
+
+A dataset declares its card as a ``DatasetCard``: ``CardInfo`` (what the Hub's YAML front
+matter, the Croissant metadata and the shared card sections need) and a ``body`` function of
+the manifest and stats. ``publish`` puts the front matter, the body and the shared sections
+together (``transforms.release.card_sections``).
+"""
 
 from __future__ import annotations
 
+import re
+from collections.abc import Callable
+from dataclasses import dataclass, field
 from typing import Any
+
+_MARKDOWN_SPECIAL = re.compile(r"([\\`*_{}\[\]<>()#+!|~])")
+
+
+def md_text(value: Any) -> str:
+    """``value`` as literal Markdown text: special characters backslash-escaped, HTML
+    brackets included, line breaks folded, so dataset text or an option cannot format,
+    link or inject markup."""
+    return _MARKDOWN_SPECIAL.sub(r"\\\1", " ".join(str(value).split()))
+
+
+@dataclass(frozen=True)
+class CardInfo:
+    """What a dataset's card, its YAML front matter and its Croissant metadata say about it."""
+
+    pretty_name: str
+    summary: str
+    license: str
+    license_text: str
+    language: tuple[str, ...]
+    task_categories: tuple[str, ...]
+    task_ids: tuple[str, ...]
+    source_datasets: tuple[str, ...]
+    citation: str
+    limitations: tuple[str, ...]
+    collection: str
+    preprocessing: str
+    annotation: str = ""
+    class_labels: dict[str, tuple[str, ...]] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class DatasetCard:
+    """``make_card`` for ``publish``: the dataset's ``CardInfo`` and its body sections."""
+
+    info: CardInfo
+    body: Callable[[dict[str, Any], dict[str, Any]], str]
+
+    def __call__(self, manifest: dict[str, Any], stats: dict[str, Any]) -> str:
+        return self.body(manifest, stats)
 
 
 def baseline_table(stats: dict[str, Any]) -> list[str]:
@@ -25,4 +74,3 @@ def baseline_table(stats: dict[str, Any]) -> list[str]:
             f"{row[m]:.3f}" if isinstance(row.get(m), float) else str(row.get(m, "-"))
             for m in metrics) + " |")
     return [*lines, ""]
-

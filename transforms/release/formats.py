@@ -17,9 +17,15 @@ def shard_name(group: str, index: int, count: int, extension: str) -> str:
 
 
 def parquet_bytes(rows: list[dict[str, Any]], schema: pa.Schema) -> bytes:
-    """Serialize rows with an explicit schema; deterministic for the same rows."""
-    table = pa.Table.from_pylist(rows, schema=schema)
+    """Serialize rows with an explicit schema; deterministic for the same rows.
+
+    No rows give a file with the schema and no row group at all: a row group of 0 rows
+    breaks readers that size their batches by the first row group (HF ``datasets``)."""
     sink = io.BytesIO()
+    if not rows:
+        pq.ParquetWriter(sink, schema, compression=PARQUET_COMPRESSION).close()
+        return sink.getvalue()
+    table = pa.Table.from_pylist(rows, schema=schema)
     pq.write_table(table, sink, compression=PARQUET_COMPRESSION)
     return sink.getvalue()
 

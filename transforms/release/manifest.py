@@ -9,16 +9,22 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 from apache_beam.io.filesystems import FileSystems
 
+from transforms.core.paths import portable_value
 from transforms.release.provenance import code_version, utc_now
 from transforms.release.storage import RAW, list_files, sha256_of
 from transforms.release.target import ReleaseTarget
 
 
-def recorded_options(args: argparse.Namespace, beam_args: list[str]) -> dict[str, Any]:
-    """All options as given (JSON-serializable), for the manifest."""
+def recorded_options(args: argparse.Namespace, beam_args: list[str],
+                     command: str = "") -> dict[str, Any]:
+    """All options as given (JSON-serializable), for the manifest; local paths relative to
+    the working directory (``transforms.core.paths``), so no absolute path is published.
+    ``command`` is the entry point (``python -m pipelines.build_nlquad``) the card names."""
     options = {k: v for k, v in vars(args).items() if not k.startswith("_")}
     options["beam_args"] = beam_args
-    return json_safe(options)
+    if command:
+        options["command"] = command
+    return portable_value(json_safe(options))
 
 
 def json_safe(value: Any) -> Any:
@@ -72,7 +78,7 @@ def build_manifest(target: ReleaseTarget, *, options: dict[str, Any], source: di
         "created": utc_now(),
         "code": dict(target.code) or code_version(),
         "options": options,
-        "source": source,
+        "source": portable_value(source),
         "schema": schema_description(schema, field_docs),
         "splits": splits,
         "rows_per_split": rows,

@@ -21,8 +21,11 @@ from apache_beam.io.filesystems import FileSystems
 from apache_beam.options.pipeline_options import PipelineOptions
 
 from transforms.release.accounting import read_accounting
+from transforms.release.card import DatasetCard
+from transforms.release.card_sections import shared_sections
 from transforms.release.commit import discard_staging, finalize_release, repair_latest
 from transforms.release.formats import to_json_bytes
+from transforms.release.hub import front_matter
 from transforms.release.manifest import build_manifest
 from transforms.release.shards import ensure_empty_splits
 from transforms.release.staging import (
@@ -32,6 +35,7 @@ from transforms.release.staging import (
     read_owner,
 )
 from transforms.release.storage import read_json, write_bytes
+from transforms.release.tables import release_tables, table_name
 from transforms.release.target import MANIFEST, ReleaseExistsError, ReleaseTarget
 from transforms.release.verify import require_intact
 
@@ -70,13 +74,28 @@ def publish(target: ReleaseTarget, *, overwrite: bool, splits: list[str], schema
         raise EmptyReleaseError(
             f"no rows in any split ({', '.join(splits)}) of {target.dataset} "
             f"{target.version}; pass --allow-empty to publish an empty release")
-    card = make_card(manifest, stats).encode("utf-8")
-    write_bytes(FileSystems.join(target.staging_dir, "README.md"), card)
-    manifest["files"]["README.md"] = {"sha256": hashlib.sha256(card).hexdigest(),
-                                      "bytes": len(card)}
+    for name, content in release_documents(target.staging_dir, manifest, stats, splits,
+                                           make_card).items():
+        write_bytes(FileSystems.join(target.staging_dir, name), content)
+        manifest["files"][name] = {"sha256": hashlib.sha256(content).hexdigest(),
+                                   "bytes": len(content)}
     manifest["files"] = dict(sorted(manifest["files"].items()))
     finalize_release(target, overwrite, to_json_bytes(manifest))
     return {"manifest": manifest, "stats": stats, "path": target.final_dir}
+
+
+def release_documents(staging_dir: str, manifest: dict[str, Any], stats: dict[str, Any],
+                      splits: list[str],
+                      make_card: Callable[[dict, dict], str]) -> dict[str, bytes]:
+    """The card (``README.md``) and, for a ``DatasetCard``, its YAML front matter and shared
+    sections (``hub``, ``card_sections``)."""
+    body = make_card(manifest, stats)
+    if not isinstance(make_card, DatasetCard):
+        return {"README.md": body.encode("utf-8")}
+    tables = release_tables(staging_dir, manifest["files"], main=table_name(splits[0])[0])
+    card = "\n".join([front_matter(manifest, make_card.info, tables), body.rstrip("\n"), "",
+                      shared_sections(staging_dir, manifest, stats, make_card.info, tables)])
+    return {"README.md": card.encode("utf-8")}
 
 
 def run_release(target: ReleaseTarget, overwrite: bool, beam_args: list[str],

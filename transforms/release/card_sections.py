@@ -1,0 +1,156 @@
+"""The sections every data card ends with, from the release itself: fields, an example row,
+how it was built, leakage between splits, limitations, how to load it, licence and citation.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any
+
+import pyarrow.parquet as pq
+from apache_beam.io.filesystems import FileSystems
+
+from transforms.release.card import CardInfo, md_text
+from transforms.release.storage import RAW
+from transforms.release.tables import Table
+
+MAX_TEXT = 240
+MAX_ITEMS = 4
+
+
+def short_type(data_type: Any) -> str:
+    """An Arrow type as a card shows it: ``list<element: string>`` as ``list<string>``."""
+    return re.sub(r"(?:element|item): ", "", str(data_type)).replace(" not null", "")
+
+
+def field_table(tables: list[Table], docs: dict[str, str]) -> list[str]:
+    """One Markdown table of columns (type, meaning) per config."""
+    lines = ["## Fields", ""]
+    seen: set[str] = set()
+    for table in tables:
+        if table.config in seen:
+            continue
+        seen.add(table.config)
+        lines += [f"Config `{table.config}` (`{table.pattern}`):", "",
+                  "| column | type | meaning |", "|---|---|---|"]
+        lines += [f"| `{f.name}` | `{short_type(f.type)}` | {md_text(docs.get(f.name, ''))} |"
+                  for f in table.schema]
+        lines.append("")
+    return lines
+
+
+def clipped(value: Any) -> Any:
+    """A value shortened for display: long strings cut, long lists cut, with a marker."""
+    if isinstance(value, str):
+        return value if len(value) <= MAX_TEXT else f"{value[:MAX_TEXT]}… [{len(value)} chars]"
+    if isinstance(value, list):
+        items = [clipped(v) for v in value[:MAX_ITEMS]]
+        return items + [f"… [{len(value)} items]"] if len(value) > MAX_ITEMS else items
+    if isinstance(value, dict):
+        return {k: clipped(v) for k, v in value.items()}
+    return value
+
+
+def first_row(version_dir: str, table: Table) -> dict[str, Any] | None:
+    """The first row of a table (first file, first row group), or None."""
+    for path in table.files:
+        with FileSystems.open(FileSystems.join(version_dir, *path.split("/")),
+                              compression_type=RAW) as handle:
+            parquet = pq.ParquetFile(handle)
+            if parquet.metadata.num_row_groups and parquet.metadata.row_group(0).num_rows:
+                return parquet.read_row_group(0).slice(0, 1).to_pylist()[0]
+    return None
+
+
+def example_section(version_dir: str, tables: list[Table]) -> list[str]:
+    """One real row of the main table, as JSON, long values shortened."""
+    main = [t for t in tables if t.config == tables[0].config and t.rows] if tables else []
+    row = first_row(version_dir, main[0]) if main else None
+    if row is None:
+        return []
+    text = json.dumps(clipped(row), indent=2, ensure_ascii=False, default=str)
+    fence = "`" * max(3, max((len(run) for run in re.findall(r"`+", text)), default=0) + 1)
+    return ["## Example", "",
+            f"The first row of `{main[0].directory}` (strings over {MAX_TEXT} characters and "
+            f"lists over {MAX_ITEMS} items shortened):", "",
+            f"{fence}json", text, fence, ""]
+
+
+def build_section(manifest: dict[str, Any]) -> list[str]:
+    """The command and every option it was run with (local paths relative to where it ran)."""
+    options = dict(manifest.get("options", {}))
+    command = options.pop("command", "") or "python -m pipelines.<pipeline>"
+    lines = ["## How it was built", "",
+             f"`{command}` with these options (local paths are relative to the directory "
+             "the job ran from; `dataset_info.json` records them all, with the code version):",
+             "", "| option | value |", "|---|---|"]
+    for name, value in sorted(options.items()):
+        shown = json.dumps(value, ensure_ascii=False, sort_keys=True)
+        lines.append(f"| `--{name.replace('_', '-')}` | {md_text(shown)} |")
+    code = manifest.get("code", {})
+    lines += ["", f"Code: {md_text(code.get('package', ''))} {md_text(code.get('version', ''))}"
+                  f" (commit {md_text(code.get('git_commit') or 'n/a')}); built "
+                  f"{md_text(manifest.get('created', ''))}.", ""]
+    return lines
+
+
+def leakage_section(stats: dict[str, Any]) -> list[str]:
+    """What ``stats["leakage"]`` found: the same question or document in two splits."""
+    leakage = stats.get("leakage")
+    if not leakage:
+        return []
+    lines = ["## Leakage between splits", ""]
+    checks = leakage.get("checks", leakage)
+    for name, found in sorted(checks.items()):
+        if not isinstance(found, dict) or "count" not in found:
+            continue
+        lines.append(f"- {md_text(name.replace('_', ' '))}: {found['count']}")
+        for example in found.get("examples", [])[:3]:
+            lines.append(f"  - {md_text(json.dumps(example, ensure_ascii=False))}")
+    note = leakage.get("note")
+    return [*lines, *([""] + [md_text(note)] if note else []), "",
+            "Check against external evaluation sets with `python -m pipelines.release "
+            "leakage . --against FILE`.", ""]
+
+
+def loading_section(tables: list[Table]) -> list[str]:
+    """How to load the release with ``datasets``, pyarrow and DuckDB."""
+    main = tables[0] if tables else None
+    configs = sorted({t.config for t in tables if t.rows})
+    empty = [t for t in tables if not t.rows]
+    lines = ["## Loading", "", "```python", "from datasets import load_dataset",
+             f"data = load_dataset('.')                 # config {main.config if main else '-'}"]
+    lines += [f"other = load_dataset('.', '{name}')" for name in configs
+              if main and name != main.config][:3]
+    if main:
+        lines += ["", "import pyarrow.dataset as ds",
+                  f"table = ds.dataset('{main.directory}', format='parquet').to_table()",
+                  "", "import duckdb",
+                  f"duckdb.sql(\"SELECT count(*) FROM '{main.pattern}'\")"]
+    lines += ["```", ""]
+    if empty:
+        lines += ["Splits without rows are not listed for `datasets` (it cannot build an empty "
+                  "split); their zero-row Parquet files hold the schema for pyarrow and DuckDB: "
+                  + ", ".join(f"`{t.directory}`" for t in empty) + ".", ""]
+    lines += ["`dev/` is the `validation` split in `datasets`. Check the files against the "
+              "manifest first with `python -m pipelines.release verify .`.", ""]
+    return lines
+
+
+def closing_sections(info: CardInfo) -> list[str]:
+    """Limitations, licence and citation."""
+    fence = "```"
+    return ["## Limitations and known biases", "",
+            *[f"- {item}" for item in info.limitations], "",
+            "## Licence", "", info.license_text, "",
+            "## Citation", "", f"{fence}bibtex", info.citation.strip(), fence, ""]
+
+
+def shared_sections(version_dir: str, manifest: dict[str, Any], stats: dict[str, Any],
+                    info: CardInfo, tables: list[Table]) -> str:
+    """Everything a card has after the dataset's own body."""
+    docs = {f["name"]: f.get("description", "") for f in manifest.get("schema", [])}
+    return "\n".join([*field_table(tables, docs), *example_section(version_dir, tables),
+                      *build_section(manifest), *leakage_section(stats),
+                      *loading_section(tables), *closing_sections(info)])
