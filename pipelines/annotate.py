@@ -39,11 +39,11 @@ from transforms.annotation.manifest import (
     read_release,
 )
 from transforms.annotation.nq_attach import AttachNqAnnotations
-from transforms.annotation.publish import annotation_card, annotation_stats, jnq_baselines
+from transforms.annotation.publish import annotation_dataset_card, annotation_stats, jnq_baselines
 from transforms.annotation.release_examples import split_files, split_patterns
 from transforms.annotation.simulate import WorkerPool
 from transforms.annotation.simulate_release import write_simulated_votes
-from transforms.jnq.schema import EXAMPLE_SCHEMA
+from transforms.jnq.schema import FIELD_DOCS as JNQ_FIELD_DOCS
 from transforms.nq.examples import FIELD_DOCS as NQ_FIELD_DOCS
 from transforms.nq.examples import HF_SCHEMA
 from transforms.nq.publish import ensure_empty_jsonl, nq_dev_baselines
@@ -353,14 +353,15 @@ def run_import(args: argparse.Namespace, beam_args: list[str]) -> dict[str, Any]
         if base == "nq":
             ensure_empty_jsonl(target, splits)
         schema = HF_SCHEMA if base == "nq" else jnq_import.ANNOTATED_SCHEMA
-        docs = NQ_FIELD_DOCS if base == "nq" else {
-            **{f.name: "" for f in EXAMPLE_SCHEMA}, **jnq_import.ANNOTATED_FIELD_DOCS}
+        docs = ({**nq_import.VOTE_FIELD_DOCS, **NQ_FIELD_DOCS} if base == "nq" else
+                {**jnq_import.VOTE_FIELD_DOCS, **JNQ_FIELD_DOCS,
+                 **jnq_import.ANNOTATED_FIELD_DOCS})
         eval_split = _baseline_split(target.staging_dir, base, splits)
         return publish(
             target, overwrite=args.overwrite, allow_empty=args.allow_empty, splits=splits,
             schema=schema, field_docs=docs, options=options, source=source,
             make_stats=lambda t, h: annotation_stats(base, target.staging_dir, splits, t, h),
-            make_card=lambda m, s: annotation_card(base, m, s),
+            make_card=annotation_dataset_card(base),
             baselines=(lambda d: nq_dev_baselines(d, eval_split)) if base == "nq"
             else (lambda d: jnq_baselines(d, eval_split)))
 

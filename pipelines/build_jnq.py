@@ -36,7 +36,7 @@ from pipelines.cli.options import (
 from pipelines.cli.query_logs import add_query_log_arguments, log_fields
 from pipelines.cli.summary import dead_letter_line, empty_release_warning
 from transforms.core.accounting import SIDE_OUTPUTS
-from transforms.jnq.card import jnq_card, jnq_dev_baselines, jnq_stats
+from transforms.jnq.card import jnq_card_for, jnq_dev_baselines, jnq_stats
 from transforms.jnq.schema import (
     EXAMPLE_SCHEMA,
     FIELD_DOCS,
@@ -205,7 +205,7 @@ def run(argv: list[str] | None = None) -> dict[str, Any]:
         return publish(target, overwrite=args.overwrite, allow_empty=args.allow_empty,
                        splits=splits, schema=schema,
                        field_docs=FIELD_DOCS, options=options, source=source,
-                       make_stats=jnq_stats, make_card=jnq_card,
+                       make_stats=jnq_stats, make_card=jnq_card_for(args.variant),
                        baselines=None if questions_only else jnq_dev_baselines)
 
     return run_release(target, args.overwrite, beam_args,

@@ -266,7 +266,8 @@ def run(argv: list[str] | None = None) -> dict[str, Any]:
         ensure_empty_jsonl(target, split_names)
         return publish(target, overwrite=args.overwrite, allow_empty=args.allow_empty,
                        splits=split_names,
-                       schema=HF_SCHEMA, field_docs=EXAMPLE_FIELD_DOCS, options=options,
+                       schema=HF_SCHEMA, field_docs={**FIELD_DOCS, **EXAMPLE_FIELD_DOCS},
+                       options=options,
                        source=source, make_stats=nq_stats, make_card=nq_card,
                        baselines=nq_dev_baselines)
 

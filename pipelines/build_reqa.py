@@ -52,7 +52,7 @@ from transforms.release import (
 from transforms.release.formats import shard_name
 from transforms.reqa.baselines import reqa_baselines
 from transforms.reqa.build import BuildReqa
-from transforms.reqa.card import SOURCE_NAMES, reqa_card, reqa_stats, summary_value
+from transforms.reqa.card import SOURCE_NAMES, reqa_card_for, reqa_stats, summary_value
 from transforms.reqa.schema import (
     CANDIDATES_SCHEMA,
     FIELD_DOCS,
@@ -226,7 +226,8 @@ def run(argv: list[str] | None = None) -> dict[str, Any]:
                        splits=list(GROUPS),
                        schema=RELEASE_SCHEMA, field_docs=FIELD_DOCS,
                        options=recorded_options(args, beam_args, COMMAND), source=source,
-                       make_stats=reqa_stats, make_card=reqa_card, baselines=reqa_baselines)
+                       make_stats=reqa_stats, make_card=reqa_card_for(args.source),
+                       baselines=reqa_baselines)
 
     return run_release(target, args.overwrite, beam_args,
                        lambda pipeline: build_pipeline(pipeline, args, target), finish,

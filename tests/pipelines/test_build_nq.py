@@ -9,7 +9,7 @@ import pyarrow.parquet as pq
 import pytest
 
 from pipelines import build_categories, build_nq
-from pipelines.cli.errors import NoInputError
+from pipelines.cli.errors import NoInputError, UsageError
 from tests.conftest import PROJECT_ROOT, TEST_RUNNER
 
 GOLDEN = json.loads((PROJECT_ROOT / "tests" / "golden" / "nq_sample_expected.json").read_text())
@@ -64,7 +64,8 @@ def test_release_files_and_summary(nq_release):
     assert manifest["dataset"] == "nq_questions"
     assert manifest["rows_per_split"]["questions"] == result["stats"]["counts"]["queries"][
         "accepted"]
-    assert (path / "README.md").read_text().startswith("# NQ question selection")
+    card = (path / "README.md").read_text()
+    assert card.startswith("---\n") and "\n# NQ question selection" in card
     assert "stopped after question selection" in build_nq.format_summary(result)
 
 
@@ -81,7 +82,7 @@ def test_pre_aggregated_jsonl_input(tmp_path):
 
 
 def test_bad_options_fail_fast(tmp_path):
-    with pytest.raises(SystemExit):
+    with pytest.raises(UsageError, match="--window must be a number of days"):
         build_nq.run(["--window", "a week", "--output", str(tmp_path)])
     with pytest.raises(NoInputError, match="no input matches .*missing.tsv"):
         build_nq.run(["--categories", str(tmp_path / "missing.tsv"), "--output", str(tmp_path)])

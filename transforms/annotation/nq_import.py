@@ -41,6 +41,11 @@ VOTE_SCHEMA = pa.schema([
     pa.field("ways", pa.int64(), nullable=False),
 ], metadata={"dataset": "nq_votes"})
 VOTE_FIELD_DOCS = {
+    "example_id": "the NQ example judged",
+    "split": "the example's split",
+    "question_good": "the worker judged the question good (NQ §3.2 step 1)",
+    "long_answer_candidate": "index of the chosen long-answer candidate, -1 for none",
+    "yes_no_answer": "YES, NO or NONE",
     "annotator_id": "the worker (completed_by in Label Studio)",
     "annotation_id": "stable uint64 of (example, annotator), as in the examples' annotations",
     "long_answer_type": "paragraph, table, table_row, list, list_item, other or none",

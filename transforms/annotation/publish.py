@@ -10,12 +10,25 @@ from __future__ import annotations
 
 from collections import Counter, defaultdict
 from collections.abc import Iterable
+from dataclasses import replace
+from functools import partial
 from typing import Any
 
+from transforms.jnq.card import JBOOLQ_INFO, JNQ_INFO
 from transforms.metrics.agreement import fleiss_kappa, worker_agreement
 from transforms.metrics.annotation_quality import jnq_quality, nq_quality, quality_tables_markdown
 from transforms.metrics.jnq import jnq_metrics
-from transforms.release import baseline_table, group_tallies, length_statistics, read_group_rows
+from transforms.nq.card import NQ_INFO
+from transforms.release import (
+    CardInfo,
+    DatasetCard,
+    baseline_table,
+    group_tallies,
+    length_statistics,
+    md_text,
+    read_group_rows,
+)
+from transforms.release.citations import NOT_ANNOTATED
 
 SIMULATED_NOTE = ("**Simulated annotations.** The votes of this release were written by "
                   "`python -m pipelines.annotate simulate` (a seeded synthetic worker pool), "
@@ -142,19 +155,20 @@ def annotation_card(base: str, manifest: dict[str, Any], stats: dict[str, Any]) 
              "the JNQ benchmark suite (Uematsu, Wang, Kawahara, Shibata): thresholds of "
              "§3.2-3.5 over 10 workers" + (" in JBoolQ's order (§4)" if base == "jboolq"
                                            else ""))
-    lines = [f"# {manifest['dataset']} version {manifest['version']}", ""]
+    lines = [f"# {md_text(manifest['dataset'])} version {md_text(manifest['version'])}", ""]
     if stats.get("simulated_votes"):
         lines += [SIMULATED_NOTE, ""]
     lines += [
-        f"Human annotations of `{annotates['dataset']}` {annotates['version']} (release "
-        f"fingerprint `{annotates['fingerprint']}`), aggregated as in {paper}.",
+        f"Human annotations of {md_text(annotates['dataset'])} "
+        f"{md_text(annotates['version'])} (release fingerprint "
+        f"{md_text(annotates['fingerprint'])}), aggregated as in {paper}.",
         "",
         "| what | count |", "|---|---|",
         *[f"| votes {k.replace('.', ', ')} | {v} |" for k, v in sorted(votes.items())],
         *[f"| examples {k.replace('.', ', ')} | {v} |" for k, v in sorted(examples.items())],
         "",
         "| split | rows |", "|---|---|",
-        *[f"| {split} | {n} |" for split, n in manifest["rows_per_split"].items()],
+        *[f"| {md_text(split)} | {n} |" for split, n in manifest["rows_per_split"].items()],
         "",
         "Pending examples (fewer judgments than required) are not in the release: see "
         "`rejected/pending_examples/`. Refused votes are in `rejected/dead_letter/` with "
@@ -176,3 +190,60 @@ def annotation_card(base: str, manifest: dict[str, Any], stats: dict[str, Any]) 
                   "candidate paragraph), `gold_paragraph_ids` and `is_yes_no_question`."]
     lines += ["- `votes/<split>/*.parquet`: every judgment used, one row each.", ""]
     return "\n".join(lines)
+
+
+ANNOTATION_PROTOCOLS = {
+    "nq": (
+        "Natural Questions' protocol (Kwiatkowski et al. 2019, §3.2): for each question and "
+        "its Wikipedia page an annotator judges whether the question is good, selects the "
+        "long answer (one of the page's long-answer candidates, or none), then the short "
+        "answer spans inside it or a YES/NO answer. Each judgment is one entry of "
+        "`annotations`; by default train is 1-way and dev/test 5-way annotated (`--ways`), "
+        "as in NQ §5. Every vote used is in `votes/`."),
+    "jnq": (
+        "The JNQ protocol (Uematsu, Wang, Kawahara and Shibata 2024, §3.2-3.5): crowd "
+        "workers judge, in stages, whether the question is good, whether each candidate "
+        "paragraph holds the answer, whether the question is a yes/no question, its yes/no "
+        "answer and the short-answer span; each stage is asked of 10 workers by default and "
+        "aggregated with the paper's vote thresholds (`--t-*` options, recorded in the "
+        "manifest). A paragraph is EXIST when enough workers agree. Every vote used is in "
+        "`votes/`."),
+    "jboolq": (
+        "The JBoolQ protocol (Uematsu, Wang, Kawahara and Shibata 2024, §4): crowd workers "
+        "judge whether the question is good, whether it is a yes/no question, which "
+        "candidate paragraphs hold the answer and the yes/no answer, in that order; each "
+        "stage is asked of 10 workers by default and aggregated with the paper's vote "
+        "thresholds (`--t-*` options, recorded in the manifest). Every vote used is in "
+        "`votes/`."),
+}
+
+ANNOTATION_LIMITATIONS = (
+    "The votes may be simulated (`python -m pipelines.annotate simulate`, a seeded "
+    "synthetic worker pool): the card then says so at the top, and the release must not be "
+    "used to train or evaluate a model.",
+    "Crowd judgments vary: the agreement table and per-worker agreement above show how much; "
+    "single-annotated (1-way) splits carry one worker's view.",
+    "Examples with fewer judgments than required are left out (`rejected/pending_examples/`), "
+    "so a partial annotation run covers a non-random subset of the questions.",
+)
+
+
+def annotation_info(base: str) -> CardInfo:
+    """What an annotated ``base`` release (``nq``, ``jnq`` or ``jboolq``) says about itself:
+    the base dataset's card info with the annotation protocol and its limitations."""
+    info = {"nq": NQ_INFO, "jboolq": JBOOLQ_INFO}.get(base, JNQ_INFO)
+    return replace(
+        info,
+        pretty_name=f"{info.pretty_name}, annotated",
+        summary=(f"{info.summary} This release adds the human annotations, aggregated as in "
+                 "the paper, and every vote used (`votes` table)."),
+        limitations=(*(text for text in info.limitations if text != NOT_ANNOTATED),
+                     *ANNOTATION_LIMITATIONS),
+        annotation=ANNOTATION_PROTOCOLS.get(base, ANNOTATION_PROTOCOLS["jnq"]),
+    )
+
+
+def annotation_dataset_card(base: str) -> DatasetCard:
+    """``make_card`` of an annotated ``base`` release: its ``CardInfo`` and
+    ``annotation_card`` as the body."""
+    return DatasetCard(info=annotation_info(base), body=partial(annotation_card, base))

@@ -4,7 +4,16 @@ from __future__ import annotations
 
 from typing import Any
 
-from transforms.release import baseline_table, group_tallies, length_statistics, top_prefixes
+from transforms.release import (
+    CardInfo,
+    DatasetCard,
+    baseline_table,
+    group_tallies,
+    length_statistics,
+    md_text,
+    top_prefixes,
+)
+from transforms.release.citations import NLQUAD_BIBTEX
 
 PAPER_REFERENCE = {
     "source": "Soleimani, Monz, Worring. NLQuAD. EACL 2021, Table 2",
@@ -38,51 +47,114 @@ def _reasons(counts: dict[str, int], prefix: str) -> list[str]:
             if name.startswith(prefix)]
 
 
-def nlquad_card(manifest: dict[str, Any], stats: dict[str, Any]) -> str:
-    """Markdown data card: what, how built, stats, license note, how to load."""
+SOURCE_TEXT = {
+    "sample": "the pages bundled with the toolkit (synthetic BBC-like markup of every layout era)",
+    "html": "saved BBC News HTML pages",
+    "warc": "BBC News pages from WARC/ARC web archives",
+    "wayback": "Wayback Machine captures of bbc.co.uk/news and bbc.com/news",
+}
+
+NLQUAD_INFO = CardInfo(
+    pretty_name="NLQuAD-style non-factoid long-answer QA (BBC News)",
+    summary=(
+        "Non-factoid questions with long answers over BBC News articles, built the way NLQuAD "
+        "was (Soleimani, Monz and Worring, EACL 2021): each question is an interrogative "
+        "sub-heading of an article, its answer is the body paragraphs that follow the "
+        "sub-heading up to the next sub-heading, and the context is the whole article. "
+        "Answers are character and word spans of the context (SQuAD-style), often several "
+        "hundred words long."),
+    license="other",
+    license_text=(
+        "The article text belongs to the BBC; this release reproduces it for research use "
+        "only. The original NLQuAD was distributed under CC BY-NC for non-commercial, "
+        "academic use; this release does not contain NLQuAD's own files, it rebuilds the same "
+        "kind of data from the pages you supplied, so check the BBC's terms of use (and those "
+        "of the archive the pages came from) before you redistribute it. The questions, spans "
+        "and statistics the toolkit adds carry no further restriction."),
+    language=("en",),
+    task_categories=("question-answering",),
+    task_ids=("extractive-qa",),
+    source_datasets=("original",),
+    citation=NLQUAD_BIBTEX,
+    limitations=(
+        "News from one publisher: BBC News articles, by default published 2016-2020 "
+        "(`--from`/`--to`), so the topics, places and people are those of UK and world news "
+        "of those years, written in the BBC's British English house style.",
+        "The questions are journalists' sub-headings, not questions real users asked: they "
+        "are rhetorical, often start with what/why/how, and can be answered only by reading "
+        "the article around them.",
+        "Answers are extracted automatically (the paragraphs under a sub-heading), not checked "
+        "by people: a sub-heading whose section does not answer it still becomes an example.",
+        "Only pages in one of the four known BBC layouts (eras A-D) are parsed; other layouts "
+        "and non-article pages are skipped (see the skip reasons above), which biases the set "
+        "towards standard news articles.",
+        "Documents are long (hundreds of words): most exceed a 512-token model window.",
+    ),
+    collection=(
+        "BBC News article pages (saved HTML, WARC archives or Wayback Machine captures of "
+        "bbc.co.uk/news and bbc.com/news) are read; video, live and index pages are skipped "
+        "by URL. Articles are deduplicated by capture (the capture nearest to publication "
+        "wins) and by body text."),
+    preprocessing=(
+        "Every BBC layout era is parsed to body paragraphs and sub-headings; captions, media, "
+        "share tools, related links and BBC call-to-action boilerplate (and paragraphs "
+        "repeated across many articles) are removed. Sub-headings ending with a question mark "
+        "become questions; questions whose answer is empty, a template or contains a bullet "
+        "list are dropped. Splits are a salted SHA-256 hash of the article id, so all "
+        "questions of an article share a split in every version."),
+)
+
+
+def _source_text(kind: str | None, options: dict[str, Any]) -> str:
+    text = SOURCE_TEXT.get(kind or "", str(kind))
+    if kind == "wayback":
+        text += f", published {options.get('from_year')}-{options.get('to_year')}"
+    return text
+
+
+def _body(manifest: dict[str, Any], stats: dict[str, Any]) -> str:
+    """Markdown body: what, method, splits, counts and drop reasons, lengths, baselines."""
     counts = stats["counts"]
     pages = counts.get("pages", {})
     questions = counts.get("questions", {})
     dedup = counts.get("dedup", {})
     rows = manifest["rows_per_split"]
-    version = manifest["version"]
+    options = manifest["options"]
+    source = manifest["source"].get("kind")
     lines = [
-        f"# NLQuAD-style dataset, version {version}",
+        f"# NLQuAD-style dataset, version {md_text(manifest['version'])}",
         "",
-        "Non-factoid long-answer questions from BBC News articles, built the way NLQuAD was "
-        "(Soleimani, Monz and Worring, EACL 2021): the questions are the articles' "
-        "interrogative sub-headings and each answer is the body paragraphs that follow the "
-        "sub-heading up to the next sub-heading (or break-line).",
+        NLQUAD_INFO.summary,
         "",
-        f"Built {manifest['created']} by {manifest['code']['package']} "
-        f"{manifest['code']['version']} (commit {manifest['code']['git_commit'] or 'n/a'}) "
-        f"from source `{manifest['source'].get('kind')}`.",
+        f"Pages: {md_text(_source_text(source, options))}.",
         "",
         "## Splits",
         "",
         "| split | questions |",
         "|---|---|",
-        *[f"| {split} | {count} |" for split, count in rows.items()],
+        *[f"| {md_text(split)} | {count} |" for split, count in rows.items()],
         "",
         "Splits are assigned by a stable SHA-256 hash of the article id with the salt "
-        f"`{manifest['options'].get('split_salt')}`: all questions of an article are in one "
+        f"{md_text(options.get('split_salt'))}: all questions of an article are in one "
         "split, and an article keeps its split in every future version.",
         "",
-        "## How it was built",
+        "## Method",
         "",
         "1. Pages: BBC News article URLs only (video, live and index pages are skipped by URL); "
         "every layout era is parsed (Era A `span.cross-head`, Era B "
         "`h2.story-body__crosshead`, Era C `crosshead-block`, Era D `subheadline-block`).",
         "2. Text only: captions, image credits, media, ads, share tools, related-topic and "
         "link-only lists are removed; BBC call-to-action templates and paragraphs repeated "
-        f"across at least {manifest['options'].get('boilerplate_min_docs')} articles are "
+        f"across at least {md_text(options.get('boilerplate_min_docs'))} articles are "
         "removed.",
         "3. One document per article: the capture nearest to publication wins; the same body "
         "text under two URLs is kept once (earliest published).",
         "4. Questions: sub-headings ending with `?`; dropped when the answer contains a "
         "bullet list, is empty, or is a template.",
         "5. The context is the body paragraphs without sub-headings or break-lines, joined by "
-        f"{manifest['options'].get('paragraph_separator')!r}.",
+        f"{md_text(repr(options.get('paragraph_separator')))}. "
+        "`context[answer_start:answer_end] == answer_text`; the word offsets index "
+        "`context.split()`.",
         "",
         "## Counts",
         "",
@@ -119,28 +191,11 @@ def nlquad_card(manifest: dict[str, Any], stats: dict[str, Any]) -> str:
         f"| questions per document | {_mean(stats, 'questions_per_document')} | 2.4 |",
         "",
         *baseline_table(stats),
-        "## Loading",
-        "",
-        "```python",
-        "import pyarrow.dataset as ds",
-        "train = ds.dataset('train', format='parquet').to_table()",
-        "",
-        "from datasets import load_dataset",
-        "data = load_dataset('parquet', data_files={'train': 'train/*.parquet',",
-        "                                           'validation': 'dev/*.parquet',",
-        "                                           'test': 'test/*.parquet'})",
-        "```",
-        "",
-        "Columns are documented in `dataset_info.json` (`schema`). `context[answer_start:"
-        "answer_end] == answer_text`; word offsets index `context.split()`.",
-        "",
-        "## License",
-        "",
-        "The text belongs to the BBC. NLQuAD was released for research use; check the BBC's "
-        "terms before redistributing article text built with this toolkit.",
-        "",
     ]
     return "\n".join(lines)
+
+
+nlquad_card = DatasetCard(info=NLQUAD_INFO, body=_body)
 
 
 def nlquad_baselines(staging_dir: str, split: str = "dev") -> dict[str, Any]:

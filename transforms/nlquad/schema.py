@@ -59,6 +59,10 @@ FIELD_DOCS = {
     "question_index": "1-based position among the article's interrogative sub-headings",
     "context": "article body text without sub-headings, templates and break-lines",
     "answer_text": "the paragraphs under the sub-heading: context[answer_start:answer_end]",
+    "answer_start": "character offset of the answer in context",
+    "answer_end": "character end offset (exclusive) of the answer in context",
+    "answer_word_start": "offset of the answer's first word in context.split()",
+    "answer_word_end": "end offset (exclusive) of the answer's words in context.split()",
     "answer_paragraphs": "number of paragraphs in the answer",
     "answers": "SQuAD-style {text: [...], answer_start: [...]} for HuggingFace datasets",
 }

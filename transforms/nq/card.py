@@ -4,7 +4,16 @@ from __future__ import annotations
 
 from typing import Any
 
-from transforms.release import baseline_table, group_tallies, length_statistics, top_prefixes
+from transforms.release import (
+    CardInfo,
+    DatasetCard,
+    baseline_table,
+    group_tallies,
+    length_statistics,
+    md_text,
+    top_prefixes,
+)
+from transforms.release.citations import NOT_ANNOTATED, NQ_BIBTEX, QUERY_LOG_LICENSE
 
 
 def nq_stats(tallies: dict[str, int], histograms: dict) -> dict[str, Any]:
@@ -18,19 +27,109 @@ def nq_stats(tallies: dict[str, int], histograms: dict) -> dict[str, Any]:
             "wikipedia_in_top5_share": round(with_wikipedia / asked, 4) if asked else None}
 
 
-def nq_questions_card(manifest: dict[str, Any], stats: dict[str, Any]) -> str:
+WIKIPEDIA_LICENSE = (
+    "Page text, HTML and titles come from Wikipedia and belong to its authors under "
+    "CC BY-SA 4.0 (revisions before June 2023: CC BY-SA 3.0); reuse must attribute them and "
+    "share alike. Each example records the page URL and revision it came from.")
+
+UNANNOTATED_NOTE = ("Not annotated yet: `annotations` are empty; `python -m pipelines.annotate` "
+                    "exports tasks and imports the votes into an annotated release.")
+
+QUESTION_LIMITATIONS = (
+    "The questions come from one search engine's log (the one given to the build): they "
+    "reflect its users, their language, interests and the period the log covers, as NQ's "
+    "questions reflect Google's users in 2016-2017.",
+    "Question selection is English-only (spaCy `en_core_web_sm` tokens and the five NQ "
+    "heuristics of §3.1): on real data the filter accepts 95.7% of NQ-open questions and "
+    "about a quarter of long \"how to\" queries (README, \"Filter quality and speed\"), so "
+    "some non-questions remain.",
+    "Queries issued by fewer distinct users than `--min-users` within `--window` days are "
+    "dropped, which removes rare (long-tail) information needs as well as personal ones.",
+)
+
+NQ_QUESTIONS_INFO = CardInfo(
+    pretty_name="Natural Questions-style question selection",
+    summary=(
+        "Questions selected from a search query log the way Natural Questions selected its "
+        "questions (Kwiatkowski et al. 2019, §3.1): a normalized query must be issued by "
+        "several distinct users within a time window, have at least 8 tokens, and be "
+        "accepted by at least one of NQ's five question heuristics. Each row is one question "
+        "with its spelling variants, user and event counts and the heuristics that accepted "
+        "it; the next stage (`build_nq` without `--stop-after questions`) pairs each with a "
+        "Wikipedia page."),
+    license="other",
+    license_text=(
+        f"{QUERY_LOG_LICENSE} The counts and heuristic labels the toolkit adds carry no "
+        "further restriction. Natural Questions itself (CC BY-SA 3.0) is not part of this "
+        "release: only its selection method is reused."),
+    language=("en",),
+    task_categories=("question-answering",),
+    task_ids=("open-domain-qa",),
+    source_datasets=("original",),
+    citation=NQ_BIBTEX,
+    limitations=QUESTION_LIMITATIONS,
+    collection=(
+        "Rows of a search query log (query, user, timestamp, optional count) are read; "
+        "malformed rows are dead-lettered. Queries are normalized (case, whitespace, "
+        "punctuation) and grouped; spelling variants are kept."),
+    preprocessing=(
+        "A normalized query is kept when at least `--min-users` distinct users issued it "
+        "within `--window` days, it has at least 8 spaCy tokens, is not a URL, and one of "
+        "NQ's five heuristics accepts it (§3.1: who/when/where-style questions, categorical "
+        "noun phrases from a Hearst-pattern lexicon, ...). Every rejection is counted by "
+        "reason."),
+)
+
+NQ_INFO = CardInfo(
+    pretty_name="Natural Questions-style examples (questions with Wikipedia pages)",
+    summary=(
+        "Natural Questions-style examples: questions selected from a search query log as NQ "
+        "did (Kwiatkowski et al. 2019, §3.1), each paired with the top-ranked Wikipedia page "
+        "among its top-5 search results and that page's long-answer candidates (§4.1: the "
+        "P, Table, Tr, Ul, Ol, Dl, Li, Dd and Dt boxes). The rows use the HuggingFace "
+        "`natural_questions` layout and the NQ original format is written next to them, so "
+        "NQ's own tools read the release."),
+    license="other",
+    license_text=(
+        f"{WIKIPEDIA_LICENSE} {QUERY_LOG_LICENSE} Natural Questions itself (CC BY-SA 3.0) is "
+        "not part of this release: only its method and formats are reused."),
+    language=("en",),
+    task_categories=("question-answering",),
+    task_ids=("open-domain-qa", "extractive-qa"),
+    source_datasets=("original",),
+    citation=NQ_BIBTEX,
+    limitations=(
+        *QUESTION_LIMITATIONS,
+        "The document is the top Wikipedia page among the top 5 results of one search "
+        "backend at build time; questions without one are dropped, and the page is the "
+        "revision fetched then, not NQ's 2018 snapshot.",
+        NOT_ANNOTATED,
+    ),
+    collection=(
+        "Questions are selected from a search query log as in NQ §3.1; each is sent to a "
+        "search backend (a local BM25 index, the MediaWiki search API or a web search API) "
+        "and the top-ranked Wikipedia article among the top 5 results is fetched at a pinned "
+        "revision."),
+    preprocessing=(
+        "The page HTML is tokenized as NQ did (HTML tags are tokens) and its long-answer "
+        "candidates (P, Table, Tr, Ul, Ol, Dl, Li, Dd, Dt) are extracted with token and byte "
+        "offsets and top-level flags. Splits are a stable hash of the normalized question, "
+        "so a question never moves between splits across versions."),
+    class_labels={"annotations.yes_no_answer": ("NO", "YES")},
+)
+
+
+def _questions_body(manifest: dict[str, Any], stats: dict[str, Any]) -> str:
     counts = stats["counts"]
     queries, heuristics = counts.get("queries", {}), counts.get("heuristics", {})
     options = manifest["options"]
     return "\n".join([
-        f"# NQ question selection, version {manifest['version']}",
+        f"# NQ question selection, version {md_text(manifest['version'])}",
         "",
-        "Queries selected from a search log the way Natural Questions selected its questions "
-        "(Kwiatkowski et al. 2019, §3.1): issued by at least "
-        f"{options['min_users']} distinct users within {options['window']} days, at least 8 "
-        "spaCy tokens, and accepted by at least one of the five NQ heuristics.",
+        NQ_QUESTIONS_INFO.summary,
         "",
-        f"Source: {manifest['source']['description']}.",
+        f"This release: at least {md_text(options['min_users'])} distinct users within "
+        f"{md_text(options['window'])} days.",
         "",
         "| what | count |",
         "|---|---|",
@@ -42,37 +141,31 @@ def nq_questions_card(manifest: dict[str, Any], stats: dict[str, Any]) -> str:
         f"| accepted questions | {queries.get('accepted', 0)} |",
         *[f"| accepted by heuristic {k[1:]} | {v} |" for k, v in sorted(heuristics.items())],
         "",
-        "Columns are documented in `dataset_info.json`. Load with "
-        "`pyarrow.dataset.dataset('questions', format='parquet')`.",
-        "",
-        "Next step (not built yet): link each question to the top Wikipedia page among the "
-        "top-5 search results and extract long-answer candidates.",
-        "",
     ])
 
 
-def nq_card(manifest: dict[str, Any], stats: dict[str, Any]) -> str:
+def _examples_body(manifest: dict[str, Any], stats: dict[str, Any]) -> str:
     counts = stats["counts"]
     share = stats["wikipedia_in_top5_share"]
     rows = manifest["rows_per_split"]
+    source = manifest["source"]
     tags = {k.split(".", 1)[1]: v for k, v in counts.get("candidates", {}).items()
             if k.startswith("tag.")}
     return "\n".join([
-        f"# Natural Questions-style examples, version {manifest['version']}",
+        f"# Natural Questions-style examples, version {md_text(manifest['version'])}",
         "",
-        "Questions selected from search logs as NQ did (§3.1), each paired with the top-ranked "
-        "Wikipedia page among its top-5 search results, with the page's long-answer "
-        "candidates (§4.1). Not annotated yet: `annotations` are empty; `python -m "
-        "pipelines.annotate` exports tasks and imports the votes into an annotated release.",
+        NQ_INFO.summary,
         "",
-        f"Search: `{manifest['source']['search']}`; pages: `{manifest['source']['pages']}`; "
-        f"language: `{manifest['source']['lang']}`.",
+        UNANNOTATED_NOTE,
+        "",
+        f"Search: {md_text(source.get('search'))}; pages: {md_text(source.get('pages'))}; "
+        f"language: {md_text(source.get('lang'))}. "
         f"Questions with a Wikipedia page in the top 5: "
         f"{'-' if share is None else f'{share:.1%}'}.",
         "",
         "| split | examples |",
         "|---|---|",
-        *[f"| {split} | {n} |" for split, n in rows.items()],
+        *[f"| {md_text(split)} | {n} |" for split, n in rows.items()],
         "",
         "Long-answer candidates by tag: " + (", ".join(
             f"{tag} {n}" for tag, n in sorted(tags.items())) or "-") + ".",
@@ -80,17 +173,17 @@ def nq_card(manifest: dict[str, Any], stats: dict[str, Any]) -> str:
         *baseline_table(stats),
         "## Formats",
         "",
-        "- `nq_original/<split>/*.jsonl.gz`: the NQ original format; the official tools read "
-        "it (`natural_questions.text_utils.simplify_nq_example`).",
-        "- `<split>/*.parquet`: the HuggingFace `natural_questions` field layout:",
-        "",
-        "```python",
-        "from datasets import load_dataset",
-        "nq = load_dataset('parquet', data_files={'train': 'train/*.parquet'})",
-        "```",
+        "- `nq_original/<split>/nq-<split>-00.jsonl.gz`: the NQ original format, named as in "
+        "NQ's own release; the official tools read it "
+        "(`natural_questions.simplify_nq_data`, `natural_questions.nq_eval`).",
+        "- `<split>/*.parquet`: the HuggingFace `natural_questions` field layout "
+        "(`annotations.yes_no_answer`: -1 none, 0 NO, 1 YES).",
         "",
         "Splits are a stable hash of the normalized question: a question never moves between "
-        "splits across versions. Page text belongs to Wikipedia's authors (CC BY-SA).",
+        "splits across versions.",
         "",
     ])
 
+
+nq_questions_card = DatasetCard(info=NQ_QUESTIONS_INFO, body=_questions_body)
+nq_card = DatasetCard(info=NQ_INFO, body=_examples_body)

@@ -2,9 +2,18 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
-from transforms.release import baseline_table, group_tallies, length_statistics
+from transforms.release import (
+    CardInfo,
+    DatasetCard,
+    baseline_table,
+    group_tallies,
+    length_statistics,
+    md_text,
+)
+from transforms.release.citations import NLQUAD_BIBTEX, NQ_BIBTEX, REQA_BIBTEX, SQUAD_BIBTEX
 
 # What the paper reports for the train sets (Ahmad et al. 2019, Table 1 and §3).
 PAPER_SIZES = {"squad": "87,599 questions, 91,707 sentences (SQuAD v1.1 train)",
@@ -45,24 +54,114 @@ def summary_value(lengths: dict[str, Any], metric: str) -> str:
             f"max {summary['max']}")
 
 
-def reqa_card(manifest: dict[str, Any], stats: dict[str, Any]) -> str:
-    """Markdown data card: what, how built, counts, baselines, files, how to load."""
+SOURCE_BIBTEX = {"squad": SQUAD_BIBTEX, "nq": NQ_BIBTEX, "nlquad": NLQUAD_BIBTEX}
+
+SOURCE_LICENSES = {
+    "squad": ("SQuAD v1.1 (Rajpurkar et al. 2016) is distributed under CC BY-SA 4.0; its "
+              "paragraphs are Wikipedia text (CC BY-SA). A set built from it is a derivative "
+              "and is shared under CC BY-SA 4.0 with attribution to SQuAD."),
+    "nq": ("Natural Questions (Kwiatkowski et al. 2019) is distributed under CC BY-SA 3.0 and "
+           "its pages are Wikipedia text (CC BY-SA); a set built from NQ's files is shared "
+           "under CC BY-SA 3.0 with attribution to NQ. Built from this toolkit's NQ-style "
+           "release instead, the pages are Wikipedia's (CC BY-SA 4.0) and the questions come "
+           "from the query log given to that build, whose owner's terms apply."),
+    "nlquad": ("Built from this toolkit's NLQuAD-style release: the article text belongs to "
+               "the BBC and is reproduced for research use only; check the BBC's terms "
+               "before redistributing it (the original NLQuAD was distributed under CC BY-NC "
+               "for non-commercial, academic use)."),
+}
+
+# The last sentence of every ReQA licence text, generic or per source.
+TOOLKIT_ADDITIONS = ("The sentence segmentation, ids and statistics the toolkit adds carry no "
+                     "further restriction.")
+
+RELEASE_LICENSES = {"squad": "cc-by-sa-4.0", "nq": "cc-by-sa-3.0", "nlquad": "other"}
+
+REQA_INFO = CardInfo(
+    pretty_name="ReQA sentence-level answer retrieval set",
+    summary=(
+        "A sentence-level answer retrieval benchmark built as ReQA was (Ahmad, Constant, "
+        "Yang and Cer, MRQA 2019): the paragraphs of a reading-comprehension dataset (SQuAD "
+        "v1.1, Natural Questions or NLQuAD) are split into sentences, every sentence becomes "
+        "a retrieval candidate with its paragraph as context, and each question's correct "
+        "answers are the sentences its answer span overlaps. A retriever ranks all "
+        "candidates for every question; it is scored by mean reciprocal rank and recall@k. "
+        "Two tables: `questions` and `candidates`."),
+    license="other",
+    license_text=f"{' '.join(SOURCE_LICENSES.values())} {TOOLKIT_ADDITIONS}",
+    language=("en",),
+    task_categories=("question-answering", "text-retrieval"),
+    task_ids=("open-domain-qa",),
+    source_datasets=("extended|squad", "extended|natural_questions", "original"),
+    citation="\n\n".join([REQA_BIBTEX, *SOURCE_BIBTEX.values()]),
+    limitations=(
+        "Sentence boundaries come from spaCy `en_core_web_sm`'s `senter` "
+        "(`filters/text/sentences.py`), not the paper's Google sentence breaker: a boundary "
+        "error merges or splits candidates, and an answer crossing a boundary marks several "
+        "sentences correct (counted in the table above).",
+        "SQuAD's questions were written by crowd workers looking at the paragraph, so they "
+        "share many words with the answer sentence, which favours lexical retrievers such as "
+        "BM25 (the ReQA paper's observation); NQ's questions are real search queries and "
+        "NLQuAD's are journalists' sub-headings.",
+        "Questions with the same text are merged and every answer counts, so a question "
+        "asked of two paragraphs has correct sentences in both.",
+        "Only the paragraphs that some question reaches are indexed, not whole documents: "
+        "the candidate pool is smaller and easier than a full corpus.",
+    ),
+    collection=(
+        "The examples of an existing reading-comprehension dataset are read: SQuAD v1.1 JSON, "
+        "Natural Questions in its original format (or this toolkit's NQ-style release), or "
+        "this toolkit's NLQuAD-style release. No new text is collected."),
+    preprocessing=(
+        "Examples whose answer offsets do not match the text, or whose answer is empty, are "
+        "dropped by reason. Each paragraph is split into sentences with character offsets "
+        "(spaCy `senter` plus a quotation rule); a question's correct candidates are the "
+        "sentences its answer span overlaps. Questions with the same text are merged, and a "
+        "paragraph reached from several questions is indexed once."),
+)
+
+
+def reqa_card_for(source: str) -> DatasetCard:
+    """The card of a ``--source`` (``squad``, ``nq`` or ``nlquad``) release: that source's
+    licence, paper and Hub ``source_datasets``."""
+    if source not in SOURCE_LICENSES:
+        return reqa_card
+    origin = {"squad": "extended|squad", "nq": "extended|natural_questions",
+              "nlquad": "original"}[source]
+    return DatasetCard(info=replace(
+        REQA_INFO,
+        pretty_name=f"ReQA sentence-level answer retrieval set from {SOURCE_NAMES[source]}",
+        license=RELEASE_LICENSES[source],
+        license_text=f"{SOURCE_LICENSES[source]} {TOOLKIT_ADDITIONS}",
+        source_datasets=(origin,),
+        citation=f"{REQA_BIBTEX}\n\n{SOURCE_BIBTEX[source]}"), body=_body)
+
+
+def _input_text(manifest: dict[str, Any]) -> str:
+    """Which input the release read, without any path (the build command shows it)."""
+    source = manifest["options"]["source"]
+    origin = "the bundled sample" if not manifest["options"].get("input") else "the input files"
+    split = manifest["source"].get("split") or "all"
+    return (f"{SOURCE_NAMES.get(source, source)}, {origin}"
+            + ("" if split == "all" else f", split {split}"))
+
+
+def _body(manifest: dict[str, Any], stats: dict[str, Any]) -> str:
+    """Markdown body: what, input, counts and drop reasons, lengths, baselines, files."""
     source = manifest["options"]["source"]
     lengths, examples = stats["lengths"], stats["examples"]
     counts = stats["counts"]
     answers = counts.get("answers", {})
     return "\n".join([
-        f"# ReQA retrieval set from {SOURCE_NAMES[source]}, version {manifest['version']}",
+        f"# ReQA retrieval set from {md_text(SOURCE_NAMES.get(source, source))}, version "
+        f"{md_text(manifest['version'])}",
         "",
-        "Sentence-level answer retrieval as in ReQA (Ahmad, Constant, Yang, Cer 2019, "
-        "\"ReQA: An Evaluation for End-to-End Answer Retrieval Models\"): every paragraph is "
-        "split into sentences (spaCy `en_core_web_sm` `senter`, see `filters/text/sentences.py`); "
-        "the answer index holds each sentence with its paragraph as context; a question's "
-        "correct answers are the sentences its answer span overlaps. Questions with the same "
-        "text are merged (all their answers count); a paragraph reached from several "
-        "questions is indexed once.",
+        REQA_INFO.summary,
         "",
-        f"Input: {manifest['source']['description']}.",
+        "As in the paper, questions with the same text are merged (all their answers count) "
+        "and a paragraph reached from several questions is indexed once.",
+        "",
+        f"Input: {md_text(_input_text(manifest))}.",
         *([f"For comparison, the paper's set from {SOURCE_NAMES[source]}: "
            f"{PAPER_SIZES[source]}.", ""] if source in PAPER_SIZES else [""]),
         "| what | count |",
@@ -84,22 +183,17 @@ def reqa_card(manifest: dict[str, Any], stats: dict[str, Any]) -> str:
         *baseline_table(stats),
         "## Files",
         "",
-        "- `questions/*.parquet`: `qid`, `question`, `correct_candidate_ids`, `source`, "
-        "`document`, `example_ids`.",
-        "- `candidates/*.parquet`: `candidate_id`, `sentence`, `context` (the paragraph), "
-        "`paragraph_id`, `document`, `source`, `sentence_start`, `sentence_end` "
-        "(`context[sentence_start:sentence_end] == sentence`).",
+        "- `questions/*.parquet` (config `questions`): one row per distinct question, with "
+        "the ids of its correct candidates (`correct_candidate_ids`).",
+        "- `candidates/*.parquet` (config `candidates`): one row per sentence, with its "
+        "paragraph as `context` (`context[sentence_start:sentence_end] == sentence`).",
         "- `rejected/dropped_examples/`: every dropped example with its reason; "
         "`rejected/dead_letter/`: records that could not be read.",
         "",
-        "Columns are documented in `dataset_info.json`. Evaluate a retriever by ranking all "
-        "candidates for each question: mean reciprocal rank and recall@k of the first "
-        "correct candidate, as in the paper.",
-        "",
-        "```python",
-        "import pyarrow.dataset as ds",
-        "questions = ds.dataset('questions', format='parquet').to_table().to_pylist()",
-        "candidates = ds.dataset('candidates', format='parquet').to_table().to_pylist()",
-        "```",
+        "Evaluate a retriever by ranking all candidates for each question: mean reciprocal "
+        "rank and recall@k of the first correct candidate, as in the paper.",
         "",
     ])
+
+
+reqa_card = DatasetCard(info=REQA_INFO, body=_body)

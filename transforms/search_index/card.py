@@ -2,28 +2,106 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
-from transforms.release import group_tallies
+from transforms.release import CardInfo, DatasetCard, group_tallies, md_text
+
+BM25S_BIBTEX = """@misc{lu-2024-bm25s,
+    title = "{BM25S}: Orders of magnitude faster lexical search via eager sparse scoring",
+    author = "L{\\`u}, Xing Han",
+    year = "2024",
+    eprint = "2407.03618",
+    archivePrefix = "arXiv",
+    primaryClass = "cs.IR",
+    url = "https://arxiv.org/abs/2407.03618",
+}"""
+
+SOURCE_TEXT = {
+    "sample": "the corpus bundled with the toolkit",
+    "pages": "a directory of saved pages listed in its index.tsv",
+    "enterprise": "a Wikimedia Enterprise HTML dump",
+}
+
+INDEX_INFO = CardInfo(
+    pretty_name="BM25 search index over Wikipedia and web pages",
+    summary=(
+        "A local search engine, not a benchmark: a BM25 index (bm25s) over the title and "
+        "visible text of every page of a corpus (Wikipedia articles and web pages), with the "
+        "pages themselves in the `docs` table (URL, title, Wikipedia revision, indexed text "
+        "and HTML) so that the index also serves page fetches. `build_nq` and `build_jnq` "
+        "use it with `--search local` to find each question's top-5 results and the "
+        "Wikipedia page to annotate, offline and reproducibly."),
+    license="other",
+    license_text=(
+        "The pages keep their own licences: Wikipedia text and HTML belong to its authors "
+        "under CC BY-SA 4.0 (revisions before June 2023: CC BY-SA 3.0); any other web page "
+        "belongs to its publisher. The bundled sample corpus was assembled by the toolkit's "
+        "authors for testing. The BM25 index files (`bm25/`) are derived from the page text "
+        "and are shared under the same terms as the pages."),
+    language=("en", "ja"),
+    task_categories=("text-retrieval",),
+    task_ids=("document-retrieval",),
+    source_datasets=("original",),
+    citation=BM25S_BIBTEX,
+    limitations=(
+        "Lexical retrieval only: BM25 ranks pages by shared words, so a question phrased "
+        "differently from its answer page ranks that page low; results differ from the "
+        "commercial search engines NQ and JNQ used.",
+        "The corpus decides what can be found: a small or topical corpus sends questions to "
+        "whatever page it holds, and the pages are the revisions captured when it was built.",
+        "Japanese text is segmented with fugashi (unidic-lite), particles, auxiliaries and "
+        "symbols left out; English text is lower-cased, split into words of 2+ characters "
+        "and stripped of English stopwords (bm25s' tokenizer). Other segmentations rank "
+        "differently.",
+    ),
+    collection=(
+        "Pages are read from the bundled sample corpus, a directory of saved pages listed "
+        "in an index.tsv, or a Wikimedia Enterprise HTML dump; unreadable dump lines are "
+        "counted and skipped."),
+    preprocessing=(
+        "Scripts, styles and templates are removed and the visible text is extracted with "
+        "the title first; the text is tokenized for the index language and indexed with "
+        "bm25s on one machine. Each page keeps its position in the index as `doc_id`."),
+)
 
 
 def index_stats(tallies: dict[str, int], histograms: dict) -> dict[str, Any]:
     return {"counts": group_tallies(tallies)}
 
 
-def index_card(manifest: dict[str, Any], stats: dict[str, Any]) -> str:
+def _body(manifest: dict[str, Any], stats: dict[str, Any]) -> str:
     pages = stats["counts"].get("pages", {})
+    kind = manifest["source"].get("kind")
+    lang = manifest["options"].get("lang", "")
     return "\n".join([
-        f"# Search index {manifest['dataset']}, version {manifest['version']}",
+        f"# Search index {md_text(manifest['dataset'])}, version {md_text(manifest['version'])}",
         "",
-        "A BM25 index (bm25s) over title + visible text of every page, with the pages "
-        "themselves in `docs/` so the index also serves page fetches.",
+        INDEX_INFO.summary,
         "",
-        f"Source: {manifest['source']['description']}. Pages read: {pages.get('read', 0)}; "
-        f"indexed: {manifest['rows_per_split'].get('docs', 0)}; malformed dump lines: "
-        f"{pages.get('malformed_lines', 0)}.",
+        f"Pages: {md_text(SOURCE_TEXT.get(kind, kind))}; language {md_text(lang)}.",
+        "",
+        "| what | count |",
+        "|---|---|",
+        f"| pages read | {pages.get('read', 0)} |",
+        f"| pages indexed | {manifest['rows_per_split'].get('docs', 0)} |",
+        f"| malformed dump lines | {pages.get('malformed_lines', 0)} |",
+        "",
+        "## Files",
+        "",
+        "- `docs/*.parquet` (config `docs`): the indexed pages; row `doc_id` is the page's "
+        "position in the index.",
+        "- `bm25/`: the bm25s index (`bm25s.BM25.load`), `index_meta.json`: its language "
+        "and page count.",
         "",
         "Use: `python -m pipelines.build_nq --search local --index-dir <this directory>`.",
         "",
     ])
 
+
+index_card = DatasetCard(info=INDEX_INFO, body=_body)
+
+
+def index_card_for(lang: str) -> DatasetCard:
+    """The card of a ``--lang`` index: its language on the Hub."""
+    return DatasetCard(info=replace(INDEX_INFO, language=(lang,)), body=_body)

@@ -1,0 +1,51 @@
+"""The NLQuAD card: CardInfo for the Hub and Croissant, and a body with the release's figures."""
+
+from __future__ import annotations
+
+from tests.transforms.nq.card_checks import HOSTILE, SECRET_PATH, check_body, check_card_info
+from transforms.nlquad.card import nlquad_card
+from transforms.nlquad.schema import NLQUAD_SCHEMA
+from transforms.release import DatasetCard
+
+
+def _manifest(**source):
+    return {"dataset": "nlquad", "version": HOSTILE, "created": "2024-01-01T00:00:00Z",
+            "rows_per_split": {"train": 8, "dev": 1, "test": 1},
+            "options": {"split_salt": "nlquad", "boilerplate_min_docs": 3,
+                        "paragraph_separator": "\n", "input": f"{SECRET_PATH}/*.html",
+                        "from_year": 2016, "to_year": 2020},
+            "source": source or {"kind": "html",
+                                 "description": f"saved HTML pages matching {SECRET_PATH}"}}
+
+
+STATS = {
+    "counts": {"pages": {"read": 5, "parsed": 4, "skipped.video_page": 1},
+               "questions": {"found": 11, "kept": 10, "dropped.bullet_list_answer": 1},
+               "dedup": {"duplicate_capture": 2}},
+    "lengths": {"all": {"answer_words": {"mean": 170.5}, "question_words": {"mean": 7}}},
+    "baselines": {"split": "dev", "n": 1, "metrics": ["iou", "f1"], "note": "Windows.",
+                  "rows": [{"name": "first window", "iou": 0.25, "f1": 0.5}]},
+}
+
+
+def test_the_card_is_a_dataset_card_with_the_papers_citation():
+    assert isinstance(nlquad_card, DatasetCard)
+    [entry] = check_card_info(nlquad_card.info, NLQUAD_SCHEMA)
+    assert (entry["key"], entry["year"], entry["pages"]) == (
+        "soleimani-etal-2021-nlquad", "2021", "1245--1255")
+    assert "BBC" in nlquad_card.info.license_text
+    assert any("2016-2020" in text for text in nlquad_card.info.limitations)
+
+
+def test_the_body_keeps_counts_drop_reasons_lengths_and_baselines():
+    body = check_body(nlquad_card, _manifest(), STATS)
+    assert nlquad_card.info.summary in body
+    assert "| bullet_list_answer | 1 |" in body and "| video_page | 1 |" in body
+    assert "| words per answer | 170.5 | 175 |" in body
+    assert "| first window | 0.250 | 0.500 |" in body
+    assert "saved BBC News HTML pages" in body and "## Method" in body
+
+
+def test_wayback_pages_name_their_years():
+    body = nlquad_card(_manifest(kind="wayback", description="Wayback"), STATS)
+    assert "published 2016-2020" in body
