@@ -1,7 +1,10 @@
-"""Check and list published releases.
+"""Check, list, compare and audit published releases.
 
     python -m pipelines.release verify DIR [DIR ...] [--quick] [--json]
     python -m pipelines.release list ROOT [--deep] [--json]
+    python -m pipelines.release diff OLD NEW [--no-verify] [--json]
+    python -m pipelines.release leakage DIR [--against FILE ...] [--question-field NAME]
+        [--threshold 0.8] [--num-perm 128] [--examples 5] [--no-verify] [--json]
 
 ``verify`` re-hashes every file of each release against its manifest and checks row counts
 and schemas; it prints one line per problem, naming the file, and exits 5 when any release
@@ -9,6 +12,18 @@ is damaged (0 when all match). A dataset root with ``LATEST`` means its latest v
 ``list`` shows each dataset version under a release root: status (complete, damaged,
 staging, missing), whether ``LATEST`` points at it, creation time and rows per split; it
 checks sizes only unless ``--deep``.
+``diff`` compares two versions of one dataset (``transforms.release.diff``): rows added,
+removed and changed by id per table and per column, rows that moved between splits (flagged:
+there must be none), changes of options, drop-reason counts and length means. It exits 0
+whether or not the versions differ.
+``leakage`` reports the same question or document in two splits of a release, and the
+release's questions found in external evaluation sets, exactly after normalization or as
+near-duplicates by MinHash LSH (``transforms.release.leakage``). It exits 0 whatever it finds.
+``diff`` and ``leakage`` first check each release's sizes and Parquet footers against its
+manifest (exit 5 when damaged) unless ``--no-verify``. Usage errors exit 2.
+
+The functions ``verify``, ``diff`` and ``leakage`` are the commands callable with keywords;
+they raise ``NotAReleaseError``, ``DamagedReleaseError`` or ``UsageError``, never exit.
 """
 
 from __future__ import annotations
@@ -16,15 +31,25 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from collections.abc import Sequence
 from typing import Any
 
-from pipelines.cli.errors import EXIT_DAMAGED, EXIT_OK, EXIT_USAGE
-from transforms.release import NotAReleaseError, list_releases, resolve_release, verify_release
+from pipelines.cli.errors import EXIT_DAMAGED, EXIT_OK, EXIT_USAGE, UsageError
+from transforms.release import (
+    DamagedReleaseError,
+    NotAReleaseError,
+    list_releases,
+    require_intact,
+    resolve_release,
+    verify_release,
+)
+from transforms.release.diff import IncomparableReleasesError, diff_releases
+from transforms.release.leakage import EXAMPLES, NUM_PERM, THRESHOLD, LeakageError, release_leakage
 
 
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="python -m pipelines.release",
-                                     description="Verify and list published releases.")
+                                     description="Verify, list, compare and audit releases.")
     commands = parser.add_subparsers(dest="command", required=True)
     verify = commands.add_parser("verify", help="check releases against their manifests")
     verify.add_argument("paths", nargs="+", metavar="DIR")
@@ -35,6 +60,29 @@ def build_parser() -> argparse.ArgumentParser:
     listing.add_argument("root", metavar="ROOT")
     listing.add_argument("--deep", action="store_true", help="hash every file (slow)")
     listing.add_argument("--json", action="store_true", help="print one JSON object")
+    compare = commands.add_parser("diff", help="what changed between two versions of a dataset")
+    compare.add_argument("old", metavar="OLD")
+    compare.add_argument("new", metavar="NEW")
+    compare.add_argument("--no-verify", dest="verify", action="store_false",
+                         help="skip the quick check of both releases against their manifests")
+    compare.add_argument("--json", action="store_true", help="print one JSON object")
+    audit = commands.add_parser("leakage", help="questions and documents shared between "
+                                                "splits and with evaluation sets")
+    audit.add_argument("path", metavar="DIR")
+    audit.add_argument("--against", nargs="+", action="extend", default=[], metavar="FILE",
+                       help="evaluation sets: SQuAD JSON, or JSONL/Parquet with a question "
+                            "field (repeatable)")
+    audit.add_argument("--question-field", default="question",
+                       help="the question field of the --against files (a.b: nested)")
+    audit.add_argument("--threshold", type=float, default=THRESHOLD,
+                       help="Jaccard similarity of character 3-grams for a near-duplicate")
+    audit.add_argument("--num-perm", type=int, default=NUM_PERM,
+                       help="MinHash permutations")
+    audit.add_argument("--examples", type=int, default=EXAMPLES,
+                       help="examples per kind of match")
+    audit.add_argument("--no-verify", dest="verify", action="store_false",
+                       help="skip the quick check of the release against its manifest")
+    audit.add_argument("--json", action="store_true", help="print one JSON object")
     return parser
 
 
@@ -44,36 +92,202 @@ def verify(paths: list[str], quick: bool = False) -> list[dict[str, Any]]:
     return [verify_release(resolve_release(path), deep=not quick).to_dict() for path in paths]
 
 
+def diff(old: str, new: str, verify: bool = True) -> dict[str, Any]:
+    """What changed from release ``old`` to release ``new`` (version directories, or dataset
+    roots meaning their ``LATEST``), as ``python -m pipelines.release diff --json`` prints it."""
+    old_dir, new_dir = resolve_release(old), resolve_release(new)
+    if verify:
+        require_intact(old_dir, deep=False)
+        require_intact(new_dir, deep=False)
+    try:
+        return diff_releases(old_dir, new_dir)
+    except IncomparableReleasesError as error:
+        raise UsageError(str(error)) from error
+
+
+def leakage(path: str, against: Sequence[str] = (), *, question_field: str = "question",
+            threshold: float = THRESHOLD, num_perm: int = NUM_PERM, examples: int = EXAMPLES,
+            verify: bool = True) -> dict[str, Any]:
+    """Leakage within the release at ``path`` and into the evaluation sets ``against``, as
+    ``python -m pipelines.release leakage --json`` prints it."""
+    if isinstance(against, str):
+        against = [against]
+    version_dir = resolve_release(path)
+    if verify:
+        require_intact(version_dir, deep=False)
+    try:
+        return release_leakage(version_dir, list(against), question_field=question_field,
+                               threshold=threshold, num_perm=num_perm, examples=examples)
+    except LeakageError as error:
+        raise UsageError(str(error)) from error
+
+
+# Readable output ---------------------------------------------------------------------------
+
 def _rows(entry: dict[str, Any]) -> str:
     return ", ".join(f"{split} {n}" for split, n in entry["rows_per_split"].items()) or "-"
 
 
-def main(argv: list[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
-    try:
-        if args.command == "verify":
-            reports = verify(args.paths, args.quick)
-            if args.json:
-                print(json.dumps({"releases": reports}, indent=2, sort_keys=True))
-            for report in [] if args.json else reports:
-                name = f"{report['dataset']} {report['version']} ({report['path']})"
-                if report["ok"]:
-                    print(f"ok: {name}: {report['files']} files match the manifest")
-                for problem in report["problems"]:
-                    print(f"DAMAGED: {name}: {problem['file']}: {problem['problem']}")
-            return EXIT_OK if all(r["ok"] for r in reports) else EXIT_DAMAGED
-        entries = list_releases(args.root, deep=args.deep)
-    except NotAReleaseError as error:
-        print(f"error: {error}", file=sys.stderr)
-        return EXIT_USAGE
+def _signed(value: float) -> str:
+    return f"+{value}" if value > 0 else str(value)
+
+
+def _change(name: str, entry: dict[str, Any]) -> str:
+    text = (f"{name} {json.dumps(entry['old'], ensure_ascii=False)} -> "
+            f"{json.dumps(entry['new'], ensure_ascii=False)}")
+    return text + (f" ({_signed(entry['delta'])})" if "delta" in entry else "")
+
+
+def _ids(values: list[Any]) -> str:
+    return ", ".join(str(v) for v in values)
+
+
+def print_diff(report: dict[str, Any]) -> None:
+    old, new = report["old"], report["new"]
+    print(f"{report['dataset']} {old['version']} -> {new['version']} "
+          f"({old['path']} -> {new['path']})")
+    print("rows per split: " + ", ".join(
+        f"{split} {e['old']} -> {e['new']}" + (f" ({_signed(e['new'] - e['old'])})"
+                                               if None not in (e["old"], e["new"]) else "")
+        for split, e in report["rows_per_split"].items()))
+    moved = report["moved_between_splits"]
+    if moved["count"]:
+        pairs = ", ".join(f"{pair} {n}" for pair, n in moved["pairs"].items())
+        print(f"!!! {moved['count']} ROWS MOVED BETWEEN SPLITS ({pairs}): a row must keep its "
+              "split across versions, or dev/test scores are not comparable")
+        print("!!! e.g. " + ", ".join(f"{e['id']} ({e['from']} -> {e['to']})"
+                                      for e in moved["examples"]))
+    else:
+        print("no row moved between splits")
+    if report["identical_rows"]:
+        print("the rows of every table are identical")
+    for table in report["tables"]:
+        _print_table(table)
+    for title, changes in (("options", report["options"]),
+                           ("drop-reason counts", report["stats"]["counts"]),
+                           ("length means", report["stats"]["length_means"])):
+        print(f"{title}: " + ("; ".join(_change(n, e) for n, e in changes.items())
+                              or "unchanged"))
+
+
+def _print_table(table: dict[str, Any]) -> None:
+    where = f", only in {table['only_in']}" if table["only_in"] else ""
+    rows = table["rows"]
+    key = table["id_column"] or "no id column: rows compared as a multiset"
+    changed = table["changed"]["count"] if table["changed"] else "-"
+    print(f"table {table['table']} ({key}{where}): rows {rows['old']} -> {rows['new']}; "
+          f"{table['added']['count']} added, {table['removed']['count']} removed, "
+          f"{changed} changed, {table['unchanged']} unchanged, {table['moved_in']} moved in, "
+          f"{table['moved_out']} moved out")
+    for kind in ("added", "removed", "changed"):
+        entry = table[kind]
+        if entry and entry["examples"]:
+            print(f"  {kind}: e.g. {_ids(entry['examples'])}")
+    columns = table["columns"]
+    for column, entry in columns["changed"].items():
+        print(f"  column {column}: {entry['count']} changed, e.g. {_ids(entry['examples'])}")
+    if columns["added"] or columns["removed"] or columns["retyped"]:
+        retyped = ", ".join(f"{c['name']} {c['old']} -> {c['new']}" for c in columns["retyped"])
+        print(f"  columns added: {', '.join(columns['added']) or '-'}; removed: "
+              f"{', '.join(columns['removed']) or '-'}; retyped: {retyped or '-'}")
+    for kind in ("duplicate_ids", "null_ids"):
+        if any(table[kind].values()):
+            print(f"  {kind.replace('_', ' ')}: old {table[kind]['old']}, "
+                  f"new {table[kind]['new']}")
+
+
+def print_leakage(report: dict[str, Any]) -> None:
+    print(f"{report['dataset']} {report['version']} ({report['path']})")
+    within = report["within_release"]
+    if not within["splits"]:
+        print(f"within the release: {within['note']}")
+    else:
+        print("within the release (" + ", ".join(f"{s} {n}" for s, n in within["rows"].items())
+              + " rows):")
+    for kind in ("questions", "documents"):
+        entry = within.get(kind)
+        if entry is None:
+            continue
+        pairs = ", ".join(f"{p} {n}" for p, n in entry["pairs"].items())
+        print(f"  {kind} ({entry['column']}): {entry['count']} in two or more splits"
+              + (f" ({entry['rows']} rows; {pairs})" if entry["count"] else ""))
+        for example in entry["examples"]:
+            ids = ", ".join(f"{r['split']} {r['id']}" for r in example["rows"])
+            print(f"    {json.dumps(example[kind[:-1]], ensure_ascii=False)}: {ids}")
+    method = report["method"]
+    checked = report["questions_checked"]
+    if report["external"]:
+        print("checked against the sets: " + (", ".join(f"{t} ({c})" for t, c in checked.items())
+                                              or "nothing, no table has a question column"))
+    for external in report["external"]:
+        print(f"against {external['file']} ({external['questions']} questions, "
+              f"{external['distinct']} distinct):")
+        for kind, title in (("exact", "exact after normalization"),
+                            ("near", f"near-duplicates (Jaccard >= {method['threshold']})")):
+            entry = external[kind]
+            tables = ", ".join(f"{t} {n}" for t, n in entry["by_table"].items())
+            print(f"  {title}: {entry['rows']} release rows match {entry['external_questions']} "
+                  "of the set's questions" + (f" ({tables})" if tables else ""))
+            for e in entry["examples"]:
+                score = f" (Jaccard {e['jaccard']}, MinHash {e['estimated_jaccard']})" \
+                    if kind == "near" else ""
+                print(f"    {e['table']} {e['id']}: {json.dumps(e['question'], ensure_ascii=False)}"
+                      f" ~ {json.dumps(e['external_question'], ensure_ascii=False)}{score}")
+
+
+def _print_json(value: dict[str, Any], ascii_only: bool = True) -> None:
+    print(json.dumps(value, indent=2, sort_keys=True, ensure_ascii=ascii_only))
+
+
+def _run(args: argparse.Namespace) -> int:
+    if args.command == "verify":
+        reports = verify(args.paths, args.quick)
+        if args.json:
+            _print_json({"releases": reports})
+        for report in [] if args.json else reports:
+            name = f"{report['dataset']} {report['version']} ({report['path']})"
+            if report["ok"]:
+                print(f"ok: {name}: {report['files']} files match the manifest")
+            for problem in report["problems"]:
+                print(f"DAMAGED: {name}: {problem['file']}: {problem['problem']}")
+        return EXIT_OK if all(r["ok"] for r in reports) else EXIT_DAMAGED
+    if args.command == "diff":
+        report = diff(args.old, args.new, verify=args.verify)
+        if args.json:
+            _print_json(report, ascii_only=False)
+        else:
+            print_diff(report)
+        return EXIT_OK
+    if args.command == "leakage":
+        report = leakage(args.path, args.against, question_field=args.question_field,
+                         threshold=args.threshold, num_perm=args.num_perm,
+                         examples=args.examples, verify=args.verify)
+        if args.json:
+            _print_json(report, ascii_only=False)
+        else:
+            print_leakage(report)
+        return EXIT_OK
+    entries = list_releases(args.root, deep=args.deep)
     if args.json:
-        print(json.dumps({"root": args.root, "releases": entries}, indent=2, sort_keys=True))
+        _print_json({"root": args.root, "releases": entries})
         return EXIT_OK
     for entry in entries:
         mark = " LATEST" if entry["latest"] else ""
         print(f"{entry['dataset']:24s} {entry['version']:16s} {entry['status']:9s}"
               f"{mark:7s} {entry['created'] or '-':21s} {_rows(entry)}")
     return EXIT_OK
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    try:
+        return _run(args)
+    except (NotAReleaseError, UsageError) as error:
+        print(f"error: {error}", file=sys.stderr)
+        return EXIT_USAGE
+    except DamagedReleaseError as error:
+        print(f"DAMAGED: {error}", file=sys.stderr)
+        return EXIT_DAMAGED
 
 
 if __name__ == "__main__":
