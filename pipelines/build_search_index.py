@@ -24,7 +24,7 @@ from apache_beam.io.filesystems import FileSystems
 
 from pipelines.cli.beam_options import parse_pipeline_args
 from pipelines.cli.entry import cli_main
-from pipelines.cli.errors import NoInputError
+from pipelines.cli.errors import NoInputError, UsageError
 from pipelines.cli.inputs import require_inputs
 from pipelines.cli.options import add_release_arguments, add_underscore_aliases, resolve_version
 from pipelines.cli.summary import dead_letter_line, empty_release_warning
@@ -39,7 +39,7 @@ from transforms.release import (
     recorded_options,
     run_release,
 )
-from transforms.search_index.card import index_card, index_stats
+from transforms.search_index.card import index_card_for, index_stats
 from transforms.search_index.stages import (
     EXTRACT_SCHEMA,
     EXTRACTED,
@@ -116,9 +116,9 @@ def run(argv: list[str] | None = None) -> dict[str, Any]:
     args, beam_args = parse_pipeline_args(parser, argv)
     args.version = resolve_version(args.version)
     if args.source == "enterprise" and not args.input:
-        raise SystemExit("--source enterprise needs --input GLOB")
+        raise UsageError("--source enterprise needs --input GLOB")
     if "://" in args.output:
-        raise SystemExit("the index is built on this machine: --output must be a local path")
+        raise UsageError("the index is built on this machine: --output must be a local path")
     require_inputs(input_patterns(args))
     target = ReleaseTarget.create(args.output, f"search_{args.lang}", args.version)
     source = {"kind": args.source, "description": args.input or sample_corpus_dir(args.lang)}
@@ -128,7 +128,7 @@ def run(argv: list[str] | None = None) -> dict[str, Any]:
         return publish(target, overwrite=args.overwrite, allow_empty=args.allow_empty,
                        splits=["docs"], schema=DOC_SCHEMA,
                        field_docs=FIELD_DOCS, options=recorded_options(args, beam_args, COMMAND),
-                       source=source, make_stats=index_stats, make_card=index_card)
+                       source=source, make_stats=index_stats, make_card=index_card_for(args.lang))
 
     return run_release(target, args.overwrite, beam_args,
                        lambda pipeline: build_pipeline(pipeline, args, target), finish,

@@ -1,6 +1,9 @@
 """Command-line plumbing shared by the entry points: options, their parsing, ``main``.
 
 What lives here: argparse options every pipeline shares (release, query log, linking), the
-Flex-Template-friendly flag and alias handling, and the ``main`` wrapper that maps errors to
-exit codes. It may import ``transforms`` and ``filters``; nothing below ``pipelines`` imports it.
+Flex-Template-friendly flag and alias handling, parsers that raise ``UsageError`` instead of
+exiting (``parsers``), keyword arguments as a command line (``keywords``, for
+``pipelines.api``), the ``qa-build`` console script (``console``) and the ``main`` wrapper
+that maps errors to exit codes (``entry``). It may import ``transforms`` and ``filters``;
+it imports the pipeline modules only by name, at run time (``console``).
 """

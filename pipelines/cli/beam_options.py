@@ -4,7 +4,8 @@ Beam drops an option it does not know with a log line ("Discarding unparseable a
 runs anyway, so ``--export-squat`` or ``--runer=...`` would silently do nothing. We build
 the parser Beam itself uses (every ``PipelineOptions`` subclass registers its options, as
 in ``PipelineOptions.get_all_options``) and reject what neither parser accepts, and an
-unknown ``--runner`` name, before any work.
+unknown ``--runner`` name, before any work. Every error is a ``UsageError`` (exit code 2 from
+``cli_main``), never argparse's ``SystemExit``.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from apache_beam.options.pipeline_options import (
 )
 
 from pipelines.cli.errors import UsageError
+from pipelines.cli.parsers import apply_program_name, raise_usage_errors
 
 
 class _RaisingBeamParser(_BeamArgumentParser):
@@ -30,7 +32,8 @@ class _RaisingBeamParser(_BeamArgumentParser):
 
 
 @lru_cache(maxsize=1)
-def _beam_parser() -> _RaisingBeamParser:
+def beam_parser() -> _RaisingBeamParser:
+    """The parser of every Beam pipeline option (built once)."""
     parser = _RaisingBeamParser(allow_abbrev=False, add_help=False)
     classes = {str(cls): cls for cls in PipelineOptions.__subclasses__()}
     for cls in classes.values():
@@ -49,7 +52,7 @@ def _runner_is_known(name: str) -> bool:
 def check_beam_args(beam_args: list[str], prog: str) -> None:
     """Raise ``UsageError`` for arguments that are not Beam pipeline options, or for an
     unknown ``--runner``."""
-    known, unknown = _beam_parser().parse_known_args(beam_args)
+    known, unknown = beam_parser().parse_known_args(beam_args)
     if unknown:
         raise UsageError(f"unrecognized options: {' '.join(unknown)} (neither an option of "
                          f"{prog} nor a Beam pipeline option; see {prog} --help)")
@@ -62,7 +65,9 @@ def check_beam_args(beam_args: list[str], prog: str) -> None:
 
 def parse_pipeline_args(parser: argparse.ArgumentParser,
                         argv: list[str] | None) -> tuple[argparse.Namespace, list[str]]:
-    """The pipeline's options and the Beam arguments, after checking the latter."""
+    """The pipeline's options and the Beam arguments, after checking the latter. A bad
+    command line raises ``UsageError``, also from the pipeline's later ``parser.error``."""
+    raise_usage_errors(apply_program_name(parser))
     args, beam_args = parser.parse_known_args(argv)
     check_beam_args(beam_args, parser.prog)
     return args, beam_args

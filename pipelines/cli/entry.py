@@ -6,6 +6,7 @@ The codes are listed in ``pipelines.cli.errors``: 0 success, 1 job failure, 2 us
 
 from __future__ import annotations
 
+import importlib
 import logging
 import sys
 import traceback
@@ -30,6 +31,7 @@ from transforms.release import (
     ReleaseExistsError,
 )
 
+NOISY_LOGGERS = ("apache_beam", "bm25s")
 USAGE_ERRORS = (UsageError, InvalidReleaseName, InvalidReleaseRoot)
 EMPTY_ERRORS = (NoInputError, EmptyReleaseError)
 
@@ -47,13 +49,23 @@ def exit_code(error: BaseException) -> int:
     return EXIT_JOB_FAILED
 
 
+def quiet_loggers(names: tuple[str, ...] = NOISY_LOGGERS) -> None:
+    """Log only warnings from these libraries. bm25s sets its own logger to DEBUG when it is
+    imported, so it is imported first (when installed) or a later import would undo this."""
+    for name in names:
+        try:
+            importlib.import_module(name)
+        except ImportError:
+            pass
+        logging.getLogger(name).setLevel(logging.WARNING)
+
+
 def cli_main(run: Callable[[list[str] | None], dict[str, Any]],
              summarize: Callable[[dict[str, Any]], str], argv: list[str] | None = None) -> int:
     """Entry point of a pipeline module: run and print the summary, or report the error in
     one line on stderr (with the traceback for a job failure) and return its exit code."""
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(message)s")
-    for noisy in ("apache_beam", "bm25s"):
-        logging.getLogger(noisy).setLevel(logging.WARNING)
+    quiet_loggers()
     try:
         result = run(argv)
     except Exception as error:  # noqa: BLE001 - every error becomes an exit code

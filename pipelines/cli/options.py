@@ -1,7 +1,9 @@
 """Options every pipeline shares: release location and version, flags, split ratios.
 
 Flex Templates pass every parameter as ``--name=value`` with underscores, so flags take a
-value and every ``--dash-name`` also answers to ``--dash_name``.
+value and every ``--dash-name`` also answers to ``--dash_name``. Every pipeline's
+``build_parser`` ends with ``add_underscore_aliases``, which also makes the parser raise
+``UsageError`` instead of exiting (``pipelines.cli.parsers``).
 """
 
 from __future__ import annotations
@@ -10,6 +12,7 @@ import argparse
 from datetime import UTC, datetime
 
 from filters.text.splits import parse_split_ratios
+from pipelines.cli.parsers import raise_usage_errors
 
 
 def parse_bool(value: str | bool) -> bool:
@@ -31,7 +34,8 @@ def add_flag(parser, name: str, help: str) -> None:  # noqa: A002 - argparse's n
 
 
 def add_underscore_aliases(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
-    """Accept ``--split_ratios`` for ``--split-ratios`` (Beam and Flex Template style)."""
+    """Accept ``--split_ratios`` for ``--split-ratios`` (Beam and Flex Template style), and
+    raise ``UsageError`` on a bad command line instead of exiting."""
     for action in list(parser._actions):
         for option in list(action.option_strings):
             alias = option.replace("-", "_")
@@ -39,7 +43,7 @@ def add_underscore_aliases(parser: argparse.ArgumentParser) -> argparse.Argument
                 alias = "--" + option[2:].replace("-", "_")
                 action.option_strings.append(alias)
                 parser._option_string_actions[alias] = action
-    return parser
+    return raise_usage_errors(parser)
 
 
 def split_ratios_option(spec: str) -> tuple[tuple[str, float], ...]:

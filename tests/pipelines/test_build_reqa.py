@@ -9,6 +9,7 @@ import pyarrow.parquet as pq
 import pytest
 
 from pipelines.build_reqa import format_summary, main, resolve_input, run, sample_path
+from pipelines.cli.errors import UsageError
 from tests.conftest import TEST_RUNNER
 from transforms.release import DamagedReleaseError
 
@@ -147,7 +148,7 @@ def test_nq_sample_release(tmp_path):
 
 
 def test_nlquad_needs_input(tmp_path):
-    with pytest.raises(SystemExit):
+    with pytest.raises(UsageError, match="--source nlquad needs --input"):
         run([TEST_RUNNER, "--source", "nlquad", "--output", str(tmp_path)])
 
 

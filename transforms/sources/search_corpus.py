@@ -160,10 +160,15 @@ def build_index(records: Iterable[dict[str, Any]], directory: str, lang: str = "
 SAMPLE_CORPORA = {"en": ("nq", "corpus"), "ja": ("jnq", "corpus")}
 
 
+class NoSampleCorpusError(ValueError):
+    """No corpus is bundled for the language asked for."""
+
+
 def sample_corpus_dir(lang: str = "en") -> str:
     """The bundled corpus of a language (English for NQ, Japanese for JNQ)."""
     if lang not in SAMPLE_CORPORA:
-        raise SystemExit(f"no bundled corpus for --lang {lang}; pass --source pages --input DIR")
+        raise NoSampleCorpusError(
+            f"no bundled corpus for --lang {lang}; pass --source pages --input DIR")
     return str(resources.files("pipelines").joinpath("samples", *SAMPLE_CORPORA[lang]))
 
 

@@ -1,10 +1,11 @@
-"""Shared options: flags with values, underscore aliases, the auto version."""
+"""Shared options: flags with values, underscore aliases, usage errors, the auto version."""
 
 import argparse
 from datetime import UTC, datetime
 
 import pytest
 
+from pipelines.cli.errors import UsageError
 from pipelines.cli.options import (
     add_flag,
     add_release_arguments,
@@ -28,7 +29,8 @@ def test_flags_accept_bare_and_valued_forms():
     assert parser.parse_args(["--overwrite"]).overwrite is True
     assert parser.parse_args(["--overwrite=false"]).overwrite is False
     assert parser.parse_args(["--keep_rejected=true"]).keep_rejected is True
-    with pytest.raises(SystemExit):
+    with pytest.raises(UsageError, match="^argument --overwrite: expected true or false, "
+                                         "got 'maybe'$"):
         parser.parse_args(["--overwrite=maybe"])
     assert parse_bool("Yes") and not parse_bool("0")
 
@@ -36,6 +38,17 @@ def test_flags_accept_bare_and_valued_forms():
 def test_underscore_aliases():
     args = _parser().parse_args(["--split_ratios", "90/5/5", "--skip_existing"])
     assert args.split_ratios == "90/5/5" and args.skip_existing is True
+
+
+def test_bad_command_lines_raise_usage_errors_not_system_exit():
+    parser = _parser()
+    with pytest.raises(UsageError, match="^unrecognized arguments: --nope$"):
+        parser.parse_args(["--nope"])
+    with pytest.raises(UsageError, match="^something is wrong$"):
+        parser.error("something is wrong")
+    with pytest.raises(SystemExit) as stop:  # --help still prints and exits 0
+        parser.parse_args(["--help"])
+    assert stop.value.code == 0
 
 
 def test_auto_version_is_the_utc_launch_date():
