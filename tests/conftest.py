@@ -9,6 +9,7 @@ import pytest
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
 SHARED_DATA = PROJECT_ROOT.parent / "shared" / "data"
 TEST_RUNNER = "--runner=FnApiRunner"
+TIMESTAMPED = ("README.md", "croissant.json")  # files that name the build time
 
 
 @pytest.fixture(scope="session")

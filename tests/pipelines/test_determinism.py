@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from pipelines import build_categories, build_jnq, build_nlquad, build_nq, build_search_index
-from tests.conftest import TEST_RUNNER
+from tests.conftest import TEST_RUNNER, TIMESTAMPED
 
 PIPELINES = {
     "nlquad": (build_nlquad.run, ["--export-squad"]),
@@ -76,7 +76,7 @@ def portable_args(tmp_path_factory):
 def _fingerprint(path: Path) -> tuple[dict, dict]:
     manifest = json.loads((path / "dataset_info.json").read_text())
     files = {name: entry["sha256"] for name, entry in manifest["files"].items()
-             if name != "README.md"}
+             if name not in TIMESTAMPED}
     for key in VOLATILE:
         manifest.pop(key)
     manifest["options"].pop("output")

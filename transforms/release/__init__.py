@@ -7,7 +7,8 @@ Layout of ``<root>/<dataset>/<version>/``::
     rejected/<kind>/<kind>-00000-of-00001.jsonl   dropped and dead-lettered records
     dataset_info.json   manifest: options, schema, rows per split, sha256 of every file
     stats.json          every drop reason with its count, length statistics
-    README.md           data card
+    README.md           data card, with the Hub's YAML front matter
+    croissant.json      MLCommons Croissant 1.1 metadata
 
 A pipeline declares its release with a ``ReleaseTarget``, writes rows with ``WriteShards`` and
 its accounting with ``WriteAccounting``, and hands ``run_release`` a ``publish`` step. The job
@@ -29,8 +30,12 @@ This package's modules, lowest first (each imports only those before it):
 (code version, time), ``target`` (names, root and paths, the overwrite check), ``staging``
 (ownership markers, abandoned staging, interrupted overwrites), ``shards`` (sorted,
 hash-sharded group files), ``accounting`` (tallies, histograms, rejects), ``stats``,
-``manifest``, ``card``, ``commit`` (manifest last, rename or copy, ``LATEST``), ``run`` and
-``verify`` (a published release against its manifest; the releases under a root).
+``manifest``, ``card`` (``CardInfo``, ``DatasetCard``), ``tables`` (the Parquet tables as
+HF configs and splits), ``hub`` (the card's YAML front matter), ``card_sections`` (the
+sections every card shares), ``croissant`` (``croissant.json``), ``normalize``, ``diff``
+(two versions), ``leakage`` (within a release and against evaluation sets), ``verify`` (a
+published release against its manifest; the releases under a root), ``commit`` (manifest
+last, rename or copy, ``LATEST``) and ``run``.
 It imports ``transforms.core`` and ``filters``; pipelines import it through the names below.
 """
 

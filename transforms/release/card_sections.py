@@ -100,16 +100,22 @@ def leakage_section(stats: dict[str, Any]) -> list[str]:
     leakage = stats.get("leakage")
     if not leakage:
         return []
-    lines = ["## Leakage between splits", ""]
-    checks = leakage.get("checks", leakage)
-    for name, found in sorted(checks.items()):
-        if not isinstance(found, dict) or "count" not in found:
+    lines = ["## Leakage between splits", "",
+             "Splits are assigned by a stable hash of a group key; this checks what the key "
+             "does not group. Questions are compared after normalization (case, width, "
+             "punctuation, spaces).", ""]
+    for kind in ("questions", "documents"):
+        found = leakage.get(kind)
+        if not found:
             continue
-        lines.append(f"- {md_text(name.replace('_', ' '))}: {found['count']}")
+        pairs = ", ".join(f"{pair} {n}" for pair, n in sorted(found.get("pairs", {}).items()))
+        lines.append(f"- {kind} (`{found['column']}`) in two or more splits: {found['count']}"
+                     + (f" ({found['rows']} rows; {pairs})" if found["count"] else ""))
         for example in found.get("examples", [])[:3]:
-            lines.append(f"  - {md_text(json.dumps(example, ensure_ascii=False))}")
-    note = leakage.get("note")
-    return [*lines, *([""] + [md_text(note)] if note else []), "",
+            value = example.get("question", example.get("document", ""))
+            where = ", ".join(f"{split} {n}" for split, n in example.get("splits", {}).items())
+            lines.append(f"  - {md_text(value)} ({where})")
+    return [*lines, "",
             "Check against external evaluation sets with `python -m pipelines.release "
             "leakage . --against FILE`.", ""]
 
@@ -133,8 +139,10 @@ def loading_section(tables: list[Table]) -> list[str]:
         lines += ["Splits without rows are not listed for `datasets` (it cannot build an empty "
                   "split); their zero-row Parquet files hold the schema for pyarrow and DuckDB: "
                   + ", ".join(f"`{t.directory}`" for t in empty) + ".", ""]
-    lines += ["`dev/` is the `validation` split in `datasets`. Check the files against the "
-              "manifest first with `python -m pipelines.release verify .`.", ""]
+    if any(t.split == "validation" for t in tables):
+        lines += ["`dev/` is the `validation` split in `datasets`.", ""]
+    lines += ["Check the files against the manifest first: `python -m pipelines.release "
+              "verify .`.", ""]
     return lines
 
 
@@ -148,9 +156,12 @@ def closing_sections(info: CardInfo) -> list[str]:
 
 
 def shared_sections(version_dir: str, manifest: dict[str, Any], stats: dict[str, Any],
-                    info: CardInfo, tables: list[Table]) -> str:
-    """Everything a card has after the dataset's own body."""
-    docs = {f["name"]: f.get("description", "") for f in manifest.get("schema", [])}
+                    info: CardInfo, tables: list[Table],
+                    field_docs: dict[str, str] | None = None) -> str:
+    """Everything a card has after the dataset's own body; columns are described by the
+    manifest's schema, then by ``field_docs``."""
+    docs = {**(field_docs or {}), **{f["name"]: f["description"]
+                                     for f in manifest.get("schema", []) if f.get("description")}}
     return "\n".join([*field_table(tables, docs), *example_section(version_dir, tables),
                       *build_section(manifest), *leakage_section(stats),
                       *loading_section(tables), *closing_sections(info)])

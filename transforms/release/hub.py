@@ -108,6 +108,8 @@ def front_matter(manifest: dict[str, Any], info: CardInfo, tables: list[Table]) 
     header: dict[str, Any] = {
         "pretty_name": info.pretty_name,
         "license": info.license,
+        **({"license_name": f"{manifest['dataset'].replace('_', '-')}-source-terms",
+            "license_link": "README.md"} if info.license == "other" else {}),
         "language": list(info.language),
         "task_categories": list(info.task_categories),
         "task_ids": list(info.task_ids),

@@ -11,6 +11,7 @@ release without a single row (``EmptyReleaseError``) unless ``allow_empty``.
 from __future__ import annotations
 
 import hashlib
+import json
 import re
 from collections.abc import Callable
 from typing import Any
@@ -24,8 +25,10 @@ from transforms.release.accounting import read_accounting
 from transforms.release.card import DatasetCard
 from transforms.release.card_sections import shared_sections
 from transforms.release.commit import discard_staging, finalize_release, repair_latest
+from transforms.release.croissant import croissant_metadata
 from transforms.release.formats import to_json_bytes
 from transforms.release.hub import front_matter
+from transforms.release.leakage import within_release_leakage
 from transforms.release.manifest import build_manifest
 from transforms.release.shards import ensure_empty_splits
 from transforms.release.staging import (
@@ -35,7 +38,7 @@ from transforms.release.staging import (
     read_owner,
 )
 from transforms.release.storage import read_json, write_bytes
-from transforms.release.tables import release_tables, table_name
+from transforms.release.tables import main_config, release_tables
 from transforms.release.target import MANIFEST, ReleaseExistsError, ReleaseTarget
 from transforms.release.verify import require_intact
 
@@ -55,7 +58,8 @@ def publish(target: ReleaseTarget, *, overwrite: bool, splits: list[str], schema
     """Fold accounting into stats.json, write the card and manifest, move into place.
 
     ``baselines(staging_dir)``, when given, scores untrained baselines on the staged dev split;
-    its result goes to ``stats["baselines"]`` (and so to the card). Raises
+    its result goes to ``stats["baselines"]`` (and so to the card), as does the same question
+    or document in two splits (``stats["leakage"]``, ``leakage.within_release_leakage``). Raises
     ``EmptyReleaseError`` before anything is published when no split has a row, unless
     ``allow_empty``. When this run removed abandoned staging directories,
     ``stats["release"]["abandoned_staging_removed"]`` says how many."""
@@ -67,6 +71,9 @@ def publish(target: ReleaseTarget, *, overwrite: bool, splits: list[str], schema
         stats["release"] = {ABANDONED: removed}
     if baselines is not None:
         stats["baselines"] = baselines(target.staging_dir)
+    leakage = within_release_leakage(target.staging_dir)
+    if leakage["splits"]:
+        stats["leakage"] = leakage
     write_bytes(FileSystems.join(target.staging_dir, "stats.json"), to_json_bytes(stats))
     manifest = build_manifest(target, options=options, source=source, schema=schema,
                               field_docs=field_docs, splits=splits)
@@ -74,8 +81,8 @@ def publish(target: ReleaseTarget, *, overwrite: bool, splits: list[str], schema
         raise EmptyReleaseError(
             f"no rows in any split ({', '.join(splits)}) of {target.dataset} "
             f"{target.version}; pass --allow-empty to publish an empty release")
-    for name, content in release_documents(target.staging_dir, manifest, stats, splits,
-                                           make_card).items():
+    for name, content in release_documents(target.staging_dir, manifest, stats, make_card,
+                                           field_docs).items():
         write_bytes(FileSystems.join(target.staging_dir, name), content)
         manifest["files"][name] = {"sha256": hashlib.sha256(content).hexdigest(),
                                    "bytes": len(content)}
@@ -85,17 +92,24 @@ def publish(target: ReleaseTarget, *, overwrite: bool, splits: list[str], schema
 
 
 def release_documents(staging_dir: str, manifest: dict[str, Any], stats: dict[str, Any],
-                      splits: list[str],
-                      make_card: Callable[[dict, dict], str]) -> dict[str, bytes]:
+                      make_card: Callable[[dict, dict], str],
+                      field_docs: dict[str, str] | None = None) -> dict[str, bytes]:
     """The card (``README.md``) and, for a ``DatasetCard``, its YAML front matter and shared
-    sections (``hub``, ``card_sections``)."""
+    sections (``hub``, ``card_sections``) and the Croissant metadata (``croissant.json``).
+    ``field_docs`` describe the columns of every table (the manifest's schema, the main
+    table's only)."""
     body = make_card(manifest, stats)
     if not isinstance(make_card, DatasetCard):
         return {"README.md": body.encode("utf-8")}
-    tables = release_tables(staging_dir, manifest["files"], main=table_name(splits[0])[0])
-    card = "\n".join([front_matter(manifest, make_card.info, tables), body.rstrip("\n"), "",
-                      shared_sections(staging_dir, manifest, stats, make_card.info, tables)])
-    return {"README.md": card.encode("utf-8")}
+    info = make_card.info
+    tables = release_tables(staging_dir, manifest["files"], main=main_config(manifest))
+    card = "\n".join([front_matter(manifest, info, tables), body.rstrip("\n"), "",
+                      shared_sections(staging_dir, manifest, stats, info, tables,
+                                      field_docs or {})])
+    croissant = croissant_metadata(manifest, tables, info, stats)
+    return {"README.md": card.encode("utf-8"),
+            "croissant.json": (json.dumps(croissant, indent=2, ensure_ascii=False)
+                               + "\n").encode("utf-8")}
 
 
 def run_release(target: ReleaseTarget, overwrite: bool, beam_args: list[str],

@@ -84,6 +84,13 @@ def release_tables(version_dir: str, files: dict[str, dict[str, Any]],
                                          if t.split in order else len(order), t.split))
 
 
+def main_config(manifest: dict[str, Any]) -> str:
+    """The config ``load_dataset(dir)`` loads: that of the manifest's first split
+    (``default`` for train/dev/test, ``questions`` for ReQA, ``docs``, ``lexicon``)."""
+    splits = manifest.get("splits") or []
+    return table_name(splits[0])[0] if splits else "default"
+
+
 def default_config(tables: list[Table]) -> str | None:
     """The config ``load_dataset(dir)`` loads: the first table's."""
     return tables[0].config if tables else None

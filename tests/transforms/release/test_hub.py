@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
@@ -80,4 +82,7 @@ def test_a_release_without_train_splits_names_its_main_table_default(tmp_path):
     assert header["configs"][0]["config_name"] == "questions"
     assert header["configs"][0]["default"] is True
     assert header["size_categories"] == ["n<1K"]
+    assert "license_name" not in header
+    other = front_matter({"dataset": "my_toy"}, replace(INFO, license="other"), tables)
+    assert yaml.safe_load(other.split("---\n")[1])["license_name"] == "my-toy-source-terms"
     assert size_category(1_000) == "1K<n<10K" and size_category(2_000_000_000) == "n>1B"
