@@ -1,4 +1,5 @@
-"""Shared test configuration: the real-data folder and the FnApiRunner for pipelines."""
+"""Shared test configuration: the real-data folder, the FnApiRunner for pipelines and the
+sample releases of every type."""
 
 from __future__ import annotations
 
@@ -18,3 +19,12 @@ def shared_data() -> Path:
     if not SHARED_DATA.is_dir():
         pytest.skip("../shared/data is absent (fresh clone): real-data test skipped")
     return SHARED_DATA
+
+
+@pytest.fixture(scope="session")
+def sample_releases(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+    """One release of each type from the bundled samples (``tests/sample_releases.py``),
+    built once per session: dataset name -> version directory."""
+    from tests.sample_releases import build_sample_releases
+
+    return build_sample_releases(tmp_path_factory.mktemp("sample_releases"), TEST_RUNNER)

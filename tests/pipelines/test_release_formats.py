@@ -7,63 +7,23 @@ from __future__ import annotations
 import gzip
 import json
 import re
-import shutil
 from pathlib import Path
 
 import pyarrow.parquet as pq
 import pytest
 
-from pipelines import (
-    annotate,
-    build_categories,
-    build_jnq,
-    build_nlquad,
-    build_nq,
-    build_reqa,
-    build_search_index,
-)
-from tests.conftest import TEST_RUNNER
 from transforms.core.paths import PROJECT_ROOT
 
 datasets = pytest.importorskip("datasets")
-SAMPLES = Path(PROJECT_ROOT) / "pipelines" / "samples"
 
 
 @pytest.fixture(scope="module")
-def releases(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
-    """One release of each type under one root, inputs given as absolute paths."""
-    base = tmp_path_factory.mktemp("formats")
-    samples = base / "samples"
-    shutil.copytree(SAMPLES, samples)
-    root = base / "releases"
-    out = ["--output", str(root), TEST_RUNNER]
-    build_nlquad.run([*out, "--source", "html",
-                      "--input", str(samples / "nlquad" / "pages" / "*.html"),
-                      "--index", str(samples / "nlquad" / "index.tsv")])
-    build_nq.run([*out, "--input", str(samples / "nq" / "query_log.tsv"), "--keep-rejected"])
-    build_nq.run([*out, "--input", str(samples / "nq" / "query_log.tsv"), "--keep-rejected",
-                  "--stop-after", "questions"])
-    to_annotate = base / "to_annotate"
-    build_nq.run(["--output", str(to_annotate), TEST_RUNNER, "--input",
-                  str(samples / "nq" / "query_log.tsv"), "--split-ratios",
-                  "train=50,dev=25,test=25"])
-    build_jnq.run([*out, "--input", str(samples / "jnq" / "query_log.tsv")])
-    build_jnq.run([*out, "--input", str(samples / "jnq" / "query_log.tsv"),
-                   "--variant", "jboolq"])
-    build_reqa.run([*out, "--source", "squad",
-                    "--input", str(samples / "reqa" / "squad_sample.json")])
-    build_search_index.run([*out])
-    build_categories.run([*out])
-    votes = base / "votes.jsonl"
-    assert annotate.main(["simulate", "--release", str(to_annotate / "nq"),
-                          "--out", str(votes), "--seed", "7"]) == 0
-    assert annotate.main(["import", "--dataset", "nq", "--input", str(to_annotate / "nq"),
-                          "--votes", str(votes), "--output", str(root), TEST_RUNNER]) == 0
-    return {p.parent.parent.name: p.parent for p in root.glob("*/*/dataset_info.json")}
+def releases(sample_releases: dict[str, Path]) -> dict[str, Path]:
+    return sample_releases
 
 
 KINDS = ["nlquad", "nq", "nq_questions", "jnq", "jboolq", "reqa_squad", "search_en",
-         "categories", "nq_annotated"]
+         "categories", "nq_annotated", "jnq_annotated"]
 
 
 def _card_yaml(path: Path) -> dict:
@@ -152,7 +112,7 @@ def test_no_release_file_names_an_absolute_local_path(releases, kind):
 @pytest.mark.parametrize("kind", KINDS)
 def test_every_card_has_the_sections_a_reader_needs(releases, kind):
     card = (releases[kind] / "README.md").read_text()
-    for heading in ("## Fields", "## Example", "## How it was built", "## Loading",
+    for heading in ("## Fields", "## Example", "## How it was built", "## Loading", "## Browse",
                     "## Limitations and known biases", "## Licence", "## Citation"):
         assert f"\n{heading}\n" in card, heading
     assert "@" in card.split("## Citation", 1)[1]

@@ -61,6 +61,9 @@ VOTE_SCHEMA = pa.schema([
     pa.field("value", pa.string(), nullable=False),
 ], metadata={"dataset": "jnq_votes"})
 VOTE_FIELD_DOCS = {
+    "question_id": "the JNQ example judged (its id)",
+    "split": "the example's split",
+    "annotator_id": "the worker",
     "stage": "good_question, yes_no_question, long_answer, yes_no_answer or span",
     "paragraph": "the paragraph judged (null for per-question stages)",
     "value": "the judgment as JSON text: true/false, YES/NO/NONE, [start, end] or null",

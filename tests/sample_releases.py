@@ -1,0 +1,51 @@
+"""One release of every type, built from the bundled samples with inputs given as absolute
+paths: what the release-format and browser tests look at (``sample_releases`` in conftest)."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+from pipelines import (
+    annotate,
+    build_categories,
+    build_jnq,
+    build_nlquad,
+    build_nq,
+    build_reqa,
+    build_search_index,
+)
+
+SAMPLES = Path(__file__).resolve().parent.parent / "pipelines" / "samples"
+
+
+def build_sample_releases(base: Path, runner: str) -> dict[str, Path]:
+    """Every release type under ``base/releases``: dataset name -> version directory."""
+    samples = base / "samples"
+    shutil.copytree(SAMPLES, samples)
+    root = base / "releases"
+    out = ["--output", str(root), runner]
+    build_nlquad.run([*out, "--source", "html",
+                      "--input", str(samples / "nlquad" / "pages" / "*.html"),
+                      "--index", str(samples / "nlquad" / "index.tsv")])
+    build_nq.run([*out, "--input", str(samples / "nq" / "query_log.tsv"), "--keep-rejected"])
+    build_nq.run([*out, "--input", str(samples / "nq" / "query_log.tsv"), "--keep-rejected",
+                  "--stop-after", "questions"])
+    to_annotate = base / "to_annotate"
+    build_nq.run(["--output", str(to_annotate), runner, "--input",
+                  str(samples / "nq" / "query_log.tsv"), "--split-ratios",
+                  "train=50,dev=25,test=25"])
+    build_jnq.run([*out, "--input", str(samples / "jnq" / "query_log.tsv")])
+    build_jnq.run([*out, "--input", str(samples / "jnq" / "query_log.tsv"),
+                   "--variant", "jboolq"])
+    build_reqa.run([*out, "--source", "squad",
+                    "--input", str(samples / "reqa" / "squad_sample.json")])
+    build_search_index.run([*out])
+    build_categories.run([*out])
+    for dataset, release in (("nq", to_annotate / "nq"), ("jnq", root / "jnq")):
+        votes = base / f"votes-{dataset}.jsonl"
+        assert annotate.main(["simulate", "--release", str(release), "--out", str(votes),
+                              "--seed", "7"]) == 0
+        assert annotate.main(["import", "--dataset", dataset, "--input", str(release),
+                              "--votes", str(votes), "--output", str(root), runner]) == 0
+    return {p.parent.parent.name: p.parent for p in root.glob("*/*/dataset_info.json")}
