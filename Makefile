@@ -1,6 +1,9 @@
 # The two commands of the quick start; each sets itself up the first time.
 #   make run    build NLQuAD from the bundled sample, offline (ARGS="..." adds options)
 #   make test   lint and run the tests (ARGS="..." is passed to pytest)
+#   make browser   Debian's chromium and chromedriver for the tests marked browser, and a
+#               Japanese font for readable JNQ screenshots (needs root and apt-get; does
+#               nothing when they are installed)
 #   make label-studio   Label Studio and its SDK in their own venv (.cache/label-studio-venv),
 #               kept apart from ours because their pins clash with Beam's; the tests marked
 #               label_studio use it and skip without it
@@ -18,7 +21,7 @@ ARGS ?=
 # Beam's worker processes (multi-process and portable runners) start `python` from PATH.
 export PATH := $(BIN):$(PATH)
 
-.PHONY: run test setup label-studio
+.PHONY: run test setup label-studio browser
 
 setup: $(STAMP)
 
@@ -43,3 +46,12 @@ $(LABEL_STUDIO_STAMP):
 	$(LABEL_STUDIO_VENV)/bin/python -m pip install --quiet --disable-pip-version-check \
 		'label-studio==1.23.*' label-studio-sdk
 	@touch $(LABEL_STUDIO_STAMP)
+
+browser:
+	@if command -v chromium >/dev/null && command -v chromedriver >/dev/null \
+		&& fc-list :lang=ja | grep -q .; then \
+		echo "chromium, chromedriver and a Japanese font are installed"; \
+	else \
+		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq \
+			chromium chromium-driver fonts-ipafont-gothic; \
+	fi
