@@ -59,7 +59,7 @@ from transforms.release.tables import (
 
 __all__ = [
     "DamagedReleaseError", "EmptyReleaseError", "InvalidReleaseName", "InvalidReleaseRoot",
-    "NoInputError", "NotAReleaseError", "ReleaseExistsError", "UsageError", "annotate",
+    "NoInputError", "NotAReleaseError", "ReleaseExistsError", "UsageError", "annotate", "browse",
     "build_categories", "build_jnq", "build_nlquad", "build_nq", "build_reqa",
     "build_search_index", "diff", "evaluate", "keywords", "leakage", "list_releases",
     "load_release", "verify_release",
@@ -209,6 +209,12 @@ def leakage(path: str | os.PathLike[str], **options: Any) -> dict[str, Any]:
     and overlap with external evaluation sets (``against=[files]``; see
     ``pipelines.release.leakage`` for the other keywords)."""
     return _call_release_command("leakage", os.fspath(path), **options)
+
+
+def browse(path: str | os.PathLike[str], **options: Any) -> dict[str, Any]:
+    """``release browse DIR`` without the server: write the release's HTML site (``out=``,
+    default ``site/<dataset>/<version>``) and return what its ``site.json`` records."""
+    return _call_release_command("browse", os.fspath(path), **options)
 
 
 def _table_split(directory: str) -> tuple[str, str]:

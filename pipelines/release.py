@@ -5,6 +5,8 @@
     python -m pipelines.release diff OLD NEW [--no-verify] [--json]
     python -m pipelines.release leakage DIR [--against FILE ...] [--question-field NAME]
         [--threshold 0.8] [--num-perm 128] [--examples 5] [--no-verify] [--json]
+    python -m pipelines.release browse DIR [--out SITE_DIR] [--overwrite] [--page-size 100]
+        [--limit N] [--serve] [--port 8000]
 
 ``verify`` re-hashes every file of each release against its manifest and checks row counts
 and schemas; it prints one line per problem, naming the file, and exits 5 when any release
@@ -21,20 +23,39 @@ release's questions found in external evaluation sets, exactly after normalizati
 near-duplicates by MinHash LSH (``transforms.release.leakage``). It exits 0 whatever it finds.
 ``diff`` and ``leakage`` first check each release's sizes and Parquet footers against its
 manifest (exit 5 when damaged) unless ``--no-verify``. Usage errors exit 2.
+``browse`` writes a static HTML site of a release (``transforms.browse``): an overview, the
+examples with their answers highlighted (paginated, with a filter by text, split and reason)
+and the rejected records by reason; open ``SITE_DIR/index.html``, no server needed.
+``SITE_DIR`` defaults to ``site/<dataset>/<version>`` under the working directory; an
+existing one is replaced only with ``--overwrite`` and only if it is a site written by
+``browse`` (else exit 3); a ``SITE_DIR`` inside the release exits 2; a damaged release 5.
+``--limit N`` shows at most N examples per split. ``--serve`` then serves the site on
+http://127.0.0.1:PORT/ only (``--port 0``: any free port) until Ctrl-C.
 
-The functions ``verify``, ``diff`` and ``leakage`` are the commands callable with keywords;
-they raise ``NotAReleaseError``, ``DamagedReleaseError`` or ``UsageError``, never exit.
+The functions ``verify``, ``diff``, ``leakage`` and ``browse`` are the commands callable with
+keywords; they raise ``NotAReleaseError``, ``DamagedReleaseError``, ``UsageError`` or
+(``browse``) ``SiteExistsError``, never exit.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from collections.abc import Sequence
 from typing import Any
 
-from pipelines.cli.errors import EXIT_DAMAGED, EXIT_OK, EXIT_USAGE, UsageError
+from pipelines.cli.entry import quiet_loggers
+from pipelines.cli.errors import (
+    EXIT_DAMAGED,
+    EXIT_OK,
+    EXIT_RELEASE_EXISTS,
+    EXIT_USAGE,
+    UsageError,
+)
+from transforms.browse.serve import make_server, serve
+from transforms.browse.site import PAGE_SIZE, InvalidSiteDir, SiteExistsError, write_site
 from transforms.release import (
     DamagedReleaseError,
     NotAReleaseError,
@@ -83,6 +104,20 @@ def build_parser() -> argparse.ArgumentParser:
     audit.add_argument("--no-verify", dest="verify", action="store_false",
                        help="skip the quick check of the release against its manifest")
     audit.add_argument("--json", action="store_true", help="print one JSON object")
+    site = commands.add_parser("browse", help="write a static HTML site of a release: "
+                                              "overview, examples, rejected records")
+    site.add_argument("path", metavar="DIR")
+    site.add_argument("--out", metavar="SITE_DIR",
+                      help="where the site goes (default: site/<dataset>/<version>)")
+    site.add_argument("--overwrite", action="store_true",
+                      help="replace SITE_DIR if it is a site written by browse")
+    site.add_argument("--page-size", type=int, default=PAGE_SIZE,
+                      help="examples per index page and rejected records per page")
+    site.add_argument("--limit", type=int, metavar="N",
+                      help="at most N examples per split (default: all)")
+    site.add_argument("--serve", action="store_true",
+                      help="then serve the site on http://127.0.0.1:PORT/ until Ctrl-C")
+    site.add_argument("--port", type=int, default=8000, help="the --serve port (0: any)")
     return parser
 
 
@@ -120,6 +155,63 @@ def leakage(path: str, against: Sequence[str] = (), *, question_field: str = "qu
                                threshold=threshold, num_perm=num_perm, examples=examples)
     except LeakageError as error:
         raise UsageError(str(error)) from error
+
+
+def default_site_dir(version_dir: str) -> str:
+    """``site/<dataset>/<version>`` (relative to the working directory) of a release."""
+    with open(os.path.join(version_dir, "dataset_info.json"), encoding="utf-8") as handle:
+        manifest = json.load(handle)
+    return os.path.join("site", manifest["dataset"], manifest["version"])
+
+
+def browse(path: str | os.PathLike[str], out: str | os.PathLike[str] | None = None, *,
+           overwrite: bool = False, page_size: int = PAGE_SIZE,
+           limit: int | None = None) -> dict[str, Any]:
+    """Write the HTML site of the release at ``path`` (a version directory, or a dataset root
+    meaning its ``LATEST``) to ``out`` (default ``site/<dataset>/<version>``); what the site's
+    ``site.json`` records, plus its ``path``. Checks the release's sizes and Parquet footers
+    first."""
+    if page_size < 1:
+        raise UsageError(f"--page-size must be at least 1, not {page_size}")
+    if limit is not None and limit < 0:
+        raise UsageError(f"--limit must not be negative, not {limit}")
+    version_dir = resolve_release(os.fspath(path))
+    out = os.fspath(out) if out else default_site_dir(version_dir)
+    try:
+        summary = write_site(version_dir, out, page_size, limit, overwrite=overwrite)
+    except InvalidSiteDir as error:
+        raise UsageError(str(error)) from error
+    return {**summary, "path": out}
+
+
+def _browse(args: argparse.Namespace) -> int:
+    if not 0 <= args.port <= 65535:
+        raise UsageError(f"--port must be between 0 and 65535, not {args.port}")
+    quiet_loggers(("bm25s",))
+    version_dir = resolve_release(args.path)
+    out = args.out or default_site_dir(version_dir)
+    server = None
+    if args.serve:
+        try:
+            server = make_server(out, args.port)
+        except OSError as error:
+            raise UsageError(f"cannot serve on 127.0.0.1:{args.port}: {error}") from error
+    try:
+        result = browse(version_dir, out, overwrite=args.overwrite,
+                        page_size=args.page_size, limit=args.limit)
+    except BaseException:
+        if server is not None:
+            server.server_close()
+        raise
+    examples = result["examples"]
+    print(f"wrote the site of {result['release']['dataset']} {result['release']['version']} "
+          f"to {result['path']}: {examples['entries']} examples on {examples['index_pages']} "
+          f"index and {examples['detail_pages']} detail pages, "
+          f"{result['rejected'].get('records', 0)} rejected records; "
+          f"open {os.path.join(result['path'], 'index.html')}", flush=True)
+    if server is not None:
+        serve(result["path"], args.port, server)
+    return EXIT_OK
 
 
 # Readable output ---------------------------------------------------------------------------
@@ -240,6 +332,8 @@ def _print_json(value: dict[str, Any], ascii_only: bool = True) -> None:
 
 
 def _run(args: argparse.Namespace) -> int:
+    if args.command == "browse":
+        return _browse(args)
     if args.command == "verify":
         reports = verify(args.paths, args.quick)
         if args.json:
@@ -288,6 +382,9 @@ def main(argv: list[str] | None = None) -> int:
     except DamagedReleaseError as error:
         print(f"DAMAGED: {error}", file=sys.stderr)
         return EXIT_DAMAGED
+    except SiteExistsError as error:
+        print(f"error: {error}", file=sys.stderr)
+        return EXIT_RELEASE_EXISTS
 
 
 if __name__ == "__main__":

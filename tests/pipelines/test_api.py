@@ -200,3 +200,13 @@ def test_release_commands_take_keywords(monkeypatch, tmp_path):
     with pytest.raises(UsageError, match="did you mean 'columns' for 'colums'"):
         api.diff("a", "b", colums=False)
     assert calls == [(str(tmp_path / "a"), str(tmp_path / "b"), False)]
+
+
+def test_browse_writes_the_site_and_refuses_unknown_keywords(built, tmp_path):
+    result, _, _ = built
+    site = api.browse(result["path"], out=tmp_path / "site", page_size=10)
+    assert (tmp_path / "site" / "index.html").is_file()
+    assert site["examples"]["entries"] > 0
+    with pytest.raises(UsageError, match="page_sise"):
+        api.browse(result["path"], out=tmp_path / "other", page_sise=10)
+    assert not (tmp_path / "other").exists()

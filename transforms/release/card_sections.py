@@ -146,6 +146,18 @@ def loading_section(tables: list[Table]) -> list[str]:
     return lines
 
 
+def browse_section(manifest: dict[str, Any]) -> list[str]:
+    """How to open the release browser on this release."""
+    site = f"site/{manifest['dataset']}/{manifest['version']}"
+    return ["## Browse", "",
+            "Look at the examples before you use them: `python -m pipelines.release browse "
+            "DIR` (DIR: this release's directory) writes a static site under the directory "
+            f"you run it from (`{md_text(site)}/index.html`: the funnel of what was "
+            "dropped and why, length histograms against the paper, every example with its "
+            "answer highlighted, the rejected records by reason); open it in a browser, no "
+            "server needed, or add `--serve` to serve it on 127.0.0.1.", ""]
+
+
 def closing_sections(info: CardInfo) -> list[str]:
     """Limitations, licence and citation."""
     fence = "```"
@@ -164,4 +176,5 @@ def shared_sections(version_dir: str, manifest: dict[str, Any], stats: dict[str,
                                      for f in manifest.get("schema", []) if f.get("description")}}
     return "\n".join([*field_table(tables, docs), *example_section(version_dir, tables),
                       *build_section(manifest), *leakage_section(stats),
-                      *loading_section(tables), *closing_sections(info)])
+                      *loading_section(tables), *browse_section(manifest),
+                      *closing_sections(info)])
