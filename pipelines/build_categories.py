@@ -35,6 +35,7 @@ from transforms.categories.stages import (
     ReadCorpus,
     lexicon_row,
 )
+from transforms.core.progress import ShowProgress
 from transforms.release import (
     ReleaseTarget,
     WriteShards,
@@ -88,6 +89,7 @@ def build_pipeline(pipeline: beam.Pipeline, args: argparse.Namespace,
 
     paragraphs, results = pipeline | "Corpus" >> ReadCorpus(args.input, args.text_field)
     matches = (paragraphs
+               | "Progress" >> ShowProgress("paragraphs")
                | "Batch" >> beam.BatchElements(min_batch_size=args.batch_size,
                                                max_batch_size=args.batch_size)
                | "Hearst" >> beam.ParDo(FindHearstMatches()).with_outputs(

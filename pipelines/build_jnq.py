@@ -36,6 +36,7 @@ from pipelines.cli.options import (
 from pipelines.cli.query_logs import add_query_log_arguments, log_fields
 from pipelines.cli.summary import dead_letter_line, empty_release_warning
 from transforms.core.accounting import SIDE_OUTPUTS
+from transforms.core.progress import ShowProgress
 from transforms.jnq.card import jnq_card_for, jnq_dev_baselines, jnq_stats
 from transforms.jnq.schema import (
     EXAMPLE_SCHEMA,
@@ -114,6 +115,7 @@ def build_pipeline(pipeline: beam.Pipeline, args: argparse.Namespace,
         args.input, log_fields(args), args.format, key_by_ja_query, args.min_users, args.window,
         args.keep_rejected)
     selected = (by_users.main
+                | "Progress" >> ShowProgress("queries aggregated")
                 | "Select" >> beam.ParDo(SelectJapaneseQuestions(
                     args.variant, args.count_symbols, args.extended_keywords,
                     args.keep_rejected))
@@ -138,8 +140,9 @@ def build_pipeline(pipeline: beam.Pipeline, args: argparse.Namespace,
                                            parquet_bytes, "parquet", QUESTION_SCHEMA))
         page_stats = []
     else:
-        pairs, linked = questions | "LinkAndFetch" >> LinkAndFetch(
-            backend_options(args), args.lang, args.shards)
+        pairs, linked = (questions | "LinkProgress" >> ShowProgress("questions linked")
+                         | "LinkAndFetch" >> LinkAndFetch(
+                             backend_options(args), args.lang, args.shards))
         built = (pairs
                  | "Paragraphs" >> beam.ParDo(BuildJnqExamples())
                  .with_outputs(*SIDE_OUTPUTS, main="main"))

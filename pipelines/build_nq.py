@@ -36,6 +36,7 @@ from pipelines.cli.options import (
 from pipelines.cli.query_logs import add_query_log_arguments, log_fields
 from pipelines.cli.summary import dead_letter_line, empty_release_warning
 from transforms.core.accounting import SIDE_OUTPUTS
+from transforms.core.progress import ShowProgress
 from transforms.nq.card import nq_card, nq_questions_card, nq_stats
 from transforms.nq.examples import FIELD_DOCS as EXAMPLE_FIELD_DOCS
 from transforms.nq.examples import (
@@ -138,6 +139,7 @@ def build_pipeline(pipeline: beam.Pipeline, args: argparse.Namespace,
         args.input, log_fields(args), args.format, key_by_normalized_query, args.min_users,
         args.window, args.keep_rejected)
     selected = (by_users.main
+                | "Progress" >> ShowProgress("queries aggregated")
                 | "Batch" >> beam.BatchElements(min_batch_size=args.batch_size,
                                                 max_batch_size=args.batch_size)
                 | "Heuristics" >> beam.ParDo(SelectQuestions(
@@ -188,8 +190,9 @@ def write_examples(questions, args: argparse.Namespace, target: ReleaseTarget):
     Returns (length stats, accounting results, writers' outputs)."""
     from filters.nq.candidates import nq_document
 
-    pairs, linked_results = questions | "LinkAndFetch" >> LinkAndFetch(
-        backend_options(args), args.lang, args.shards)
+    pairs, linked_results = (questions | "LinkProgress" >> ShowProgress("questions linked")
+                             | "LinkAndFetch" >> LinkAndFetch(
+                                 backend_options(args), args.lang, args.shards))
     built = (pairs
              | "Tokenize" >> beam.ParDo(BuildExamples(nq_document))
              .with_outputs(*SIDE_OUTPUTS, main="main"))

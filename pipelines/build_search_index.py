@@ -29,6 +29,7 @@ from pipelines.cli.inputs import require_inputs
 from pipelines.cli.options import add_release_arguments, add_underscore_aliases, resolve_version
 from pipelines.cli.summary import dead_letter_line, empty_release_warning
 from transforms.core.accounting import SIDE_OUTPUTS
+from transforms.core.progress import ShowProgress
 from transforms.release import (
     ReleaseTarget,
     WriteAccounting,
@@ -89,6 +90,7 @@ def build_pipeline(pipeline: beam.Pipeline, args: argparse.Namespace,
                 | "ReadDirectory" >> beam.ParDo(ReadCorpusDirectory())
                 .with_outputs(*SIDE_OUTPUTS, main="main"))
     pages = (read.main
+     | "Progress" >> ShowProgress("pages indexed")
      | "Key" >> beam.Map(lambda record: ("pages", record))
      | "WritePages" >> WriteShards(FileSystems.join(target.staging_dir, EXTRACTED),
                                    lambda r: r["url"], parquet_bytes, "parquet",

@@ -21,6 +21,7 @@ from apache_beam.options.pipeline_options import (
 )
 
 from pipelines.cli.errors import UsageError
+from pipelines.cli.options import RUN_OPTIONS, add_run_arguments, apply_progress_choice
 from pipelines.cli.parsers import apply_program_name, raise_usage_errors
 
 
@@ -66,8 +67,18 @@ def check_beam_args(beam_args: list[str], prog: str) -> None:
 def parse_pipeline_args(parser: argparse.ArgumentParser,
                         argv: list[str] | None) -> tuple[argparse.Namespace, list[str]]:
     """The pipeline's options and the Beam arguments, after checking the latter. A bad
-    command line raises ``UsageError``, also from the pipeline's later ``parser.error``."""
+    command line raises ``UsageError``, also from the pipeline's later ``parser.error``.
+
+    Adds ``--progress`` and ``--verbose`` (``pipelines.cli.options.add_run_arguments``) and
+    takes them out of the returned options: they change what a run shows, not what it
+    releases, so manifests do not record them. ``cli_main`` applies them before the run; an
+    explicit ``--progress`` is applied here too, for callers of ``run`` itself."""
+    add_run_arguments(parser)
     raise_usage_errors(apply_program_name(parser))
     args, beam_args = parser.parse_known_args(argv)
     check_beam_args(beam_args, parser.prog)
+    if args.progress is not None:
+        apply_progress_choice(args.progress)
+    for name in RUN_OPTIONS:
+        delattr(args, name)
     return args, beam_args

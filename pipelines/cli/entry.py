@@ -9,8 +9,10 @@ from __future__ import annotations
 import importlib
 import logging
 import sys
+import time
 import traceback
 from collections.abc import Callable
+from datetime import UTC, datetime
 from typing import Any
 
 from pipelines.cli.errors import (
@@ -31,7 +33,12 @@ from transforms.release import (
     ReleaseExistsError,
 )
 
-NOISY_LOGGERS = ("apache_beam", "bm25s")
+# Third-party loggers kept at WARNING unless --verbose. bm25s sets its own logger to DEBUG
+# when imported, so quiet_loggers imports it first.
+NOISY_LOGGERS = ("apache_beam", "bm25s", "urllib3", "requests", "httpx", "httpcore",
+                 "filelock", "fsspec", "gcsfs", "google", "grpc", "spacy", "numba", "jax",
+                 "datasets", "huggingface_hub", "pyarrow")
+LOG_FORMAT = "%(asctime)s %(levelname)s %(message)s"
 USAGE_ERRORS = (UsageError, InvalidReleaseName, InvalidReleaseRoot)
 EMPTY_ERRORS = (NoInputError, EmptyReleaseError)
 
@@ -49,23 +56,127 @@ def exit_code(error: BaseException) -> int:
     return EXIT_JOB_FAILED
 
 
-def quiet_loggers(names: tuple[str, ...] = NOISY_LOGGERS) -> None:
+def quiet_loggers(names: tuple[str, ...] = NOISY_LOGGERS, level: int = logging.WARNING) -> None:
     """Log only warnings from these libraries. bm25s sets its own logger to DEBUG when it is
     imported, so it is imported first (when installed) or a later import would undo this."""
     for name in names:
-        try:
-            importlib.import_module(name)
-        except ImportError:
-            pass
-        logging.getLogger(name).setLevel(logging.WARNING)
+        if name == "bm25s":
+            try:
+                importlib.import_module(name)
+            except ImportError:
+                pass
+        logging.getLogger(name).setLevel(level)
+
+
+class _HideReportedErrors(logging.Filter):
+    """Drop a runner's ERROR log of an error ``cli_main`` reports in one line (usage, empty,
+    release exists, damaged): its traceback would bury that line. Job failures stay."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        error = record.exc_info[1] if record.exc_info else None
+        return error is None or exit_code(error) == EXIT_JOB_FAILED
+
+
+def _flag_value(argv: list[str], name: str) -> str | None:
+    """The last value of ``--name`` / ``--name=value`` in ``argv`` (``""`` for a bare flag),
+    or None; ``--a-b`` also matches ``--a_b``. Only a pre-scan: the parser validates."""
+    found = None
+    spellings = {name, name.replace("-", "_")}
+    for index, arg in enumerate(argv):
+        option, sep, value = arg.partition("=")
+        if option in spellings:
+            if sep:
+                found = value
+            elif index + 1 < len(argv) and not argv[index + 1].startswith("--"):
+                found = argv[index + 1]
+            else:
+                found = ""
+    return found
+
+
+def configure_logging(argv: list[str] | None) -> bool:
+    """Our INFO lines (progress included) on stderr, third-party loggers at WARNING unless
+    ``--verbose``, and the ``--progress`` interval for every worker. Returns verbose.
+
+    Importing Beam already logs a warning through the root logger, which installs a default
+    WARNING handler: a plain ``basicConfig`` afterwards does nothing, which is why no INFO
+    line (no progress line) ever appeared. So the root's plain stream handlers are replaced
+    (test harness handlers, which are subclasses, are kept)."""
+    from pipelines import _HideBeamGcpImportNotice
+    from pipelines.cli.options import apply_progress_choice, parse_bool, parse_progress
+
+    argv = sys.argv[1:] if argv is None else argv
+    verbose_value = _flag_value(argv, "--verbose")
+    try:
+        verbose = verbose_value is not None and parse_bool(verbose_value or True)
+    except Exception:  # noqa: BLE001 - the parser reports a bad value later
+        verbose = False
+    root = logging.getLogger()
+    for handler in list(root.handlers):
+        if type(handler) is logging.StreamHandler:
+            root.removeHandler(handler)
+    handler = logging.StreamHandler(sys.stderr)
+    handler.setFormatter(logging.Formatter(LOG_FORMAT))
+    handler.addFilter(_HideBeamGcpImportNotice())
+    handler.addFilter(_HideReportedErrors())
+    root.addHandler(handler)
+    root.setLevel(logging.DEBUG if verbose else logging.INFO)
+    quiet_loggers(level=logging.INFO if verbose else logging.WARNING)
+    progress = _flag_value(argv, "--progress")
+    try:
+        apply_progress_choice(parse_progress(progress if progress else "auto"))
+    except Exception:  # noqa: BLE001 - the parser reports a bad value later
+        apply_progress_choice(parse_progress("auto"))
+    return verbose
+
+
+def records_of(result: dict[str, Any]) -> tuple[int, str] | None:
+    """The count a run's throughput is measured in: ``result["records"]`` (named by
+    ``result["records_unit"]``, default ``records``) when the run gives one, else the rows
+    it released."""
+    if isinstance(result.get("records"), int):
+        return result["records"], str(result.get("records_unit") or "records")
+    rows = (result.get("manifest") or {}).get("rows_per_split")
+    if isinstance(rows, dict):
+        return sum(rows.values()), "rows"
+    if isinstance(result.get("rows"), int):
+        return result["rows"], "rows"
+    return None
+
+
+def _published_before(result: dict[str, Any], started_at: datetime) -> bool:
+    """True when the release was already published before this run started (for example
+    ``--skip-existing``): there is no throughput to report."""
+    created = (result.get("manifest") or {}).get("created")
+    try:
+        return datetime.fromisoformat(str(created).replace("Z", "+00:00")) < started_at
+    except ValueError:
+        return False
+
+
+def elapsed_line(seconds: float, result: dict[str, Any],
+                 started_at: datetime | None = None) -> str:
+    """``  elapsed: 48.7 s (364.0 rows/s)``."""
+    line = f"  elapsed: {seconds:.1f} s"
+    if not isinstance(result, dict):
+        return line
+    if started_at is not None and _published_before(result, started_at):
+        return line + " (the release was already published: nothing was built)"
+    counted = records_of(result)
+    if counted is not None:
+        count, unit = counted
+        line += f" ({count / max(seconds, 1e-9):,.1f} {unit}/s)"
+    return line
 
 
 def cli_main(run: Callable[[list[str] | None], dict[str, Any]],
              summarize: Callable[[dict[str, Any]], str], argv: list[str] | None = None) -> int:
-    """Entry point of a pipeline module: run and print the summary, or report the error in
-    one line on stderr (with the traceback for a job failure) and return its exit code."""
-    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(message)s")
-    quiet_loggers()
+    """Entry point of a pipeline module: run and print the summary, ending with the elapsed
+    time and throughput, or report the error in one line on stderr (with the traceback for a
+    job failure) and return its exit code. Logging, ``--verbose`` and ``--progress`` are set
+    up first (``configure_logging``)."""
+    configure_logging(argv)
+    started, started_at = time.perf_counter(), datetime.now(UTC).replace(microsecond=0)
     try:
         result = run(argv)
     except Exception as error:  # noqa: BLE001 - every error becomes an exit code
@@ -76,5 +187,6 @@ def cli_main(run: Callable[[list[str] | None], dict[str, Any]],
         else:
             print(f"error: {error}", file=sys.stderr)
         return code
-    print(summarize(result))
+    print(summarize(result) + "\n" + elapsed_line(time.perf_counter() - started, result,
+                                                      started_at))
     return EXIT_OK

@@ -9,6 +9,8 @@ value and every ``--dash-name`` also answers to ``--dash_name``. Every pipeline'
 from __future__ import annotations
 
 import argparse
+import os
+import sys
 from datetime import UTC, datetime
 
 from filters.text.splits import parse_split_ratios
@@ -78,3 +80,56 @@ def add_release_arguments(parser: argparse.ArgumentParser, dataset: str, version
                                       "(otherwise an empty result fails with exit code 4 and "
                                       "nothing is published)")
 
+
+
+PROGRESS_AUTO = "auto"
+RUN_OPTIONS = ("progress", "verbose")  # how a run is shown, never recorded in the manifest
+
+
+def parse_progress(value: str) -> str | float:
+    """``--progress``: ``auto`` (a line every 2 s on a terminal, every 30 s otherwise),
+    ``off`` (no lines; the counters still count) or a number of seconds between lines."""
+    lowered = (value or PROGRESS_AUTO).strip().lower()
+    if lowered == PROGRESS_AUTO:
+        return PROGRESS_AUTO
+    if lowered in ("off", "none", "no", "false", "never"):
+        return 0.0
+    try:
+        seconds = float(lowered)
+    except ValueError:
+        raise argparse.ArgumentTypeError(
+            f"--progress must be auto, off or a number of seconds, got {value!r}") from None
+    if seconds < 0:
+        raise argparse.ArgumentTypeError(f"--progress must not be negative, got {value!r}")
+    return seconds
+
+
+def apply_progress_choice(choice: str | float) -> None:
+    """Make ``--progress`` the interval of every progress line of this run: the launching
+    process resolves it (``auto`` asks whether stderr is a terminal) into
+    ``QA_DATASETS_PROGRESS_EVERY``, which worker processes it starts inherit."""
+    from transforms.core.progress import ENV_EVERY, QUIET_EVERY_S, TTY_EVERY_S
+
+    if choice == PROGRESS_AUTO:
+        try:
+            interactive = sys.stderr.isatty()
+        except (AttributeError, ValueError):
+            interactive = False
+        choice = TTY_EVERY_S if interactive else QUIET_EVERY_S
+    os.environ[ENV_EVERY] = f"{float(choice):g}"
+
+
+def add_run_arguments(parser: argparse.ArgumentParser) -> None:
+    """``--progress`` and ``--verbose``, which every pipeline accepts (added by
+    ``parse_pipeline_args``); they change what is shown, never the release."""
+    if any("--progress" in action.option_strings for action in parser._actions):
+        return
+    parser.add_argument("--progress", type=parse_progress, default=None, metavar="WHEN",
+                        help="progress lines on stderr while the job runs (records done, "
+                             "rate, ETA when the total is known): auto (default: every 2 s "
+                             "on a terminal, every 30 s otherwise, e.g. in CI), off, or "
+                             "seconds between lines. The same counts are Beam counters in "
+                             "the qa_datasets.progress namespace")
+    add_flag(parser, "--verbose", "also show INFO logs of third-party libraries (Apache "
+                                  "Beam, bm25s, urllib3, ...), which are otherwise kept at "
+                                  "WARNING")

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import logging
+
 import pytest
 
-from pipelines.cli.entry import cli_main, exit_code
+from pipelines.cli.entry import _flag_value, cli_main, configure_logging, elapsed_line, exit_code
 from pipelines.cli.errors import NoInputError, UsageError
 from transforms.release import (
     EmptyReleaseError,
@@ -36,7 +38,73 @@ def test_cli_main_reports_one_line_or_a_traceback(capsys):
     assert "Traceback" in err and err.strip().endswith("error: the job failed: "
                                                        "RuntimeError: boom")
     assert cli_main(lambda argv: {"ok": 1}, lambda result: "summary", []) == 0
-    assert capsys.readouterr().out.strip() == "summary"
+    summary, elapsed = capsys.readouterr().out.strip().splitlines()
+    assert summary == "summary" and elapsed.startswith("  elapsed: ")
+
+
+def test_summary_gains_elapsed_time_and_throughput():
+    manifest = {"rows_per_split": {"train": 80, "dev": 20}}
+    assert elapsed_line(4.0, {"manifest": manifest}) == "  elapsed: 4.0 s (25.0 rows/s)"
+    assert elapsed_line(2.0, {"records": 10, "manifest": manifest}) == (
+        "  elapsed: 2.0 s (5.0 records/s)")
+    assert elapsed_line(1.25, {"path": "x"}) == "  elapsed: 1.2 s"
+    assert elapsed_line(2.0, {"records": 10, "records_unit": "pages"}) == (
+        "  elapsed: 2.0 s (5.0 pages/s)")
+    from datetime import UTC, datetime
+
+    existing = {"manifest": {**manifest, "created": "2026-01-01T00:00:00Z"}}
+    assert elapsed_line(0.5, existing, datetime(2026, 1, 2, tzinfo=UTC)).endswith(
+        "(the release was already published: nothing was built)")
+    assert elapsed_line(4.0, existing, datetime(2025, 12, 31, tzinfo=UTC)).endswith(
+        "(25.0 rows/s)")
+
+
+def test_flag_prescan():
+    assert _flag_value(["--verbose"], "--verbose") == ""
+    assert _flag_value(["--verbose=false", "--x"], "--verbose") == "false"
+    assert _flag_value(["--progress", "off", "--x"], "--progress") == "off"
+    assert _flag_value(["--input", "a"], "--progress") is None
+
+
+def test_third_party_loggers_stay_at_warning_unless_verbose(monkeypatch):
+    from transforms.core.progress import ENV_EVERY
+
+    monkeypatch.setenv(ENV_EVERY, "")
+    root = logging.getLogger()
+    saved = (list(root.handlers), root.level)
+    try:
+        assert configure_logging(["--progress", "off"]) is False
+        for name in ("bm25s", "apache_beam", "urllib3"):
+            assert logging.getLogger(name).getEffectiveLevel() == logging.WARNING
+        assert logging.getLogger("qa_datasets.progress").isEnabledFor(logging.INFO)
+        import os
+        assert os.environ[ENV_EVERY] == "0"
+        assert configure_logging(["--verbose"]) is True
+        assert logging.getLogger("bm25s").getEffectiveLevel() == logging.INFO
+        assert os.environ[ENV_EVERY] == "30"  # auto, stderr is not a terminal under pytest
+    finally:
+        configure_logging([])
+        for handler in list(root.handlers):
+            if handler not in saved[0]:
+                root.removeHandler(handler)
+        for handler in saved[0]:
+            if handler not in root.handlers:
+                root.addHandler(handler)
+        root.setLevel(saved[1])
+
+
+def test_progress_and_verbose_are_accepted_but_not_recorded(monkeypatch):
+    from pipelines.build_categories import parse_args
+    from transforms.core.progress import ENV_EVERY
+
+    monkeypatch.setenv(ENV_EVERY, "")
+    args, beam_args = parse_args(["--progress=5", "--verbose", "--runner=FnApiRunner"])
+    assert beam_args == ["--runner=FnApiRunner"]
+    assert not hasattr(args, "progress") and not hasattr(args, "verbose")
+    import os
+    assert os.environ[ENV_EVERY] == "5"
+    with pytest.raises(UsageError):
+        parse_args(["--progress=soon"])
 
 
 MULTI_PROCESS = ["--runner=DirectRunner", "--direct_running_mode=multi_processing",
