@@ -39,6 +39,10 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import lru_cache
+from itertools import accumulate, compress, count
+from operator import attrgetter, not_
+from typing import NamedTuple
 
 from filters.nq.tokens import NqToken, Region, scan_nq_html
 
@@ -55,6 +59,7 @@ CONTENT_IDS = frozenset({"mw-content-text"})
 _SECTION_JOINERS = re.compile(r"\s*(?:,|&|\band\b)\s*")
 _TAG_NAME = re.compile(r"</?([A-Za-z0-9]+)")
 _EDIT_LINK = ("(", "edit", ")")
+_IS_HTML = attrgetter("html_token")
 
 
 @dataclass(frozen=True)
@@ -75,8 +80,9 @@ class LongAnswerCandidate:
                 "top_level": self.top_level}
 
 
-@dataclass(frozen=True)
-class _Element:
+class _Element(NamedTuple):
+    """A paired opening and closing tag token (a named tuple: thousands per page)."""
+
     name: str
     open_index: int
     close_index: int
@@ -101,6 +107,7 @@ def is_stop_heading(words: list[str]) -> bool:
     return bool(parts) and all(p in STOP_SECTIONS for p in parts)
 
 
+@lru_cache(maxsize=4096)
 def _tag_name(token: str) -> str:
     m = _TAG_NAME.match(token)
     return m.group(1).lower() if m else ""
@@ -111,16 +118,17 @@ def _elements(tokens: list[NqToken]) -> list[_Element]:
     stack: list[tuple[str, int, int]] = []
     elements: list[_Element] = []
     tables = 0
-    for index, token in enumerate(tokens):
-        if not token.html_token:
-            continue
+    for index in compress(count(), map(_IS_HTML, tokens)):  # the tag tokens, at C speed
+        token = tokens[index]
         name = _tag_name(token.token)
         if not token.token.startswith("</"):
             stack.append((name, index, tables))
             tables += name == "table"
             continue
-        k = next((k for k in range(len(stack) - 1, -1, -1) if stack[k][0] == name), None)
-        if k is None:
+        k = len(stack) - 1  # usually the innermost open element
+        while k >= 0 and stack[k][0] != name:
+            k -= 1
+        if k < 0:
             continue
         for open_name, _, _ in stack[k:]:
             tables -= open_name == "table"
@@ -135,9 +143,8 @@ class _Page:
 
     def __init__(self, tokens: list[NqToken], regions: list[Region]) -> None:
         self.tokens = tokens
-        self.words = [0]
-        for token in tokens:
-            self.words.append(self.words[-1] + (not token.html_token))
+        # words[i]: word tokens before token i
+        self.words = list(accumulate(map(not_, map(_IS_HTML, tokens)), initial=0))
         self.content = [(r.start_byte, r.end_byte) for r in regions if r.label == "content"]
         self.toc = [(r.start_byte, r.end_byte) for r in regions if r.label == "toc"]
         self.elements = _elements(tokens)
@@ -163,14 +170,14 @@ class _Page:
         return stop
 
     def is_candidate(self, el: _Element) -> bool:
+        """Rules 1-5; the cheap index tests first, the region lookups last."""
+        if (el.name not in CANDIDATE_TAGS
+                or el.open_index >= self.stop
+                or self.words[el.close_index] == self.words[el.open_index]
+                or (el.in_table and el.close_index - el.open_index - 1 < MIN_TOKENS_IN_TABLE)):
+            return False
         start = self.tokens[el.open_index].start_byte
-        return (el.name in CANDIDATE_TAGS
-                and el.open_index < self.stop
-                and self.in_content(start)
-                and not self.in_toc(start)
-                and self.words[el.close_index] > self.words[el.open_index]
-                and not (el.in_table
-                         and el.close_index - el.open_index - 1 < MIN_TOKENS_IN_TABLE))
+        return self.in_content(start) and not self.in_toc(start)
 
 
 def _candidates(tokens: list[NqToken], regions: list[Region]) -> list[LongAnswerCandidate]:

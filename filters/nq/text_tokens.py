@@ -21,6 +21,8 @@ _DOMAIN = re.compile(
     r"[A-Za-z0-9][A-Za-z0-9-]*(?:\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,}(?![A-Za-z0-9-]|\.[A-Za-z0-9])")
 _URL = re.compile(r"(?:https?|ftp)://[^\s\"<>]+|www\.[^\s\"<>]+", re.I)
 _URL_TRAIL = ".,;:!?)]'\"”’"
+# A superset of what _join_initials joins: a letter, a period, one space, a letter, a period.
+_INITIALS_GAP = re.compile(r"[^\W\d_]\.[ \xa0][^\W\d_]\.")
 _NUMBER = re.compile(r"[$€£¥]?\d+(?:,\d{3})*(?:\.\d+)?(?![\d])")
 CLITICS = frozenset({"s", "m", "d", "ll", "re", "ve"})
 APOSTROPHES = frozenset({"'", "’"})
@@ -57,6 +59,8 @@ def _is_word(atom: Span | None) -> bool:
 
 def _join_initials(text: str, chunks: list[Span]) -> list[Span]:
     """``G. E. Pieter`` -> ``G.E.`` ``Pieter``: initials one space apart make one token."""
+    if not _INITIALS_GAP.search(text):  # most runs: nothing to join, no loop over chunks
+        return chunks
     out: list[Span] = []
     for chunk in chunks:
         word = chunk[2]
@@ -267,14 +271,16 @@ def _split_urls(chunk: Span) -> list[tuple[Span, bool]]:
 
 def tokenize_text(text: str) -> list[Span]:
     """PTB-like words of a run of plain text, as (start, end, token) character spans."""
-    chunks = _join_initials(text, [(m.start(), m.end(), m.group()) for m in
-                                   _CHUNK.finditer(text)])
+    chunks = _join_initials(text, [(*m.span(), m.group()) for m in _CHUNK.finditer(text)])
     out: list[Span] = []
     quotes: list[str] = []
     for k, chunk in enumerate(chunks):
         word = chunk[2]
         if _PLAIN.match(word) or (_is_initials(word) and len(word) > 2):
             out.append(chunk)
+            continue
+        if len(word) == 1 and word not in DQUOTES:  # a lone mark: ``^``, ``/``, ``–``
+            out.append((chunk[0], chunk[1], _TRANSLATE.get(word, word)))
             continue
         next_char = chunks[k + 1][2][0] if k + 1 < len(chunks) else ""
         if _simple_chunk(chunk, next_char, out):

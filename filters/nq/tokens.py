@@ -55,6 +55,16 @@ CJK and Khmer word segmentation (``日本語`` -> ``日本 語``), inconsistent 
 vs ``A .`` in the same context), and words Google's renderer lost or kept seemingly at
 random in the skin menus and in two table cells ("Category", seven years of a list).
 
+Speed (``benchmarks/bench_nq_candidates.py``; profiled with cProfile on the 3 real pages,
+266 KB and ~5,500 tags each, two thirds of them inline): one pass, no tree. Tags come from
+one ``finditer`` with possessive quantifiers as plain tuples; inline tags without class or
+id share a stack entry and never flush the text; parsed attributes, tag-token spellings and
+tag names are cached; whitespace-only text opening a run is dropped; word spans map to bytes
+by a constant shift per ASCII text node. Tokens are named tuples. What remains is Python work
+per tag and per word: the tag regex, one object per token and the whitespace split of the
+text, with no rule applied, already take about twice the time of a bare ``lxml.html`` parse
+(see the README).
+
 This module is the HTML side: tag scanning, the tag tokens, which text is skipped, and the
 mapping of word spans back to bytes. The PTB-like text tokenizer that applies the word
 rules (quotes, clitics, hyphens, what is kept whole, the final period) lives in
@@ -66,7 +76,7 @@ from __future__ import annotations
 import html as html_lib
 import re
 from bisect import bisect_right
-from collections import Counter
+from collections import defaultdict
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from itertools import accumulate
@@ -120,7 +130,8 @@ _LIST_ITEM_STOP = frozenset({
 })
 
 _MARKUP = re.compile(
-    rb"<(/?)([A-Za-z][A-Za-z0-9:_-]*)((?:[^>\"'=]|=\s*\"[^\"]*\"|=\s*'[^']*'|=)*)>"
+    # possessive quantifiers (Python 3.11): the same matches without backtracking
+    rb"<(/?)([A-Za-z][A-Za-z0-9:_-]*+)((?:[^>\"'=]++|=\s*+\"[^\"]*+\"|=\s*+'[^']*+'|=)*+)>"
     rb"|<(?:!--|![^>]*>|\?[^>]*>|/[^A-Za-z>][^>]*>)"
     rb"|<(/?)([A-Za-z][A-Za-z0-9:_-]*)([^>]*)>",
     re.S,
@@ -134,9 +145,11 @@ _RAW_END = {name: re.compile(rb"</" + name.encode() + rb"[\s/>]", re.I) for name
 _ENTITY = re.compile(r"&(?:#[0-9]{1,7};?|#[xX][0-9a-fA-F]{1,6};?|[A-Za-z][A-Za-z0-9]{1,31};?)")
 
 
-@dataclass(frozen=True)
-class NqToken:
-    """One NQ document token: a word or an HTML tag, with its [start, end) UTF-8 byte span."""
+class NqToken(NamedTuple):
+    """One NQ document token: a word or an HTML tag, with its [start, end) UTF-8 byte span.
+
+    A named tuple rather than a dataclass: a page has thousands of tokens, and a tuple is
+    built about twice as fast."""
 
     token: str
     start_byte: int
@@ -163,35 +176,50 @@ def iter_tags(data: bytes) -> Iterator[Tag]:
     """Yield the markup of ``data`` in order: start and end tags, and comments, doctype and
     processing instructions as tags with an empty name. The content of raw-text elements
     (script, style, title, ...) is stepped over."""
-    pos = 0
-    search = _MARKUP.search
+    return (Tag(*raw) for raw in _scan_tags(data))
+
+
+RawTag = tuple[str, bool, bytes, int, int]  # the fields of a Tag, as a plain tuple
+
+
+def _scan_tags(data: bytes) -> Iterator[RawTag]:
+    """:func:`iter_tags` as plain tuples, for the walker's hot loop. ``finditer`` runs on
+    from each tag; it restarts after a comment or a raw-text element's content."""
+    names = _NAMES
     last = data.rfind(b">") + 1  # no tag ends after it: bounds every failed search
-    while True:
-        m = search(data, pos, max(last, pos))
-        if m is None:
-            comment = data.find(b"<!--", pos)
+    restart: int | None = 0
+    while restart is not None:
+        start, restart, m = restart, None, None
+        for m in _MARKUP.finditer(data, start, max(last, start)):
+            closing, name, attrs, closing2, name2, attrs2 = m.groups()
+            if name is None:
+                if name2 is None:  # comment, doctype or processing instruction
+                    end = m.end()
+                    if data.startswith(b"<!--", m.start()):
+                        end = restart = _comment_end(data, end)
+                    yield "", False, b"", m.start(), end
+                    if restart is not None:
+                        break
+                    continue
+                closing, name, attrs = closing2, name2, attrs2
+            lower = names.get(name) or _tag_name(name)
+            yield lower, closing == b"/", attrs, m.start(), m.end()
+            if not closing and lower in RAW_TEXT_TAGS:
+                raw_end = _RAW_END[lower].search(data, m.end())
+                restart = raw_end.start() if raw_end else len(data)
+                break
+        else:
+            comment = data.find(b"<!--", start if m is None else m.end())
             if comment >= 0:  # an unterminated comment runs to the end of the page
-                yield Tag("", False, b"", comment, len(data))
-            return
-        pos = m.end()
-        closing, name, attrs, closing2, name2, attrs2 = m.groups()
-        if name is None and name2 is not None:
-            closing, name, attrs = closing2, name2, attrs2
-        if name is None:
-            if data.startswith(b"<!--", m.start()):
-                pos = _comment_end(data, pos)
-            yield Tag("", False, b"", m.start(), pos)
-            continue
-        lower = _NAMES.get(name)
-        if lower is None:
-            lower = name.decode("ascii").lower()
-            if len(_NAMES) < 4096:
-                _NAMES[name] = lower
-        tag = Tag(lower, closing == b"/", attrs, m.start(), pos)
-        yield tag
-        if not closing and tag.name in RAW_TEXT_TAGS:
-            end = _RAW_END[tag.name].search(data, pos)
-            pos = end.start() if end else len(data)
+                yield "", False, b"", comment, len(data)
+
+
+def _tag_name(name: bytes) -> str:
+    """Lower-case tag name, cached (a page uses a few dozen names thousands of times)."""
+    lower = name.decode("ascii").lower()
+    if len(_NAMES) < 4096:
+        _NAMES[name] = lower
+    return lower
 
 
 def _comment_end(data: bytes, pos: int) -> int:
@@ -211,15 +239,33 @@ def tag_attrs(attrs: bytes) -> dict[str, str]:
     return found
 
 
+_ATTRS_CACHE: dict[bytes, dict[str, str]] = {}
+
+
+def _cached_attrs(raw: bytes) -> dict[str, str]:
+    """:func:`tag_attrs`, cached per raw attribute string (``class="reference"`` and the
+    like repeat hundreds of times a page). Callers must not change the dict."""
+    attrs = _ATTRS_CACHE.get(raw)
+    if attrs is None:
+        if len(_ATTRS_CACHE) >= 8192:
+            _ATTRS_CACHE.clear()
+        attrs = _ATTRS_CACHE[raw] = tag_attrs(raw)
+    return attrs
+
+
 def html_token_text(name: str, attrs: bytes, closing: bool) -> str:
     """NQ spelling of a tag token: ``<Td colspan="2">``, ``</Td>``, ``<P>`` (NQ §4.1)."""
     if closing:
-        return f"</{name.capitalize()}>"
+        return _CLOSING_TOKENS[name]
     if name in CELL_TAGS and b"colspan" in attrs.lower():
         colspan = tag_attrs(attrs).get("colspan")
         if colspan:
             return f'<{name.capitalize()} colspan="{colspan}">'
-    return f"<{name.capitalize()}>"
+    return _OPENING_TOKENS[name]
+
+
+_OPENING_TOKENS = {name: f"<{name.capitalize()}>" for name in TOKEN_TAGS}
+_CLOSING_TOKENS = {name: f"</{name.capitalize()}>" for name in TOKEN_TAGS}
 
 
 def skips_text(name: str, attrs: dict[str, str]) -> int:
@@ -250,10 +296,14 @@ class _Run:
         """Append the text node data[start:end]; a tag between two letters or digits
         separates words (``founder<A>Stephen`` -> ``founder`` ``Stephen``)."""
         text = data[start:end].decode("utf-8", "replace")
+        if not self.parts and text.isspace():
+            return  # leading white space makes no token
         if self.parts and text[:1].isalnum() and self.parts[-1][-1:].isalnum():
             self._piece(WORD_BREAK, start, start, True)
-        if "&" not in text:
-            self._piece(text, start, end, False)
+        if "&" not in text:  # most text nodes: one plain piece (_piece, inlined)
+            self.pieces.append((self.chars, start, end, text, False))
+            self.parts.append(text)
+            self.chars += len(text)
             return
         pos, cursor = 0, start
         for m in _ENTITY.finditer(text):
@@ -284,30 +334,36 @@ class _Run:
         if len(self.pieces) == 1 and not self.pieces[0][4] and text.isascii():
             b0 = self.pieces[0][1]
             return [NqToken(word, b0 + s, b0 + e, False) for s, e, word in tokenize_text(text)]
-        starts = [p[0] for p in self.pieces]
-        offsets: dict[int, list[int]] = {}
-        return [NqToken(word, self._byte(starts, offsets, s, False),
-                        self._byte(starts, offsets, e - 1, True), False)
-                for s, e, word in tokenize_text(text)]
+        return self._mapped(tokenize_text(text))
 
-    def _byte(self, starts: list[int], offsets: dict[int, list[int]], char: int,
+    def _mapped(self, spans: list[tuple[int, int, str]]) -> list[NqToken]:
+        """Map character spans to byte spans: a plain ASCII piece maps by a constant
+        ``shift``; entities, word breaks and non-ASCII text take :meth:`_byte`."""
+        pieces = self.pieces
+        starts = [p[0] for p in pieces]
+        shifts = [None if atomic or not text.isascii() else b0 - c0
+                  for c0, b0, _, text, atomic in pieces]
+        offsets: dict[int, list[int]] = {}
+        out: list[NqToken] = []
+        for s, e, word in spans:
+            i = bisect_right(starts, s) - 1
+            j = bisect_right(starts, e - 1) - 1
+            shift_s, shift_e = shifts[i], shifts[j]
+            b0 = s + shift_s if shift_s is not None else self._byte(offsets, i, s, False)
+            b1 = e + shift_e if shift_e is not None else self._byte(offsets, j, e - 1, True)
+            out.append(NqToken(word, b0, b1, False))
+        return out
+
+    def _byte(self, offsets: dict[int, list[int]], index: int, char: int,
               after: bool) -> int:
-        """Byte offset of (the end of, when ``after``) character ``char`` of the run."""
-        index = bisect_right(starts, char) - 1
+        """Byte offset of (the end of, when ``after``) character ``char`` of the run, in
+        piece ``index``; ``offsets`` caches each non-ASCII piece's character offsets."""
         c0, b0, b1, text, atomic = self.pieces[index]
         if atomic:
             return b1 if after else b0
-        k = char - c0 + after
-        if text.isascii():
-            return b0 + k
         if index not in offsets:
-            offsets[index] = [0, *accumulate(_utf8_size(ch) for ch in text)]
-        return b0 + offsets[index][k]
-
-
-def _utf8_size(char: str) -> int:
-    code = ord(char)
-    return 1 if code < 0x80 else 2 if code < 0x800 else 3 if code < 0x10000 else 4
+            offsets[index] = list(accumulate(map(len, map(str.encode, text)), initial=0))
+        return b0 + offsets[index][char - c0 + after]
 
 
 @dataclass(frozen=True)
@@ -322,12 +378,16 @@ class Region:
 RegionOf = Callable[[str, dict[str, str]], str | None]
 
 
-@dataclass
-class _Open:
+class _Open(NamedTuple):
+    """An open element on the walker's stack."""
+
     name: str
     skip: int
     start: int
     region: str | None
+
+
+_PLAIN_INLINE = {name: _Open(name, 0, -1, None) for name in INLINE_TAGS}
 
 
 class _Walker:
@@ -341,23 +401,33 @@ class _Walker:
         self.tokens: list[NqToken] = []
         self.regions: list[Region] = []
         self.stack: list[_Open] = []
-        self.open_count: Counter[str] = Counter()
+        self.open_count: defaultdict[str, int] = defaultdict(int)
         self.skip = 0
         self.run = _Run()
         self.in_head = False
         self.title_done = False
 
     def walk(self) -> list[NqToken]:
+        """Tokens of the page. Inline tags (two thirds of a Wikipedia page's tags) take a
+        short path: they never flush the text run, imply no end tag and are no token."""
         pos = 0
-        for tag in iter_tags(self.data):
-            self._text(pos, tag.start)
-            pos = tag.end
-            if not tag.name:
+        inline = INLINE_TAGS - VOID_TAGS
+        data, words = self.data, self.words
+        for name, closing, attrs, start, end in _scan_tags(data):
+            if start > pos and words and not self.skip and not self.in_head:
+                self.run.add(data, pos, start)  # the text before the tag (see _text)
+            pos = end
+            if not name:
                 continue
-            if tag.closing:
-                self._end_tag(tag)
+            if name in inline:
+                if closing:
+                    self._end_inline(name, end)
+                else:
+                    self._start_inline(name, attrs, start, end)
+            elif closing:
+                self._end_tag(Tag(name, closing, attrs, start, end))
             else:
-                pos = self._start_tag(tag)
+                pos = self._start_tag(Tag(name, closing, attrs, start, end))
         self._text(pos, len(self.data))
         self._flush()
         while self.stack:
@@ -373,6 +443,30 @@ class _Walker:
             self.tokens.extend(self.run.tokens())
             self.run = _Run()
 
+    def _start_inline(self, name: str, attrs: bytes, start: int, end: int) -> None:
+        """:meth:`_start_tag` for an inline element (``<a>``, ``<span>``, ``<sup>``, ...).
+        Most have no class or id: they skip no text, label no region, and share one stack
+        entry per name (its start is only read for a region)."""
+        self.in_head = False
+        if name in SKIP_TEXT_TAGS or (attrs and _HAS_CLASS_OR_ID.search(attrs)):
+            self._push(name, attrs, start)
+        else:
+            self.stack.append(_PLAIN_INLINE[name])
+            self.open_count[name] += 1
+        if attrs and attrs.rstrip().endswith(b"/"):
+            self._pop(end, end)
+
+    def _end_inline(self, name: str, end: int) -> None:
+        """:meth:`_end_tag` for an inline element: no flush, no implied end tags; usually it
+        closes the innermost element (what :meth:`_find` returns first)."""
+        stack = self.stack
+        if stack and stack[-1].name == name:
+            self._close(stack.pop(), end)
+            return
+        k = self._find(name)
+        if k is not None:
+            self._close(stack.pop(k), end)
+
     def _start_tag(self, tag: Tag) -> int:
         name = tag.name
         if name in RAW_TEXT_TAGS:
@@ -386,7 +480,7 @@ class _Walker:
         if name in VOID_TAGS:
             return tag.end
         self._implied_end_tags(name, tag.start)
-        self._push(tag)
+        self._push(name, tag.attrs, tag.start)
         if name in TOKEN_TAGS:
             self.tokens.append(NqToken(html_token_text(name, tag.attrs, False), tag.start,
                                        tag.end, True))
@@ -394,14 +488,19 @@ class _Walker:
             self._pop(tag.end, tag.end)
         return tag.end
 
-    def _push(self, tag: Tag) -> None:
-        attrs = tag_attrs(tag.attrs) if _HAS_CLASS_OR_ID.search(tag.attrs) else {}
-        skip = skips_text(tag.name, attrs)
-        if skip < 0 and not self.skip:
-            skip = 0
-        region = self.region_of(tag.name, attrs) if self.region_of and attrs else None
-        self.stack.append(_Open(tag.name, skip, tag.start, region))
-        self.open_count[tag.name] += 1
+    def _push(self, name: str, raw_attrs: bytes, start: int) -> None:
+        region = None
+        if raw_attrs and _HAS_CLASS_OR_ID.search(raw_attrs):
+            attrs = _cached_attrs(raw_attrs)
+            skip = skips_text(name, attrs)
+            if skip < 0 and not self.skip:
+                skip = 0
+            if self.region_of and attrs:
+                region = self.region_of(name, attrs)
+        else:
+            skip = 1 if name in SKIP_TEXT_TAGS else 0
+        self.stack.append(_Open(name, skip, start, region))
+        self.open_count[name] += 1
         self.skip += skip
 
     def _raw_text(self, tag: Tag) -> int:
@@ -461,12 +560,13 @@ class _Walker:
         element = self.stack.pop()
         if element.name in TOKEN_TAGS:
             self._flush()
-            self.tokens.append(NqToken(f"</{element.name.capitalize()}>", start, end, True))
+            self.tokens.append(NqToken(_CLOSING_TOKENS[element.name], start, end, True))
         self._close(element, end)
 
     def _close(self, element: _Open, end: int) -> None:
         self.open_count[element.name] -= 1
-        self.skip -= element.skip
+        if element.skip:
+            self.skip -= element.skip
         if element.region:
             self.regions.append(Region(element.region, element.start, end))
 

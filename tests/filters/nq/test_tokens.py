@@ -194,3 +194,42 @@ def test_iter_tags_steps_over_raw_text_and_reports_comments():
     tags = list(iter_tags(b"<script>if (a<b) {}</script><!-- c --><P class=x>"))
     assert [(t.name, t.closing) for t in tags] == [("script", False), ("script", True),
                                                    ("", False), ("p", False)]
+
+
+def test_iter_tags_gives_byte_spans_around_comments_and_raw_text():
+    data = b"<p>a<!-- <b> --><style>p>i{}</style><i>b</i><!-- open <p>"
+    tags = [(t.name, t.closing, data[t.start:t.end]) for t in iter_tags(data)]
+    assert tags == [("p", False, b"<p>"), ("", False, b"<!-- <b> -->"),
+                    ("style", False, b"<style>"), ("style", True, b"</style>"),
+                    ("i", False, b"<i>"), ("i", True, b"</i>"),
+                    ("", False, b"<!-- open <p>")]
+
+
+# --- speed paths keep the same tokens ---------------------------------------------------
+
+def test_nq_token_is_a_value():
+    token = NqToken("a", 0, 1, False)
+    assert token == NqToken("a", 0, 1, False) and len({token, NqToken("a", 0, 1, False)}) == 1
+    assert (token.token, token.start_byte, token.end_byte, token.html_token) == ("a", 0, 1,
+                                                                                  False)
+
+
+def test_byte_spans_across_entities_non_ascii_and_inline_tags():
+    html = "<p>\n  <b>Café</b>&amp;co — naïve&#39;s <i>x</i>y “z”</p>"
+    tokens = [t for t in tokenize_nq_html(html) if not t.html_token]
+    assert [(t.token, raw(html, t).decode()) for t in tokens] == [
+        ("Café&co", "Café</b>&amp;co"), ("--", "—"), ("naïve", "naïve"), ("'s", "&#39;s"),
+        ("x", "x"), ("y", "y"), ("``", "“"), ("z", "z"), ("''", "”")]
+
+
+def test_leading_white_space_text_nodes_change_no_span():
+    html = "<ul>\n <li>\n\t<span> </span> <a>G. E.</a> Moore, Jr.</li></ul>"
+    tokens = [t for t in tokenize_nq_html(html) if not t.html_token]
+    assert [(t.token, raw(html, t).decode()) for t in tokens] == [
+        ("G.E.", "G. E."), ("Moore", "Moore"), (",", ","), ("Jr", "Jr"), (".", ".")]
+
+
+def test_repeated_attributes_are_read_for_each_tag():
+    html = ('<p><span class="noprint">hidden</span><span class="noprint">again</span>'
+            '<span class="x">shown</span><sup class="x">1</sup><span class="x">too</span></p>')
+    assert strings(html) == ["<P>", "shown", "too", "</P>"]
