@@ -21,7 +21,7 @@ from apache_beam.io.filesystems import FileSystems
 from pipelines.cli.beam_options import parse_pipeline_args
 from pipelines.cli.entry import cli_main
 from pipelines.cli.http_limits import add_wayback_limit_arguments, wayback_limit_options
-from pipelines.cli.inputs import require_inputs
+from pipelines.cli.inputs import matching_files, require_inputs
 from pipelines.cli.options import (
     add_flag,
     add_release_arguments,
@@ -157,7 +157,9 @@ def build_pipeline(pipeline: beam.Pipeline, args: argparse.Namespace,
     """Compose the NLQuAD pipeline; everything it writes goes to the staging directory.
     Returns the writers' outputs (the release is published after them)."""
     pages, results = read_pages(pipeline, args)
-    parsed = pages | "Parse" >> beam.ParDo(ParsePages()).with_outputs(*SIDE_OUTPUTS, main="main")
+    total = len(matching_files(args.input)) if args.source == "html" else None  # a page a file
+    parsed = pages | "Parse" >> beam.ParDo(ParsePages(progress_total=total)).with_outputs(
+        *SIDE_OUTPUTS, main="main")
     articles, dedup_results = parsed.main | "Deduplicate" >> DeduplicateArticles()
     repeated = articles | "RepeatedParagraphs" >> FindRepeatedParagraphs(
         args.boilerplate_min_docs, args.boilerplate_min_words)

@@ -60,11 +60,12 @@ class ParsePages(beam.DoFn):
 
     STAGE = "pages"
 
-    def __init__(self, progress_every_s: float = 10.0):
-        self.progress_every_s = progress_every_s
+    def __init__(self, progress_every_s: float | None = None,
+                 progress_total: int | None = None):
+        self.progress_every_s, self.progress_total = progress_every_s, progress_total
 
     def setup(self):
-        self._progress = Progress("pages parsed", self.progress_every_s)
+        self._progress = Progress("pages parsed", self.progress_every_s, self.progress_total)
 
     def process(self, page: CapturedPage):
         yield tally(self.STAGE, "read")
