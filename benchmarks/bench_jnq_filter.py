@@ -1,6 +1,7 @@
 """Quality and speed of the JNQ/JBoolQ question filter (filters/jnq/rules.py). Not a test.
 
-    python benchmarks/bench_jnq_filter.py [--shared ../shared/data/queries] [--repeat 5]
+    python benchmarks/bench_jnq_filter.py [--shared ../shared/data/queries] [--rounds 7]
+                                          [--mix-factor 4]
 
 Quality, on the real Japanese question sets of ``../shared/data/queries/ja_*.tsv`` (JSQuAD,
 JCommonsenseQA, JaQuAD, AIO 02 quiz, Mr. TyDi topics). They are written questions, not search
@@ -9,10 +10,32 @@ questions that pass the space rule, the length rule (8+ words, symbols not count
 pattern (computed on every question, whatever its length), the whole JNQ filter (JNQ §3.1),
 the same with the extended pattern 3, and the JBoolQ rule (JBoolQ §4).
 
-Speed, pinned to one core, on all questions of those sets: the whole filter (normalize_ja +
-ja_tokens + select_jnq, then also select_jboolq) against bare fugashi tokenization of the same
-questions (``tagger(q)``, the limit), as a ratio (target >= 0.5x); best of ``--repeat`` runs
-with a warm token cache, plus the first (cold cache) run.
+Speed, pinned to one core, on two workloads:
+
+* ``questions``: all questions of those sets (11,220);
+* ``log mix``: a log-like mix where those questions are the minority (1 in ``1 + mix-factor``,
+  20% by default) and the rest is generated (seeded, reproducible): half spaced keyword queries
+  (2-4 keywords joined by a half- or full-width space), half keyword-style queries without a
+  space (1-3 keywords run together, 2 in 5 with a search suffix such as 天気, 価格, おすすめ,
+  使い方, 意味, とは). Keywords are the nouns (2+ characters) of the shared questions.
+
+Rows, each a full pass over the workload, interleaved over ``--rounds`` rounds (best time kept,
+so load from other processes counts as little as possible):
+
+* ``bare fugashi tagger(q)``: the limit, tagging every query and nothing else;
+* ``JNQ filter``: ``normalize_ja`` + ``QuestionFilter`` (the filter's entry point, meant for
+  ``SelectJapaneseQuestions``: the string checks, then tokens for candidates only), and the
+  same for JBoolQ;
+* ``JNQ filter, reference``: ``normalize_ja`` + ``reference_decision`` (the filter before the
+  string checks: every query that passes the space and length checks is tagged through fugashi
+  nodes and all rules run);
+* the first run of the JNQ filter (cold token cache).
+
+Each row prints queries/s, its ratio to bare fugashi (targets: >= 0.8x on ``questions``,
+>= 2x on ``log mix``) and the peak memory Python allocates during one pass (tracemalloc, a
+separate untimed pass, warm caches); the process' peak RSS, and its RSS and PSS (dictionary
+mappings counted once) are printed at the end. Every decision of the
+filter is checked against the reference on both workloads before timing.
 """
 
 from __future__ import annotations
@@ -20,9 +43,12 @@ from __future__ import annotations
 import argparse
 import csv
 import os
+import random
 import resource
+import statistics
 import sys
 import time
+import tracemalloc
 from collections import Counter
 from collections.abc import Callable
 from pathlib import Path
@@ -32,6 +58,7 @@ sys.path.insert(0, str(ROOT))
 
 from filters.jnq.rules import (  # noqa: E402
     JNQ_MIN_WORDS,
+    QuestionFilter,
     clear_token_cache,
     has_space,
     ja_tokens,
@@ -41,6 +68,7 @@ from filters.jnq.rules import (  # noqa: E402
     pattern_1,
     pattern_2,
     pattern_3,
+    reference_decision,
     select_jboolq,
     select_jnq,
     word_count,
@@ -106,61 +134,124 @@ def measure(tagger, questions: list[str]) -> tuple[Counter, Counter]:
     return counts, reasons
 
 
-def best_time(run: Callable[[], None], repeat: int) -> float:
-    best = float("inf")
-    for _ in range(repeat):
-        started = time.perf_counter()
-        run()
-        best = min(best, time.perf_counter() - started)
-    return best
+SUFFIXES = ("天気", "価格", "口コミ", "おすすめ", "比較", "評判", "ランキング", "通販",
+            "営業時間", "アクセス", "2024", "最新", "動画", "画像", "地図", "求人", "使い方",
+            "意味", "とは", "料金")
 
 
-def speed(tagger, questions: list[str], repeat: int) -> dict[str, float]:
-    """Seconds for each variant over all questions."""
+def keywords(tagger, questions: list[str]) -> list[str]:
+    """Nouns of 2+ characters in the questions (common and proper), in first-seen order."""
+    seen: dict[str, None] = {}
+    for question in questions:
+        for token in ja_tokens(tagger, normalize_ja(question)):
+            if (token.pos1 == "名詞" and token.pos2 in ("普通名詞", "固有名詞")
+                    and len(token.surface) >= 2):
+                seen.setdefault(token.surface, None)
+    return list(seen)
+
+
+def log_mix(questions: list[str], words: list[str], factor: int, seed: int = 15) -> list[str]:
+    """The questions plus ``factor`` generated queries per question, shuffled: half spaced
+    keyword queries, half keyword-style queries without spaces (see the module docstring)."""
+    rng = random.Random(seed)
+    generated = []
+    for i in range(factor * len(questions)):
+        if i % 2 == 0:
+            space = " " if rng.random() < 0.7 else "\u3000"
+            generated.append(space.join(rng.sample(words, rng.randint(2, 4))))
+        else:
+            query = "".join(rng.sample(words, rng.randint(1, 3)))
+            if rng.random() < 0.4:
+                query += rng.choice(SUFFIXES)
+            generated.append(query)
+    mix = questions + generated
+    rng.shuffle(mix)
+    return mix
+
+
+def check_decisions(analyzer, queries: list[str]) -> int:
+    """Decisions of ``QuestionFilter`` against ``reference_decision``, JNQ and JBoolQ, default
+    and extended/count-symbols options; returns how many were compared (raises on the first
+    difference)."""
+    configs = [("jnq", False, False), ("jnq", False, True), ("jnq", True, False),
+               ("jboolq", False, False), ("jboolq", True, False)]
+    for variant, count_symbols, extended in configs:
+        fast = QuestionFilter(variant, count_symbols, extended, analyzer)
+        for query in queries:
+            normalized = normalize_ja(query)
+            expected = reference_decision(analyzer, normalized, variant, count_symbols, extended)
+            got = fast(normalized)
+            if got != expected:
+                raise AssertionError(f"{variant} {query!r}: {got} != reference {expected}")
+    return len(configs) * len(queries)
+
+
+def variants(analyzer, queries: list[str]) -> dict[str, Callable[[], None]]:
+    tagger = analyzer.tagger
+    jnq = QuestionFilter("jnq", analyzer=analyzer)
+    jboolq = QuestionFilter("jboolq", analyzer=analyzer)
 
     def bare() -> None:
-        for q in questions:
+        for q in queries:
             tagger(q)
 
-    def jnq() -> None:
-        for q in questions:
-            normalized = normalize_ja(q)
-            select_jnq(normalized, ja_tokens(tagger, normalized))
+    def jnq_filter() -> None:
+        for q in queries:
+            jnq(normalize_ja(q))
 
-    def jnq_jboolq() -> None:
-        for q in questions:
-            normalized = normalize_ja(q)
-            tokens = ja_tokens(tagger, normalized)
-            select_jnq(normalized, tokens)
-            select_jboolq(normalized, tokens)
+    def jboolq_filter() -> None:
+        for q in queries:
+            jboolq(normalize_ja(q))
 
-    normalized = [normalize_ja(q) for q in questions]
-    tokens = [ja_tokens(tagger, n) for n in normalized]
+    def reference() -> None:
+        for q in queries:
+            reference_decision(tagger, normalize_ja(q))
 
-    def normalize_only() -> None:
-        for q in questions:
-            normalize_ja(q)
+    return {"bare": bare, "jnq": jnq_filter, "jboolq": jboolq_filter, "reference": reference}
 
-    def tokens_only() -> None:
-        for n in normalized:
-            ja_tokens(tagger, n)
 
-    def rules_only() -> None:
-        for n, t in zip(normalized, tokens, strict=True):
-            select_jnq(n, t)
-            select_jboolq(n, t)
-
+def speed(analyzer, queries: list[str], rounds: int) -> tuple[dict[str, float], dict[str, int]]:
+    """Best seconds per row over interleaved rounds (plus the cold first JNQ run), and the
+    tracemalloc peak bytes of one pass per row."""
+    runs = variants(analyzer, queries)
     clear_token_cache()
-    bare()
+    runs["bare"]()
     started = time.perf_counter()
-    jnq()
-    cold = time.perf_counter() - started
-    times = {"cold": cold}
-    for name, run in (("bare", bare), ("jnq", jnq), ("jnq_jboolq", jnq_jboolq),
-                      ("normalize", normalize_only), ("tokens", tokens_only),
-                      ("rules", rules_only)):
-        times[name] = best_time(run, repeat)
-    return times
+    runs["jnq"]()
+    times = {"cold": time.perf_counter() - started}
+    samples: dict[str, list[float]] = {name: [] for name in runs}
+    for _ in range(rounds):
+        for name, run in runs.items():
+            started = time.perf_counter()
+            run()
+            samples[name].append(time.perf_counter() - started)
+    times.update({name: min(values) for name, values in samples.items()})
+    times["ratio_median"] = statistics.median(
+        b / j for b, j in zip(samples["bare"], samples["jnq"], strict=True))
+    peaks = {}
+    for name, run in runs.items():
+        tracemalloc.start()
+        run()
+        peaks[name] = tracemalloc.get_traced_memory()[1]
+        tracemalloc.stop()
+    return times, peaks
+
+
+def report(label: str, queries: list[str], analyzer, rounds: int, target: float) -> None:
+    n = len(queries)
+    print(f"Speed on {label}: {n} queries, best of {rounds} interleaved rounds")
+    t, peaks = speed(analyzer, queries, rounds)
+    rows = (("bare fugashi tagger(q) (limit)", "bare"),
+            ("JNQ filter (normalize + QuestionFilter)", "jnq"),
+            ("JBoolQ filter (same, variant jboolq)", "jboolq"),
+            ("JNQ filter, reference (before)", "reference"))
+    for title, name in rows:
+        target_note = f" (target >= {target:g}x)" if name == "jnq" else ""
+        print(f"  {title:42s} {n / t[name]:9.0f} q/s  ratio {t['bare'] / t[name]:5.2f}x"
+              f"{target_note}  peak {peaks[name] / 1024:7.1f} KiB")
+    print(f"  {'JNQ filter, first run (cold cache)':42s} {n / t['cold']:9.0f} q/s  "
+          f"ratio {t['bare'] / t['cold']:5.2f}x")
+    print(f"  JNQ ratio, median of the per-round ratios: {t['ratio_median']:.2f}x")
 
 
 def pin_one_core() -> str:
@@ -175,7 +266,10 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--shared", default=str(ROOT.parent / "shared" / "data" / "queries"))
-    parser.add_argument("--repeat", type=int, default=5, help="timed runs; the best is kept")
+    parser.add_argument("--rounds", type=int, default=7,
+                        help="interleaved timed rounds; the best time per row is kept")
+    parser.add_argument("--mix-factor", type=int, default=4,
+                        help="generated queries per shared question in the log mix")
     args = parser.parse_args()
     shared = Path(args.shared)
     if not shared.is_dir() or not list(shared.glob("ja_*.tsv")):
@@ -208,21 +302,30 @@ def main() -> None:
         f"{reason} {count}" for reason, count in total_reasons.most_common()))
 
     questions = [q for qs in sets.values() for q in qs]
-    n = len(questions)
-    print(f"Speed on {n} questions, {pin_one_core()}, best of {args.repeat}:")
-    t = speed(tagger, questions, args.repeat)
-    print(f"  bare fugashi tagger(q) (limit)       {n / t['bare']:9.0f} q/s")
-    print(f"  JNQ filter (normalize+tokens+rules)  {n / t['jnq']:9.0f} q/s  "
-          f"ratio {t['bare'] / t['jnq']:.2f}x (target >= 0.5x)")
-    print(f"  JNQ + JBoolQ rules on same tokens    {n / t['jnq_jboolq']:9.0f} q/s  "
-          f"ratio {t['bare'] / t['jnq_jboolq']:.2f}x")
-    print(f"  JNQ filter, first run (cold cache)   {n / t['cold']:9.0f} q/s  "
-          f"ratio {t['bare'] / t['cold']:.2f}x")
-    per = 1e6 / n
-    print(f"  per question: tagger {t['bare'] * per:.1f} us, normalize {t['normalize'] * per:.1f}"
-          f" us, ja_tokens {t['tokens'] * per:.1f} us (tagger included), JNQ+JBoolQ rules "
-          f"{t['rules'] * per:.1f} us")
-    print(f"  peak RSS {resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024:.0f} MB")
+    mix = log_mix(questions, keywords(tagger, questions), args.mix_factor)
+    spaced = sum(1 for q in mix if has_space(normalize_ja(q)))
+    print(f"Log mix: {len(mix)} queries: {len(questions)} shared questions "
+          f"({len(questions) / len(mix):.0%}), {spaced} spaced ({spaced / len(mix):.0%}), "
+          f"{len(mix) - len(questions) - spaced} keyword-style without spaces")
+    checked = check_decisions(tagger, questions) + check_decisions(tagger, mix)
+    print(f"Decisions identical to the reference: {checked} (query, option) pairs")
+    print(f"Timing {pin_one_core()}")
+    report("shared questions", questions, tagger, args.rounds, 0.8)
+    report("log mix", mix, tagger, args.rounds, 2.0)
+    print(f"Peak RSS {resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024:.0f} MB"
+          f"{proportional_memory()}")
+
+
+def proportional_memory() -> str:
+    """Current RSS and PSS (Linux): the analyzer's MeCab taggers map the same dictionary files,
+    which RSS counts once per mapping and PSS once."""
+    try:
+        with open("/proc/self/smaps_rollup", encoding="ascii") as handle:
+            sizes = {key: int(value.split()[0]) // 1024 for key, value in
+                     (line.split(":", 1) for line in handle) if key in ("Rss", "Pss")}
+    except OSError:
+        return ""
+    return f" (now: RSS {sizes['Rss']} MB, PSS {sizes['Pss']} MB)"
 
 
 if __name__ == "__main__":

@@ -24,6 +24,14 @@ is testable without a Beam pipeline. Decisions the paper leaves open, and ours:
 * Pattern 3 matches noun lemmas; ``PATTERN_3_EXTENDED`` is an optional, wider word list.
 * JBoolQ's か must be a particle (助詞) and the last word: すいか (a noun) does not end in か.
   The rule is the paper's form filter; it also accepts wh-questions ending in "?" or か.
+
+Speed (issue 15 §2): ``QuestionFilter`` is the entry point a pipeline calls. It decides what the
+string alone decides before tagging: too long and spaced queries (no tagging at all), queries
+shorter than the word minimum (``too_short``) and queries in which no pattern can match
+(``may_match_pattern``, from every spelling unidic-lite has for the words the patterns look
+for) are tagged only for their word count, which the rejection reason depends on. The tokens
+come from MeCab's text output through a cache (``JaAnalyzer``), not from fugashi nodes. Its
+decisions (word count, patterns, reason) equal ``reference_decision``'s, the filter as it was.
 """
 
 from __future__ import annotations
@@ -32,6 +40,7 @@ import re
 import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import NamedTuple
 
 JNQ_MIN_WORDS = 8
 JBOOLQ_MIN_WORDS = 7  # "more than six words"
@@ -120,6 +129,59 @@ PATTERN_3_EXTENDED = frozenset({
 HOW_TO_SUFFIX = "方"
 _PATTERN_3_ALL = PATTERN_3_WORDS | PATTERN_3_EXTENDED
 
+# Every spelling the analyzer can return for the words the patterns look for: the surface
+# forms of all unidic-lite entries whose lemma (gloss stripped, as ``ja_tokens`` does) and POS
+# fit, read from its sys.dic by ``filters.jnq.lexicon`` (tests/filters/jnq check them against
+# the installed dictionary). Unknown words get their surface as lemma, so the lemma strings
+# themselves are added. A query that contains none of them cannot match the pattern, whatever
+# its segmentation: the string checks below decide it without tagging.
+TOPIC_SURFACES = frozenset({"は", "はー", "や", "やあ"})  # は, 助詞-係助詞 (や: colloquial)
+INTERROGATIVE_SURFACES = frozenset({
+    "あん", "いか", "いかが", "いかな", "いかなる", "いかに", "いかん", "いく", "いくばく",
+    "いくら", "いずく", "いずこ", "いずれ", "いず方", "いっくら", "いっつ", "いつ", "いつごろ",
+    "いつ頃", "いづれ", "いッつ", "たれ", "だぁ〜れ", "だぁれ", "だあれ", "だれ", "だれっ",
+    "だァれ", "だーれ", "ど", "ど〜", "どいつ", "どう", "どうれ", "どぉ", "どぉー", "どお",
+    "どおー", "どこ", "どちら", "どっ", "どっち", "どなた", "どの", "どれ", "どん", "どんな",
+    "どー", "どーれ", "な…ん", "な〜〜ん", "な〜ん", "なぁに", "なぁん", "なぁんて", "なあに",
+    "なあん", "なあんて", "なあーに", "なあーん", "なあーんて", "なぜ", "なに", "なにごと",
+    "なにっ", "なにぶん", "なにもの", "なにもん", "なにゆえ", "なに者", "なん", "なんて",
+    "なんと", "なんどき", "なんに", "なんぴと", "なんぼ", "なァに", "なアに", "なーん",
+    "なーんて", "イカガ", "イク", "イツ", "タ", "ドォー", "ドコ", "ドチラ", "ドレ", "ドー",
+    "ナアニ", "ナゼ", "ナニ", "ナニモノ", "ナン", "ナンボ", "ナーン", "ン十", "何", "何あに",
+    "何う", "何ごと", "何に", "何の", "何ぴと", "何ぶん", "何ぼ", "何もの", "何やつ", "何ゆえ",
+    "何れ", "何ァに", "何ァん", "何事", "何人", "何党", "何処", "何分", "何十", "何千", "何奴",
+    "何如", "何屋", "何故", "何方", "何時", "何時ごろ", "何時頃", "何曜", "何物", "何百", "何県",
+    "何程", "何線", "何者", "何色", "何處", "何語", "奈何", "如何", "如何な", "如何なる",
+    "如何に", "孰れ", "孰レ", "幾", "幾ばく", "幾ら", "幾十", "幾許", "誰", "誰れ", "那里",
+}) | _CANDIDATE_LEMMAS
+PATTERN_3_SURFACES = frozenset({
+    "いみ", "ほうほう", "りゆう", "イミ", "意味", "方ほう", "方法", "理由",
+}) | PATTERN_3_WORDS
+PATTERN_3_EXTENDED_SURFACES = frozenset({
+    "しくみ", "しゅるい", "し組み", "ちがい", "ちがひ", "ちげえ", "とくちょう", "もくてき",
+    "仕組", "仕組み", "功果", "効果", "原いん", "原因", "定義", "特ちょう", "特徴", "由来",
+    "異い", "目てき", "目的", "種類", "語原", "語源", "違い", "違ひ",
+}) | PATTERN_3_EXTENDED
+HOW_TO_SURFACES = frozenset({"かた", "がた", "カタ", "ガタ", "方"})  # 方, 接尾辞
+KA_SURFACES = frozenset({
+    "か", "か〜", "かぁ", "かあ", "かァ", "かー", "が", "カ", "カー", "乎", "歟",
+})
+
+
+def _any_of(surfaces: frozenset[str]) -> re.Pattern[str]:
+    """A regex finding any of ``surfaces``: only those containing no other (a text contains
+    one of the set exactly when it contains one of these), longest first."""
+    minimal = {s for s in surfaces if not any(o != s and o in s for o in surfaces)}
+    return re.compile("|".join(re.escape(s) for s in sorted(minimal, key=lambda s: (-len(s), s))))
+
+
+_TOPIC_RE = _any_of(TOPIC_SURFACES)
+_INTERROGATIVE_RE = _any_of(INTERROGATIVE_SURFACES)
+_PATTERN_3_RE = _any_of(PATTERN_3_SURFACES)
+_PATTERN_3_EXTENDED_RE = _any_of(PATTERN_3_SURFACES | PATTERN_3_EXTENDED_SURFACES
+                                 | HOW_TO_SURFACES)
+_KA_RE = _any_of(KA_SURFACES)
+
 
 def normalize_ja(text: str) -> str:
     """Unicode NFKC (half-width kana to full width, "？" to "?", full-width letters and digits
@@ -149,6 +211,40 @@ def cheap_rejection(normalized: str, max_chars: int = MAX_QUERY_CHARS) -> str | 
     return None
 
 
+def too_short(normalized: str, min_words: int = JNQ_MIN_WORDS) -> bool:
+    """JNQ §3.1 (b) on the string: fewer characters than ``min_words`` means fewer words, since
+    every token, symbols included, is at least one character (spaces are rejected before)."""
+    return len(normalized) < min_words
+
+
+def may_match_pattern_1(normalized: str) -> bool:
+    """JNQ §3.1 pattern 1 on the string: a spelling of the topic marker は
+    (``TOPIC_SURFACES``) with a spelling of an interrogative (``INTERROGATIVE_SURFACES``)
+    starting after it. False means ``pattern_1`` is False for any segmentation."""
+    topic = _TOPIC_RE.search(normalized)
+    return topic is not None and _INTERROGATIVE_RE.search(normalized, topic.start() + 1) is not None
+
+
+def may_match_pattern_3(normalized: str, extended: bool = False) -> bool:
+    """JNQ §3.1 pattern 3 on the string: a spelling of 意味/方法/理由 (with ``extended`` also
+    of ``PATTERN_3_EXTENDED`` and of the suffix 方). False means ``pattern_3`` is False."""
+    found = (_PATTERN_3_EXTENDED_RE if extended else _PATTERN_3_RE).search(normalized)
+    return found is not None
+
+
+def may_match_pattern(normalized: str, extended: bool = False) -> bool:
+    """JNQ §3.1 (c) on the string: pattern 2 itself, or pattern 1 or 3 still possible. False
+    means ``matched_patterns`` is empty: the query is rejected without knowing its words."""
+    return (pattern_2(normalized) or may_match_pattern_1(normalized)
+            or may_match_pattern_3(normalized, extended))
+
+
+def may_be_yes_no_form(normalized: str) -> bool:
+    """JBoolQ §4 footnote 4 (applied to JNQ §3.1 candidates) on the string: ends with "?" or has a
+    spelling of the particle か (``KA_SURFACES``). False means ``jboolq_rule`` is False."""
+    return pattern_2(normalized) or _KA_RE.search(normalized) is not None
+
+
 @dataclass(frozen=True, slots=True)
 class JaToken:
     """One UniDic short unit: surface, lemma (the surface for unknown words) and POS levels."""
@@ -159,12 +255,143 @@ class JaToken:
     pos2: str
 
 
-def make_tagger():
-    """A ``fugashi.Tagger()`` on unidic-lite. It wraps a MeCab model and is not picklable:
-    create it in ``DoFn.setup()``, never in ``__init__`` or at pipeline construction."""
-    import fugashi
+# MeCab output formats. fugashi strips the output, so the end of sentence is a visible "E".
+# _KEY_FORMAT: a known word as surface and left and right context ids (cheap: no feature
+# decoding); an unknown word as surface, pos1, pos2. _TOKEN_FORMAT: surface, pos1, pos2,
+# lemma (fields 0, 1, 7; MeCab prints "*" as ""; an unknown word has no field 7, so it gets its
+# own format with an empty lemma).
+_KEY_FORMAT = r'-O "" -F%m\\t%phl\\t%phr\\n -U%m\\t%f[0]\\t%f[1]\\tU\\n -EE\\n'
+_TOKEN_FORMAT = r'-O "" -F%m\\t%f[0]\\t%f[1]\\t%f[7]\\n -U%m\\t%f[0]\\t%f[1]\\t\\n -EE\\n'
 
-    return fugashi.Tagger()
+
+class JaAnalyzer:
+    """fugashi on unidic-lite, three ways: ``analyzer(text)`` is a plain ``fugashi.Tagger()``
+    call (nodes; the reference ``ja_tokens`` reads them); ``tokens(text)`` builds the same
+    ``JaToken``s from MeCab's text output, without node objects or feature decoding: each word
+    is printed as its key (surface, left and right context ids), and a key seen before maps to
+    its token; a sentence with a new key is parsed once more with surface, POS and lemma
+    printed, which fills the cache.
+
+    Several dictionary entries can share a key (9,264 of unidic-lite's keys: homographs with the
+    same POS, such as あい: 間/相/藍). They have the same connection costs in every context, so
+    MeCab always prints the same one of them (the lowest word cost, ties in lattice order): the
+    cached token is the one it prints (tested on every shared question). It wraps MeCab models
+    and is not picklable: create it in ``DoFn.setup()``."""
+
+    def __init__(self):
+        import fugashi
+
+        self.tagger = fugashi.Tagger()
+        self._keys = fugashi.Tagger(_KEY_FORMAT)
+        self._tokens = fugashi.Tagger(_TOKEN_FORMAT)
+
+    def __call__(self, text: str):
+        return self.tagger(text)
+
+    def tokens(self, text: str) -> list[JaToken]:
+        """``ja_tokens`` of ``text``, equal to the reference path's."""
+        keys = self.keys(text)
+        if keys is None:
+            return _reference_tokens(self.tagger, text)
+        return self._cached_tokens(text, keys)
+
+    def _cached_tokens(self, text: str, keys: list[str]) -> list[JaToken]:
+        try:
+            return list(map(_KEY_CACHE.__getitem__, keys))
+        except KeyError:  # the cache was emptied meanwhile (at its bound, by another thread)
+            return _reference_tokens(self.tagger, text)
+
+    def keys(self, text: str) -> list[str] | None:
+        """The words of ``text`` as cache keys (each in ``_KEY_CACHE`` and ``_KEY_CATEGORY``),
+        or None when MeCab's text output cannot carry them (empty text, NUL, whitespace)."""
+        found = self.categories(text)
+        return None if found is None else found[0]
+
+    def categories(self, text: str, spaceless: bool = False
+                   ) -> tuple[list[str], list[int]] | None:
+        """``(keys, token categories)`` of ``text``, or None as for ``keys``; ``spaceless``:
+        the caller has checked that ``text`` has no whitespace."""
+        if not text or "\0" in text or (not spaceless and _WHITESPACE.search(text)):
+            return None
+        keys = self._keys.parse(text).split("\n")
+        del keys[-1]
+        try:
+            return keys, list(map(_KEY_CATEGORY.__getitem__, keys))
+        except KeyError:
+            pass
+        lines = self._tokens.parse(text).split("\n")
+        del lines[-1]
+        if len(lines) != len(keys):  # not expected: same sentence, same segmentation
+            return None
+        if len(_KEY_CACHE) >= _CACHE_LIMIT:
+            _KEY_CACHE.clear()
+            _KEY_CATEGORY.clear()
+        categories = []
+        for key, line in zip(keys, lines, strict=True):
+            category = _KEY_CATEGORY.get(key)
+            if category is None or key not in _KEY_CACHE:
+                token = _KEY_CACHE[key] = _token_from_line(line)
+                category = _KEY_CATEGORY[key] = _category(token)
+            categories.append(category)
+        return keys, categories
+
+    def word_count(self, text: str, count_symbols: bool = False,
+                   spaceless: bool = False) -> int:
+        """``word_count(ja_tokens(text))`` (from the cached categories)."""
+        found = self.categories(text, spaceless)
+        if found is None:
+            return word_count(_reference_tokens(self.tagger, text), count_symbols)
+        return _words(found[1], count_symbols)
+
+
+def make_tagger() -> JaAnalyzer:
+    """A ``JaAnalyzer`` (fugashi on unidic-lite; callable like ``fugashi.Tagger()``). It wraps
+    MeCab models and is not picklable: create it in ``DoFn.setup()``, never in ``__init__`` or
+    at pipeline construction."""
+    return JaAnalyzer()
+
+
+_KEY_CACHE: dict[str, JaToken] = {}
+_KEY_CATEGORY: dict[str, int] = {}
+
+# What the rules need to know of a token, as one small int per cached key: the word count
+# (symbols), pattern 1 (the topic marker; interrogative lemmas) and pattern 3 (its nouns; the
+# suffix 方). The categories exclude each other (lemmas and POS differ), but an interrogative
+# lemma is checked before the POS, as ``pattern_1`` does, so _SYMBOL_CANDIDATE keeps both.
+_SYMBOL, _WORD, _TOPIC, _CANDIDATE, _P3, _P3_EXTENDED, _HOW_TO, _SYMBOL_CANDIDATE = range(8)
+
+
+def _category(token: JaToken) -> int:
+    symbol = token.pos1 in SYMBOL_POS
+    if token.lemma in _CANDIDATE_LEMMAS:
+        return _SYMBOL_CANDIDATE if symbol else _CANDIDATE
+    if symbol:
+        return _SYMBOL
+    if is_topic_marker(token):
+        return _TOPIC
+    if token.pos1 == "名詞" and token.lemma in PATTERN_3_WORDS:
+        return _P3
+    if token.pos1 == "名詞" and token.lemma in PATTERN_3_EXTENDED:
+        return _P3_EXTENDED
+    if token.pos1 == "接尾辞" and token.lemma == HOW_TO_SUFFIX:
+        return _HOW_TO
+    return _WORD
+
+
+def _words(categories: list[int], count_symbols: bool) -> int:
+    """``word_count`` from the token categories."""
+    if count_symbols:
+        return len(categories)
+    return len(categories) - categories.count(_SYMBOL) - categories.count(_SYMBOL_CANDIDATE)
+
+
+def _token_from_line(line: str) -> JaToken:
+    surface, pos1, pos2, lemma = line.split("\t")
+    if "-" in lemma:
+        base, _, gloss = lemma.partition("-")
+        if base and gloss.isascii():
+            lemma = base
+    return JaToken(surface, lemma or surface, pos1, pos2 or "*")
 
 
 _TOKEN_CACHE: dict[str, JaToken] = {}
@@ -207,10 +434,13 @@ def clear_token_cache() -> None:
     """Empty the token caches of ``ja_tokens`` (they are bounded; this is for benchmarks)."""
     _TOKEN_CACHE.clear()
     _UNKNOWN_CACHE.clear()
+    _KEY_CACHE.clear()
+    _KEY_CATEGORY.clear()
 
 
 def ja_tokens(tagger, text: str) -> list[JaToken]:
-    """Tokens of ``text`` from a fugashi UniDic tagger (JNQ §3.1 "morphological analyzer").
+    """Tokens of ``text`` from a fugashi UniDic tagger (JNQ §3.1 "morphological analyzer"):
+    ``JaAnalyzer.tokens`` for a ``JaAnalyzer``, else the reference path below.
 
     The lemma is UniDic's lemma without the origin gloss of loanwords (ペン-pen -> ペン) and
     falls back to the surface for unknown words (which have no lemma). Features are read from
@@ -219,6 +449,12 @@ def ja_tokens(tagger, text: str) -> list[JaToken]:
     form (field 8, orth, equal to the surface: checked before caching). Unknown words have
     only POS features and are cached per (surface, features).
     """
+    if isinstance(tagger, JaAnalyzer):
+        return tagger.tokens(text)
+    return _reference_tokens(tagger, text)
+
+
+def _reference_tokens(tagger, text: str) -> list[JaToken]:
     words = tagger(text)
     cache = _TOKEN_CACHE
     try:
@@ -452,3 +688,102 @@ def select_jboolq(normalized: str, tokens: Sequence[JaToken],
     if word_count(tokens, count_symbols) < JBOOLQ_MIN_WORDS:
         return "too_few_words"
     return None if pattern_2(normalized) or ends_with_ka(tokens) else "not_yes_no_form"
+
+
+class Decision(NamedTuple):
+    """One query's outcome: its word count (0 when rejected before tagging: too_long,
+    contains_space), the matched JNQ patterns, and the rejection reason (None: accepted)."""
+
+    words: int
+    patterns: list[int]
+    reason: str | None
+
+
+def reference_decision(tagger, normalized: str, variant: str = "jnq",
+                       count_symbols: bool = False, extended: bool = False) -> Decision:
+    """The decision as the filter first made it: tag every query that passes the cheap checks,
+    then apply the rules (JNQ §3.1, JBoolQ §4). Kept as the reference ``QuestionFilter`` is
+    tested against."""
+    reason = cheap_rejection(normalized)
+    if reason:
+        return Decision(0, [], reason)
+    tokens = _reference_tokens(getattr(tagger, "tagger", tagger), normalized)
+    words = word_count(tokens, count_symbols)
+    if variant == "jboolq":
+        return Decision(words, [], select_jboolq(normalized, tokens, count_symbols))
+    patterns, reason = select_jnq(normalized, tokens, count_symbols, extended)
+    return Decision(words, patterns, reason)
+
+
+class QuestionFilter:
+    """JNQ §3.1 / JBoolQ §4 question selection that pays for full tagging only for candidates.
+
+    ``filter(normalized)`` returns the same ``Decision`` as ``reference_decision``, deciding on
+    the string first: too long or spaced (no tagging); no pattern (or yes/no form) possible
+    from the surface forms (``may_match_pattern``, ``may_be_yes_no_form``): the reason is
+    "too_few_words" or "no_pattern"/"not_yes_no_form" by the word count alone (patterns 1 and
+    3 are not run); otherwise the rules, patterns 1 and 3 only where the string allows them.
+    Create it in ``DoFn.setup()`` (it holds a ``JaAnalyzer``)."""
+
+    def __init__(self, variant: str = "jnq", count_symbols: bool = False,
+                 extended: bool = False, analyzer: JaAnalyzer | None = None):
+        if variant not in ("jnq", "jboolq"):
+            raise ValueError(f"unknown variant {variant!r}")
+        self.variant = variant
+        self.count_symbols = count_symbols
+        self.extended = extended
+        self.analyzer = analyzer or JaAnalyzer()
+        self.min_words = JBOOLQ_MIN_WORDS if variant == "jboolq" else JNQ_MIN_WORDS
+
+    def __call__(self, normalized: str) -> Decision:
+        reason = cheap_rejection(normalized)
+        if reason:
+            return Decision(0, [], reason)
+        if too_short(normalized, self.min_words):  # too_few_words; tagged for the count only
+            words = self.analyzer.word_count(normalized, self.count_symbols, spaceless=True)
+            return Decision(words, [], "too_few_words")
+        if self.variant == "jboolq":
+            return self._jboolq(normalized)
+        p1 = may_match_pattern_1(normalized)
+        p2 = pattern_2(normalized)
+        p3 = may_match_pattern_3(normalized, self.extended)
+        if not (p1 or p2 or p3):
+            words = self.analyzer.word_count(normalized, self.count_symbols, spaceless=True)
+            return Decision(words, [], "too_few_words" if words < self.min_words else "no_pattern")
+        # select_jnq after cheap_rejection, from the cached token categories; tokens and the
+        # pattern 1 rule only when a topic marker comes before an interrogative lemma
+        found = self.analyzer.categories(normalized, spaceless=True)
+        if found is None:
+            return reference_decision(self.analyzer, normalized, "jnq", self.count_symbols,
+                                      self.extended)
+        keys, categories = found
+        words = _words(categories, self.count_symbols)
+        if words < self.min_words:
+            return Decision(words, [], "too_few_words")
+        patterns = []
+        tokens = None
+        if p1 and _TOPIC in categories:
+            after = categories[categories.index(_TOPIC) + 1:]
+            if _CANDIDATE in after or _SYMBOL_CANDIDATE in after:
+                tokens = self.analyzer._cached_tokens(normalized, keys)
+                if pattern_1(tokens):
+                    patterns.append(1)
+        if p2:
+            patterns.append(2)
+        if p3:
+            if _P3 in categories or (self.extended and _P3_EXTENDED in categories):
+                patterns.append(3)
+            elif self.extended and _HOW_TO in categories:
+                tokens = tokens or self.analyzer._cached_tokens(normalized, keys)
+                if pattern_3(tokens, extended=True):
+                    patterns.append(3)
+        return Decision(words, patterns, None if patterns else "no_pattern")
+
+    def _jboolq(self, normalized: str) -> Decision:
+        if not may_be_yes_no_form(normalized):
+            words = self.analyzer.word_count(normalized, self.count_symbols, spaceless=True)
+            reason = "too_few_words" if words < self.min_words else "not_yes_no_form"
+            return Decision(words, [], reason)
+        tokens = self.analyzer.tokens(normalized)
+        words = word_count(tokens, self.count_symbols)
+        return Decision(words, [], select_jboolq(normalized, tokens, self.count_symbols))

@@ -12,15 +12,7 @@ from typing import Any
 import apache_beam as beam
 
 from filters.jnq.paragraphs import page_paragraphs, select_candidates
-from filters.jnq.rules import (
-    cheap_rejection,
-    ja_tokens,
-    make_tagger,
-    normalize_ja,
-    select_jboolq,
-    select_jnq,
-    word_count,
-)
+from filters.jnq.rules import QuestionFilter, normalize_ja
 from transforms.core.accounting import dead_letter, rejected, tally
 from transforms.nq.linking import example_id
 
@@ -52,7 +44,7 @@ class SelectJapaneseQuestions(beam.DoFn):
         self.keep_rejected = keep_rejected
 
     def setup(self):
-        self._tagger = make_tagger()
+        self._filter = QuestionFilter(self.variant, self.count_symbols, self.extended)
 
     def _reject(self, row: dict[str, Any], reason: str):
         yield tally(STAGE, f"rejected.{reason}")
@@ -60,18 +52,9 @@ class SelectJapaneseQuestions(beam.DoFn):
             yield beam.pvalue.TaggedOutput(REJECTED_QUERIES, {**row, "reason": reason})
 
     def process(self, row: dict[str, Any]):
-        question = row["question"]
-        reason = cheap_rejection(question)  # no tagging for keyword lists or huge queries
-        if reason:
-            yield from self._reject(_question_row(row, self.variant, 0, []), reason)
-            return
-        tokens = ja_tokens(self._tagger, question)
-        words = word_count(tokens, self.count_symbols)
-        if self.variant == "jboolq":
-            patterns: list[int] = []
-            reason = select_jboolq(question, tokens, self.count_symbols)
-        else:
-            patterns, reason = select_jnq(question, tokens, self.count_symbols, self.extended)
+        # string checks first: spaced queries are never tagged, short and pattern-less ones
+        # only for their word count (the rejection reason depends on it)
+        words, patterns, reason = self._filter(row["question"])
         out = _question_row(row, self.variant, words, patterns)
         if reason:
             yield from self._reject(out, reason)
