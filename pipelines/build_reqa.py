@@ -3,6 +3,7 @@
     python -m pipelines.build_reqa --runner=DirectRunner                  # bundled SQuAD sample
     python -m pipelines.build_reqa --source nq                            # bundled NQ sample
     python -m pipelines.build_reqa --source squad --input train-v1.1.json
+    python -m pipelines.build_reqa --source squad --input train-v1.1.json --splitter reqa
     python -m pipelines.build_reqa --source nq --input 'v1.0/train/nq-train-*.jsonl.gz'
     python -m pipelines.build_reqa --source nq --input releases/nq/1.0.0 --split dev
     python -m pipelines.build_reqa --source nlquad --input releases/nlquad/1.0.0
@@ -14,7 +15,9 @@ and a question's correct answers are the sentences containing its answer span. W
 correct_candidate_ids, source, document, example_ids), ``candidates/*.parquet``
 (candidate_id, sentence, context, paragraph_id, document, source, sentence_start,
 sentence_end), ``rejected/`` (dropped examples with their reason, dead letters),
-``stats.json``, a card and the manifest. ``--source nlquad`` needs ``--input`` (an NLQuAD
+``stats.json`` (with BM25 baselines over every question at sentence and paragraph level),
+a card and the manifest. ``--splitter reqa`` uses the paper's own sentence rules instead of
+spaCy's ``senter``. ``--source nlquad`` needs ``--input`` (an NLQuAD
 release directory or Parquet glob). Other ``--options`` go to Beam.
 """
 
@@ -53,6 +56,7 @@ from transforms.release.formats import shard_name
 from transforms.reqa.baselines import reqa_baselines
 from transforms.reqa.build import BuildReqa
 from transforms.reqa.card import SOURCE_NAMES, reqa_card_for, reqa_stats, summary_value
+from transforms.reqa.labeling import SPLITTERS
 from transforms.reqa.schema import (
     CANDIDATES_SCHEMA,
     FIELD_DOCS,
@@ -102,6 +106,11 @@ def build_parser() -> argparse.ArgumentParser:
                         help="with a release directory as --input: read only this split "
                              "(default: every split)")
     add_release_arguments(parser, "reqa_<source>", DATASET_VERSION)
+    parser.add_argument("--splitter", choices=SPLITTERS, default="senter",
+                        help="sentence splitter: senter (spaCy en_core_web_sm's statistical "
+                             "senter, default) or reqa (the ReQA paper's regular-expression "
+                             "rules, sb_sed.py of google/retrieval-qa-eval: rebuilds ReQA "
+                             "SQuAD as published, e.g. 10,250 candidates on SQuAD v1.1 dev)")
     parser.add_argument("--batch-size", type=int, default=64,
                         help="paragraphs' tasks per spaCy batch")
     parser.add_argument("--max-rows-per-shard", type=int, default=50_000,
@@ -176,7 +185,7 @@ def build_pipeline(pipeline: beam.Pipeline, args: argparse.Namespace,
                    target: ReleaseTarget) -> list:
     """Compose the ReQA pipeline into the staging directory; returns the writers' outputs."""
     questions, candidates, statistics, results = pipeline | "Reqa" >> BuildReqa(
-        args.source, args._pattern, args.batch_size)
+        args.source, args._pattern, args.batch_size, args.splitter)
     staging, max_rows = target.staging_dir, args.max_rows_per_shard
     written = [
         questions

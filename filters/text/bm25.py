@@ -7,13 +7,26 @@ appearance makes the same texts give the same index in every process and runner.
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Sequence
+from types import ModuleType
+
+
+def import_bm25s() -> ModuleType:
+    """``bm25s``, imported lazily, its logger put back to WARNING: bm25s sets its own logger
+    to DEBUG on import, which floods every worker process with debug lines."""
+    import bm25s
+
+    logger = logging.getLogger("bm25s")
+    if logger.level == logging.DEBUG:
+        logger.setLevel(logging.WARNING)
+    return bm25s
 
 
 def bm25_retriever(token_lists: Sequence[Sequence[str]]):
     """``(bm25s.BM25 indexed over token_lists, vocabulary {token: id})``; document ids are
     positions in ``token_lists``."""
-    import bm25s
+    bm25s = import_bm25s()
     from bm25s.tokenization import Tokenized
 
     vocab: dict[str, int] = {}

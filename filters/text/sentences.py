@@ -106,6 +106,10 @@ class SentenceSplitter:
         self.batch_size = batch_size
         self._nlp: Any = None
 
+    def load(self) -> None:
+        """Load the spaCy pipeline now (once per worker, in ``DoFn.setup()``)."""
+        self.nlp  # noqa: B018 - the property loads it
+
     @property
     def nlp(self) -> Any:
         if self._nlp is None:

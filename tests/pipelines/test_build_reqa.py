@@ -214,3 +214,29 @@ def test_bm25_baselines_on_the_card(squad):
         assert 0 < row["sentence_mrr"] <= 1
         assert row["sentence_r@1"] <= row["sentence_r@5"] <= row["sentence_r@10"]
     assert "Untrained baselines" in (path / "README.md").read_text()
+
+
+def test_splitter_reqa_sample_release(tmp_path):
+    """``--splitter reqa``: the paper's rules instead of spaCy; same contract, card says so."""
+    from filters.text.reqa_sentences import reqa_sentence_spans
+
+    result = run([TEST_RUNNER, "--splitter", "reqa", "--output", str(tmp_path)])
+    path = Path(result["path"])
+    questions, candidates = _check_release(path)
+    assert result["manifest"]["options"]["splitter"] == "reqa"
+    for row in candidates.values():
+        assert (row["sentence_start"], row["sentence_end"]) in reqa_sentence_spans(
+            row["context"])
+    assert "ReQA paper's regular-expression rules" in (path / "README.md").read_text(
+        encoding="utf-8")
+    rows = {r["name"]: r for r in result["stats"]["baselines"]["rows"]}
+    assert result["stats"]["baselines"]["n"] == len(questions)
+    assert {"sentence_mrr", "paragraph_mrr", "paragraph_r@10"} <= set(
+        rows["BM25 over paragraphs (context)"])
+
+
+def test_unknown_splitter_is_a_usage_error(tmp_path):
+    from pipelines.cli.errors import UsageError
+
+    with pytest.raises(UsageError, match="--splitter"):
+        run([TEST_RUNNER, "--splitter", "nltk", "--output", str(tmp_path)])

@@ -93,16 +93,19 @@ class ReadReqaTasks(beam.PTransform):
 
 
 class BuildReqa(beam.PTransform):
-    """Read ``source`` examples matching ``pattern`` and build the ReQA rows.
+    """Read ``source`` examples matching ``pattern`` and build the ReQA rows, splitting
+    sentences with ``splitter`` (``senter``, the default, or ``reqa``: the paper's rules).
 
     Returns ``(questions, candidates, statistics, results)``: questions and candidates rows,
     ``(histogram key, value)`` pairs, and the tagged results for ``WriteAccounting``."""
 
-    def __init__(self, source: str, pattern: str, batch_size: int = 64):
+    def __init__(self, source: str, pattern: str, batch_size: int = 64,
+                 splitter: str = "senter"):
         super().__init__()
         self.source = source
         self.pattern = pattern
         self.batch_size = batch_size
+        self.splitter = splitter
 
     def expand(self, pbegin):
         tasks, results = pbegin | "Read" >> ReadReqaTasks(self.source, self.pattern)
@@ -110,8 +113,9 @@ class BuildReqa(beam.PTransform):
                    | "Spread" >> beam.Reshuffle()
                    | "Batch" >> beam.BatchElements(min_batch_size=1,
                                                    max_batch_size=self.batch_size)
-                   | "Sentences" >> beam.ParDo(LabelSentences(self.batch_size)).with_outputs(
-                       *SIDE_OUTPUTS, CANDIDATES, main="main"))
+                   | "Sentences" >> beam.ParDo(
+                       LabelSentences(self.batch_size, self.splitter)).with_outputs(
+                           *SIDE_OUTPUTS, CANDIDATES, main="main"))
         merged = (labeled.main
                   | "GroupQuestions" >> beam.GroupByKey()
                   | "MergeQuestions" >> beam.ParDo(MergeQuestions()).with_outputs(

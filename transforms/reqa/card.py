@@ -54,6 +54,13 @@ def summary_value(lengths: dict[str, Any], metric: str) -> str:
             f"max {summary['max']}")
 
 
+SPLITTER_TEXT = {
+    "senter": "spaCy `en_core_web_sm`'s statistical `senter` (`--splitter senter`, the "
+              "default), not the paper's splitter",
+    "reqa": "the ReQA paper's regular-expression rules (`--splitter reqa`, our "
+            "implementation of `sb_sed.py` of google/retrieval-qa-eval), as published",
+}
+
 SOURCE_BIBTEX = {"squad": SQUAD_BIBTEX, "nq": NQ_BIBTEX, "nlquad": NLQUAD_BIBTEX}
 
 SOURCE_LICENSES = {
@@ -96,9 +103,12 @@ REQA_INFO = CardInfo(
     citation="\n\n".join([REQA_BIBTEX, *SOURCE_BIBTEX.values()]),
     limitations=(
         "Sentence boundaries come from spaCy `en_core_web_sm`'s `senter` "
-        "(`filters/text/sentences.py`), not the paper's Google sentence breaker: a boundary "
-        "error merges or splits candidates, and an answer crossing a boundary marks several "
-        "sentences correct (counted in the table above).",
+        "(`filters/text/sentences.py`) by default, or with `--splitter reqa` from our "
+        "implementation of the paper's regular-expression rules "
+        "(`filters/text/reqa_sentences.py`, which reproduces the published SQuAD index "
+        "sizes); the card says which. A boundary error merges or splits candidates, and an "
+        "answer crossing a boundary marks several sentences correct (counted in the table "
+        "above).",
         "SQuAD's questions were written by crowd workers looking at the paragraph, so they "
         "share many words with the answer sentence, which favours lexical retrievers such as "
         "BM25 (the ReQA paper's observation); NQ's questions are real search queries and "
@@ -115,7 +125,8 @@ REQA_INFO = CardInfo(
     preprocessing=(
         "Examples whose answer offsets do not match the text, or whose answer is empty, are "
         "dropped by reason. Each paragraph is split into sentences with character offsets "
-        "(spaCy `senter` plus a quotation rule); a question's correct candidates are the "
+        "(spaCy `senter` plus a rule against splitting inside a word, or the ReQA paper's "
+        "regular-expression rules with `--splitter reqa`); a question's correct candidates are the "
         "sentences its answer span overlaps. Questions with the same text are merged, and a "
         "paragraph reached from several questions is indexed once."),
 )
@@ -149,6 +160,7 @@ def _input_text(manifest: dict[str, Any]) -> str:
 def _body(manifest: dict[str, Any], stats: dict[str, Any]) -> str:
     """Markdown body: what, input, counts and drop reasons, lengths, baselines, files."""
     source = manifest["options"]["source"]
+    splitter = manifest["options"].get("splitter") or "senter"
     lengths, examples = stats["lengths"], stats["examples"]
     counts = stats["counts"]
     answers = counts.get("answers", {})
@@ -162,6 +174,8 @@ def _body(manifest: dict[str, Any], stats: dict[str, Any]) -> str:
         "and a paragraph reached from several questions is indexed once.",
         "",
         f"Input: {md_text(_input_text(manifest))}.",
+        "",
+        f"Sentences: {SPLITTER_TEXT.get(splitter, md_text(splitter))}.",
         *([f"For comparison, the paper's set from {SOURCE_NAMES[source]}: "
            f"{PAPER_SIZES[source]}.", ""] if source in PAPER_SIZES else [""]),
         "| what | count |",

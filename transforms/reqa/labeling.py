@@ -10,6 +10,7 @@ from typing import Any, NamedTuple
 
 import apache_beam as beam
 
+from filters.text.reqa_sentences import ReqaSentenceSplitter
 from filters.text.sentences import SentenceSplitter
 from transforms.core.accounting import dead_letter, tally
 from transforms.reqa.schema import ANSWER_NOT_IN_SENTENCES, candidate_id, question_id
@@ -17,6 +18,19 @@ from transforms.reqa.tasks import EXAMPLES, Drop, ReqaTask, drop_outputs
 
 CANDIDATES = "candidates"  # tagged output of LabelSentences: (candidate_id, row)
 STATS = "stats"  # tagged output: (histogram key, integer value)
+SPLITTERS = ("senter", "reqa")  # --splitter: spaCy senter (default) or the paper's rules
+
+
+def make_splitter(name: str, batch_size: int = 64) -> Any:
+    """The sentence splitter ``--splitter`` names: ``senter`` (spaCy,
+    ``filters.text.sentences``) or ``reqa`` (the paper's rules,
+    ``filters.text.reqa_sentences``)."""
+    if name == "senter":
+        return SentenceSplitter(batch_size)
+    if name == "reqa":
+        return ReqaSentenceSplitter(batch_size)
+    raise ValueError(f"unknown sentence splitter {name!r}; expected one of {SPLITTERS}")
+
 
 class Labeled(NamedTuple):
     """A task after sentence splitting: candidates, kept question occurrences, drops."""
@@ -66,14 +80,17 @@ def label_task(task: ReqaTask, sentences: Sequence[Sequence[tuple[int, int]]]) -
 
 class LabelSentences(beam.DoFn):
     """Batches of ReqaTask -> ``(qid, occurrence)`` per kept example; ``(candidate_id, row)``
-    on ``CANDIDATES``; drops, tallies, dead letters. spaCy is loaded in ``setup()``."""
+    on ``CANDIDATES``; drops, tallies, dead letters. The splitter (spaCy ``senter`` or the
+    ReQA rules, :func:`make_splitter`) is made in ``setup()``."""
 
-    def __init__(self, batch_size: int = 64):
+    def __init__(self, batch_size: int = 64, splitter: str = "senter"):
+        make_splitter(splitter)  # fail at construction on an unknown name
         self.batch_size = batch_size
+        self.splitter = splitter
 
     def setup(self) -> None:
-        self._splitter = SentenceSplitter(self.batch_size)
-        self._splitter.nlp  # noqa: B018 - load the model once per worker, here
+        self._splitter = make_splitter(self.splitter, self.batch_size)
+        self._splitter.load()  # load the model once per worker, here
 
     def process(self, tasks: list[ReqaTask]) -> Iterator[Any]:
         try:
