@@ -22,6 +22,7 @@ import re
 from dataclasses import dataclass
 
 from filters.nq.search_hits import SearchHit, wikipedia_title
+from filters.text.bm25 import import_bm25s
 
 BM25_DIR = "bm25"
 DOCS_DIR = "docs"
@@ -55,7 +56,7 @@ class IndexTokenizer:
                         if w.feature.pos1 not in _JA_SKIP_POS)
 
     def __call__(self, texts: list[str]) -> list[list[str]]:
-        import bm25s
+        bm25s = import_bm25s()
 
         if self.lang == "ja":
             return bm25s.tokenize([self._segment(t) for t in texts], stopwords=None,
@@ -123,7 +124,7 @@ class LocalSearch:
     """Search and page store over an index directory built by ``build_search_index``."""
 
     def __init__(self, index_dir: str):
-        import bm25s
+        bm25s = import_bm25s()
         import pyarrow.parquet as pq
 
         self.index_dir = index_dir
