@@ -53,6 +53,7 @@ from transforms.release.tables import (
     SPLIT_NAMES,
     Table,
     main_config,
+    parquet_directories,
     release_tables,
     table_name,
 )
@@ -224,16 +225,10 @@ def _table_split(directory: str) -> tuple[str, str]:
     return config, directory.rsplit("/", 1)[-1] if split in SPLIT_NAMES.values() else split
 
 
-def _parquet_directories(manifest: dict[str, Any]) -> dict[str, str]:
-    """Each Parquet file the manifest lists -> its table directory."""
-    return {name: name.rsplit("/", 1)[0] for name in manifest.get("files", {})
-            if name.endswith(".parquet") and "/" in name}
-
-
 def _names_in(manifest: dict[str, Any]) -> dict[str, list[str]]:
     """config -> our split names, from the manifest alone (no file is read)."""
     names: dict[str, list[str]] = {}
-    for directory in _parquet_directories(manifest).values():
+    for directory in parquet_directories(manifest.get("files", {})):
         config, split = _table_split(directory)
         if split not in names.setdefault(config, []):
             names[config].append(split)
@@ -291,8 +286,8 @@ def load_release(path: str | os.PathLike[str], *, verify: bool = True, table: st
     if verify:
         require_intact(version_dir, deep=True)
     files = {name: manifest["files"][name]
-             for name, directory in _parquet_directories(manifest).items()
-             if _table_split(directory)[0] == config}
+             for directory, names in parquet_directories(manifest["files"]).items()
+             if _table_split(directory)[0] == config for name in names}
     tables = release_tables(version_dir, files, main=config)
     if columns is not None:
         columns = list(columns)

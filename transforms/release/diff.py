@@ -31,6 +31,7 @@ import pyarrow.parquet as pq
 from apache_beam.io.filesystems import FileSystems
 
 from transforms.release.storage import RAW, read_json
+from transforms.release.tables import parquet_directories
 from transforms.release.target import MANIFEST
 
 ID_COLUMNS = ("id", "qid", "candidate_id", "doc_id", "lemma", "annotation_id", "question")
@@ -47,10 +48,7 @@ class IncomparableReleasesError(ValueError):
 def parquet_tables(names: Iterable[str], splits: Iterable[str] = ()) -> dict[str, list[str]]:
     """Release-relative Parquet paths grouped by directory (a table), splits first in their
     order, then the other tables by name; files sorted."""
-    tables: dict[str, list[str]] = {}
-    for name in sorted(names):
-        if name.endswith(".parquet") and "/" in name:
-            tables.setdefault(name.rsplit("/", 1)[0], []).append(name)
+    tables = parquet_directories(names)
     order = list(splits)
     return dict(sorted(tables.items(), key=lambda item: (
         (0, order.index(item[0]), "") if item[0] in order else (1, 0, item[0]))))

@@ -122,7 +122,3 @@ def front_matter(manifest: dict[str, Any], info: CardInfo, tables: list[Table]) 
     text = yaml.safe_dump(header, sort_keys=False, allow_unicode=True, width=100)
     return f"---\n{text}---\n"
 
-
-def empty_tables(tables: list[Table]) -> list[Table]:
-    """The tables left out of the front matter because they have no rows."""
-    return [t for t in tables if t.rows == 0]

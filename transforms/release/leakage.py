@@ -31,7 +31,7 @@ import json
 from collections import Counter
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any
 
 import pyarrow as pa
 import pyarrow.parquet as pq
@@ -67,13 +67,6 @@ class LeakageError(ValueError):
     """An external evaluation set that cannot be read, or an option out of range."""
 
 
-class TableLike(Protocol):
-    """What ``within_release_leakage`` needs of ``transforms.release.tables.Table``."""
-
-    directory: str
-    files: tuple[str, ...]
-
-
 def question_column(schema: pa.Schema) -> str | None:
     """``question.text`` for NQ's question struct, ``question`` for a string column."""
     if has_column(schema, "question.text"):
@@ -89,13 +82,11 @@ def document_column(schema: pa.Schema) -> str | None:
 
 # Within a release --------------------------------------------------------------------------
 
-def split_tables(version_dir: str, tables: Iterable[TableLike] | None = None
+def split_tables(version_dir: str, tables: dict[str, list[str]] | None = None
                  ) -> dict[str, list[str]]:
-    """The train/dev/test tables of a version or staging directory, in that order."""
-    if tables is not None:
-        found = {t.directory: list(t.files) for t in tables if t.directory in SPLITS}
-    else:
-        found = parquet_tables(list_files(version_dir))
+    """The train/dev/test tables of a version or staging directory, in that order;
+    ``tables`` (directory -> Parquet files) when known, else the directory's files."""
+    found = parquet_tables(list_files(version_dir)) if tables is None else tables
     return {split: found[split] for split in SPLITS if found.get(split)}
 
 
@@ -132,7 +123,7 @@ def _key(kind: str, value: Any) -> Any:
     return normalize_question(value) if kind == "question" else value
 
 
-def within_release_leakage(version_dir: str, tables: Iterable[TableLike] | None = None
+def within_release_leakage(version_dir: str, tables: dict[str, list[str]] | None = None
                            ) -> dict[str, Any]:
     """The same normalized question, and the same document, in two splits of a release:
     counts, the split pairs and up to five examples each (JSON-serializable). Works on a
@@ -458,17 +449,8 @@ def release_leakage(version_dir: str, against: Sequence[str] = (), *,
                                     "collapsed", "shingles": f"character {SHINGLE}-grams",
                    "threshold": threshold, "num_perm": num_perm, "seed": SEED,
                    "lsh_threshold": round(max(0.05, threshold - LSH_MARGIN), 4)},
-        "within_release": within_release_leakage(version_dir, _listed(tables)),
+        "within_release": within_release_leakage(version_dir, tables),
         "questions_checked": {table: column for table, _, column, _ in checked},
         "external": external,
     }
 
-
-@dataclass(frozen=True)
-class _Listed:
-    directory: str
-    files: tuple[str, ...]
-
-
-def _listed(tables: dict[str, list[str]]) -> list[_Listed]:
-    return [_Listed(name, tuple(files)) for name, files in tables.items()]

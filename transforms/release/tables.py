@@ -9,6 +9,7 @@ files (``bm25/``, ``nq_original/``, ``rejected/*.jsonl``) are no table.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
@@ -59,18 +60,22 @@ def read_footer(path: str) -> tuple[pa.Schema, int]:
                                          for i in range(metadata.num_row_groups))
 
 
+def parquet_directories(names: Iterable[str]) -> dict[str, list[str]]:
+    """Release-relative Parquet paths grouped by their directory (a table), files sorted."""
+    tables: dict[str, list[str]] = {}
+    for name in sorted(names):
+        if name.endswith(".parquet") and "/" in name:
+            tables.setdefault(name.rsplit("/", 1)[0], []).append(name)
+    return tables
+
+
 def release_tables(version_dir: str, files: dict[str, dict[str, Any]],
                    main: str | None = None) -> list[Table]:
     """Every Parquet table of a release (``files`` as the manifest lists them), the main
     config first (``main``, else ``default``, else the first), then by name."""
-    by_directory: dict[str, list[str]] = {}
-    for name in files:
-        if name.endswith(".parquet") and "/" in name:
-            by_directory.setdefault(name.rsplit("/", 1)[0], []).append(name)
     tables = []
-    for directory, paths in by_directory.items():
+    for directory, paths in parquet_directories(files).items():
         config, split = table_name(directory)
-        paths = sorted(paths)
         footers = [read_footer(FileSystems.join(version_dir, *p.split("/"))) for p in paths]
         tables.append(Table(
             config=config, split=split, directory=directory, files=tuple(paths),
@@ -90,7 +95,3 @@ def main_config(manifest: dict[str, Any]) -> str:
     splits = manifest.get("splits") or []
     return table_name(splits[0])[0] if splits else "default"
 
-
-def default_config(tables: list[Table]) -> str | None:
-    """The config ``load_dataset(dir)`` loads: the first table's."""
-    return tables[0].config if tables else None

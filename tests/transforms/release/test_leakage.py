@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import gzip
 import json
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -99,12 +98,6 @@ def test_the_same_question_and_document_in_two_splits(leaky):
                                                 {"split": "dev", "id": "r5"}]
 
 
-@dataclass(frozen=True)
-class _Table:
-    directory: str
-    files: tuple[str, ...]
-
-
 def test_a_staging_directory_without_manifest(tmp_path):
     """What publish calls: split directories and no dataset_info.json; NQ's nested columns."""
     schema = pa.schema([("id", pa.string()),
@@ -124,8 +117,8 @@ def test_a_staging_directory_without_manifest(tmp_path):
     assert within["questions"]["pairs"] == {"train/test": 1}
     assert within["documents"]["column"] == "document.url"
     assert within["documents"]["examples"][0]["document"] == "u2"
-    tables = [_Table("train", ("train/train-00000-of-00001.parquet",)),
-              _Table("test", ("test/test-00000-of-00001.parquet",))]
+    tables = {"train": ["train/train-00000-of-00001.parquet"],
+              "test": ["test/test-00000-of-00001.parquet"]}
     assert within_release_leakage(str(tmp_path), tables)["questions"]["count"] == 1
     json.dumps(within)
 
