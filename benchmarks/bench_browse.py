@@ -22,10 +22,8 @@ from __future__ import annotations
 
 import argparse
 import html
-import json
 import random
 import resource
-import subprocess
 import sys
 import tempfile
 import time
@@ -37,6 +35,7 @@ sys.path.insert(0, str(ROOT))
 
 import pyarrow as pa  # noqa: E402
 import pyarrow.parquet as pq  # noqa: E402
+from child_process import report, run_child  # noqa: E402
 
 SHARD_ROWS = 20_000
 SPLITS = (("train", 0.8), ("dev", 0.1), ("test", 0.1))
@@ -179,13 +178,9 @@ def size_mb(folder: Path) -> float:
 def measure(mode: str, release: Path, out: Path) -> dict[str, Any]:
     command = [sys.executable, __file__, "--child", mode, "--release", str(release),
                "--out", str(out)]
-    done = subprocess.run(command, capture_output=True, text=True, cwd=ROOT, check=False)
-    for line in done.stdout.splitlines():
-        if line.startswith("RESULT "):
-            result = json.loads(line[7:])
-            result["mb"] = size_mb(out)
-            return result
-    raise RuntimeError(f"{mode} failed:\n{done.stderr[-2000:]}")
+    result = run_child(command, mode, ROOT)
+    result["mb"] = size_mb(out)
+    return result
 
 
 def main() -> None:
@@ -198,21 +193,19 @@ def main() -> None:
     parser.add_argument("--out", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.child == "synthesize":
-        print("RESULT " + json.dumps(str(synthesize(Path(args.out), args.kind, args.examples))))
+        report(str(synthesize(Path(args.out), args.kind, args.examples)))
         return
     if args.child:
         run = plain if args.child == "plain" else site
         result = run(Path(args.release), Path(args.out))
         result["rss"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-        print("RESULT " + json.dumps(result))
+        report(result)
         return
     with tempfile.TemporaryDirectory(prefix="bench_browse_") as tmp:
         started = time.perf_counter()
-        done = subprocess.run([sys.executable, __file__, "--child", "synthesize", "--kind",
-                               args.kind, "--examples", str(args.examples), "--out",
-                               str(Path(tmp) / "releases")],
-                              capture_output=True, text=True, cwd=ROOT, check=True)
-        release = Path(json.loads(done.stdout.split("RESULT ", 1)[1]))
+        release = Path(run_child([sys.executable, __file__, "--child", "synthesize", "--kind",
+                                  args.kind, "--examples", str(args.examples), "--out",
+                                  str(Path(tmp) / "releases")], "synthesize", ROOT))
         made = time.perf_counter() - started
         limit = measure("plain", release, Path(tmp) / "plain")
         full = measure("site", release, Path(tmp) / "site")

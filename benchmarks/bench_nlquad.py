@@ -19,16 +19,16 @@ Prints pages/s, peak RSS of each and the pipeline/plain time ratio. Not a test.
 from __future__ import annotations
 
 import argparse
-import json
 import re
 import resource
 import shlex
-import subprocess
 import sys
 import tempfile
 import time
 from collections import Counter
 from pathlib import Path
+
+from child_process import report, run_child
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
@@ -171,7 +171,7 @@ def child(mode: str, directory: Path, output: Path, min_docs: int,
     result = (run_plain(directory, output, min_docs) if mode == "plain"
               else run_pipeline(directory, output, min_docs, beam_args))
     result["peak_rss_mb"] = peak_rss_mb()
-    print("RESULT " + json.dumps(result))
+    report(result)
 
 
 def measure(mode: str, directory: Path, output: Path, min_docs: int,
@@ -179,11 +179,7 @@ def measure(mode: str, directory: Path, output: Path, min_docs: int,
     command = [sys.executable, __file__, "--child", mode, "--dir", str(directory),
                "--out", str(output), f"--min-docs={min_docs}",
                f"--beam-args={shlex.join(beam_args)}"]
-    completed = subprocess.run(command, capture_output=True, text=True, check=False, cwd=ROOT)
-    for line in completed.stdout.splitlines():
-        if line.startswith("RESULT "):
-            return json.loads(line[7:])
-    raise RuntimeError(f"{mode} run failed:\n{completed.stderr[-3000:]}")
+    return run_child(command, f"{mode} run", ROOT)
 
 
 def main() -> None:

@@ -15,11 +15,12 @@ from __future__ import annotations
 import argparse
 import json
 import resource
-import subprocess
 import sys
 import tempfile
 import time
 from pathlib import Path
+
+from child_process import report, run_child
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
@@ -74,11 +75,7 @@ def pipeline(path: Path, output: Path) -> dict:
 def measure(mode: str, path: Path, output: Path) -> dict:
     command = [sys.executable, __file__, "--child", mode, "--file", str(path),
                "--out", str(output)]
-    done = subprocess.run(command, capture_output=True, text=True, cwd=ROOT, check=False)
-    for line in done.stdout.splitlines():
-        if line.startswith("RESULT "):
-            return json.loads(line[7:])
-    raise RuntimeError(f"{mode} failed:\n{done.stderr[-2000:]}")
+    return run_child(command, mode, ROOT)
 
 
 def main() -> None:
@@ -93,7 +90,7 @@ def main() -> None:
         result = plain(Path(args.file)) if args.child == "plain" else pipeline(
             Path(args.file), Path(args.out))
         result["rss"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-        print("RESULT " + json.dumps(result))
+        report(result)
         return
     with tempfile.TemporaryDirectory(prefix="bench_reqa_") as tmp:
         path = Path(tmp) / "squad.json"

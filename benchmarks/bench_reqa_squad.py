@@ -21,11 +21,12 @@ import argparse
 import json
 import resource
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
 from pathlib import Path
+
+from child_process import report, run_child
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
@@ -73,11 +74,7 @@ def child(path: Path, output: Path, splitter: str) -> dict:
 def measure(path: Path, splitter: str, tmp: Path) -> dict:
     command = [sys.executable, __file__, "--child", splitter, "--file", str(path),
                "--out", str(tmp / f"release-{splitter}-{time.monotonic_ns()}")]
-    done = subprocess.run(command, capture_output=True, text=True, cwd=ROOT, check=False)
-    for line in done.stdout.splitlines():
-        if line.startswith("RESULT "):
-            return json.loads(line[7:])
-    raise RuntimeError(f"{splitter} failed:\n{done.stderr[-3000:]}")
+    return run_child(command, splitter, ROOT)
 
 
 def main() -> None:
@@ -95,7 +92,7 @@ def main() -> None:
     if args.child:
         result = child(Path(args.file), Path(args.out), args.child)
         result["rss_mb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-        print("RESULT " + json.dumps(result))
+        report(result)
         return
     source = Path(args.input)
     if not source.exists():

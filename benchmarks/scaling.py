@@ -14,11 +14,12 @@ from __future__ import annotations
 import argparse
 import json
 import resource
-import subprocess
 import sys
 import tempfile
 import time
 from pathlib import Path
+
+from child_process import report, run_child
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
@@ -63,7 +64,7 @@ def child(pipeline: str, options: list[str], records: int) -> None:
     seconds = time.perf_counter() - started
     rss = max(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss,
               resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss) / 1024
-    print("RESULT " + json.dumps({"seconds": seconds, "records": records, "rss": rss}))
+    report({"seconds": seconds, "records": records, "rss": rss})
 
 
 def measure(pipeline: str, copies: int, runner: list[str]) -> dict:
@@ -72,11 +73,7 @@ def measure(pipeline: str, copies: int, runner: list[str]) -> dict:
         options += [*runner, "--output", str(Path(tmp) / "out")]
         command = [sys.executable, __file__, "--child", pipeline, "--records", str(records),
                    "--options", json.dumps(options)]
-        done = subprocess.run(command, capture_output=True, text=True, cwd=ROOT, check=False)
-    for line in done.stdout.splitlines():
-        if line.startswith("RESULT "):
-            return json.loads(line[7:])
-    raise RuntimeError(f"{pipeline} x{copies} failed:\n{done.stderr[-2000:]}")
+        return run_child(command, f"{pipeline} x{copies}", ROOT)
 
 
 def main() -> None:
