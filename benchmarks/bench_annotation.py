@@ -21,12 +21,13 @@ import argparse
 import gzip
 import json
 import resource
-import subprocess
 import sys
 import tempfile
 import time
 from collections import defaultdict
 from pathlib import Path
+
+from child_process import report, run_child
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
@@ -83,8 +84,11 @@ def synthesize(root: Path, train: int, dev: int) -> tuple[Path, Path, int]:
                     for annotator in range(ways):
                         out.write(json.dumps(_vote(number, annotator)) + "\n")
                         count += 1
-    (release / "dataset_info.json").write_text(json.dumps(
-        {"dataset": "nq", "version": "bench", "splits": ["train", "dev"]}), encoding="utf-8")
+    from transforms.release.manifest import file_manifest
+
+    (release / "dataset_info.json").write_text(json.dumps(  # import verifies the release first
+        {"dataset": "nq", "version": "bench", "splits": ["train", "dev"],
+         "files": file_manifest(str(release))}), encoding="utf-8")
     return release, votes, count
 
 
@@ -148,11 +152,7 @@ def measure(mode: str, release: Path, votes: Path, out: Path) -> dict:
     command = [sys.executable, __file__, "--child", mode, "--paragraphs", str(PARAGRAPHS),
                "--release", str(release),
                "--votes", str(votes), "--out", str(out)]
-    done = subprocess.run(command, capture_output=True, text=True, cwd=ROOT, check=False)
-    for line in done.stdout.splitlines():
-        if line.startswith("RESULT "):
-            return json.loads(line[7:])
-    raise RuntimeError(f"{mode} failed:\n{done.stderr[-3000:]}")
+    return run_child(command, mode, ROOT)
 
 
 def main() -> None:
@@ -173,7 +173,7 @@ def main() -> None:
         paths = Path(args.release), Path(args.votes), Path(args.out)
         result = plain(*paths) if args.child == "plain" else pipeline(*paths)
         result["rss"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-        print("RESULT " + json.dumps(result))
+        report(result)
         return
     train, dev = int(300_000 * args.scale), int(8_000 * args.scale)
     with tempfile.TemporaryDirectory(prefix="bench_annotation_") as tmp:
