@@ -5,10 +5,10 @@
     python -m pipelines.build_search_index --source enterprise \\
         --input 'enwiki-NS0-*-ENTERPRISE-HTML.json.tar.gz' --lang en
 
-Beam reads and cleans the pages (in parallel over dump files); the BM25 index itself is built
-on one machine with bm25s (it holds the sparse term matrix in memory: plan about 1.5 GB of RAM
-per million Wikipedia articles). Output ``<output>/search_<lang>/<version>/``: ``bm25/``,
-``docs/*.parquet``, stats, card and manifest.
+Beam reads and cleans the pages (in parallel over dump files); the BM25 index is then built
+on one machine, out of core (memory bounded by the vocabulary, not the corpus; see the README's
+"Search at Wikipedia scale"). Output ``<output>/search_<lang>/<version>/``: ``bm25/`` (bm25s
+files), ``pages/`` (the page store), ``docs/*.parquet``, stats, card and manifest.
 """
 
 from __future__ import annotations
@@ -42,6 +42,7 @@ from transforms.release import (
 )
 from transforms.search_index.card import index_card_for, index_stats
 from transforms.search_index.stages import (
+    EXTRACT_ROWS_PER_SHARD,
     EXTRACT_SCHEMA,
     EXTRACTED,
     ReadCorpusDirectory,
@@ -94,7 +95,7 @@ def build_pipeline(pipeline: beam.Pipeline, args: argparse.Namespace,
      | "Key" >> beam.Map(lambda record: ("pages", record))
      | "WritePages" >> WriteShards(FileSystems.join(target.staging_dir, EXTRACTED),
                                    lambda r: r["url"], parquet_bytes, "parquet",
-                                   EXTRACT_SCHEMA))
+                                   EXTRACT_SCHEMA, max_rows_per_shard=EXTRACT_ROWS_PER_SHARD))
     return [pages, pipeline | "Accounting" >> WriteAccounting(target.staging_dir, [read])]
 
 

@@ -1,33 +1,43 @@
-"""The offline search backend: a BM25 index (``bm25s``) over a corpus of pages.
+"""The offline search backend: a BM25 index over a corpus of pages, and its page store.
 
-Why bm25s: a maintained BM25 library (Lù 2024) with pure-Python wheels (numpy/scipy sparse
-matrices, no JVM as for Lucene/pyserini, no native build as for tantivy), an index that is a
-handful of ``.npy``/``.json`` files we can checksum in a release and ship in a container, and
-scoring fast enough for millions of queries. The index directory holds:
+Why bm25s's format with our own builder and query: bm25s is a maintained BM25 library (Lù 2024)
+with pure-Python wheels, whose index is a handful of ``.npy``/``.json`` files we can checksum
+in a release and ship in a container; :mod:`transforms.clients.bm25_index` builds those files
+out of core and answers queries exactly with MaxScore over the memory-mapped arrays. Against
+tantivy on 1M synthetic documents see ``benchmarks/bench_search_scale.py`` and the README's
+"Search at Wikipedia scale". The index directory holds:
 
-* ``bm25/``: the bm25s index (title + visible text of every page, lower-cased, English
-  stopwords removed, tokens of 2+ word characters);
+* ``bm25/``: the index (title + visible text of every page, lower-cased, English stopwords
+  removed, tokens of 2+ word characters; Japanese: fugashi words);
+* ``pages/``: the page store (:mod:`transforms.clients.page_store`): URL, title, text and HTML
+  of each page read lazily by document id or title;
 * ``docs/docs-*.parquet``: one row per page (``doc_id``, ``url``, ``title``, ``kind``,
-  ``revision``, ``text``, ``html``), so the same directory also serves page fetches.
+  ``revision``, ``text``, ``html``), the release's table for ``datasets``, pyarrow and DuckDB.
 
 Ranking ties are broken by document id, and hits with a zero score are not hits, so results
-are deterministic. Loaded once per worker (``DoFn.setup``).
+are deterministic. Opening an index maps its arrays and reads its vocabulary: resident memory
+grows with the vocabulary, not with the corpus or its HTML.
 """
 
 from __future__ import annotations
 
-import glob
+import functools
 import os
 import re
-from dataclasses import dataclass
+import threading
+
+import numpy as np
 
 from filters.nq.search_hits import SearchHit, wikipedia_title
 from filters.text.bm25 import import_bm25s
+from transforms.clients.bm25_index import Bm25Index
+from transforms.clients.page_store import STORE_DIR, PageMeta, PageStore, StoredPage
 
 BM25_DIR = "bm25"
 DOCS_DIR = "docs"
 _SNIPPET_WORDS = 30
 _WORD = re.compile(r"(?u)\b\w\w+\b")
+_NOT_SINGLE_SPACED = re.compile(r"\s\s|^\s|\s$|[^\S ]")
 
 
 _JA_SKIP_POS = frozenset({"補助記号", "記号", "空白", "助詞", "助動詞"})
@@ -39,30 +49,40 @@ class IndexTokenizer:
 
     English: lower case, 2+ word characters, English stopwords out (bm25s' tokenizer).
     Japanese (no spaces between words): fugashi/UniDic surface forms without punctuation,
-    particles and auxiliaries, then 1+ word characters. The fugashi Tagger is created lazily
-    by the instance (not picklable: build the tokenizer on the worker).
+    particles and auxiliaries, then 1+ word characters. The fugashi Tagger is created lazily,
+    one per thread (not picklable: build the tokenizer on the worker).
     """
 
     def __init__(self, lang: str = "en"):
         self.lang = lang
-        self._tagger = None
+        self._local = threading.local()
 
     def _segment(self, text: str) -> str:
-        if self._tagger is None:
+        tagger = getattr(self._local, "tagger", None)
+        if tagger is None:
             import fugashi
 
-            self._tagger = fugashi.Tagger()
-        return " ".join(w.surface for w in self._tagger(text)
-                        if w.feature.pos1 not in _JA_SKIP_POS)
+            tagger = self._local.tagger = fugashi.Tagger()
+        return " ".join(w.surface for w in tagger(text) if w.feature.pos1 not in _JA_SKIP_POS)
 
     def __call__(self, texts: list[str]) -> list[list[str]]:
-        bm25s = import_bm25s()
-
         if self.lang == "ja":
+            bm25s = import_bm25s()
             return bm25s.tokenize([self._segment(t) for t in texts], stopwords=None,
                                   token_pattern=r"(?u)\b\w+\b", return_ids=False,
                                   show_progress=False)
-        return bm25s.tokenize(texts, stopwords="en", return_ids=False, show_progress=False)
+        stop = _english_stopwords()
+        return [[t for t in _WORD.findall(text.lower()) if t not in stop] for text in texts]
+
+
+@functools.cache
+def _english_stopwords() -> frozenset[str]:
+    """bm25s's English stopwords: ``bm25s.tokenize(texts, stopwords="en")`` keeps the
+    ``_WORD`` tokens of the lower-cased text that are not among them."""
+    import_bm25s()
+    from bm25s.stopwords import STOPWORDS_EN
+
+    return frozenset(STOPWORDS_EN)
 
 
 def index_tokens(texts: list[str], lang: str = "en") -> list[list[str]]:
@@ -70,32 +90,57 @@ def index_tokens(texts: list[str], lang: str = "en") -> list[list[str]]:
     return IndexTokenizer(lang)(texts)
 
 
-def build_bm25_index(texts: list[str], directory: str, lang: str = "en") -> None:
-    """Index ``texts`` (document ids = positions) into ``directory``."""
-    from filters.text.bm25 import bm25_retriever
-
-    retriever, _ = bm25_retriever(index_tokens(texts, lang))
-    retriever.save(directory)
+def page_title_key(url: str, kind: str, lang: str) -> str | None:
+    """The title a Wikipedia page is fetched by (underscores), None for other pages."""
+    return wikipedia_title(url, lang) if kind == "wikipedia" else None
 
 
 def best_snippet(text: str, query: str, words: int = _SNIPPET_WORDS,
                  tokenizer: IndexTokenizer | None = None) -> str:
-    """The passage of ``text`` sharing most terms with ``query``: a window of ``words`` words,
-    or for Japanese the best sentence (ended by 。！？) and the next one."""
+    """The passage of ``text`` sharing most terms with ``query``: a window of ``words`` words
+    (a word is a hit when one of its ``_WORD`` matches is a query term; the first best window
+    wins), or for Japanese the best sentence (ended by 。！？) and the next one."""
     if tokenizer is not None and tokenizer.lang == "ja":
         return _best_japanese_sentences(text, query, tokenizer)
     terms = {t.lower() for t in _WORD.findall(query)}
+    snippet = _single_spaced_snippet(text, terms, words)
+    if snippet is not None:
+        return snippet
     tokens = text.split()
     if len(tokens) <= words:
         return " ".join(tokens)
     hits = [1 if set(t.lower() for t in _WORD.findall(tok)) & terms else 0 for tok in tokens]
-    window = sum(hits[:words])
-    best, best_start = window, 0
-    for start in range(1, len(tokens) - words + 1):
-        window += hits[start + words - 1] - hits[start - 1]
-        if window > best:
-            best, best_start = window, start
-    return " ".join(tokens[best_start:best_start + words])
+    start = _first_best_window(np.array(hits, dtype=np.int64), words)
+    return " ".join(tokens[start:start + words])
+
+
+def _first_best_window(hits: np.ndarray, words: int) -> int:
+    sums = np.concatenate(([0], np.cumsum(hits)))
+    return int(np.argmax(sums[words:] - sums[:-words]))
+
+
+def _single_spaced_snippet(text: str, terms: set[str], words: int) -> str | None:
+    """``best_snippet`` in one regex pass over the lower-cased text, without splitting it
+    (page texts are single-spaced). None when the result could differ from matching word by
+    word: text not single-spaced, or whose lower case changes its length or needs context
+    (final sigma)."""
+    lowered = text.lower()
+    if len(lowered) != len(text) or "Σ" in text or _NOT_SINGLE_SPACED.search(text):
+        return None
+    spaces = np.flatnonzero(np.frombuffer(text.encode("utf-32-le"), dtype=np.uint32) == 32)
+    count = len(spaces) + 1 if text else 0
+    if count <= words:
+        return text
+    hits = np.zeros(count, dtype=np.int64)
+    if terms:
+        pattern = re.compile(r"(?<!\w)(?:" + "|".join(map(re.escape, sorted(terms)))
+                             + r")(?!\w)")
+        starts = [match.start() for match in pattern.finditer(lowered)]
+        hits[np.searchsorted(spaces, starts)] = 1
+    start = _first_best_window(hits, words)
+    begin = int(spaces[start - 1]) + 1 if start else 0
+    last = start + words - 1
+    return text[begin:int(spaces[last]) if last < len(spaces) else len(text)]
 
 
 def _best_japanese_sentences(text: str, query: str, tokenizer: IndexTokenizer) -> str:
@@ -109,60 +154,73 @@ def _best_japanese_sentences(text: str, query: str, tokenizer: IndexTokenizer) -
     return re.sub(r"\s+", " ", snippet).strip()
 
 
-@dataclass(frozen=True)
-class IndexedPage:
-    doc_id: int
-    url: str
-    title: str
-    kind: str
-    revision: int
-    text: str
-    html: str
+IndexedPage = StoredPage
+
+
+class IndexFormatError(ValueError):
+    """An index directory this version cannot read (built before the page store existed)."""
+
+
+class IndexPages(PageStore):
+    """The page store of an index directory, looked up by Wikipedia title."""
+
+    def __init__(self, index_dir: str, lang: str) -> None:
+        super().__init__(index_dir, title_key_of=lambda meta: page_title_key(
+            meta.url, meta.kind, lang))
+        self.lang = lang
+
+    def page(self, title: str) -> IndexedPage | None:
+        """The indexed Wikipedia page with this title (spaces or underscores), if any."""
+        doc_id = self.find_title(title.replace(" ", "_"))
+        return None if doc_id is None else self.get(doc_id)
+
+
+def open_page_store(index_dir: str) -> IndexPages:
+    """The page store of an index directory; ``IndexFormatError`` for an index built before
+    the store existed."""
+    if not os.path.isdir(os.path.join(index_dir, STORE_DIR)):
+        raise IndexFormatError(
+            f"{index_dir} has no {STORE_DIR}/ page store: it was built by an older version; "
+            f"rebuild it with python -m pipelines.build_search_index")
+    return IndexPages(index_dir, read_index_lang(index_dir))
 
 
 class LocalSearch:
-    """Search and page store over an index directory built by ``build_search_index``."""
+    """Search and page store over an index directory built by ``build_search_index``.
+
+    One instance can serve several threads (Beam's ``Shared`` hands one to every DoFn of a
+    worker process).
+    """
 
     def __init__(self, index_dir: str):
-        bm25s = import_bm25s()
-        import pyarrow.parquet as pq
-
+        self._pages = open_page_store(index_dir)
         self.index_dir = index_dir
-        self._retriever = bm25s.BM25.load(os.path.join(index_dir, BM25_DIR))
-        self.lang = read_index_lang(index_dir)
+        self.lang = self._pages.lang
         self._tokenize = IndexTokenizer(self.lang)
-        files = sorted(glob.glob(os.path.join(index_dir, DOCS_DIR, "*.parquet")))
-        rows = [r for f in files for r in pq.read_table(f).to_pylist()]
-        self._pages = {r["doc_id"]: IndexedPage(**r) for r in rows}
-        self._by_title = {}
-        for page in self._pages.values():
-            title = wikipedia_title(page.url, self.lang) if page.kind == "wikipedia" else None
-            if title:
-                self._by_title[title] = page
+        self._index = Bm25Index(os.path.join(index_dir, BM25_DIR))
 
     def __len__(self) -> int:
         return len(self._pages)
 
     def search(self, query: str, k: int = 5) -> list[SearchHit]:
         """Top ``k`` pages by BM25 score (ties: lower document id first)."""
-        tokens = self._tokenize([query])
-        if not tokens[0] or not self._pages:
+        tokens = self._tokenize([query])[0]
+        if not tokens:
             return []
-        depth = min(len(self._pages), k * 4)
-        ids, scores = self._retriever.retrieve(tokens, k=depth, show_progress=False)
-        ranked = sorted(((float(s), int(i)) for i, s in zip(ids[0], scores[0], strict=True)
-                         if s > 0), key=lambda si: (-si[0], si[1]))[:k]
-        return [SearchHit(self._pages[i].url, self._pages[i].title,
-                          best_snippet(self._pages[i].text, query, tokenizer=self._tokenize),
-                          rank)
-                for rank, (_, i) in enumerate(ranked, start=1)]
+        hits = []
+        for rank, (doc_id, _) in enumerate(self._index.top_k(tokens, k), start=1):
+            meta: PageMeta = self._pages.meta(doc_id)
+            hits.append(SearchHit(meta.url, meta.title,
+                                  best_snippet(meta.text, query, tokenizer=self._tokenize),
+                                  rank))
+        return hits
 
     def page(self, title: str) -> IndexedPage | None:
         """The indexed Wikipedia page with this title (underscores), if any."""
-        return self._by_title.get(title.replace(" ", "_"))
+        return self._pages.page(title)
 
     def close(self) -> None:
-        self._pages.clear()
+        self._pages.close()
 
 
 def read_index_lang(index_dir: str) -> str:

@@ -11,6 +11,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from apache_beam.utils.shared import Shared
+
 from transforms.core.beam_storage import beam_storage_for
 
 if TYPE_CHECKING:
@@ -29,13 +31,17 @@ class BackendOptions:
     http: dict[str, Any] = field(default_factory=dict)
     search_options: dict[str, Any] = field(default_factory=dict)
     rest_url: str | None = None
+    shared: Shared = field(default_factory=Shared, compare=False, repr=False)
 
     def make_search(self) -> SearchBackend:
-        """The search backend named by ``search``."""
+        """The search backend named by ``search``. The local index is opened once per worker
+        process and shared by its threads (Beam's ``Shared``)."""
         if self.search == "local":
             from transforms.clients.local_search import LocalSearch
 
-            return LocalSearch(self.index_dir)
+            index_dir = self.index_dir
+            return SharedSearch(self.shared.acquire(lambda: LocalSearch(index_dir),
+                                                    tag=index_dir))
         from transforms.clients.search_backends import search_backend_from_options
 
         return search_backend_from_options(self.search, self.lang,
@@ -59,13 +65,28 @@ class BackendOptions:
         return {**self.http, "cache_storage": storage} if storage else dict(self.http)
 
 
+class SharedSearch:
+    """A borrowed shared backend: searches through it, and leaves it open on ``close()`` for
+    the other threads of the process (it is released when no DoFn holds it)."""
+
+    def __init__(self, backend: Any) -> None:
+        self.backend = backend
+
+    def search(self, query: str, k: int = 5) -> list:
+        return self.backend.search(query, k)
+
+    def close(self) -> None:
+        self.backend = None
+
+
 class LocalPageFetcher:
-    """Pages stored in a local index directory, as ``WikiPage`` with a pinned URL."""
+    """Pages stored in a local index directory, as ``WikiPage`` with a pinned URL. Reads the
+    page store only (memory-mapped offsets and titles), not the BM25 index."""
 
     def __init__(self, index_dir: str, lang: str) -> None:
-        from transforms.clients.local_search import LocalSearch
+        from transforms.clients.local_search import open_page_store
 
-        self._index = LocalSearch(index_dir)
+        self._index = open_page_store(index_dir)
         self.lang = lang
 
     def fetch(self, title: str) -> WikiPage:

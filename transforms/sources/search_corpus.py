@@ -13,12 +13,13 @@ from __future__ import annotations
 import csv
 import hashlib
 import io
+import itertools
 import json
 import os
 import shutil
 import tarfile
 import tempfile
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from importlib import resources
 from typing import Any
@@ -26,7 +27,16 @@ from typing import Any
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from transforms.clients.local_search import BM25_DIR, DOCS_DIR, META_FILE, build_bm25_index
+from transforms.clients.bm25_index import Bm25IndexWriter
+from transforms.clients.local_search import (
+    BM25_DIR,
+    DOCS_DIR,
+    META_FILE,
+    IndexTokenizer,
+    page_title_key,
+)
+from transforms.clients.page_store import FORMAT as PAGE_STORE_FORMAT
+from transforms.clients.page_store import PageStoreWriter
 
 DOC_SCHEMA = pa.schema([
     pa.field("doc_id", pa.int64(), nullable=False),
@@ -47,6 +57,7 @@ FIELD_DOCS = {
     "html": "the page HTML (served as the document when the page is chosen)",
 }
 _SKIP = ("script", "style", "noscript", "template")
+DOCS_PER_FILE = 50_000
 
 
 def visible_text(html: str) -> str:
@@ -141,20 +152,83 @@ def _enterprise_record(obj: Any, lang: str) -> dict[str, Any] | Skipped:
     return page_record(url, title, "wikipedia", revision, html)
 
 
-def build_index(records: Iterable[dict[str, Any]], directory: str, lang: str = "en") -> int:
-    """Write ``docs/docs-00000-of-00001.parquet``, the BM25 index and ``index_meta.json``;
-    returns the page count. Pages are ordered by URL so ids do not depend on input order."""
-    rows = sorted(records, key=lambda r: r["url"])
-    for doc_id, row in enumerate(rows):
-        row["doc_id"] = doc_id
-    os.makedirs(os.path.join(directory, DOCS_DIR), exist_ok=True)
-    pq.write_table(pa.Table.from_pylist(rows, schema=DOC_SCHEMA),
-                   os.path.join(directory, DOCS_DIR, "docs-00000-of-00001.parquet"),
-                   compression="zstd")
-    build_bm25_index([row["text"] for row in rows], os.path.join(directory, BM25_DIR), lang)
+def build_index(records: Iterable[dict[str, Any]], directory: str, lang: str = "en", *,
+                ordered: bool = False, batch_size: int = 256,
+                rows_per_file: int = DOCS_PER_FILE) -> int:
+    """Write ``docs/``, the BM25 index (``bm25/``), the page store (``pages/``) and
+    ``index_meta.json``; returns the page count.
+
+    Document ids follow the records' order: with ``ordered=False`` the records are first
+    sorted by URL in memory (corpus directories, tests), so ids do not depend on input order;
+    ``ordered=True`` streams records already in a deterministic order (``index_extracted``:
+    URL-sorted shards in name order) with memory bounded by one batch, the vocabulary and a
+    few bytes per page.
+    """
+    if not ordered:
+        records = sorted(records, key=lambda r: r["url"])
+    tokenize = IndexTokenizer(lang)
+    index = Bm25IndexWriter(os.path.join(directory, BM25_DIR))
+    store = PageStoreWriter(directory)
+    docs = _DocsWriter(os.path.join(directory, DOCS_DIR), rows_per_file)
+    count = 0
+    for batch in _batches(records, batch_size):
+        for row in batch:
+            row["doc_id"] = count
+            count += 1
+            store.add(row, page_title_key(row["url"], row["kind"], lang))
+        index.add(tokenize([row["text"] for row in batch]))
+        docs.write(batch)
+    docs.close()
+    store.close()
+    index.close()
     with open(os.path.join(directory, META_FILE), "w", encoding="utf-8") as handle:
-        json.dump({"lang": lang, "pages": len(rows)}, handle)
-    return len(rows)
+        json.dump({"lang": lang, "pages": count}, handle)
+    return count
+
+
+def _batches(records: Iterable[dict[str, Any]], size: int) -> Iterator[list[dict[str, Any]]]:
+    iterator = iter(records)
+    while batch := list(itertools.islice(iterator, size)):
+        yield batch
+
+
+class _DocsWriter:
+    """``docs-NNNNN-of-MMMMM.parquet`` files of at most ``rows_per_file`` rows, written as
+    rows arrive (one row group per batch) and named when the count is known."""
+
+    def __init__(self, directory: str, rows_per_file: int) -> None:
+        self.directory = directory
+        self.rows_per_file = rows_per_file
+        self._files: list[str] = []
+        self._writer: pq.ParquetWriter | None = None
+        self._rows = 0
+        os.makedirs(directory, exist_ok=True)
+
+    def write(self, rows: Sequence[dict[str, Any]]) -> None:
+        while rows:
+            if self._writer is None or self._rows >= self.rows_per_file:
+                self._next_file()
+            room = self.rows_per_file - self._rows
+            part, rows = rows[:room], rows[room:]
+            self._writer.write_table(pa.Table.from_pylist(list(part), schema=DOC_SCHEMA))
+            self._rows += len(part)
+
+    def _next_file(self) -> None:
+        if self._writer is not None:
+            self._writer.close()
+        path = os.path.join(self.directory, f".docs-{len(self._files):05d}.parquet")
+        self._files.append(path)
+        self._writer = pq.ParquetWriter(path, DOC_SCHEMA, compression="zstd")
+        self._rows = 0
+
+    def close(self) -> None:
+        if self._writer is None:
+            self._next_file()
+        self._writer.close()
+        total = len(self._files)
+        for index, path in enumerate(self._files):
+            os.replace(path, os.path.join(self.directory,
+                                          f"docs-{index:05d}-of-{total:05d}.parquet"))
 
 
 SAMPLE_CORPORA = {"en": ("nq", "corpus"), "ja": ("jnq", "corpus")}
@@ -175,7 +249,7 @@ def sample_corpus_dir(lang: str = "en") -> str:
 def ensure_sample_index(cache_root: str = ".cache/search", lang: str = "en") -> str:
     """The index of the bundled corpus, built once into the cache (keyed by corpus content)."""
     corpus = sample_corpus_dir(lang)
-    digest = hashlib.sha256()
+    digest = hashlib.sha256(PAGE_STORE_FORMAT.encode())
     for root, _, files in sorted(os.walk(corpus)):
         for name in sorted(files):
             with open(os.path.join(root, name), "rb") as handle:

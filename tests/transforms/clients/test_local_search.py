@@ -103,3 +103,82 @@ def test_enterprise_dump_records():
     assert sum(isinstance(r, Exception) for r in records) == 1
     with pytest.raises((EOFError, tarfile.ReadError, OSError, gzip.BadGzipFile)):
         list(enterprise_records(io.BytesIO(data[: len(data) // 2])))
+
+
+def test_streamed_build_spreads_docs_over_files_and_keeps_order(tmp_path):
+    import pyarrow.parquet as pq
+
+    records = sorted((page_record(*p) for p in PAGES), key=lambda r: r["url"])
+    assert build_index(iter(records), str(tmp_path), ordered=True, batch_size=2,
+                       rows_per_file=2) == 3
+    files = sorted(p.name for p in (tmp_path / "docs").iterdir())
+    assert files == ["docs-00000-of-00002.parquet", "docs-00001-of-00002.parquet"]
+    rows = [r for f in files for r in pq.read_table(tmp_path / "docs" / f).to_pylist()]
+    assert [r["doc_id"] for r in rows] == [0, 1, 2]
+    assert [r["url"] for r in rows] == [r["url"] for r in records]
+    unsorted = tmp_path / "unsorted"
+    build_index(reversed(records), str(unsorted))
+    assert LocalSearch(str(tmp_path)).search("amazon river") == LocalSearch(
+        str(unsorted)).search("amazon river")
+
+
+def test_an_index_without_a_page_store_is_refused_with_the_fix(tmp_path):
+    import shutil
+
+    from transforms.clients.local_search import IndexFormatError
+
+    build_index([page_record(*p) for p in PAGES], str(tmp_path))
+    shutil.rmtree(tmp_path / "pages")
+    with pytest.raises(IndexFormatError, match="rebuild it with python -m pipelines"):
+        LocalSearch(str(tmp_path))
+
+
+def test_workers_share_one_index_and_the_fetcher_needs_no_bm25(tmp_path):
+    import shutil
+
+    from transforms.nq.backends import BackendOptions, LocalPageFetcher
+
+    build_index([page_record(*p) for p in PAGES], str(tmp_path))
+    options = BackendOptions(index_dir=str(tmp_path))
+    first, second = options.make_search(), options.make_search()
+    assert first.backend is second.backend  # one LocalSearch per process (Beam's Shared)
+    first.close()
+    assert second.search("nile mediterranean")[0].url == "https://en.wikipedia.org/wiki/Nile"
+    shutil.rmtree(tmp_path / "bm25")
+    page = LocalPageFetcher(str(tmp_path), "en").fetch("Nile")
+    assert page.revision == 202 and "Mediterranean" in page.html
+
+
+def _snippet_token_by_token(text: str, query: str, words: int = 30) -> str:
+    """The snippet rule written plainly: a token is a hit when one of its words is a term."""
+    import re
+
+    word = re.compile(r"(?u)\b\w\w+\b")
+    terms = {t.lower() for t in word.findall(query)}
+    tokens = text.split()
+    if len(tokens) <= words:
+        return " ".join(tokens)
+    hits = [1 if {t.lower() for t in word.findall(tok)} & terms else 0 for tok in tokens]
+    sums = [sum(hits[s:s + words]) for s in range(len(tokens) - words + 1)]
+    start = sums.index(max(sums))
+    return " ".join(tokens[start:start + words])
+
+
+def test_the_one_pass_snippet_equals_the_token_by_token_rule():
+    import random
+    from pathlib import Path
+
+    from transforms.clients.local_search import _WORD
+
+    corpus = Path(__file__).parents[3] / "pipelines" / "samples" / "nq" / "corpus"
+    texts = [visible_text(p.read_text(encoding="utf-8")) for p in sorted(corpus.rglob("*.html"))]
+    texts += ["İstanbul Üniversity the ΑΣ-x big  double space " * 10,
+              "naïve café ΣΑΣ x " * 20, "a-b c_d e.f don't O'Neil 1996–97 " * 20]
+    assert len(texts) > 40
+    rng = random.Random(7)
+    for text in texts:
+        words = _WORD.findall(text) or ["x"]
+        for _ in range(20):
+            query = " ".join(rng.choice(words).upper() if rng.random() < 0.2
+                             else rng.choice(words) for _ in range(rng.randint(1, 5)))
+            assert best_snippet(text, query) == _snippet_token_by_token(text, query), query

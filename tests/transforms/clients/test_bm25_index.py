@@ -1,0 +1,91 @@
+import os
+
+import numpy as np
+import pytest
+
+from filters.text.bm25 import bm25_retriever, import_bm25s
+from transforms.clients.bm25_index import MAX_SCORES, Bm25Index, Bm25IndexWriter
+
+
+def corpus(seed: int = 0, docs: int = 600, vocab: int = 200) -> list[list[str]]:
+    rng = np.random.default_rng(seed)
+    return [[f"w{int(x)}" for x in rng.zipf(1.3, size=int(rng.integers(0, 50))) if x < vocab]
+            for _ in range(docs)]
+
+
+def write(directory, token_lists, batch=37, **options) -> Bm25Index:
+    writer = Bm25IndexWriter(str(directory), **options)
+    for start in range(0, len(token_lists), batch):
+        writer.add(token_lists[start:start + batch])
+    assert writer.close() == len(token_lists)
+    return Bm25Index(str(directory))
+
+
+def brute_force(token_lists, query, k):
+    """Top k by bm25s's own full scoring: positive scores, ties to the lower id."""
+    retriever, _ = bm25_retriever(token_lists)
+    known = [t for t in query if t in retriever.vocab_dict]
+    if not known:
+        return []
+    scores = retriever.get_scores(known)
+    ranked = sorted((-float(s), i) for i, s in enumerate(scores) if s > 0)[:k]
+    return [(i, -s) for s, i in ranked]
+
+
+@pytest.mark.parametrize("options", [
+    {},  # one chunk, one pass
+    {"chunk_postings": 500, "pass_postings": 300},  # many chunks and term-range passes
+])
+def test_files_are_byte_identical_to_bm25s(tmp_path, options):
+    docs = corpus()
+    retriever, _ = bm25_retriever(docs)
+    retriever.save(str(tmp_path / "bm25s"))
+    write(tmp_path / "ours", docs, **options)
+    for name in os.listdir(tmp_path / "bm25s"):
+        assert (tmp_path / "ours" / name).read_bytes() == (tmp_path / "bm25s" / name).read_bytes()
+    assert not [n for n in os.listdir(tmp_path / "ours") if n.startswith(".postings")]
+
+
+def test_maxscore_top_k_is_exact(tmp_path):
+    docs = corpus(seed=1)
+    index = write(tmp_path, docs)
+    rng = np.random.default_rng(2)
+    for _ in range(300):
+        query = [f"w{int(x)}" for x in rng.zipf(1.2, size=int(rng.integers(1, 7)))]
+        k = int(rng.integers(1, 25))
+        assert index.top_k(query, k) == brute_force(docs, query, k), query
+
+
+def test_ties_repeated_and_unknown_tokens(tmp_path):
+    docs = [["river", "nile"], ["river", "amazon"], ["river", "nile"], ["lake"]]
+    index = write(tmp_path, docs)
+    ranked = index.top_k(["nile", "river"], 3)
+    assert [doc for doc, _ in ranked] == [0, 2, 1]  # equal scores: lower id first
+    assert ranked[0][1] == ranked[1][1] > ranked[2][1] > 0
+    assert index.top_k(["nile", "nile", "amazon"], 2) == brute_force(
+        docs, ["nile", "nile", "amazon"], 2)
+    assert index.top_k(["unknown"], 5) == [] and index.top_k([], 5) == []
+    assert index.top_k(["", "zzz"], 5) == []  # bm25s's empty token has no column
+
+
+def test_bm25s_opens_our_index_memory_mapped(tmp_path):
+    docs = corpus(seed=3)
+    write(tmp_path, docs)
+    loaded = import_bm25s().BM25.load(str(tmp_path), mmap=True)
+    ids, scores = loaded.retrieve([["w1", "w7"]], k=3, show_progress=False)
+    assert list(ids[0]) == [doc for doc, _ in brute_force(docs, ["w1", "w7"], 3)]
+
+
+def test_an_index_saved_by_bm25s_without_max_scores_is_read(tmp_path):
+    docs = corpus(seed=4)
+    retriever, _ = bm25_retriever(docs)
+    retriever.save(str(tmp_path))
+    assert not (tmp_path / MAX_SCORES).exists()
+    assert Bm25Index(str(tmp_path)).top_k(["w2", "w5"], 4) == brute_force(docs, ["w2", "w5"], 4)
+
+
+def test_empty_documents_count_in_the_average_length(tmp_path):
+    docs = [[], ["alpha", "beta"], [], ["beta"]]
+    index = write(tmp_path, docs, batch=1)
+    assert index.num_docs == 4
+    assert index.top_k(["beta"], 5) == brute_force(docs, ["beta"], 5)

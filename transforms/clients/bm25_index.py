@@ -1,0 +1,280 @@
+"""A BM25 index on disk in bm25s's file format, built out of core and queried with MaxScore.
+
+Why not ``bm25s.BM25.index`` and ``retrieve``: bm25s builds from every document's token list in
+memory (Python lists: tens of GB for a Wikipedia dump), and its numpy retrieval scores every
+document and partitions an array the size of the corpus for each query (about 120 queries/s on
+one core at 1M documents, see ``benchmarks/bench_search_scale.py``). The files are the same, so
+``bm25s.BM25.load(directory, mmap=True)`` still opens an index built here, with the same
+scores (Lucene BM25, bm25s's formula and float32 rounding, tested against bm25s itself).
+
+Building (``Bm25IndexWriter``): documents arrive in id order in batches; their term counts
+are flushed as ``(doc, term, tf)`` chunks in document order to a temporary directory, so
+memory holds the vocabulary, 8 bytes per document and one chunk. ``close()`` computes document
+frequencies and the average length, then writes the CSC score matrix (``data``, ``indices``,
+``indptr``) term range by term range, each range bounded by ``pass_postings``.
+
+Querying (``Bm25Index``): the arrays are memory-mapped; a query reads only the posting lists of
+its terms. MaxScore (Turtle and Flood 1995) scores the documents of the rarest terms exactly,
+and stops as soon as the remaining terms' upper bounds (``max_scores.npy``, written at build
+time) cannot lift any other document into the top ``k``. Results are exact: the same scores
+and, for equal scores, the lower document id first.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import shutil
+import tempfile
+from array import array
+from collections import Counter
+from collections.abc import Sequence
+
+import numpy as np
+
+from transforms.clients.page_store import load_array
+
+DATA = "data.csc.index.npy"
+INDICES = "indices.csc.index.npy"
+INDPTR = "indptr.csc.index.npy"
+VOCAB = "vocab.index.json"
+PARAMS = "params.index.json"
+MAX_SCORES = "max_scores.npy"
+K1, B = 1.5, 0.75
+
+
+class Bm25IndexWriter:
+    """Build an index into ``directory`` from token lists given in document-id order."""
+
+    def __init__(self, directory: str, *, k1: float = K1, b: float = B,
+                 chunk_postings: int = 4_000_000, pass_postings: int = 50_000_000) -> None:
+        self.directory = directory
+        self.k1, self.b = k1, b
+        self.vocab: dict[str, int] = {}
+        self._chunk_postings = chunk_postings
+        self._pass_postings = pass_postings
+        self._lengths = array("q")
+        self._pending_terms, self._pending_tfs, self._pending_uniques = (
+            array("i"), array("i"), array("i"))
+        os.makedirs(directory, exist_ok=True)
+        self._scratch = tempfile.mkdtemp(prefix=".postings-", dir=directory)
+        self._chunks: list[str] = []
+        self.postings = 0
+
+    @property
+    def num_docs(self) -> int:
+        return len(self._lengths)
+
+    def add(self, token_lists: Sequence[Sequence[str]]) -> None:
+        """Index a batch of documents (ids continue from the previous batch). Terms are
+        numbered in order of first appearance, as in ``filters.text.bm25.bm25_retriever``."""
+        vocab, lookup = self.vocab, self.vocab.get
+        terms, tfs, uniques = self._pending_terms, self._pending_tfs, self._pending_uniques
+        for tokens in token_lists:
+            counts = Counter(tokens)
+            ids = list(map(lookup, counts))
+            if None in ids:
+                new = [token for token in counts if token not in vocab]
+                vocab.update(zip(new, range(len(vocab), len(vocab) + len(new)), strict=True))
+                ids = list(map(lookup, counts))
+            terms.extend(ids)
+            tfs.extend(counts.values())
+            uniques.append(len(ids))
+            self._lengths.append(len(tokens))
+        if len(terms) >= self._chunk_postings:
+            self._flush()
+
+    def _flush(self) -> None:
+        if not self._pending_terms:
+            return
+        first = len(self._lengths) - len(self._pending_uniques)
+        docs = np.repeat(np.arange(first, len(self._lengths), dtype=np.int32),
+                         np.frombuffer(self._pending_uniques, dtype=np.int32))
+        base = os.path.join(self._scratch, f"chunk-{len(self._chunks):06d}")
+        np.save(base + ".docs.npy", docs)
+        np.save(base + ".terms.npy", np.frombuffer(self._pending_terms, dtype=np.int32))
+        np.save(base + ".tf.npy", np.frombuffer(self._pending_tfs, dtype=np.int32)
+                .astype(np.float32))
+        self._chunks.append(base)
+        self.postings += len(docs)
+        self._pending_terms, self._pending_tfs = array("i"), array("i")
+        self._pending_uniques = array("i")
+
+    def close(self, bm25s_version: str = "") -> int:
+        """Write the index files; returns the number of documents."""
+        self._flush()
+        try:
+            self._write()
+        finally:
+            shutil.rmtree(self._scratch, ignore_errors=True)
+        return self.num_docs
+
+    def _write(self) -> None:
+        n_docs, n_terms = self.num_docs, len(self.vocab)
+        lengths = np.frombuffer(self._lengths, dtype=np.int64) if n_docs else np.zeros(0, int)
+        avg_length = lengths.mean() if n_docs else np.float64(0.0)
+        df = np.zeros(n_terms, dtype=np.int64)
+        for base in self._chunks:
+            df += np.bincount(np.load(base + ".terms.npy"), minlength=n_terms)
+        idf = np.array([math.log(1 + (n_docs - f + 0.5) / (f + 0.5)) for f in df.tolist()],
+                       dtype=np.float32)
+        indptr = np.zeros(n_terms + 1, dtype=np.int64)
+        np.cumsum(df, out=indptr[1:])
+        data = _open_array(os.path.join(self.directory, DATA), np.float32, self.postings)
+        indices = _open_array(os.path.join(self.directory, INDICES), np.int32, self.postings)
+        max_scores = np.zeros(n_terms, dtype=np.float32)
+        for low, high in _term_ranges(indptr, self._pass_postings):
+            terms, docs, scores = self._range_scores(low, high, lengths, avg_length, idf)
+            order = np.argsort(terms, kind="stable")
+            start, end = int(indptr[low]), int(indptr[high])
+            data[start:end] = scores[order]
+            indices[start:end] = docs[order]
+            if end > start:
+                starts = indptr[low:high] - start
+                nonempty = df[low:high] > 0
+                max_scores[low:high][nonempty] = np.maximum.reduceat(
+                    scores[order], starts[nonempty])
+        for array_ in (data, indices):
+            if isinstance(array_, np.memmap):
+                array_.flush()
+        del data, indices
+        np.save(os.path.join(self.directory, INDPTR), indptr)
+        np.save(os.path.join(self.directory, MAX_SCORES), max_scores)
+        vocab = dict(self.vocab)
+        vocab.setdefault("", n_terms)  # bm25s adds the empty token after the last column
+        with open(os.path.join(self.directory, VOCAB), "w", encoding="utf-8") as handle:
+            handle.write(json.dumps(vocab, ensure_ascii=False))
+        with open(os.path.join(self.directory, PARAMS), "w", encoding="utf-8") as handle:
+            json.dump(bm25s_params(self.k1, self.b, n_docs), handle, indent=4)
+
+    def _range_scores(self, low: int, high: int, lengths: np.ndarray, avg_length: np.float64,
+                      idf: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Terms, documents and BM25 scores of the postings of terms ``[low, high)``, in
+        document order; bm25s's Lucene formula with its float32/float64 steps."""
+        parts_terms, parts_docs, parts_scores = [], [], []
+        for base in self._chunks:
+            terms = np.load(base + ".terms.npy")
+            docs = np.load(base + ".docs.npy")
+            tf = np.load(base + ".tf.npy")
+            if low > 0 or high < len(idf):
+                keep = (terms >= low) & (terms < high)
+                terms, docs, tf = terms[keep], docs[keep], tf[keep]
+            norm = self.k1 * ((1 - self.b) + self.b * lengths[docs] / avg_length)
+            tfc = tf / (norm + tf)
+            parts_scores.append((idf[terms] * tfc).astype(np.float32))
+            parts_terms.append(terms)
+            parts_docs.append(docs)
+        if not parts_terms:
+            empty = np.zeros(0, dtype=np.int32)
+            return empty, empty, np.zeros(0, dtype=np.float32)
+        return (np.concatenate(parts_terms), np.concatenate(parts_docs),
+                np.concatenate(parts_scores))
+
+
+def bm25s_params(k1: float, b: float, num_docs: int) -> dict:
+    """``params.index.json`` as bm25s writes it (so ``bm25s.BM25.load`` reads our index)."""
+    from filters.text.bm25 import import_bm25s
+
+    return {"k1": k1, "b": b, "delta": 0.5, "method": "lucene", "idf_method": "lucene",
+            "dtype": "float32", "int_dtype": "int32", "num_docs": num_docs,
+            "version": import_bm25s().__version__, "backend": "numpy"}
+
+
+def _open_array(path: str, dtype: type, size: int) -> np.ndarray:
+    """A ``.npy`` file of ``size`` elements to fill in place (a plain array when empty)."""
+    if size == 0:
+        np.save(path, np.zeros(0, dtype=dtype))
+        return np.zeros(0, dtype=dtype)
+    return np.lib.format.open_memmap(path, mode="w+", dtype=dtype, shape=(size,))
+
+
+def _term_ranges(indptr: np.ndarray, budget: int) -> list[tuple[int, int]]:
+    """Consecutive term ranges whose postings fit ``budget`` (a range holds 1+ terms)."""
+    n_terms = len(indptr) - 1
+    ranges, low = [], 0
+    while low < n_terms:
+        high = int(np.searchsorted(indptr, indptr[low] + budget, side="right")) - 1
+        high = min(max(high, low + 1), n_terms)
+        ranges.append((low, high))
+        low = high
+    return ranges or [(0, 0)]
+
+
+class Bm25Index:
+    """Exact top-``k`` BM25 over a memory-mapped index directory (thread-safe reads)."""
+
+    def __init__(self, directory: str) -> None:
+        with open(os.path.join(directory, PARAMS), encoding="utf-8") as handle:
+            self.params = json.load(handle)
+        with open(os.path.join(directory, VOCAB), encoding="utf-8") as handle:
+            self.vocab: dict[str, int] = json.load(handle)
+        self.num_docs = int(self.params["num_docs"])
+        self._data = load_array(os.path.join(directory, DATA))
+        self._indices = load_array(os.path.join(directory, INDICES))
+        self._indptr = np.load(os.path.join(directory, INDPTR))
+        path = os.path.join(directory, MAX_SCORES)
+        self._max_scores = np.load(path) if os.path.exists(path) else self._column_maxima()
+
+    def _column_maxima(self) -> np.ndarray:
+        """Per-term maximum score, for an index built by bm25s itself (no ``max_scores``)."""
+        maxima = np.zeros(len(self._indptr) - 1, dtype=np.float32)
+        nonempty = np.diff(self._indptr) > 0
+        if nonempty.any():
+            maxima[nonempty] = np.maximum.reduceat(np.asarray(self._data),
+                                                   self._indptr[:-1][nonempty])
+        return maxima
+
+    def top_k(self, tokens: Sequence[str], k: int) -> list[tuple[int, float]]:
+        """``(doc id, score)`` of the ``k`` best documents with a positive score, best first,
+        equal scores by lower id. A token repeated in the query counts again, as in bm25s."""
+        columns = len(self._indptr) - 1
+        ids = [i for i in (self.vocab.get(t, columns) for t in tokens) if i < columns]
+        if not ids or k <= 0:
+            return []
+        weight = Counter(ids)
+        lengths = {t: int(self._indptr[t + 1] - self._indptr[t]) for t in weight}
+        terms = sorted((t for t in weight if lengths[t]), key=lambda t: (lengths[t], t))
+        postings = {t: (self._indices[self._indptr[t]:self._indptr[t + 1]],
+                        self._data[self._indptr[t]:self._indptr[t + 1]]) for t in terms}
+        bounds = [float(self._max_scores[t]) * weight[t] for t in terms]
+        for essential in range(1, len(terms) + 1):
+            if essential == 1:
+                candidates = np.asarray(postings[terms[0]][0])
+            else:
+                candidates = np.unique(np.concatenate(
+                    [postings[t][0] for t in terms[:essential]]))
+            scores = _scores(candidates, ids, postings)
+            rest = sum(bounds[essential:])
+            if essential == len(terms) or (
+                    len(scores) >= k
+                    and rest * (1 + 1e-6) < np.partition(scores, len(scores) - k)[-k]):
+                break
+        return _best(candidates, scores, k)
+
+
+def _scores(candidates: np.ndarray, ids: list[int],
+            postings: dict[int, tuple[np.ndarray, np.ndarray]]) -> np.ndarray:
+    """Exact float32 scores of ``candidates`` (sorted ids), summed term by term in query order
+    as bm25s does (so equal documents get bit-equal scores)."""
+    contributions = {}
+    for term, (docs, data) in postings.items():
+        position = np.searchsorted(docs, candidates)
+        clipped = np.minimum(position, len(docs) - 1)
+        found = docs[clipped] == candidates
+        contributions[term] = np.where(found, data[clipped], np.float32(0))
+    total = np.zeros(len(candidates), dtype=np.float32)
+    for term in ids:
+        if term in contributions:
+            total += contributions[term]
+    return total
+
+
+def _best(candidates: np.ndarray, scores: np.ndarray, k: int) -> list[tuple[int, float]]:
+    positive = scores > 0
+    candidates, scores = candidates[positive], scores[positive]
+    if len(scores) > k:
+        keep = scores >= np.partition(scores, len(scores) - k)[-k]
+        candidates, scores = candidates[keep], scores[keep]
+    order = np.lexsort((candidates, -scores))[:k]
+    return [(int(candidates[i]), float(scores[i])) for i in order]
