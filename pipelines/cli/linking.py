@@ -5,9 +5,12 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
+from pipelines.cli.errors import UsageError
 from pipelines.cli.http_limits import add_limit_arguments, limit_options
 from transforms.clients.http_json import DEFAULT_LIMITS
+from transforms.clients.local_search import IndexFormatError
 from transforms.nq.backends import BackendOptions
+from transforms.sources.index_copy import check_index_dir
 from transforms.sources.search_corpus import ensure_sample_index
 
 
@@ -18,8 +21,9 @@ def add_linking_arguments(parser: argparse.ArgumentParser, lang: str):
                          help="search backend: local BM25 index (default, offline), the "
                               "Wikipedia search API, or a web search JSON API")
     linking.add_argument("--index-dir", default="",
-                         help="local index (build_search_index); default: the bundled corpus "
-                              "index, built on first use into .cache/search")
+                         help="index release of build_search_index, a local directory or "
+                              "gs://... (copied once per worker machine); default: the bundled "
+                              "corpus index, built on first use into .cache/search")
     linking.add_argument("--pages", choices=("local", "rest"),
                          help="page HTML from the local index or the Wikimedia REST API; "
                               "default: local with --search local, else rest")
@@ -66,8 +70,15 @@ def backend_options(args: argparse.Namespace) -> BackendOptions:
 
 
 def resolve_linking(args: argparse.Namespace, needs_index: bool) -> None:
-    """Default ``--pages`` from ``--search``; build the bundled index when none is given."""
+    """Default ``--pages`` from ``--search``; build the bundled index when none is given;
+    a given ``--index-dir`` must be an index (``UsageError`` before any work)."""
     args.pages = args.pages or ("local" if args.search == "local" else "rest")
-    if needs_index and "local" in (args.search, args.pages) and not args.index_dir:
-        args.index_dir = ensure_sample_index(lang=args.lang)
+    if needs_index and "local" in (args.search, args.pages):
+        if not args.index_dir:
+            args.index_dir = ensure_sample_index(lang=args.lang)
+            return
+        try:
+            check_index_dir(args.index_dir)
+        except IndexFormatError as error:
+            raise UsageError(str(error)) from error
 

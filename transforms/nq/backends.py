@@ -35,13 +35,15 @@ class BackendOptions:
 
     def make_search(self) -> SearchBackend:
         """The search backend named by ``search``. The local index is opened once per worker
-        process and shared by its threads (Beam's ``Shared``)."""
+        process and shared by its threads (Beam's ``Shared``); a remote one is first copied
+        to the machine's disk (``transforms.sources.index_copy``)."""
         if self.search == "local":
             from transforms.clients.local_search import LocalSearch
+            from transforms.sources.index_copy import local_index
 
             index_dir = self.index_dir
-            return SharedSearch(self.shared.acquire(lambda: LocalSearch(index_dir),
-                                                    tag=index_dir))
+            return SharedSearch(self.shared.acquire(
+                lambda: LocalSearch(local_index(index_dir)), tag=index_dir))
         from transforms.clients.search_backends import search_backend_from_options
 
         return search_backend_from_options(self.search, self.lang,
@@ -50,7 +52,9 @@ class BackendOptions:
     def make_fetcher(self) -> WikipediaPageFetcher | LocalPageFetcher:
         """The page fetcher named by ``pages``."""
         if self.pages == "local":
-            return LocalPageFetcher(self.index_dir, self.lang)
+            from transforms.sources.index_copy import local_index
+
+            return LocalPageFetcher(local_index(self.index_dir), self.lang)
         from transforms.clients.wikipedia_pages import WikipediaPageFetcher
 
         return WikipediaPageFetcher(lang=self.lang, rest_url=self.rest_url,

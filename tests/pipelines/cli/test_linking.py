@@ -56,3 +56,14 @@ def test_http_limits_reject_nonsense():
     for argv in (["--http-deadline", "0"], ["--http-max-redirects", "-1"]):
         with pytest.raises(SystemExit):
             parser.parse_args(argv)
+
+
+def test_a_bad_index_dir_stops_build_nq_before_the_job(tmp_path, capsys):
+    from pipelines import build_nq
+    from tests.conftest import TEST_RUNNER
+
+    missing = tmp_path / "no-index"
+    code = build_nq.main([TEST_RUNNER, "--output", str(tmp_path / "out"),
+                          "--index-dir", str(missing)])
+    assert code != 0 and f"--index-dir {missing} does not exist" in capsys.readouterr().err
+    assert not (tmp_path / "out").exists()
