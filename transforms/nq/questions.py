@@ -1,4 +1,5 @@
-"""Beam stages of NQ question selection (NQ §3.1): users/window, length, heuristics 1-5.
+"""Beam stages of NQ question selection (NQ §3.1): users/window, length, heuristics (NQ
+§3.1's 1-5 and our rules 6-8, ``filters.nq.heuristics``).
 
 Cheap checks run first (users, empty, URL-like, too few words, tokenizer length), so most
 queries never reach the spaCy tagger and parser; those that do are tagged in batches with

@@ -27,6 +27,6 @@ FIELD_DOCS = {
     "users_in_window": "most distinct users within --window days (pre-aggregated: users)",
     "distinct_users": "distinct users over the whole log",
     "tokens": "spaCy tokens of the normalized query (0 when rejected before tokenizing)",
-    "heuristics": "NQ §3.1 heuristics (1-5) that accepted the query",
+    "heuristics": "heuristics that accepted the query: NQ §3.1's 1-5, our 6-8",
     "reason": "why the query was rejected (rejected/ only)",
 }
