@@ -9,9 +9,10 @@ scores (Lucene BM25, bm25s's formula and float32 rounding, tested against bm25s 
 
 Building (``Bm25IndexWriter``): documents arrive in id order in batches; their term counts
 are flushed as ``(doc, term, tf)`` chunks in document order to a temporary directory, so
-memory holds the vocabulary, 8 bytes per document and one chunk. ``close()`` computes document
-frequencies and the average length, then writes the CSC score matrix (``data``, ``indices``,
-``indptr``) term range by term range, each range bounded by ``pass_postings``.
+memory holds the vocabulary, 8 bytes per document and one chunk; each chunk is sorted by term.
+``close()`` computes document frequencies and the average length, then writes the CSC score
+matrix (``data``, ``indices``, ``indptr``) term range by term range, each range bounded by
+``pass_postings`` (8 bytes each) and read from the memory-mapped chunks by binary search.
 
 Querying (``Bm25Index``): the arrays are memory-mapped; a query reads only the posting lists of
 its terms. MaxScore (Turtle and Flood 1995) scores the documents of the rarest terms exactly,
@@ -48,7 +49,7 @@ class Bm25IndexWriter:
     """Build an index into ``directory`` from token lists given in document-id order."""
 
     def __init__(self, directory: str, *, k1: float = K1, b: float = B,
-                 chunk_postings: int = 4_000_000, pass_postings: int = 50_000_000) -> None:
+                 chunk_postings: int = 4_000_000, pass_postings: int = 16_000_000) -> None:
         self.directory = directory
         self.k1, self.b = k1, b
         self.vocab: dict[str, int] = {}
@@ -86,22 +87,26 @@ class Bm25IndexWriter:
             self._flush()
 
     def _flush(self) -> None:
+        """Write the pending postings as a chunk sorted by term (documents ascending within
+        a term, as they arrived)."""
         if not self._pending_terms:
             return
         first = len(self._lengths) - len(self._pending_uniques)
         docs = np.repeat(np.arange(first, len(self._lengths), dtype=np.int32),
                          np.frombuffer(self._pending_uniques, dtype=np.int32))
+        terms = np.frombuffer(self._pending_terms, dtype=np.int32)
+        order = np.argsort(terms, kind="stable")
         base = os.path.join(self._scratch, f"chunk-{len(self._chunks):06d}")
-        np.save(base + ".docs.npy", docs)
-        np.save(base + ".terms.npy", np.frombuffer(self._pending_terms, dtype=np.int32))
-        np.save(base + ".tf.npy", np.frombuffer(self._pending_tfs, dtype=np.int32)
+        np.save(base + ".docs.npy", docs[order])
+        np.save(base + ".terms.npy", terms[order])
+        np.save(base + ".tf.npy", np.frombuffer(self._pending_tfs, dtype=np.int32)[order]
                 .astype(np.float32))
         self._chunks.append(base)
         self.postings += len(docs)
         self._pending_terms, self._pending_tfs = array("i"), array("i")
         self._pending_uniques = array("i")
 
-    def close(self, bm25s_version: str = "") -> int:
+    def close(self) -> int:
         """Write the index files; returns the number of documents."""
         self._flush()
         try:
@@ -116,7 +121,7 @@ class Bm25IndexWriter:
         avg_length = lengths.mean() if n_docs else np.float64(0.0)
         df = np.zeros(n_terms, dtype=np.int64)
         for base in self._chunks:
-            df += np.bincount(np.load(base + ".terms.npy"), minlength=n_terms)
+            df += np.bincount(load_array(base + ".terms.npy"), minlength=n_terms)
         idf = np.array([math.log(1 + (n_docs - f + 0.5) / (f + 0.5)) for f in df.tolist()],
                        dtype=np.float32)
         indptr = np.zeros(n_terms + 1, dtype=np.int64)
@@ -124,17 +129,20 @@ class Bm25IndexWriter:
         data = _open_array(os.path.join(self.directory, DATA), np.float32, self.postings)
         indices = _open_array(os.path.join(self.directory, INDICES), np.int32, self.postings)
         max_scores = np.zeros(n_terms, dtype=np.float32)
+        cursor = indptr[:-1].copy()  # where each term's next posting goes
         for low, high in _term_ranges(indptr, self._pass_postings):
-            terms, docs, scores = self._range_scores(low, high, lengths, avg_length, idf)
-            order = np.argsort(terms, kind="stable")
             start, end = int(indptr[low]), int(indptr[high])
-            data[start:end] = scores[order]
-            indices[start:end] = docs[order]
-            if end > start:
-                starts = indptr[low:high] - start
-                nonempty = df[low:high] > 0
+            scores = np.empty(end - start, dtype=np.float32)
+            docs = np.empty(end - start, dtype=np.int32)
+            for base in self._chunks:
+                self._place(base, low, high, start, cursor, (scores, docs),
+                            (lengths, avg_length, idf))
+            data[start:end] = scores
+            indices[start:end] = docs
+            nonempty = df[low:high] > 0
+            if nonempty.any():
                 max_scores[low:high][nonempty] = np.maximum.reduceat(
-                    scores[order], starts[nonempty])
+                    scores, (indptr[low:high] - start)[nonempty])
         for array_ in (data, indices):
             if isinstance(array_, np.memmap):
                 array_.flush()
@@ -148,28 +156,28 @@ class Bm25IndexWriter:
         with open(os.path.join(self.directory, PARAMS), "w", encoding="utf-8") as handle:
             json.dump(bm25s_params(self.k1, self.b, n_docs), handle, indent=4)
 
-    def _range_scores(self, low: int, high: int, lengths: np.ndarray, avg_length: np.float64,
-                      idf: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """Terms, documents and BM25 scores of the postings of terms ``[low, high)``, in
-        document order; bm25s's Lucene formula with its float32/float64 steps."""
-        parts_terms, parts_docs, parts_scores = [], [], []
-        for base in self._chunks:
-            terms = np.load(base + ".terms.npy")
-            docs = np.load(base + ".docs.npy")
-            tf = np.load(base + ".tf.npy")
-            if low > 0 or high < len(idf):
-                keep = (terms >= low) & (terms < high)
-                terms, docs, tf = terms[keep], docs[keep], tf[keep]
-            norm = self.k1 * ((1 - self.b) + self.b * lengths[docs] / avg_length)
-            tfc = tf / (norm + tf)
-            parts_scores.append((idf[terms] * tfc).astype(np.float32))
-            parts_terms.append(terms)
-            parts_docs.append(docs)
-        if not parts_terms:
-            empty = np.zeros(0, dtype=np.int32)
-            return empty, empty, np.zeros(0, dtype=np.float32)
-        return (np.concatenate(parts_terms), np.concatenate(parts_docs),
-                np.concatenate(parts_scores))
+    def _place(self, base: str, low: int, high: int, start: int, cursor: np.ndarray,
+               out: tuple[np.ndarray, np.ndarray], stats: tuple) -> None:
+        """Score a chunk's postings of terms ``[low, high)`` with bm25s's Lucene formula (its
+        float32/float64 steps) and put them after the term's postings of earlier chunks."""
+        lengths, avg_length, idf = stats
+        chunk_terms = load_array(base + ".terms.npy")
+        first, last = np.searchsorted(chunk_terms, [low, high])
+        if first == last:
+            return
+        terms = np.asarray(chunk_terms[first:last])
+        docs = np.asarray(load_array(base + ".docs.npy")[first:last])
+        tf = np.asarray(load_array(base + ".tf.npy")[first:last])
+        norm = self.k1 * ((1 - self.b) + self.b * lengths[docs] / avg_length)
+        scores = (idf[terms] * (tf / (norm + tf))).astype(np.float32)
+        runs = np.flatnonzero(np.concatenate(([True], terms[1:] != terms[:-1])))
+        run_terms = terms[runs]
+        run_lengths = np.diff(np.append(runs, len(terms)))
+        positions = (np.repeat(cursor[run_terms] - runs, run_lengths)
+                     + np.arange(len(terms)) - start)
+        out[0][positions] = scores
+        out[1][positions] = docs
+        cursor[run_terms] += run_lengths
 
 
 def bm25s_params(k1: float, b: float, num_docs: int) -> dict:

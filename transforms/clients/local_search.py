@@ -37,7 +37,7 @@ BM25_DIR = "bm25"
 DOCS_DIR = "docs"
 _SNIPPET_WORDS = 30
 _WORD = re.compile(r"(?u)\b\w\w+\b")
-_NOT_SINGLE_SPACED = re.compile(r"\s\s|^\s|\s$|[^\S ]")
+_OTHER_SPACE = re.compile(r"[^\S ]")
 
 
 _JA_SKIP_POS = frozenset({"補助記号", "記号", "空白", "助詞", "助動詞"})
@@ -125,7 +125,8 @@ def _single_spaced_snippet(text: str, terms: set[str], words: int) -> str | None
     word: text not single-spaced, or whose lower case changes its length or needs context
     (final sigma)."""
     lowered = text.lower()
-    if len(lowered) != len(text) or "Σ" in text or _NOT_SINGLE_SPACED.search(text):
+    if (len(lowered) != len(text) or "Σ" in text or "  " in text or text[:1] == " "
+            or text[-1:] == " " or _OTHER_SPACE.search(text)):
         return None
     spaces = np.flatnonzero(np.frombuffer(text.encode("utf-32-le"), dtype=np.uint32) == 32)
     count = len(spaces) + 1 if text else 0

@@ -143,9 +143,10 @@ def _meta_fields(frame: bytes) -> dict:
 
 
 def load_array(path: str) -> np.ndarray:
-    """A ``.npy`` array memory-mapped (read as is when empty: an empty file cannot be mapped)."""
+    """A ``.npy`` array memory-mapped, as a plain ndarray view (slices of a ``np.memmap`` are
+    slow to make); read as is when empty: an empty file cannot be mapped."""
     try:
-        return np.load(path, mmap_mode="r")
+        return np.asarray(np.load(path, mmap_mode="r"))
     except ValueError:
         return np.load(path)
 
