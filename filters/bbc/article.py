@@ -14,6 +14,14 @@ Layout depends on the capture date (NLQuAD issue, "Facts to build on"):
 Only article text is kept: captions, image credits, media, scripts and styles, ad slots, share
 tools, "Related Topics", promos and see-also lists never become blocks. The result is a list of
 ``Block`` (paragraph, subheading, list, break) in reading order, or a named skip reason.
+
+Lists that are navigation stay blocks but are flagged, so the QA builder can leave them out of
+the context and count them: ``link_only`` ("related stories": every item is one link) and
+``promo`` (the 2020 promo box, e.g. "AVOIDING CONTACT: <a>The rules on self-isolation</a>":
+every item is dominated by link text, see ``is_navigation_item``). NLQuAD §3 discards questions
+whose answer contains a bullet list; a promo box is not part of the answer, so it must not cost
+the question. Its announcing banner (an image, "Banner image reading 'more about coronavirus'")
+never becomes a block, like every image that is not a break-line.
 """
 
 from __future__ import annotations
@@ -60,6 +68,7 @@ class Block:
     text: str = ""
     items: tuple[str, ...] = ()
     link_only: bool = False
+    promo: bool = False
 
 
 @dataclass(frozen=True)
@@ -209,8 +218,65 @@ def _is_link_only(el: etree._Element, text: str) -> bool:
     return bool(links) and clean_text(" ".join(_text(a) for a in links)) == text
 
 
+# A promo item is a short capitalised label and a link ("HOPE AND LOSS: <a>Your coronavirus
+# stories</a>"), or text that is mostly link text. A list is a promo when every item is one.
+# Measured on the real pages in ../shared/data/bbc (tests/filters/bbc/
+# test_promo_lists_realdata.py): the 13 items of the three 2020 promo boxes carry 0.41-0.82 of
+# their text as link text, every one behind such a label (0.41: the longest label, 39
+# characters); prose items with an inline link carry at most 0.45; and each of the five lists
+# kept as text there has an item without any link (share 0.0), so "every item" has a wide margin.
+PROMO_MIN_LINK_SHARE = 0.5
+PROMO_LABEL_MAX_CHARS = 60
+_PROMO_LABEL = re.compile(r"^[A-Z0-9][A-Z0-9 &'\u2019,./()+-]*:$")
+
+
+def link_share(el: etree._Element, text: str | None = None) -> float:
+    """Share of an element's text (characters, whitespace collapsed) that is link text."""
+    text = _text(el) if text is None else text
+    if not text:
+        return 0.0
+    linked = clean_text(" ".join(_text(a) for a in el.iter("a")))
+    return min(1.0, len(linked) / len(text))
+
+
+def _text_before_first_link(el: etree._Element) -> str:
+    parts: list[str] = []
+
+    def collect(node: etree._Element) -> bool:
+        if node.tag == "a":
+            return True
+        parts.append(node.text or "")
+        for child in node:
+            if isinstance(child.tag, str) and collect(child):
+                return True
+            parts.append(child.tail or "")
+        return False
+
+    collect(el)
+    return clean_text("".join(parts))
+
+
+def is_navigation_item(el: etree._Element, text: str | None = None) -> bool:
+    """A list item that only points elsewhere: it has link text and either the link text is at
+    least ``PROMO_MIN_LINK_SHARE`` of the item, or everything outside the links is one short
+    capitalised label ending in ":" before the first link ("VIDEO: <a>The 20-second hand
+    wash</a>")."""
+    text = _text(el) if text is None else text
+    linked = [t for t in (_text(a) for a in el.iter("a")) if t]
+    if not text or not linked:
+        return False
+    if link_share(el, text) >= PROMO_MIN_LINK_SHARE:
+        return True
+    label = _text_before_first_link(el)
+    rest = text[len(label):] if text.startswith(label) else text
+    for link in linked:
+        rest = rest.replace(link, " ", 1)
+    return (len(label) <= PROMO_LABEL_MAX_CHARS and bool(_PROMO_LABEL.match(label))
+            and any(c.isalpha() for c in label) and not clean_text(rest).strip(".,;:-"))
+
+
 def _list_block(el: etree._Element) -> Block | None:
-    items, link_only = [], True
+    items, link_only, promo = [], True, True
     for li in el.iter("li"):
         text = _text(li)
         if not text:
@@ -218,9 +284,11 @@ def _list_block(el: etree._Element) -> Block | None:
         items.append(text)
         if not _is_link_only(li, text):
             link_only = False
+        if not is_navigation_item(li, text):
+            promo = False
     if not items:
         return None
-    return Block(LIST, items=tuple(items), link_only=link_only)
+    return Block(LIST, items=tuple(items), link_only=link_only, promo=promo and not link_only)
 
 
 def _is_grey_line(el: etree._Element) -> bool:

@@ -7,6 +7,10 @@ NLQuAD (Soleimani, Monz, Worring, EACL 2021, §3):
   we also end a section at a break-line, which frames analysis boxes and page templates;
 * sub-headings, break-lines and templates are removed from the document so the answer
   boundaries are not revealed; questions whose answer contains a bullet list are discarded.
+  Navigation lists are not answer text: "related stories" link lists and promo link lists
+  (``Block.promo``: "LABEL: <a>headline</a>" items) are removed from the context and the
+  answer alike, so a promo box closing a section does not cost its question; promo lists are
+  counted (``removed_promo_lists``, the pipeline's ``promo_list_removed``).
 
 Offsets are exact: ``context[answer_start:answer_end] == answer_text``; word offsets index
 ``context.split()`` (NLQuAD §5.1 computes IoU over word positions).
@@ -66,6 +70,7 @@ class NlquadDocument:
     subheadings: int
     interrogative_subheadings: int
     removed_template_paragraphs: int
+    removed_promo_lists: int = 0
 
 
 @dataclass
@@ -86,7 +91,7 @@ def build_document(
     paragraphs: list[str] = []
     sections: list[_Section] = []
     current: _Section | None = None
-    subheadings = removed = 0
+    subheadings = removed = promo_lists = 0
     for block in blocks:
         if block.kind == SUBHEADING:
             subheadings += 1
@@ -105,6 +110,8 @@ def build_document(
             if current is not None:
                 current.paragraph_ids.append(len(paragraphs))
             paragraphs.append(block.text)
+        elif block.kind == LIST and block.promo:
+            promo_lists += 1
         elif block.kind == LIST and not block.link_only:
             if current is not None:
                 current.has_text_list = True
@@ -132,7 +139,7 @@ def build_document(
                           word_start + len(answer.split()), len(section.paragraph_ids),
                           first))
     return NlquadDocument(context, tuple(paragraphs), tuple(qas), tuple(dropped), subheadings,
-                          len(sections), removed)
+                          len(sections), removed, promo_lists)
 
 
 def _drop_reason(section: _Section, is_boilerplate: Callable[[str], bool]) -> str | None:

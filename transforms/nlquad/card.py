@@ -118,6 +118,7 @@ def _body(manifest: dict[str, Any], stats: dict[str, Any]) -> str:
     pages = counts.get("pages", {})
     questions = counts.get("questions", {})
     dedup = counts.get("dedup", {})
+    documents = counts.get("documents", {})
     rows = manifest["rows_per_split"]
     options = manifest["options"]
     source = manifest["source"].get("kind")
@@ -144,7 +145,9 @@ def _body(manifest: dict[str, Any], stats: dict[str, Any]) -> str:
         "every layout era is parsed (Era A `span.cross-head`, Era B "
         "`h2.story-body__crosshead`, Era C `crosshead-block`, Era D `subheadline-block`).",
         "2. Text only: captions, image credits, media, ads, share tools, related-topic and "
-        "link-only lists are removed; BBC call-to-action templates and paragraphs repeated "
+        "link-only lists and promo link lists (items of a capitalised label and a link, e.g. "
+        "`LABEL: linked headline`) are removed; a promo list in an answer does not drop its "
+        "question. BBC call-to-action templates and paragraphs repeated "
         f"across at least {md_text(options.get('boilerplate_min_docs'))} articles are "
         "removed.",
         "3. One document per article: the capture nearest to publication wins; the same body "
@@ -164,6 +167,7 @@ def _body(manifest: dict[str, Any], stats: dict[str, Any]) -> str:
         f"| articles parsed | {pages.get('parsed', 0)} |",
         f"| duplicate captures removed | {dedup.get('duplicate_capture', 0)} |",
         f"| duplicate texts removed | {dedup.get('duplicate_content', 0)} |",
+        f"| promo link lists removed | {documents.get('promo_list_removed', 0)} |",
         f"| interrogative sub-headings | {questions.get('found', 0)} |",
         f"| questions kept | {questions.get('kept', 0)} |",
         "",

@@ -209,6 +209,8 @@ class ExtractQuestionAnswers(beam.DoFn):
             yield tally("documents", "template_paragraphs_removed", by_pattern)
         if removed_repeated["n"]:
             yield tally("documents", "repeated_paragraphs_removed", removed_repeated["n"])
+        if document.removed_promo_lists:
+            yield tally("documents", "promo_list_removed", document.removed_promo_lists)
         yield tally(self.STAGE, "subheadings", document.subheadings)
         yield tally(self.STAGE, "non_interrogative_subheadings",
                     document.subheadings - document.interrogative_subheadings)

@@ -86,3 +86,35 @@ def test_interrogative_rule():
     assert is_interrogative("Is it \u201cover?\u201d")
     assert not is_interrogative("What next")
     assert not is_interrogative("Question? No.")
+
+
+def test_promo_list_is_removed_from_context_and_answer_and_counted():
+    promo = Block(LIST, items=("LOCAL RULES: What can I do?", "VIDEO: Hand washing"),
+                  promo=True)
+    doc = build_document([
+        P("Intro."),
+        H("How does it work?"),
+        P("Riders leave at seven."),
+        promo,
+        H("Will it last?"),
+        P("Until spring."),
+        promo,
+    ])
+    assert [(q.question, q.answer_text) for q in doc.qas] == [
+        ("How does it work?", "Riders leave at seven."), ("Will it last?", "Until spring.")]
+    assert not doc.dropped
+    assert doc.removed_promo_lists == 2
+    assert doc.context == "Intro.\nRiders leave at seven.\nUntil spring."
+
+
+def test_promo_list_beside_a_prose_list_still_drops_the_question():
+    doc = build_document([
+        H("What is it like?"),
+        P("Symptoms vary."),
+        Block(LIST, items=("One in seven is ill for four weeks",)),
+        Block(LIST, items=("TESTING: How do I get a test?",), promo=True),
+    ])
+    assert [(d.question, d.reason) for d in doc.dropped] == [
+        ("What is it like?", "bullet_list_answer")]
+    assert doc.removed_promo_lists == 1
+    assert "TESTING" not in doc.context

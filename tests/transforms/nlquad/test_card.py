@@ -21,7 +21,7 @@ def _manifest(**source):
 STATS = {
     "counts": {"pages": {"read": 5, "parsed": 4, "skipped.video_page": 1},
                "questions": {"found": 11, "kept": 10, "dropped.bullet_list_answer": 1},
-               "dedup": {"duplicate_capture": 2}},
+               "dedup": {"duplicate_capture": 2}, "documents": {"promo_list_removed": 3}},
     "lengths": {"all": {"answer_words": {"mean": 170.5}, "question_words": {"mean": 7}}},
     "baselines": {"split": "dev", "n": 1, "metrics": ["iou", "f1"], "note": "Windows.",
                   "rows": [{"name": "first window", "iou": 0.25, "f1": 0.5}]},
@@ -41,6 +41,7 @@ def test_the_body_keeps_counts_drop_reasons_lengths_and_baselines():
     body = check_body(nlquad_card, _manifest(), STATS)
     assert nlquad_card.info.summary in body
     assert "| bullet_list_answer | 1 |" in body and "| video_page | 1 |" in body
+    assert "| promo link lists removed | 3 |" in body
     assert "| words per answer | 170.5 | 175 |" in body
     assert "| first window | 0.250 | 0.500 |" in body
     assert "saved BBC News HTML pages" in body and "## Method" in body

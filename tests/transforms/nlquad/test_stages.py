@@ -5,7 +5,7 @@ from apache_beam.options.pipeline_options import PipelineOptions
 from apache_beam.testing import test_pipeline
 from apache_beam.testing.util import assert_that, equal_to
 
-from filters.bbc.article import PARAGRAPH, SUBHEADING, Block
+from filters.bbc.article import LIST, PARAGRAPH, SUBHEADING, Block
 from tests.conftest import TEST_RUNNER
 from transforms.core.accounting import DEAD_LETTER, REJECTED, SIDE_OUTPUTS, TALLY
 from transforms.nlquad.stages import (
@@ -135,6 +135,32 @@ def test_extract_removes_repeated_paragraphs_and_assigns_splits():
                     | beam.CombinePerKey(sum), equal_to([
                         ("documents.deduplicated", 1), ("documents.repeated_paragraphs_removed", 1),
                         ("documents.kept.train", 1)]), label="tallies")
+
+
+def test_extract_counts_removed_promo_lists():
+    promo = Block(LIST, items=("LOCAL RULES: What can I do?",), promo=True)
+    article = ArticleRecord(
+        document_id="bbc-52567890", asset_key="news/52567890",
+        canonical_url="https://www.bbc.co.uk/news/uk-52567890", capture_url="u",
+        capture_timestamp="20200507000000", is_amp=False, era="B", headline="Title",
+        published="2020-05-06T06:41:19Z",
+        blocks=(Block(PARAGRAPH, "Intro."), Block(SUBHEADING, "How does it work?"),
+                Block(PARAGRAPH, "By bicycle."), promo, Block(SUBHEADING, "Will it last?"),
+                Block(PARAGRAPH, "Until spring."), promo), encoding="utf-8")
+    ratios = (("train", 1.0), ("dev", 0.0), ("test", 0.0))
+    with _pipeline() as p:
+        side = p | "Repeated" >> beam.Create([])
+        out = (p | beam.Create([article]) | beam.ParDo(
+            ExtractQuestionAnswers("s", ratios), repeated=beam.pvalue.AsDict(side))
+            .with_outputs(*SIDE_OUTPUTS, ExtractQuestionAnswers.STATS, main="main"))
+        assert_that(out.main | beam.Map(lambda kv: (kv[1]["question"], kv[1]["answer_text"])),
+                    equal_to([("How does it work?", "By bicycle."),
+                              ("Will it last?", "Until spring.")]), label="rows")
+        assert_that(out[TALLY] | beam.Filter(lambda kv: kv[0] in (
+                        "documents.promo_list_removed", "questions.kept"))
+                    | beam.CombinePerKey(sum),
+                    equal_to([("documents.promo_list_removed", 2), ("questions.kept", 2)]),
+                    label="tallies")
 
 
 def test_parse_pages_detects_undeclared_encodings_and_counts_them():
