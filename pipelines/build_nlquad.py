@@ -233,6 +233,7 @@ def format_summary(result: dict[str, Any]) -> str:
     lines += [
         f"  duplicate captures:    {dedup.get('duplicate_capture', 0)}",
         f"  duplicate texts:       {dedup.get('duplicate_content', 0)}",
+        f"  promo link lists removed: {counts.get('documents', {}).get('promo_list_removed', 0)}",
         f"  questions found:       {questions.get('found', 0)}",
         f"  QA pairs kept:         {questions.get('kept', 0)}",
     ]

@@ -26,19 +26,20 @@ SOURCE_TEXT = {
 INDEX_INFO = CardInfo(
     pretty_name="BM25 search index over Wikipedia and web pages",
     summary=(
-        "A local search engine, not a benchmark: a BM25 index (bm25s) over the title and "
-        "visible text of every page of a corpus (Wikipedia articles and web pages), with the "
-        "pages themselves in the `docs` table (URL, title, Wikipedia revision, indexed text "
-        "and HTML) so that the index also serves page fetches. `build_nq` and `build_jnq` "
-        "use it with `--search local` to find each question's top-5 results and the "
-        "Wikipedia page to annotate, offline and reproducibly."),
+        "A local search engine, not a benchmark: a BM25 index (bm25s's file format) over the "
+        "title and visible text of every page of a corpus (Wikipedia articles and web pages), "
+        "with the pages themselves in the `docs` table (URL, title, Wikipedia revision, "
+        "indexed text and HTML) and in a page store (`pages/`, read by document id or title) "
+        "so that the index also serves page fetches. `build_nq` and `build_jnq` use it with "
+        "`--search local` to find each question's top-5 results and the Wikipedia page to "
+        "annotate, offline and reproducibly."),
     license="other",
     license_text=(
         "The pages keep their own licences: Wikipedia text and HTML belong to its authors "
         "under CC BY-SA 4.0 (revisions before June 2023: CC BY-SA 3.0); any other web page "
         "belongs to its publisher. The bundled sample corpus was assembled by the toolkit's "
-        "authors for testing. The BM25 index files (`bm25/`) are derived from the page text "
-        "and are shared under the same terms as the pages."),
+        "authors for testing. The BM25 index files (`bm25/`) and the page store (`pages/`) "
+        "are derived from the pages and are shared under the same terms as the pages."),
     language=("en", "ja"),
     task_categories=("text-retrieval",),
     task_ids=("document-retrieval",),
@@ -61,8 +62,10 @@ INDEX_INFO = CardInfo(
         "counted and skipped."),
     preprocessing=(
         "Scripts, styles and templates are removed and the visible text is extracted with "
-        "the title first; the text is tokenized for the index language and indexed with "
-        "bm25s on one machine. Each page keeps its position in the index as `doc_id`."),
+        "the title first; the text is tokenized for the index language and indexed on one "
+        "machine, out of core, into bm25s's files (Lucene BM25, k1 1.5, b 0.75); each page "
+        "is also written to the page store as two zstd frames. Each page keeps its position "
+        "in the index as `doc_id`."),
 )
 
 
@@ -91,10 +94,14 @@ def _body(manifest: dict[str, Any], stats: dict[str, Any]) -> str:
         "",
         "- `docs/*.parquet` (config `docs`): the indexed pages; row `doc_id` is the page's "
         "position in the index.",
-        "- `bm25/`: the bm25s index (`bm25s.BM25.load`), `index_meta.json`: its language "
-        "and page count.",
+        "- `bm25/`: the BM25 index in bm25s's files (`bm25s.BM25.load(dir, mmap=True)` "
+        "opens it) plus `max_scores.npy`, each term's highest score, for exact top-k "
+        "pruning; `index_meta.json`: its language and page count.",
+        "- `pages/`: the page store: URL, title, text and HTML of each page as zstd frames, "
+        "read by document id or Wikipedia title without loading the rest.",
         "",
-        "Use: `python -m pipelines.build_nq --search local --index-dir <this directory>`.",
+        "Use: `python -m pipelines.build_nq --search local --index-dir <this directory>` "
+        "(or a `gs://` copy of it: each worker machine copies `bm25/` and `pages/` once).",
         "",
     ])
 
