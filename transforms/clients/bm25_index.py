@@ -14,11 +14,12 @@ memory holds the vocabulary, 8 bytes per document and one chunk; each chunk is s
 matrix (``data``, ``indices``, ``indptr``) term range by term range, each range bounded by
 ``pass_postings`` (8 bytes each) and read from the memory-mapped chunks by binary search.
 
-Querying (``Bm25Index``): the arrays are memory-mapped; a query reads only the posting lists of
-its terms. MaxScore (Turtle and Flood 1995) scores the documents of the rarest terms exactly,
-and stops as soon as the remaining terms' upper bounds (``max_scores.npy``, written at build
-time) cannot lift any other document into the top ``k``. Results are exact: the same scores
-and, for equal scores, the lower document id first.
+Querying (``Bm25Index``): the arrays are memory-mapped. Each term's postings are also written
+best score first (``impact_data.npy``, ``impact_indices.npy``), and a query runs Fagin's
+threshold algorithm over them in blocks: it reads the best few hundred postings of each term,
+scores those documents exactly by binary search in the document-ordered lists, and stops when
+no other document can reach the ``k``-th score. Results are exact: the same scores and, for
+equal scores, the lower document id first.
 """
 
 from __future__ import annotations
@@ -41,7 +42,8 @@ INDICES = "indices.csc.index.npy"
 INDPTR = "indptr.csc.index.npy"
 VOCAB = "vocab.index.json"
 PARAMS = "params.index.json"
-MAX_SCORES = "max_scores.npy"
+IMPACT_INDICES = "impact_indices.npy"
+IMPACT_DATA = "impact_data.npy"
 K1, B = 1.5, 0.75
 
 
@@ -126,9 +128,9 @@ class Bm25IndexWriter:
                        dtype=np.float32)
         indptr = np.zeros(n_terms + 1, dtype=np.int64)
         np.cumsum(df, out=indptr[1:])
-        data = _open_array(os.path.join(self.directory, DATA), np.float32, self.postings)
-        indices = _open_array(os.path.join(self.directory, INDICES), np.int32, self.postings)
-        max_scores = np.zeros(n_terms, dtype=np.float32)
+        outputs = [_NpyAppender(os.path.join(self.directory, name), dtype, self.postings)
+                   for name, dtype in ((DATA, np.float32), (INDICES, np.int32),
+                                       (IMPACT_DATA, np.float32), (IMPACT_INDICES, np.int32))]
         cursor = indptr[:-1].copy()  # where each term's next posting goes
         for low, high in _term_ranges(indptr, self._pass_postings):
             start, end = int(indptr[low]), int(indptr[high])
@@ -137,18 +139,13 @@ class Bm25IndexWriter:
             for base in self._chunks:
                 self._place(base, low, high, start, cursor, (scores, docs),
                             (lengths, avg_length, idf))
-            data[start:end] = scores
-            indices[start:end] = docs
-            nonempty = df[low:high] > 0
-            if nonempty.any():
-                max_scores[low:high][nonempty] = np.maximum.reduceat(
-                    scores, (indptr[low:high] - start)[nonempty])
-        for array_ in (data, indices):
-            if isinstance(array_, np.memmap):
-                array_.flush()
-        del data, indices
+            order = impact_order(scores, df[low:high])
+            for output, part in zip(outputs, (scores, docs, scores[order], docs[order]),
+                                    strict=True):
+                output.append(part)
+        for output in outputs:
+            output.close()
         np.save(os.path.join(self.directory, INDPTR), indptr)
-        np.save(os.path.join(self.directory, MAX_SCORES), max_scores)
         vocab = dict(self.vocab)
         vocab.setdefault("", n_terms)  # bm25s adds the empty token after the last column
         with open(os.path.join(self.directory, VOCAB), "w", encoding="utf-8") as handle:
@@ -189,12 +186,33 @@ def bm25s_params(k1: float, b: float, num_docs: int) -> dict:
             "version": import_bm25s().__version__, "backend": "numpy"}
 
 
-def _open_array(path: str, dtype: type, size: int) -> np.ndarray:
-    """A ``.npy`` file of ``size`` elements to fill in place (a plain array when empty)."""
-    if size == 0:
-        np.save(path, np.zeros(0, dtype=dtype))
-        return np.zeros(0, dtype=dtype)
-    return np.lib.format.open_memmap(path, mode="w+", dtype=dtype, shape=(size,))
+class _NpyAppender:
+    """A ``.npy`` file of ``size`` elements written front to back with plain writes (a
+    memory map would keep every written page in this process's resident memory)."""
+
+    def __init__(self, path: str, dtype: type, size: int) -> None:
+        self.path, self.dtype, self.size, self.written = path, np.dtype(dtype), size, 0
+        self._handle = open(path, "wb")
+        np.lib.format.write_array_header_1_0(self._handle, {
+            "descr": np.lib.format.dtype_to_descr(self.dtype), "fortran_order": False,
+            "shape": (size,)})
+
+    def append(self, values: np.ndarray) -> None:
+        self._handle.write(np.ascontiguousarray(values, dtype=self.dtype).tobytes())
+        self.written += len(values)
+
+    def close(self) -> None:
+        self._handle.close()
+        if self.written != self.size:
+            raise RuntimeError(f"{self.path}: {self.written} of {self.size} values written")
+
+
+def impact_order(scores: np.ndarray, lengths: np.ndarray) -> np.ndarray:
+    """Positions that sort each term's run of ``scores`` (consecutive runs of ``lengths``) by
+    score, best first, equal scores keeping their (document) order."""
+    run = np.repeat(np.arange(len(lengths), dtype=np.int64), lengths)
+    bits = scores.astype(np.float32).view(np.uint32).astype(np.int64)  # monotone: scores >= 0
+    return np.argsort((run << 32) | (0xFFFFFFFF - bits), kind="stable")
 
 
 def _term_ranges(indptr: np.ndarray, budget: int) -> list[tuple[int, int]]:
@@ -210,28 +228,35 @@ def _term_ranges(indptr: np.ndarray, budget: int) -> list[tuple[int, int]]:
 
 
 class Bm25Index:
-    """Exact top-``k`` BM25 over a memory-mapped index directory (thread-safe reads)."""
+    """Exact top-``k`` BM25 over a memory-mapped index directory (thread-safe reads).
 
-    def __init__(self, directory: str) -> None:
+    Each term's postings are kept twice: by document (bm25s's ``data``/``indices``, to look a
+    document's score up by binary search) and by score, best first (``impact_*``). ``top_k``
+    is Fagin's threshold algorithm in blocks: the best ``depth`` postings of every query term
+    give the candidates, whose exact scores are computed; any other document scores at most
+    the sum of each term's next score, so once the ``k``-th best candidate beats that bound
+    the answer is exact. Otherwise the terms whose next scores make most of the bound are
+    read four times deeper. A query reads a few thousand postings, not its terms' whole
+    lists.
+    """
+
+    def __init__(self, directory: str, depth: int = 512) -> None:
         with open(os.path.join(directory, PARAMS), encoding="utf-8") as handle:
             self.params = json.load(handle)
         with open(os.path.join(directory, VOCAB), encoding="utf-8") as handle:
             self.vocab: dict[str, int] = json.load(handle)
         self.num_docs = int(self.params["num_docs"])
+        self.depth = depth
         self._data = load_array(os.path.join(directory, DATA))
         self._indices = load_array(os.path.join(directory, INDICES))
         self._indptr = np.load(os.path.join(directory, INDPTR))
-        path = os.path.join(directory, MAX_SCORES)
-        self._max_scores = np.load(path) if os.path.exists(path) else self._column_maxima()
-
-    def _column_maxima(self) -> np.ndarray:
-        """Per-term maximum score, for an index built by bm25s itself (no ``max_scores``)."""
-        maxima = np.zeros(len(self._indptr) - 1, dtype=np.float32)
-        nonempty = np.diff(self._indptr) > 0
-        if nonempty.any():
-            maxima[nonempty] = np.maximum.reduceat(np.asarray(self._data),
-                                                   self._indptr[:-1][nonempty])
-        return maxima
+        if os.path.exists(os.path.join(directory, IMPACT_DATA)):
+            self._impact_data = load_array(os.path.join(directory, IMPACT_DATA))
+            self._impact_indices = load_array(os.path.join(directory, IMPACT_INDICES))
+        else:  # an index saved by bm25s itself: sort once, in memory
+            order = impact_order(np.asarray(self._data), np.diff(self._indptr))
+            self._impact_data = np.asarray(self._data)[order]
+            self._impact_indices = np.asarray(self._indices)[order]
 
     def top_k(self, tokens: Sequence[str], k: int) -> list[tuple[int, float]]:
         """``(doc id, score)`` of the ``k`` best documents with a positive score, best first,
@@ -241,24 +266,40 @@ class Bm25Index:
         if not ids or k <= 0:
             return []
         weight = Counter(ids)
-        lengths = {t: int(self._indptr[t + 1] - self._indptr[t]) for t in weight}
-        terms = sorted((t for t in weight if lengths[t]), key=lambda t: (lengths[t], t))
-        postings = {t: (self._indices[self._indptr[t]:self._indptr[t + 1]],
-                        self._data[self._indptr[t]:self._indptr[t + 1]]) for t in terms}
-        bounds = [float(self._max_scores[t]) * weight[t] for t in terms]
-        for essential in range(1, len(terms) + 1):
-            if essential == 1:
-                candidates = np.asarray(postings[terms[0]][0])
-            else:
-                candidates = np.unique(np.concatenate(
-                    [postings[t][0] for t in terms[:essential]]))
+        starts = {t: int(self._indptr[t]) for t in weight}
+        lengths = {t: int(self._indptr[t + 1]) - starts[t] for t in weight}
+        terms = [t for t in weight if lengths[t]]
+        postings = {t: (self._indices[starts[t]:starts[t] + lengths[t]],
+                        self._data[starts[t]:starts[t] + lengths[t]]) for t in terms}
+        depth = {t: max(self.depth, k) for t in terms}
+        while True:
+            prefixes = [self._impact_indices[starts[t]:starts[t] + min(depth[t], lengths[t])]
+                        for t in terms]
+            candidates = _union(prefixes)
             scores = _scores(candidates, ids, postings)
-            rest = sum(bounds[essential:])
-            if essential == len(terms) or (
-                    len(scores) >= k
-                    and rest * (1 + 1e-6) < np.partition(scores, len(scores) - k)[-k]):
-                break
-        return _best(candidates, scores, k)
+            next_best = {t: weight[t] * float(self._impact_data[starts[t] + depth[t]])
+                         for t in terms if depth[t] < lengths[t]}
+            bound = sum(next_best.values())
+            if not next_best or (len(scores) >= k and bound * (1 + 1e-6)
+                                 < np.partition(scores, len(scores) - k)[-k]):
+                return _best(candidates, scores, k)
+            widest = max(next_best.values())
+            for t, value in next_best.items():  # read deeper where the bound comes from
+                if value >= widest / 2:
+                    depth[t] *= 4
+
+
+def _union(arrays: list[np.ndarray]) -> np.ndarray:
+    """The sorted distinct values of int arrays."""
+    if not arrays:
+        return np.zeros(0, dtype=np.int32)
+    values = np.sort(np.concatenate(arrays))
+    if len(values) < 2:
+        return values
+    keep = np.empty(len(values), dtype=bool)
+    keep[0] = True
+    np.not_equal(values[1:], values[:-1], out=keep[1:])
+    return values[keep]
 
 
 def _scores(candidates: np.ndarray, ids: list[int],
@@ -267,10 +308,9 @@ def _scores(candidates: np.ndarray, ids: list[int],
     as bm25s does (so equal documents get bit-equal scores)."""
     contributions = {}
     for term, (docs, data) in postings.items():
-        position = np.searchsorted(docs, candidates)
-        clipped = np.minimum(position, len(docs) - 1)
-        found = docs[clipped] == candidates
-        contributions[term] = np.where(found, data[clipped], np.float32(0))
+        position = np.minimum(np.searchsorted(docs, candidates), len(docs) - 1)
+        found = docs[position] == candidates
+        contributions[term] = np.where(found, data[position], np.float32(0))
     total = np.zeros(len(candidates), dtype=np.float32)
     for term in ids:
         if term in contributions:

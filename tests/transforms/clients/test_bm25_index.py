@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 from filters.text.bm25 import bm25_retriever, import_bm25s
-from transforms.clients.bm25_index import MAX_SCORES, Bm25Index, Bm25IndexWriter
+from transforms.clients.bm25_index import IMPACT_DATA, Bm25Index, Bm25IndexWriter
 
 
 def corpus(seed: int = 0, docs: int = 600, vocab: int = 200) -> list[list[str]]:
@@ -46,9 +46,11 @@ def test_files_are_byte_identical_to_bm25s(tmp_path, options):
     assert not [n for n in os.listdir(tmp_path / "ours") if n.startswith(".postings")]
 
 
-def test_maxscore_top_k_is_exact(tmp_path):
+@pytest.mark.parametrize("depth", [1, 4, 512])  # 1 and 4: the block grows several times
+def test_threshold_top_k_is_exact(tmp_path, depth):
     docs = corpus(seed=1)
-    index = write(tmp_path, docs)
+    write(tmp_path, docs)
+    index = Bm25Index(str(tmp_path), depth=depth)
     rng = np.random.default_rng(2)
     for _ in range(300):
         query = [f"w{int(x)}" for x in rng.zipf(1.2, size=int(rng.integers(1, 7)))]
@@ -76,11 +78,24 @@ def test_bm25s_opens_our_index_memory_mapped(tmp_path):
     assert list(ids[0]) == [doc for doc, _ in brute_force(docs, ["w1", "w7"], 3)]
 
 
-def test_an_index_saved_by_bm25s_without_max_scores_is_read(tmp_path):
+def test_impact_order_is_best_score_first_per_term(tmp_path):
+    docs = corpus(seed=5)
+    write(tmp_path, docs, pass_postings=100)
+    indptr = np.load(tmp_path / "indptr.csc.index.npy")
+    data, indices = (np.load(tmp_path / n) for n in ("data.csc.index.npy",
+                                                       "indices.csc.index.npy"))
+    impact, impact_docs = np.load(tmp_path / IMPACT_DATA), np.load(tmp_path / "impact_indices.npy")
+    for term in range(len(indptr) - 1):
+        run = slice(indptr[term], indptr[term + 1])
+        expected = sorted(zip(-data[run], indices[run], strict=True))
+        assert list(zip(-impact[run], impact_docs[run], strict=True)) == expected
+
+
+def test_an_index_saved_by_bm25s_without_impact_files_is_read(tmp_path):
     docs = corpus(seed=4)
     retriever, _ = bm25_retriever(docs)
     retriever.save(str(tmp_path))
-    assert not (tmp_path / MAX_SCORES).exists()
+    assert not (tmp_path / IMPACT_DATA).exists()
     assert Bm25Index(str(tmp_path)).top_k(["w2", "w5"], 4) == brute_force(docs, ["w2", "w5"], 4)
 
 
