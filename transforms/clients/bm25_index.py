@@ -1,15 +1,15 @@
-"""A BM25 index on disk in bm25s's file format, built out of core and queried with MaxScore.
+"""A BM25 index on disk in bm25s's file format, built out of core, queried by threshold.
 
 Why not ``bm25s.BM25.index`` and ``retrieve``: bm25s builds from every document's token list in
 memory (Python lists: tens of GB for a Wikipedia dump), and its numpy retrieval scores every
-document and partitions an array the size of the corpus for each query (about 120 queries/s on
-one core at 1M documents, see ``benchmarks/bench_search_scale.py``). The files are the same, so
+document and partitions an array the size of the corpus for each query (9 queries/s on one
+core at 1M documents, see ``benchmarks/bench_search_scale.py``). The files are the same, so
 ``bm25s.BM25.load(directory, mmap=True)`` still opens an index built here, with the same
 scores (Lucene BM25, bm25s's formula and float32 rounding, tested against bm25s itself).
 
 Building (``Bm25IndexWriter``): documents arrive in id order in batches; their term counts
-are flushed as ``(doc, term, tf)`` chunks in document order to a temporary directory, so
-memory holds the vocabulary, 8 bytes per document and one chunk; each chunk is sorted by term.
+are flushed as ``(doc, term, tf)`` chunks, sorted by term, to a temporary directory, so
+memory holds the vocabulary, 8 bytes per document and one chunk.
 ``close()`` computes document frequencies and the average length, then writes the CSC score
 matrix (``data``, ``indices``, ``indptr``) term range by term range, each range bounded by
 ``pass_postings`` (8 bytes each) and read from the memory-mapped chunks by binary search.

@@ -95,8 +95,9 @@ def _body(manifest: dict[str, Any], stats: dict[str, Any]) -> str:
         "- `docs/*.parquet` (config `docs`): the indexed pages; row `doc_id` is the page's "
         "position in the index.",
         "- `bm25/`: the BM25 index in bm25s's files (`bm25s.BM25.load(dir, mmap=True)` "
-        "opens it) plus `max_scores.npy`, each term's highest score, for exact top-k "
-        "pruning; `index_meta.json`: its language and page count.",
+        "opens it) plus `impact_data.npy`/`impact_indices.npy`, each term's postings best "
+        "score first, for exact early-stopping top-k; `index_meta.json`: its language and "
+        "page count.",
         "- `pages/`: the page store: URL, title, text and HTML of each page as zstd frames, "
         "read by document id or Wikipedia title without loading the rest.",
         "",
