@@ -48,24 +48,22 @@ def title_hash(title_key: str) -> int:
 
 
 @dataclass(frozen=True)
-class StoredPage:
+class PageMeta:
+    """What a search hit needs of a page: everything but its HTML."""
+
     doc_id: int
     url: str
     title: str
     kind: str
     revision: int
     text: str
-    html: str
 
 
 @dataclass(frozen=True)
-class PageMeta:
-    doc_id: int
-    url: str
-    title: str
-    kind: str
-    revision: int
-    text: str
+class StoredPage(PageMeta):
+    """A whole page, HTML included."""
+
+    html: str
 
 
 class PageStoreWriter:
