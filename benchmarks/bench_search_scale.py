@@ -66,6 +66,17 @@ def peak_rss_mb() -> float:
     return 0.0
 
 
+def rss_split_mb() -> dict[str, float]:
+    """Resident memory now: anonymous (the process's own) and file pages (memory-mapped index
+    files, which the kernel shares between processes and drops under pressure)."""
+    out = {}
+    with open("/proc/self/status", encoding="ascii") as handle:
+        for line in handle:
+            if line.startswith(("RssAnon:", "RssFile:")):
+                out[line.split(":")[0]] = int(line.split()[1]) / 1024
+    return out
+
+
 def timed(run, items: list) -> dict[str, float]:
     started, cpu = time.perf_counter(), time.process_time()
     for item in items:
@@ -132,7 +143,7 @@ def child_query(args: argparse.Namespace) -> dict[str, Any]:
     Path(args.results).write_text(json.dumps(ranked), encoding="utf-8")
     return {"queries": len(queries), "open_seconds": opened, "search": full, "ids": ids,
             "pages": pages, "rss_before_mb": before, "rss_open_mb": rss_open,
-            "rss_mb": peak_rss_mb()}
+            "rss_mb": peak_rss_mb(), "rss_end": rss_split_mb()}
 
 
 def child_bm25s(args: argparse.Namespace) -> dict[str, Any]:
@@ -288,7 +299,9 @@ def run(args: argparse.Namespace, tmp: Path) -> None:
     print(f"  ours, search       {queried['search']['qps_per_cpu']:7,.0f} q/s (top 5 + url, "
           f"title, snippet)  ids only {queried['ids']['qps_per_cpu']:,.0f} q/s  page by title "
           f"{queried['pages']['qps_per_cpu']:,.0f}/s  open {queried['open_seconds']:.2f} s  "
-          f"peak RSS {_mb(queried['rss_mb'])} (open {_mb(queried['rss_open_mb'])})")
+          f"peak RSS {_mb(queried['rss_mb'])} (open {_mb(queried['rss_open_mb'])}; at the end "
+          f"anonymous {_mb(queried['rss_end'].get('RssAnon', 0))}, mapped files "
+          f"{_mb(queried['rss_end'].get('RssFile', 0))})")
     limit = _child(args, "bm25s", ours, tmp / "bm25s.json")
     same = agreement(ranked, json.loads((tmp / "bm25s.json").read_text()))
     print(f"  bm25s retrieve     {limit['ids']['qps_per_cpu']:7,.0f} q/s (ids only, mmap, "
@@ -328,7 +341,8 @@ def html_growth(args: argparse.Namespace, tmp: Path) -> None:
         shutil.rmtree(index, ignore_errors=True)
     print(f"  HTML growth, {args.html_docs:,} docs: " + "; ".join(
         f"+{padding:,} B hidden HTML per page: pages {_mb(pages / 1e6)}, query peak RSS "
-        f"{_mb(q['rss_mb'])}, {q['search']['qps_per_cpu']:,.0f} q/s"
+        f"{_mb(q['rss_mb'])} (anonymous {_mb(q['rss_end'].get('RssAnon', 0))}), "
+        f"{q['search']['qps_per_cpu']:,.0f} q/s"
         for padding, pages, q in rows))
 
 
