@@ -2,7 +2,7 @@
 
 Why not ``bm25s.BM25.index`` and ``retrieve``: bm25s builds from every document's token list in
 memory (Python lists: tens of GB for a Wikipedia dump), and its numpy retrieval scores every
-document and partitions an array the size of the corpus for each query (9 queries/s on one
+document and partitions an array the size of the corpus for each query (8-10 queries/s on one
 core at 1M documents, see ``benchmarks/bench_search_scale.py``). The files are the same, so
 ``bm25s.BM25.load(directory, mmap=True)`` still opens an index built here, with the same
 scores (Lucene BM25, bm25s's formula and float32 rounding, tested against bm25s itself).
