@@ -3,7 +3,7 @@
 Beam reads and cleans the pages (over dump files in parallel) into a staged ``_extracted``
 group of URL-sorted shards of at most ``EXTRACT_ROWS_PER_SHARD`` pages; ``index_extracted``
 streams them, shard by shard in name order, into ``docs/``, ``bm25/`` and ``pages/`` when the
-release is published. Memory stays bounded: one batch of pages, the vocabulary, about 40
+release is published. Memory stays bounded: one batch of pages, the vocabulary, about 50
 bytes per page, and one term range of the score matrix while it is written.
 """
 
