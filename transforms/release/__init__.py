@@ -44,7 +44,13 @@ from transforms.release.card import CardInfo, DatasetCard, baseline_table, md_te
 from transforms.release.formats import jsonl_bytes, parquet_bytes, to_json_bytes
 from transforms.release.manifest import parquet_rows, recorded_options, rows_in_split_order
 from transforms.release.run import EmptyReleaseError, publish, published, run_release
-from transforms.release.shards import WriteJson, WriteShards, ensure_empty_splits, read_group_rows
+from transforms.release.shards import (
+    WriteJson,
+    WriteShards,
+    ensure_empty_splits,
+    iter_group_rows,
+    read_group_rows,
+)
 from transforms.release.stats import group_tallies, length_statistics, top_prefixes
 from transforms.release.storage import RAW, list_files, read_json, write_bytes
 from transforms.release.target import (
@@ -73,7 +79,8 @@ __all__ = [
     "baseline_table", "check_name", "check_release_root", "ensure_empty_splits",
     "group_tallies", "jsonl_bytes", "latest_path", "length_statistics", "list_files",
     "list_releases", "md_text", "parquet_bytes", "parquet_rows", "publish", "published",
-    "read_group_rows", "read_json", "recorded_options", "require_intact", "resolve_release",
+    "iter_group_rows", "read_group_rows", "read_json", "recorded_options", "require_intact",
+    "resolve_release",
     "rows_in_split_order", "run_release", "to_json_bytes", "top_prefixes", "verify_release",
     "write_bytes",
 ]

@@ -11,7 +11,7 @@ import hashlib
 import io
 import json
 import math
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
 import apache_beam as beam
@@ -91,15 +91,21 @@ class WriteJson(beam.PTransform):
             path, json.dumps(obj, indent=2, sort_keys=True, ensure_ascii=False).encode()))
 
 
-def read_group_rows(directory: str, group: str) -> list[dict[str, Any]]:
-    """Rows of every Parquet file below ``<directory>/<group>/`` (any Beam filesystem)."""
-    rows: list[dict[str, Any]] = []
+def iter_group_rows(directory: str, group: str) -> Iterator[dict[str, Any]]:
+    """Rows of every Parquet file below ``<directory>/<group>/`` (any Beam filesystem), file
+    by file in name order, one row group at a time."""
     for name in list_files(directory):
         if name.startswith(f"{group}/") and name.endswith(".parquet"):
             path = FileSystems.join(directory, *name.split("/"))
             with FileSystems.open(path, compression_type=RAW) as handle:
-                rows += pq.read_table(io.BytesIO(handle.read())).to_pylist()
-    return rows
+                parquet = pq.ParquetFile(io.BytesIO(handle.read()))
+            for index in range(parquet.num_row_groups):
+                yield from parquet.read_row_group(index).to_pylist()
+
+
+def read_group_rows(directory: str, group: str) -> list[dict[str, Any]]:
+    """Rows of every Parquet file below ``<directory>/<group>/`` (any Beam filesystem)."""
+    return list(iter_group_rows(directory, group))
 
 
 def ensure_empty_splits(staging_dir: str, splits: Iterable[str], schema: pa.Schema) -> None:

@@ -9,19 +9,15 @@ bytes per page, and one term range of the score matrix while it is written.
 
 from __future__ import annotations
 
-import io
 import os
 import shutil
-from collections.abc import Iterator
-from typing import Any
 
 import apache_beam as beam
 from apache_beam.io import fileio
 from apache_beam.io.filesystem import CompressionTypes
-from apache_beam.io.filesystems import FileSystems
 
 from transforms.core.accounting import dead_letter, tally
-from transforms.release import ReleaseTarget, list_files
+from transforms.release import ReleaseTarget, iter_group_rows
 from transforms.sources.search_corpus import (
     DOC_SCHEMA,
     Skipped,
@@ -74,24 +70,10 @@ class ReadEnterpriseDump(beam.DoFn):
             yield dead_letter("pages", error, source=path)
 
 
-def extracted_rows(directory: str, group: str = "pages") -> Iterator[dict[str, Any]]:
-    """The rows of ``<directory>/<group>/*.parquet``, file by file in name order, one row
-    group at a time (any Beam filesystem)."""
-    import pyarrow.parquet as pq
-
-    names = sorted(n for n in list_files(directory)
-                   if n.startswith(f"{group}/") and n.endswith(".parquet"))
-    for name in names:
-        with FileSystems.open(FileSystems.join(directory, *name.split("/")),
-                              compression_type=CompressionTypes.UNCOMPRESSED) as handle:
-            parquet = pq.ParquetFile(io.BytesIO(handle.read()))
-        for index in range(parquet.num_row_groups):
-            yield from parquet.read_row_group(index).to_pylist()
-
-
 def index_extracted(target: ReleaseTarget, lang: str) -> int:
     """Build docs/, bm25/ and pages/ in the staging directory from the extracted pages."""
     extracted = os.path.join(target.staging_dir, EXTRACTED)
-    count = build_index(extracted_rows(extracted), target.staging_dir, lang, ordered=True)
+    count = build_index(iter_group_rows(extracted, "pages"), target.staging_dir, lang,
+                        ordered=True)
     shutil.rmtree(extracted, ignore_errors=True)
     return count
