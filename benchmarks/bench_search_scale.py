@@ -38,7 +38,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from child_process import report, run_child
+from child_process import Timed, peak_rss_mb, report, rss_split_mb, run_child, timed
 
 ROOT = Path(__file__).resolve().parent.parent
 HERE = Path(__file__).resolve().parent
@@ -57,58 +57,17 @@ def _tantivy():
     return search_scale_tantivy
 
 
-def peak_rss_mb() -> float:
-    """This process's own peak RSS (``VmHWM``; ``ru_maxrss`` would include the parent's
-    peak at the fork)."""
-    with open("/proc/self/status", encoding="ascii") as handle:
-        for line in handle:
-            if line.startswith("VmHWM:"):
-                return int(line.split()[1]) / 1024
-    return 0.0
-
-
-def rss_split_mb() -> dict[str, float]:
-    """Resident memory now: anonymous (the process's own) and file pages (memory-mapped index
-    files, which the kernel shares between processes and drops under pressure)."""
-    out = {}
-    with open("/proc/self/status", encoding="ascii") as handle:
-        for line in handle:
-            if line.startswith(("RssAnon:", "RssFile:")):
-                out[line.split(":")[0]] = int(line.split()[1]) / 1024
-    return out
-
-
-def timed(run, items: list) -> dict[str, float]:
-    started, cpu = time.perf_counter(), time.process_time()
-    for item in items:
-        run(item)
-    seconds, cpu = time.perf_counter() - started, time.process_time() - cpu
-    return {"qps": len(items) / seconds, "qps_per_cpu": len(items) / max(cpu, 1e-9),
-            "seconds": seconds}
-
-
 def child_build(args: argparse.Namespace) -> dict[str, Any]:
     from transforms.sources.search_corpus import build_index
 
     corpus = _corpus()
     corpus.prepare()
     before = peak_rss_mb()
-    generate = {"seconds": 0.0}
-
-    def records():
-        iterator = corpus.iter_records(args.docs, args.seed, args.html_padding_bytes)
-        while True:
-            started = time.perf_counter()
-            record = next(iterator, None)
-            generate["seconds"] += time.perf_counter() - started
-            if record is None:
-                return
-            yield record
-
+    records = Timed(corpus.iter_records(args.docs, args.seed, args.html_padding_bytes))
     started, cpu = time.perf_counter(), time.process_time()
-    docs = build_index(records(), args.index, ordered=True)
-    return {"docs": docs, "seconds": time.perf_counter() - started - generate["seconds"],
-            "cpu_seconds": time.process_time() - cpu, "generate_seconds": generate["seconds"],
+    docs = build_index(records, args.index, ordered=True)
+    return {"docs": docs, "seconds": time.perf_counter() - started - records.seconds,
+            "cpu_seconds": time.process_time() - cpu, "generate_seconds": records.seconds,
             "disk": _disk(args.index), "rss_before_mb": before, "rss_mb": peak_rss_mb()}
 
 
@@ -180,30 +139,12 @@ def child_tantivy_build(args: argparse.Namespace) -> dict[str, Any]:
     tantivy_side, corpus = _tantivy(), _corpus()
     corpus.prepare()
     before = peak_rss_mb()
-    records = _Timed(corpus.iter_records(args.docs, args.seed, args.html_padding_bytes))
+    records = Timed(corpus.iter_records(args.docs, args.seed, args.html_padding_bytes))
     built = tantivy_side.build_tantivy(records, args.index, heap_mb=args.heap_mb, threads=1,
                                        store_html=False)
     return {**built, "seconds": built["seconds"] - records.seconds,
             "generate_seconds": records.seconds, "rss_before_mb": before,
             "rss_mb": peak_rss_mb()}
-
-
-class _Timed:
-    """Records, with the time spent generating them taken out of the build's time."""
-
-    def __init__(self, items) -> None:
-        self._items = iter(items)
-        self.seconds = 0.0
-
-    def __iter__(self):
-        return self
-
-    def __next__(self):
-        started = time.perf_counter()
-        try:
-            return next(self._items)
-        finally:
-            self.seconds += time.perf_counter() - started
 
 
 def child_tantivy_query(args: argparse.Namespace) -> dict[str, Any]:

@@ -25,11 +25,11 @@ term in half the documents is ~10x slower than one with rare terms only (see the
 frequency line of the check).
 
 The check prints, per phase in a fresh process (so each peak RSS is that phase's alone; peak
-RSS is ``VmHWM``, see ``_rss_mb``): build time (wall and CPU, the corpus generation timed
-apart), index size on disk, segments, peak RSS; then single-threaded query throughput over
-the queries of ``search_scale_corpus.queries`` (ids only, and ids with url/title read from
-the document store), CPU time, peak RSS, and RSS after the id-only queries split into
-anonymous memory and mapped index files. The comparison with our index is
+RSS is ``VmHWM``, see ``child_process.peak_rss_mb``): build time (wall and CPU, the corpus
+generation timed apart), index size on disk, segments, peak RSS; then single-threaded query
+throughput over the queries of ``search_scale_corpus.queries`` (ids only, and ids with
+url/title read from the document store), CPU time, peak RSS, and RSS after the id-only
+queries split into anonymous memory and mapped index files. The comparison with our index is
 ``bench_search_scale.py``.
 """
 
@@ -38,7 +38,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import resource
 import shutil
 import sys
 import tempfile
@@ -48,7 +47,7 @@ from pathlib import Path
 from typing import Any
 
 import tantivy
-from child_process import report, run_child
+from child_process import Timed, peak_rss_mb, report, rss_split_mb, run_child, timed
 
 ROOT = Path(__file__).resolve().parent.parent
 BM25S_TOKENIZER = "bm25s_en"
@@ -209,83 +208,24 @@ class TantivySearch:
 
 # --- the check ------------------------------------------------------------------------------
 
-def _rss_mb() -> float:
-    """Peak RSS of this process in MB: ``VmHWM`` of /proc/self/status where there is one.
-    ``ru_maxrss`` is not used on Linux because it keeps the high-water mark across
-    ``fork``/``exec``: a child started by ``run_child`` would report at least the RSS the
-    parent had when it forked."""
-    try:
-        with open("/proc/self/status", encoding="ascii") as handle:
-            for line in handle:
-                if line.startswith("VmHWM:"):
-                    return int(line.split()[1]) / 1024
-    except OSError:
-        pass
-    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-
-
-def _rss_now() -> dict[str, float]:
-    """Current RSS split (MB): anonymous memory and mapped files (tantivy's memory-mapped
-    index files count here; the kernel can drop those pages under memory pressure)."""
-    out = {}
-    try:
-        with open("/proc/self/status", encoding="ascii") as handle:
-            for line in handle:
-                if line.startswith(("RssAnon:", "RssFile:")):
-                    out[line.split(":")[0]] = int(line.split()[1]) / 1024
-    except OSError:
-        pass
-    return out
-
-
-class _Timed:
-    """An iterator that adds the time spent producing its items to ``seconds`` (so the time
-    of generating the corpus can be taken out of a build's time)."""
-
-    def __init__(self, items):
-        self._items = iter(items)
-        self.seconds = 0.0
-        self.cpu_seconds = 0.0
-
-    def __iter__(self):
-        return self
-
-    def __next__(self):
-        started, cpu_started = time.perf_counter(), time.process_time()
-        try:
-            return next(self._items)
-        finally:
-            self.seconds += time.perf_counter() - started
-            self.cpu_seconds += time.process_time() - cpu_started
-
-
-def _records(args: argparse.Namespace) -> _Timed:
+def _records(args: argparse.Namespace) -> Timed:
     from search_scale_corpus import iter_records
 
-    return _Timed(iter_records(args.docs, args.seed, args.html_padding_bytes))
+    return Timed(iter_records(args.docs, args.seed, args.html_padding_bytes))
 
 
 def child_build(args: argparse.Namespace) -> dict[str, Any]:
     from search_scale_corpus import prepare
 
     prepare()  # the generator's own tables, before the measurement
-    rss_before = _rss_mb()
+    rss_before = peak_rss_mb()
     records = _records(args)
     result = build_tantivy(records, args.index, heap_mb=args.heap_mb,
                            threads=args.threads, store_html=args.store_html,
                            tokenizer=args.tokenizer)
     return {**result, "generate_seconds": records.seconds,
             "generate_cpu_seconds": records.cpu_seconds, "rss_before_mb": rss_before,
-            "rss_mb": _rss_mb()}
-
-
-def _time_queries(run, queries: list[str]) -> dict[str, float]:
-    started, cpu_started = time.perf_counter(), time.process_time()
-    for query in queries:
-        run(query)
-    seconds, cpu = time.perf_counter() - started, time.process_time() - cpu_started
-    return {"qps": len(queries) / seconds, "qps_per_cpu": len(queries) / max(cpu, 1e-9),
-            "seconds": seconds, "cpu_seconds": cpu}
+            "rss_mb": peak_rss_mb()}
 
 
 def _read_queries(args: argparse.Namespace) -> list[str]:
@@ -314,21 +254,21 @@ def _by_max_df(search: TantivySearch, queries: list[str]) -> dict[str, dict[str,
 
 def child_query(args: argparse.Namespace) -> dict[str, Any]:
     queries = _read_queries(args)
-    rss_before = _rss_mb()
+    rss_before = peak_rss_mb()
     started = time.perf_counter()
     search = TantivySearch(args.index)
     open_seconds = time.perf_counter() - started
     search.search(queries[0], 5)  # warm-up
-    rss_open = _rss_mb()
-    ids = _time_queries(lambda q: search.search(q, 5), queries)
-    rss_ids = _rss_mb()  # searching touches no stored document
-    rss_ids_split = _rss_now()
+    rss_open = peak_rss_mb()
+    ids = timed(lambda q: search.search(q, 5), queries)
+    rss_ids = peak_rss_mb()  # searching touches no stored document
+    rss_ids_split = rss_split_mb()
     ids["by_max_df"] = _by_max_df(search, queries)
-    pages = _time_queries(lambda q: search.search_pages(q, 5), queries)
+    pages = timed(lambda q: search.search_pages(q, 5), queries)
     result = {"queries": len(queries), "open_seconds": open_seconds, "ids": ids,
               "pages": pages, "rss_before_mb": rss_before, "rss_open_mb": rss_open,
               "rss_ids_mb": rss_ids, "rss_ids_split_mb": rss_ids_split,
-              "rss_end_split_mb": _rss_now(), "rss_mb": _rss_mb()}
+              "rss_end_split_mb": rss_split_mb(), "rss_mb": peak_rss_mb()}
     if args.results:
         with open(args.results, "w", encoding="utf-8") as handle:
             json.dump([search.search(q, 5) for q in queries], handle)
