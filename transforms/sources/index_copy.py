@@ -5,8 +5,9 @@ On Dataflow, ``--index-dir gs://bucket/indexes/search_en/1.0.0`` is copied once 
 (a file lock makes the other worker processes of the VM wait for the first one), streaming,
 into ``$QA_INDEX_CACHE`` (default ``<tmp>/qa-index-cache``). Only what search and page reads
 need is copied (``bm25/``, ``pages/``, ``index_meta.json``, not the ``docs`` table), and every
-file is checked against the release manifest's sha256 and size while it is copied: a damaged
-or partial copy is never used, and a finished copy is renamed into place atomically.
+file is checked against the release manifest's sha256 and size while it is copied (reading
+stops once a file is longer than the manifest says): a damaged or partial copy is never
+used, and a finished copy is renamed into place atomically.
 """
 
 from __future__ import annotations
@@ -85,14 +86,14 @@ def _copy(remote: str, root: str, target: str) -> None:
         for name, entry in sorted(needed_files(manifest).items()):
             local = os.path.join(staging, *name.split("/"))
             os.makedirs(os.path.dirname(local), exist_ok=True)
-            digest, size = hashlib.sha256(), 0
+            digest, size, expected = hashlib.sha256(), 0, int(entry.get("bytes", -1))
             with FileSystems.open(FileSystems.join(remote, *name.split("/")),
                                   compression_type=RAW) as source, open(local, "wb") as out:
-                while block := source.read(_BLOCK):
+                while size <= expected and (block := source.read(_BLOCK)):
                     digest.update(block)
                     size += len(block)
                     out.write(block)
-            if digest.hexdigest() != entry.get("sha256") or size != entry.get("bytes"):
+            if digest.hexdigest() != entry.get("sha256") or size != expected:
                 raise DamagedIndexError(f"{remote}/{name} does not match the release manifest "
                                         f"({size} bytes, sha256 {digest.hexdigest()[:12]}…)")
         os.rename(staging, target)

@@ -79,3 +79,12 @@ def test_index_dirs_are_checked_before_any_work(tmp_path, index_release, bucket)
         check_index_dir(str(old))
     with pytest.raises(IndexFormatError, match="not a published index release"):
         check_index_dir("fakegs://idx/search_en/2.0.0")
+
+
+def test_a_remote_file_longer_than_the_manifest_says_stops_the_copy(tmp_path, bucket):
+    index_meta = bucket / "index_meta.json"
+    index_meta.write_bytes(index_meta.read_bytes() + b" " * (9 << 20))  # more than one block
+    cache = tmp_path / "cache"
+    with pytest.raises(DamagedIndexError, match="index_meta.json"):
+        local_index(REMOTE, cache_root=str(cache))
+    assert [p.name for p in cache.iterdir() if not p.name.endswith(".lock")] == []
