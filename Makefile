@@ -8,7 +8,8 @@
 #               kept apart from ours because their pins clash with Beam's; the tests marked
 #               label_studio use it and skip without it
 # Set-up: a virtual environment in .venv with the project and its dev dependencies,
-# reinstalled only when pyproject.toml changes (the stamp file is older than it).
+# reinstalled only when pyproject.toml, setup.py or a C source changes (the stamp file is older
+# than it); the install compiles the C extensions with the machine's gcc.
 
 PYTHON ?= python3
 VENV := .venv
@@ -25,7 +26,7 @@ export PATH := $(BIN):$(PATH)
 
 setup: $(STAMP)
 
-$(STAMP): pyproject.toml
+$(STAMP): pyproject.toml setup.py $(wildcard filters/*/*.c transforms/*/*.c)
 	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else \
 		"Python 3.11 or newer is needed; run: make PYTHON=python3.11 ...")'
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)

@@ -13,7 +13,8 @@ Each phase runs in a process of its own (``child_process.run_child``), so each p
   index, page store, ``docs`` Parquet), corpus generation timed apart;
 * **ours, query**: ``LocalSearch.search`` (top 5, URL, title and snippet, as ``build_nq``
   uses it) twice, the first pass faulting the mapped index in, then ``Bm25Index.top_k``
-  alone (ids only) and page fetches by title;
+  alone (ids only: MaxScore in C), the same with ``top_k_threshold`` (the numpy threshold
+  algorithm, the path before the C extension) and page fetches by title;
 * **bm25s retrieve** (the library's own path, the limit we replace): ``bm25s.BM25.load(mmap=
   True)`` on the same files and ``retrieve(k=5)``, ids only;
 * **tantivy** (PyPI ``tantivy``): build (HTML not stored: the page store serves pages), then
@@ -78,6 +79,7 @@ def _disk(directory: str) -> dict[str, int]:
 
 def child_query(args: argparse.Namespace) -> dict[str, Any]:
     from filters.nq.search_hits import wikipedia_title
+    from transforms.clients.bm25_index import NATIVE_TOP_K
     from transforms.clients.local_search import LocalSearch
 
     queries = json.loads(Path(args.query_file).read_text(encoding="utf-8"))
@@ -100,11 +102,12 @@ def child_query(args: argparse.Namespace) -> dict[str, Any]:
     full = timed(run, queries)
     tokenize, index = search._tokenize, search._index
     ids = timed(lambda q: index.top_k(tokenize([q])[0], 5), queries)
+    numpy_ids = timed(lambda q: index.top_k_threshold(tokenize([q])[0], 5), queries)
     titles = [wikipedia_title(url, "en") for url in urls]
     pages = timed(lambda title: search.page(title).html, titles)
     Path(args.results).write_text(json.dumps(ranked), encoding="utf-8")
     return {"queries": len(queries), "open_seconds": opened, "search": full, "cold": cold,
-            "ids": ids,
+            "ids": ids, "numpy_ids": numpy_ids, "native": NATIVE_TOP_K,
             "pages": pages, "rss_before_mb": before, "rss_open_mb": rss_open,
             "rss_mb": peak_rss_mb(), "rss_end": rss_split_mb()}
 
@@ -243,7 +246,9 @@ def run(args: argparse.Namespace, tmp: Path) -> None:
     ranked = json.loads((tmp / "ours.json").read_text())
     print(f"  ours, search       {queried['search']['qps_per_cpu']:7,.0f} q/s (top 5 + url, "
           f"title, snippet; first pass {queried['cold']['qps_per_cpu']:,.0f})  ids only "
-          f"{queried['ids']['qps_per_cpu']:,.0f} q/s  page by title "
+          f"{queried['ids']['qps_per_cpu']:,.0f} q/s ("
+          f"{'MaxScore in C' if queried['native'] else 'C extension not built: numpy'}; the numpy "
+          f"threshold path {queried['numpy_ids']['qps_per_cpu']:,.0f} q/s)  page by title "
           f"{queried['pages']['qps_per_cpu']:,.0f}/s  open {queried['open_seconds']:.2f} s  "
           f"peak RSS {_mb(queried['rss_mb'])} (open {_mb(queried['rss_open_mb'])}; at the end "
           f"anonymous {_mb(queried['rss_end'].get('RssAnon', 0))}, mapped files "

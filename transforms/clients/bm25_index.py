@@ -37,6 +37,13 @@ import numpy as np
 
 from transforms.clients.page_store import load_array
 
+try:
+    from transforms.clients import _bm25_topk
+except ImportError:  # not built (a source tree without `pip install`): numpy, same results
+    _bm25_topk = None
+
+NATIVE_TOP_K = _bm25_topk is not None
+
 DATA = "data.csc.index.npy"
 INDICES = "indices.csc.index.npy"
 INDPTR = "indptr.csc.index.npy"
@@ -260,7 +267,28 @@ class Bm25Index:
 
     def top_k(self, tokens: Sequence[str], k: int) -> list[tuple[int, float]]:
         """``(doc id, score)`` of the ``k`` best documents with a positive score, best first,
-        equal scores by lower id. A token repeated in the query counts again, as in bm25s."""
+        equal scores by lower id. A token repeated in the query counts again, as in bm25s.
+
+        MaxScore in C (``_bm25_topk``) when the extension is built, else
+        :meth:`top_k_threshold`; both give the same list."""
+        if _bm25_topk is None:
+            return self.top_k_threshold(tokens, k)
+        columns = len(self._indptr) - 1
+        ids = [i for i in (self.vocab.get(t, columns) for t in tokens) if i < columns]
+        if not ids or k <= 0:
+            return []
+        weight = Counter(ids)
+        slots = {term: slot for slot, term in enumerate(weight)}
+        terms = []
+        for term, count in weight.items():
+            start, end = int(self._indptr[term]), int(self._indptr[term + 1])
+            best = float(self._impact_data[start]) if end > start else 0.0
+            terms.append((start, end - start, count * best, float(count)))
+        return _bm25_topk.top_k(self._data, self._indices, terms, [slots[t] for t in ids], k)
+
+    def top_k_threshold(self, tokens: Sequence[str], k: int) -> list[tuple[int, float]]:
+        """:meth:`top_k` in numpy: Fagin's threshold algorithm over the impact-ordered
+        postings (the reference the C search is tested against)."""
         columns = len(self._indptr) - 1
         ids = [i for i in (self.vocab.get(t, columns) for t in tokens) if i < columns]
         if not ids or k <= 0:

@@ -4,6 +4,7 @@ import numpy as np
 import pytest
 
 from filters.text.bm25 import bm25_retriever, import_bm25s
+from transforms.clients import bm25_index
 from transforms.clients.bm25_index import IMPACT_DATA, Bm25Index, Bm25IndexWriter
 
 
@@ -55,19 +56,47 @@ def test_threshold_top_k_is_exact(tmp_path, depth):
     for _ in range(300):
         query = [f"w{int(x)}" for x in rng.zipf(1.2, size=int(rng.integers(1, 7)))]
         k = int(rng.integers(1, 25))
-        assert index.top_k(query, k) == brute_force(docs, query, k), query
+        assert index.top_k_threshold(query, k) == brute_force(docs, query, k), query
+
+
+@pytest.mark.skipif(not bm25_index.NATIVE_TOP_K, reason="the C extension is not built")
+@pytest.mark.parametrize("seed", [1, 4])
+def test_maxscore_top_k_in_c_is_exact(tmp_path, seed):
+    docs = corpus(seed=seed)
+    write(tmp_path, docs)
+    index = Bm25Index(str(tmp_path))
+    rng = np.random.default_rng(seed + 10)
+    for _ in range(400):  # repeated terms, unknown ones, k from 1 to beyond the matches
+        query = [f"w{int(x)}" for x in rng.zipf(1.2, size=int(rng.integers(1, 9)))]
+        k = int(rng.integers(1, 40))
+        expected = brute_force(docs, query, k)
+        assert index.top_k(query, k) == expected == index.top_k_threshold(query, k), query
+
+
+@pytest.mark.skipif(not bm25_index.NATIVE_TOP_K, reason="the C extension is not built")
+def test_maxscore_top_k_rejects_bad_arguments(tmp_path):
+    index = write(tmp_path, [["river", "nile"], ["lake"]])
+    native = bm25_index._bm25_topk
+    with pytest.raises(ValueError, match="outside the index"):
+        native.top_k(index._data, index._indices, [(0, 99, 1.0, 1.0)], [0], 5)
+    with pytest.raises(ValueError, match="not among the terms"):
+        native.top_k(index._data, index._indices, [(0, 1, 1.0, 1.0)], [3], 5)
+    with pytest.raises(TypeError, match="float32"):
+        native.top_k(index._indices, index._indices, [(0, 1, 1.0, 1.0)], [0], 5)
+    assert native.top_k(index._data, index._indices, [(0, 1, 1.0, 1.0)], [0], 0) == []
 
 
 def test_ties_repeated_and_unknown_tokens(tmp_path):
     docs = [["river", "nile"], ["river", "amazon"], ["river", "nile"], ["lake"]]
     index = write(tmp_path, docs)
-    ranked = index.top_k(["nile", "river"], 3)
-    assert [doc for doc, _ in ranked] == [0, 2, 1]  # equal scores: lower id first
-    assert ranked[0][1] == ranked[1][1] > ranked[2][1] > 0
-    assert index.top_k(["nile", "nile", "amazon"], 2) == brute_force(
-        docs, ["nile", "nile", "amazon"], 2)
-    assert index.top_k(["unknown"], 5) == [] and index.top_k([], 5) == []
-    assert index.top_k(["", "zzz"], 5) == []  # bm25s's empty token has no column
+    for top_k in (index.top_k, index.top_k_threshold):
+        ranked = top_k(["nile", "river"], 3)
+        assert [doc for doc, _ in ranked] == [0, 2, 1]  # equal scores: lower id first
+        assert ranked[0][1] == ranked[1][1] > ranked[2][1] > 0
+        assert top_k(["nile", "nile", "amazon"], 2) == brute_force(
+            docs, ["nile", "nile", "amazon"], 2)
+        assert top_k(["unknown"], 5) == [] and top_k([], 5) == []
+        assert top_k(["", "zzz"], 5) == []  # bm25s's empty token has no column
 
 
 def test_bm25s_opens_our_index_memory_mapped(tmp_path):

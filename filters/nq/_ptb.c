@@ -1,0 +1,944 @@
+/* The PTB-like word splitter of filters/nq/text_tokens.py in C.
+ *
+ * ``tokenize_text(text)`` returns exactly what ``filters.nq.text_tokens.tokenize_text``
+ * returns: a list of (start, end, token) tuples over the code points of ``text``.  The
+ * Python module stays the reference; every regex there is a hand-written scanner here that
+ * gives the same (leftmost, backtracking) match.  No mutable global state.
+ */
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+#include <string.h>
+
+#define NO_CHAR ((Py_UCS4)0xFFFFFFFFu)
+
+/* ---- character classes ------------------------------------------------------------ */
+
+/* _PUNCT */
+static int
+is_punct(Py_UCS4 ch)
+{
+    switch (ch) {
+    case 0x21: case 0x22: case 0x23: case 0x24: case 0x25: case 0x26: case 0x27:
+    case 0x28: case 0x29: case 0x2A: case 0x2B: case 0x2C: case 0x2E: case 0x2F:
+    case 0x3A: case 0x3B: case 0x3C: case 0x3D: case 0x3E: case 0x3F: case 0x40:
+    case 0x5B: case 0x5C: case 0x5D: case 0x5E: case 0x60: case 0x7B: case 0x7C:
+    case 0x7D: case 0x7E: case 0xA1: case 0xA2: case 0xA3: case 0xA5: case 0xA7:
+    case 0xA9: case 0xAB: case 0xAE: case 0xB0: case 0xB6: case 0xB7: case 0xBB:
+    case 0xBF: case 0x60C: case 0x61B: case 0x61F: case 0x964: case 0x2013:
+    case 0x2014: case 0x2015: case 0x2018: case 0x2019: case 0x201A: case 0x201C:
+    case 0x201D: case 0x201E: case 0x2022: case 0x2026: case 0x2032: case 0x2033:
+    case 0x2039: case 0x203A: case 0x20AC: case 0x2122: case 0x3001: case 0x3002:
+    case 0x3008: case 0x3009: case 0x300A: case 0x300B: case 0x300C: case 0x300D:
+    case 0x300E: case 0x300F: case 0x3010: case 0x3011: case 0x3014: case 0x3015:
+    case 0xFF01: case 0xFF08: case 0xFF09: case 0xFF0C: case 0xFF1A: case 0xFF1B:
+    case 0xFF1F:
+        return 1;
+    default:
+        return 0;
+    }
+}
+
+/* [^_PUNCT\-]: a character of a word atom (and of _PLAIN). */
+static inline int
+is_wordch(Py_UCS4 ch)
+{
+    return ch != '-' && !is_punct(ch);
+}
+
+/* What _CHUNK does not match: \s, U+200B, U+FEFF. */
+static inline int
+is_chunk_sep(Py_UCS4 ch)
+{
+    return ch == 0x200B || ch == 0xFEFF || Py_UNICODE_ISSPACE(ch);
+}
+
+static inline int
+is_dquote(Py_UCS4 ch)
+{
+    return ch == '"' || ch == 0x201C || ch == 0x201D || ch == 0x201E;
+}
+
+static inline int
+is_apos_ch(Py_UCS4 ch)
+{
+    return ch == '\'' || ch == 0x2019;
+}
+
+static inline int
+is_currency(Py_UCS4 ch)
+{
+    return ch == '$' || ch == 0x20AC || ch == 0xA3 || ch == 0xA5;
+}
+
+/* _URL_TRAIL */
+static inline int
+is_url_trail(Py_UCS4 ch)
+{
+    switch (ch) {
+    case '.': case ',': case ';': case ':': case '!': case '?': case ')': case ']':
+    case '\'': case '"': case 0x201D: case 0x2019:
+        return 1;
+    default:
+        return 0;
+    }
+}
+
+/* [^\s"<>] */
+static inline int
+is_url_char(Py_UCS4 ch)
+{
+    return ch != '"' && ch != '<' && ch != '>' && !Py_UNICODE_ISSPACE(ch);
+}
+
+static inline int
+is_ascii_alpha(Py_UCS4 ch)
+{
+    return (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z');
+}
+
+/* [A-Za-z0-9] */
+static inline int
+is_dom_x(Py_UCS4 ch)
+{
+    return is_ascii_alpha(ch) || (ch >= '0' && ch <= '9');
+}
+
+/* [A-Za-z0-9-] */
+static inline int
+is_dom_y(Py_UCS4 ch)
+{
+    return is_dom_x(ch) || ch == '-';
+}
+
+/* A pattern literal (lower-case ASCII letter or symbol) under re.IGNORECASE on str. */
+static inline int
+ci_eq(Py_UCS4 ch, char lit)
+{
+    if (lit >= 'a' && lit <= 'z') {
+        if (ch == (Py_UCS4)lit || ch == (Py_UCS4)(lit - 'a' + 'A'))
+            return 1;
+        if (lit == 's' && ch == 0x17F)  /* LATIN SMALL LETTER LONG S */
+            return 1;
+        if (lit == 'k' && ch == 0x212A)  /* KELVIN SIGN */
+            return 1;
+        return 0;
+    }
+    return ch == (Py_UCS4)lit;
+}
+
+/* ---- word sets and str.lower() ------------------------------------------------------ */
+
+static const char *const CLITICS[] = {"s", "m", "d", "ll", "re", "ve", NULL};
+
+static const char *const HYPHEN_PREFIXES[] = {
+    "e", "a", "u", "x", "agro", "ante", "anti", "arch", "be", "bi", "bio", "co", "counter",
+    "cross", "cyber", "de", "eco", "ex", "extra", "inter", "intra", "macro", "mega", "micro",
+    "mid", "mini", "multi", "neo", "non", "over", "pan", "para", "peri", "post", "pre", "pro",
+    "pseudo", "quasi", "re", "semi", "sub", "super", "tri", "ultra", "un", "uni", "vice",
+    NULL};
+
+static const char *const ABBREVIATIONS[] = {
+    "mr", "mrs", "ms", "dr", "prof", "st", "sr", "jr", "mt", "ft", "lt", "col", "gen", "gov",
+    "sen", "rep", "rev", "hon", "capt", "sgt", "vs", "v", "inc", "corp", "co", "ltd", "no",
+    "vol", "vols", "p", "pp", "ed", "eds", "fig", "ch", "op", "cf", "ca", "approx", "dept",
+    "jan", "feb", "mar", "apr", "jun", "jul", "aug", "sep", "sept", "oct", "nov", "dec",
+    NULL};
+
+#define KEY_CAP 16
+
+/* str.lower() of t[s:e] into key when the result is ASCII and short; -1 otherwise (then
+ * it is in none of the ASCII word sets).  The only non-ASCII code point whose lower() is
+ * ASCII is U+212A KELVIN SIGN -> 'k' (checked over all of Unicode). */
+static Py_ssize_t
+lower_key(const Py_UCS4 *t, Py_ssize_t s, Py_ssize_t e, char *key)
+{
+    Py_ssize_t n = e - s, k;
+    if (n < 0 || n > KEY_CAP)
+        return -1;
+    for (k = 0; k < n; k++) {
+        Py_UCS4 ch = t[s + k];
+        if (ch < 128)
+            key[k] = (char)((ch >= 'A' && ch <= 'Z') ? ch - 'A' + 'a' : ch);
+        else if (ch == 0x212A)
+            key[k] = 'k';
+        else
+            return -1;
+    }
+    return n;
+}
+
+static int
+key_in(const char *key, Py_ssize_t n, const char *const *set)
+{
+    if (n < 0)
+        return 0;
+    for (; *set; set++) {
+        if ((Py_ssize_t)strlen(*set) == n && memcmp(*set, key, (size_t)n) == 0)
+            return 1;
+    }
+    return 0;
+}
+
+static int
+lower_in(const Py_UCS4 *t, Py_ssize_t s, Py_ssize_t e, const char *const *set)
+{
+    char key[KEY_CAP];
+    return key_in(key, lower_key(t, s, e, key), set);
+}
+
+static int
+lower_is(const Py_UCS4 *t, Py_ssize_t s, Py_ssize_t e, const char *word)
+{
+    char key[KEY_CAP];
+    Py_ssize_t n = lower_key(t, s, e, key);
+    return n >= 0 && (Py_ssize_t)strlen(word) == n && memcmp(word, key, (size_t)n) == 0;
+}
+
+/* ---- word predicates ---------------------------------------------------------------- */
+
+static int
+all_wordch(const Py_UCS4 *t, Py_ssize_t s, Py_ssize_t e)
+{
+    for (; s < e; s++)
+        if (!is_wordch(t[s]))
+            return 0;
+    return 1;
+}
+
+/* _is_initials(t[s:e]) */
+static int
+is_initials(const Py_UCS4 *t, Py_ssize_t s, Py_ssize_t e)
+{
+    Py_ssize_t n = e - s, k;
+    if (n <= 0 || n % 2)
+        return 0;
+    for (k = 0; k < n; k += 2)
+        if (!Py_UNICODE_ISALPHA(t[s + k]) || t[s + k + 1] != '.')
+            return 0;
+    return 1;
+}
+
+/* final_period_stays(t[s:e], next_char) */
+static int
+final_period_stays(const Py_UCS4 *t, Py_ssize_t s, Py_ssize_t e, Py_UCS4 nc)
+{
+    if (nc == NO_CHAR)
+        return 0;
+    if (Py_UNICODE_ISDIGIT(nc))
+        return 1;
+    if (Py_UNICODE_ISALPHA(nc))
+        return (e - s == 1 && Py_UNICODE_ISALPHA(t[s])) || lower_in(t, s, e, ABBREVIATIONS);
+    return 0;
+}
+
+/* ---- regex scanners (match at p, text bounded by pe); end or -1 ------------------------ */
+
+/* _DOMAIN: [A-Za-z0-9][A-Za-z0-9-]*(?:\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,}
+ *          (?![A-Za-z0-9-]|\.[A-Za-z0-9])
+ * Every quantified part must take a whole dot-separated segment, so the backtracking
+ * match ends after the last segment (within the first run of non-empty ones) that is
+ * all letters, at least two, and passes the lookahead. */
+static Py_ssize_t
+domain_match(const Py_UCS4 *t, Py_ssize_t p, Py_ssize_t pe)
+{
+    Py_ssize_t q, best = -1;
+    if (p >= pe || !is_dom_x(t[p]))
+        return -1;
+    q = p + 1;
+    while (q < pe && is_dom_y(t[q]))
+        q++;
+    while (q < pe && t[q] == '.') {
+        Py_ssize_t s = q + 1, e = s;
+        int letters = 1;
+        while (e < pe && is_dom_y(t[e])) {
+            if (!is_ascii_alpha(t[e]))
+                letters = 0;
+            e++;
+        }
+        if (e == s)
+            break;
+        if (letters && e - s >= 2
+                && !(e + 1 < pe && t[e] == '.' && is_dom_x(t[e + 1])))
+            best = e;
+        q = e;
+    }
+    return best;
+}
+
+/* _NUMBER: [$€£¥]?\d+(?:,\d{3})*(?:\.\d+)?(?![\d]) */
+static Py_ssize_t
+number_match(const Py_UCS4 *t, Py_ssize_t p, Py_ssize_t pe)
+{
+    Py_ssize_t q = p, b, prev_b = -1;
+    if (q < pe && is_currency(t[q]))
+        q++;
+    if (q >= pe || !Py_UNICODE_ISDECIMAL(t[q]))
+        return -1;
+    b = q + 1;
+    while (b < pe && Py_UNICODE_ISDECIMAL(t[b]))
+        b++;
+    while (b + 3 < pe && t[b] == ',' && Py_UNICODE_ISDECIMAL(t[b + 1])
+           && Py_UNICODE_ISDECIMAL(t[b + 2]) && Py_UNICODE_ISDECIMAL(t[b + 3])) {
+        prev_b = b;
+        b += 4;
+    }
+    if (prev_b >= 0 && b < pe && Py_UNICODE_ISDECIMAL(t[b]))
+        return prev_b;  /* ",1234": the last group backs off */
+    if (b + 1 < pe && t[b] == '.' && Py_UNICODE_ISDECIMAL(t[b + 1])) {
+        b += 2;
+        while (b < pe && Py_UNICODE_ISDECIMAL(t[b]))
+            b++;
+    }
+    return b;
+}
+
+/* _URL (re.I) matched at p: (?:https?|ftp)://[^\s"<>]+|www\.[^\s"<>]+ */
+static Py_ssize_t
+url_match(const Py_UCS4 *t, Py_ssize_t p, Py_ssize_t pe)
+{
+    Py_ssize_t q = -1, r;
+    if (p + 4 <= pe && ci_eq(t[p], 'h') && ci_eq(t[p + 1], 't') && ci_eq(t[p + 2], 't')
+            && ci_eq(t[p + 3], 'p')) {
+        q = p + 4;
+        if (q < pe && ci_eq(t[q], 's'))
+            q++;
+    } else if (p + 3 <= pe && ci_eq(t[p], 'f') && ci_eq(t[p + 1], 't')
+               && ci_eq(t[p + 2], 'p')) {
+        q = p + 3;
+    }
+    if (q >= 0) {
+        if (q + 3 <= pe && t[q] == ':' && t[q + 1] == '/' && t[q + 2] == '/') {
+            q += 3;
+            r = q;
+            while (r < pe && is_url_char(t[r]))
+                r++;
+            if (r > q)
+                return r;
+        }
+        return -1;
+    }
+    if (p + 4 <= pe && ci_eq(t[p], 'w') && ci_eq(t[p + 1], 'w') && ci_eq(t[p + 2], 'w')
+            && t[p + 3] == '.') {
+        q = p + 4;
+        r = q;
+        while (r < pe && is_url_char(t[r]))
+            r++;
+        if (r > q)
+            return r;
+    }
+    return -1;
+}
+
+/* ---- output ------------------------------------------------------------------------- */
+
+typedef struct {
+    Py_ssize_t s, e;
+} Atom;
+
+typedef struct {
+    Py_ssize_t s, e;
+    int joined;
+} Chunk;
+
+enum { Q_NONE = 0, Q_OPEN = 1, Q_CLOSE = 2 };
+
+typedef struct {
+    PyObject *src;
+    const Py_UCS4 *t;
+    PyObject *out;
+    int last_quote;  /* the ``quotes`` list: only its last element is ever read */
+    Atom *atoms;     /* scratch, one part at a time */
+} Ctx;
+
+/* Append (s, e, str); steals str (which may be NULL on error). */
+static int
+emit_obj(Ctx *c, Py_ssize_t s, Py_ssize_t e, PyObject *str)
+{
+    PyObject *a, *b, *tup;
+    int r;
+    if (str == NULL)
+        return -1;
+    tup = PyTuple_New(3);
+    if (tup == NULL) {
+        Py_DECREF(str);
+        return -1;
+    }
+    PyTuple_SET_ITEM(tup, 2, str);
+    a = PyLong_FromSsize_t(s);
+    if (a == NULL) {
+        Py_DECREF(tup);
+        return -1;
+    }
+    PyTuple_SET_ITEM(tup, 0, a);
+    b = PyLong_FromSsize_t(e);
+    if (b == NULL) {
+        Py_DECREF(tup);
+        return -1;
+    }
+    PyTuple_SET_ITEM(tup, 1, b);
+    r = PyList_Append(c->out, tup);
+    Py_DECREF(tup);
+    return r;
+}
+
+static int
+emit_slice(Ctx *c, Py_ssize_t s, Py_ssize_t e)
+{
+    return emit_obj(c, s, e, PyUnicode_Substring(c->src, s, e));
+}
+
+static int
+emit_buf(Ctx *c, Py_ssize_t s, Py_ssize_t e, const Py_UCS4 *buf, Py_ssize_t n)
+{
+    return emit_obj(c, s, e, PyUnicode_FromKindAndData(PyUnicode_4BYTE_KIND, buf, n));
+}
+
+static int
+emit_ascii(Ctx *c, Py_ssize_t s, Py_ssize_t e, const char *str)
+{
+    return emit_obj(c, s, e, PyUnicode_FromString(str));
+}
+
+/* _TRANSLATE.get(ch, ch) for the one-character text t[s:s+1]. */
+static int
+emit_translated(Ctx *c, Py_ssize_t s)
+{
+    switch (c->t[s]) {
+    case '[':
+        return emit_ascii(c, s, s + 1, "(");
+    case ']':
+        return emit_ascii(c, s, s + 1, ")");
+    case 0x2019: case 0x2018: case 0x201A:
+        return emit_ascii(c, s, s + 1, "'");
+    case 0x2013: case 0x2014: case 0x2015:
+        return emit_ascii(c, s, s + 1, "--");
+    case 0x2026:
+        return emit_ascii(c, s, s + 1, "...");
+    default:
+        return emit_slice(c, s, s + 1);
+    }
+}
+
+/* ---- _ChunkSplitter ------------------------------------------------------------------ */
+
+typedef struct {
+    Ctx *c;
+    const Py_UCS4 *t;
+    Atom *a;
+    Py_ssize_t na;
+    Py_ssize_t pe;   /* end of the part: the regexes see only the part */
+    Py_UCS4 nc;      /* next_char, NO_CHAR for "" */
+    int glued;
+} Splitter;
+
+static inline int
+valid(const Splitter *sp, Py_ssize_t j)
+{
+    return j >= 0 && j < sp->na;
+}
+
+static inline Py_ssize_t
+alen(const Splitter *sp, Py_ssize_t j)
+{
+    return valid(sp, j) ? sp->a[j].e - sp->a[j].s : 0;
+}
+
+static inline Py_UCS4
+first(const Splitter *sp, Py_ssize_t j)
+{
+    return sp->t[sp->a[j].s];
+}
+
+/* _is_word(self._at(j)) */
+static inline int
+atom_word(const Splitter *sp, Py_ssize_t j)
+{
+    return valid(sp, j) && is_wordch(first(sp, j));
+}
+
+/* self._text(j) == ch */
+static inline int
+atom_is(const Splitter *sp, Py_ssize_t j, Py_UCS4 ch)
+{
+    return alen(sp, j) == 1 && first(sp, j) == ch;
+}
+
+/* self._text(j) in APOSTROPHES */
+static inline int
+atom_apos(const Splitter *sp, Py_ssize_t j)
+{
+    return alen(sp, j) == 1 && is_apos_ch(first(sp, j));
+}
+
+static inline int
+atom_lower_is(const Splitter *sp, Py_ssize_t j, const char *word)
+{
+    if (!valid(sp, j))
+        return word[0] == '\0';
+    return lower_is(sp->t, sp->a[j].s, sp->a[j].e, word);
+}
+
+static void
+split_atoms(Splitter *sp, Py_ssize_t ps, Py_ssize_t pe)
+{
+    const Py_UCS4 *t = sp->t;
+    Py_ssize_t p = ps, q, n = 0;
+    while (p < pe) {
+        Py_UCS4 ch = t[p];
+        if ((ch == '.' || ch == '-') && p + 1 < pe && t[p + 1] == ch) {
+            q = p + 2;
+            while (q < pe && t[q] == ch)
+                q++;
+        } else if (is_punct(ch) || ch == '-') {
+            q = p + 1;
+        } else {
+            q = p + 1;
+            while (q < pe && is_wordch(t[q]))
+                q++;
+        }
+        sp->a[n].s = p;
+        sp->a[n].e = q;
+        n++;
+        p = q;
+    }
+    sp->na = n;
+}
+
+/* _match_at: the atom after a match ending at `end` (from atom i), or -1. */
+static Py_ssize_t
+atom_after(const Splitter *sp, Py_ssize_t end, Py_ssize_t i)
+{
+    Py_ssize_t j;
+    if (end < 0)
+        return -1;
+    for (j = i; j < sp->na; j++) {
+        if (sp->a[j].e == end)
+            return j + 1;
+        if (sp->a[j].e > end)
+            break;
+    }
+    return -1;
+}
+
+static int
+is_clitic(const Splitter *sp, Py_ssize_t j)
+{
+    char key[KEY_CAP];
+    Py_ssize_t n;
+    if (atom_word(sp, j + 2) || atom_apos(sp, j + 2))
+        return 0;
+    if (!valid(sp, j + 1))
+        return 0;  /* "" is no clitic and not "t" */
+    n = lower_key(sp->t, sp->a[j + 1].s, sp->a[j + 1].e, key);
+    if (key_in(key, n, CLITICS))
+        return 1;
+    if (n == 1 && key[0] == 't' && valid(sp, j - 1)) {
+        Py_UCS4 last = sp->t[sp->a[j - 1].e - 1];
+        return last == 'n' || last == 'N';
+    }
+    return 0;
+}
+
+static Py_ssize_t
+acronym(const Splitter *sp, Py_ssize_t i)
+{
+    Py_ssize_t j = i;
+    while (alen(sp, j) == 1 && atom_word(sp, j) && atom_is(sp, j + 1, '.')
+           && Py_UNICODE_ISALPHA(first(sp, j)))
+        j += 2;
+    return j - i >= 4 ? j : -1;
+}
+
+static Py_ssize_t
+compound(const Splitter *sp, Py_ssize_t i)
+{
+    Py_ssize_t j = i + 1;
+    while (atom_word(sp, j + 1)) {
+        if (atom_is(sp, j, '&'))
+            j += 2;
+        else if (atom_apos(sp, j) && !is_clitic(sp, j))
+            j += 2;
+        else if (atom_is(sp, j, '-')
+                 && lower_in(sp->t, sp->a[i].s, sp->a[i].e, HYPHEN_PREFIXES)
+                 && Py_UNICODE_ISALNUM(first(sp, j + 1)))
+            j += 2;
+        else
+            break;
+    }
+    return j;
+}
+
+/* "'" + self._text(j + 1), spanning atoms j and j + 1 (a clitic: at most two letters) */
+static int
+emit_clitic(Splitter *sp, Py_ssize_t j)
+{
+    Py_UCS4 buf[KEY_CAP + 2];
+    Py_ssize_t s = sp->a[j + 1].s, e = sp->a[j + 1].e, k, n = 0;
+    buf[n++] = '\'';
+    for (k = s; k < e && n < KEY_CAP + 2; k++)
+        buf[n++] = sp->t[k];
+    return emit_buf(sp->c, sp->a[j].s, e, buf, n);
+}
+
+static int
+keeps_period(const Splitter *sp, Py_ssize_t ws, Py_ssize_t we, Py_ssize_t j)
+{
+    if (valid(sp, j + 1)) {
+        Py_UCS4 ch = first(sp, j + 1);
+        return atom_word(sp, j + 1)
+            || (alen(sp, j + 1) == 1 && (ch == ',' || ch == ';' || ch == ':'));
+    }
+    return final_period_stays(sp->t, ws, we, sp->nc);
+}
+
+/* _finish_word: the word t[start:atoms[j-1].e]; next atom index or -1 on error. */
+static Py_ssize_t
+finish_word(Splitter *sp, Py_ssize_t start, Py_ssize_t j)
+{
+    Py_ssize_t end = sp->a[j - 1].e;
+    if (atom_apos(sp, j) && is_clitic(sp, j)) {
+        if (atom_lower_is(sp, j + 1, "t")) {
+            Py_UCS4 buf[3];
+            if (end - start > 1 && emit_slice(sp->c, start, end - 1) < 0)
+                return -1;
+            buf[0] = sp->t[end - 1];
+            buf[1] = '\'';
+            buf[2] = first(sp, j + 1);
+            if (emit_buf(sp->c, end - 1, sp->a[j + 1].e, buf, 3) < 0)
+                return -1;
+            return j + 2;
+        }
+        if (emit_slice(sp->c, start, end) < 0 || emit_clitic(sp, j) < 0)
+            return -1;
+        return j + 2;
+    }
+    if (atom_is(sp, j, '.') && keeps_period(sp, start, end, j)) {
+        if (emit_slice(sp->c, start, sp->a[j].e) < 0)
+            return -1;
+        return j + 1;
+    }
+    if (emit_slice(sp->c, start, end) < 0)
+        return -1;
+    return j;
+}
+
+static Py_ssize_t
+split_word(Splitter *sp, Py_ssize_t i)
+{
+    Py_ssize_t start = sp->a[i].s;
+    Py_ssize_t j = acronym(sp, i);
+    if (j >= 0) {
+        if (emit_slice(sp->c, start, sp->a[j - 1].e) < 0)
+            return -1;
+        return j;
+    }
+    j = atom_after(sp, domain_match(sp->t, start, sp->pe), i);
+    if (j < 0)
+        j = atom_after(sp, number_match(sp->t, start, sp->pe), i);
+    if (j < 0)
+        j = compound(sp, i);
+    return finish_word(sp, start, j);
+}
+
+/* self._text(j) in OPENERS */
+static int
+atom_opener(const Splitter *sp, Py_ssize_t j)
+{
+    Py_ssize_t n = alen(sp, j);
+    if (n == 1) {
+        switch (first(sp, j)) {
+        case '(': case '[': case '{': case 0x201C: case 0x2018: case '`': case '-': case '/':
+            return 1;
+        default:
+            return 0;
+        }
+    }
+    return n == 2 && first(sp, j) == '-';  /* "--" (atoms starting "-" of two are "--") */
+}
+
+static int
+quote_kind(Splitter *sp, Py_ssize_t i)
+{
+    Py_UCS4 ch = first(sp, i);
+    int kind;
+    if (ch == 0x201C || ch == 0x201E)
+        kind = Q_OPEN;
+    else if (ch == 0x201D)
+        kind = Q_CLOSE;
+    else if (i == 0 && sp->glued)
+        kind = Q_CLOSE;
+    else if (i == 0 && sp->na > 1)
+        kind = Q_OPEN;
+    else if (i > 0)
+        kind = atom_opener(sp, i - 1) ? Q_OPEN : Q_CLOSE;
+    else
+        kind = sp->c->last_quote == Q_OPEN ? Q_CLOSE : Q_OPEN;
+    sp->c->last_quote = kind;
+    return kind;
+}
+
+static Py_ssize_t
+split_punct(Splitter *sp, Py_ssize_t i)
+{
+    Py_ssize_t s = sp->a[i].s, e = sp->a[i].e, n = e - s;
+    Py_UCS4 ch = sp->t[s];
+    if (n == 1 && is_currency(ch)) {
+        Py_ssize_t amount = atom_after(sp, number_match(sp->t, s, sp->pe), i);
+        if (amount >= 0)
+            return finish_word(sp, s, amount);
+    }
+    if (n == 1 && is_dquote(ch)) {
+        if (emit_ascii(sp->c, s, e, quote_kind(sp, i) == Q_OPEN ? "``" : "''") < 0)
+            return -1;
+    } else if (n >= 2 && ch == '.') {
+        if (emit_ascii(sp->c, s, e, "...") < 0)
+            return -1;
+    } else if (n >= 2 && ch == '-') {
+        if (emit_ascii(sp->c, s, e, "--") < 0)
+            return -1;
+    } else if (n == 1 && is_apos_ch(ch) && is_clitic(sp, i) && i > 0) {
+        if (emit_clitic(sp, i) < 0)
+            return -1;
+        return i + 2;
+    } else {
+        if (emit_translated(sp->c, s) < 0)
+            return -1;
+    }
+    return i + 1;
+}
+
+static int
+split_part(Ctx *c, Py_ssize_t ps, Py_ssize_t pe, Py_UCS4 nc, int glued)
+{
+    Splitter sp;
+    Py_ssize_t i = 0;
+    sp.c = c;
+    sp.t = c->t;
+    sp.a = c->atoms;
+    sp.pe = pe;
+    sp.nc = nc;
+    sp.glued = glued;
+    split_atoms(&sp, ps, pe);
+    while (i < sp.na) {
+        i = atom_word(&sp, i) ? split_word(&sp, i) : split_punct(&sp, i);
+        if (i < 0)
+            return -1;
+    }
+    return 0;
+}
+
+/* ---- tokenize_text ------------------------------------------------------------------ */
+
+/* _simple_chunk: 1 if handled, 0 if not that shape, -1 on error. */
+static int
+simple_chunk(Ctx *c, Py_ssize_t s, Py_ssize_t e, Py_UCS4 nc)
+{
+    const Py_UCS4 *t = c->t;
+    Py_UCS4 last = t[e - 1];
+    switch (last) {
+    case ',': case ';': case ':': case '!': case '?': case ')': case '%': case '.':
+        break;
+    default:
+        return 0;
+    }
+    if (e - s < 2 || !all_wordch(t, s, e - 1))
+        return 0;
+    if (last == '.' && final_period_stays(t, s, e - 1, nc))
+        return emit_slice(c, s, e) < 0 ? -1 : 1;
+    if (emit_slice(c, s, e - 1) < 0 || emit_slice(c, e - 1, e) < 0)
+        return -1;
+    return 1;
+}
+
+/* _split_urls + the splitting of the parts between URLs. */
+static int
+split_chunk(Ctx *c, Py_ssize_t s, Py_ssize_t e, Py_UCS4 nc)
+{
+    const Py_UCS4 *t = c->t;
+    Py_ssize_t pos = s;
+    while (pos < e) {
+        Py_ssize_t p, ms = -1, me = -1, ue;
+        for (p = pos; p < e; p++) {
+            me = url_match(t, p, e);
+            if (me >= 0) {
+                ms = p;
+                break;
+            }
+        }
+        if (ms < 0)
+            return split_part(c, pos, e, nc, pos > s);
+        ue = me;
+        while (ue > ms + 1 && is_url_trail(t[ue - 1]))
+            ue--;
+        if (ms > pos && split_part(c, pos, ms, t[ms], pos > s) < 0)
+            return -1;
+        if (emit_slice(c, ms, ue) < 0)
+            return -1;
+        pos = ue;
+    }
+    return 0;
+}
+
+static int
+emit_joined(Ctx *c, Py_ssize_t s, Py_ssize_t e)
+{
+    Py_UCS4 *buf = PyMem_Malloc(sizeof(Py_UCS4) * (size_t)(e - s));
+    Py_ssize_t k, n = 0;
+    int r;
+    if (buf == NULL) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    for (k = s; k < e; k++)
+        if (c->t[k] != ' ' && c->t[k] != 0xA0)
+            buf[n++] = c->t[k];
+    r = emit_buf(c, s, e, buf, n);
+    PyMem_Free(buf);
+    return r;
+}
+
+/* _CHUNK.finditer + _join_initials (its _INITIALS_GAP pre-check only skips runs where no
+ * join can happen, so joining always gives the same chunks). */
+static Py_ssize_t
+find_chunks(const Py_UCS4 *t, Py_ssize_t n, Chunk *ch)
+{
+    Py_ssize_t p = 0, nch = 0;
+    while (p < n) {
+        Py_ssize_t s, e;
+        while (p < n && is_chunk_sep(t[p]))
+            p++;
+        if (p >= n)
+            break;
+        s = p;
+        while (p < n && !is_chunk_sep(t[p]))
+            p++;
+        e = p;
+        if (nch > 0 && e - s == 2 && t[s + 1] == '.') {
+            Chunk *prev = &ch[nch - 1];
+            if (Py_UNICODE_ISUPPER(t[s]) && Py_UNICODE_ISALPHA(t[s])
+                    && (prev->joined || is_initials(t, prev->s, prev->e))
+                    && Py_UNICODE_ISUPPER(t[prev->s]) && s - prev->e == 1
+                    && (t[prev->e] == ' ' || t[prev->e] == 0xA0)) {
+                prev->e = e;
+                prev->joined = 1;
+                continue;
+            }
+        }
+        ch[nch].s = s;
+        ch[nch].e = e;
+        ch[nch].joined = 0;
+        nch++;
+    }
+    return nch;
+}
+
+static int
+tokenize(Ctx *c, Py_ssize_t n, Chunk *chunks)
+{
+    const Py_UCS4 *t = c->t;
+    Py_ssize_t nch = find_chunks(t, n, chunks), k;
+    for (k = 0; k < nch; k++) {
+        Py_ssize_t s = chunks[k].s, e = chunks[k].e;
+        Py_UCS4 nc;
+        int r;
+        if (chunks[k].joined) {
+            if (emit_joined(c, s, e) < 0)
+                return -1;
+            continue;
+        }
+        if (all_wordch(t, s, e) || (e - s > 2 && is_initials(t, s, e))) {
+            if (emit_slice(c, s, e) < 0)
+                return -1;
+            continue;
+        }
+        if (e - s == 1 && !is_dquote(t[s])) {
+            if (emit_translated(c, s) < 0)
+                return -1;
+            continue;
+        }
+        nc = k + 1 < nch ? t[chunks[k + 1].s] : NO_CHAR;
+        r = simple_chunk(c, s, e, nc);
+        if (r < 0)
+            return -1;
+        if (r)
+            continue;
+        if (split_chunk(c, s, e, nc) < 0)
+            return -1;
+    }
+    return 0;
+}
+
+static PyObject *
+ptb_tokenize_text(PyObject *module, PyObject *text)
+{
+    Ctx c;
+    Py_UCS4 *t;
+    Chunk *chunks;
+    void *block;
+    Py_ssize_t n;
+    int r;
+    if (!PyUnicode_Check(text)) {
+        PyErr_Format(PyExc_TypeError, "tokenize_text() argument must be str, not %.200s",
+                     Py_TYPE(text)->tp_name);
+        return NULL;
+    }
+    n = PyUnicode_GetLength(text);
+    if (n < 0)
+        return NULL;
+    c.out = PyList_New(0);
+    if (c.out == NULL)
+        return NULL;
+    if (n == 0)
+        return c.out;
+    /* one block: atoms, chunks, then the code points */
+    if ((size_t)n > PY_SSIZE_T_MAX / (sizeof(Atom) + sizeof(Chunk) + sizeof(Py_UCS4))) {
+        Py_DECREF(c.out);
+        return PyErr_NoMemory();
+    }
+    block = PyMem_Malloc((sizeof(Atom) + sizeof(Chunk) + sizeof(Py_UCS4)) * (size_t)n);
+    if (block == NULL) {
+        Py_DECREF(c.out);
+        return PyErr_NoMemory();
+    }
+    c.atoms = (Atom *)block;
+    chunks = (Chunk *)(c.atoms + n);
+    t = (Py_UCS4 *)(chunks + n);
+    if (PyUnicode_AsUCS4(text, t, n, 0) == NULL) {
+        PyMem_Free(block);
+        Py_DECREF(c.out);
+        return NULL;
+    }
+    c.src = text;
+    c.t = t;
+    c.last_quote = Q_NONE;
+    r = tokenize(&c, n, chunks);
+    PyMem_Free(block);
+    if (r < 0) {
+        Py_DECREF(c.out);
+        return NULL;
+    }
+    return c.out;
+}
+
+static PyMethodDef ptb_methods[] = {
+    {"tokenize_text", ptb_tokenize_text, METH_O,
+     "tokenize_text(text: str) -> list[tuple[int, int, str]]\n\n"
+     "PTB-like words of a run of plain text, as (start, end, token) character spans;\n"
+     "the same as filters.nq.text_tokens.tokenize_text."},
+    {NULL, NULL, 0, NULL},
+};
+
+static struct PyModuleDef ptb_module = {
+    PyModuleDef_HEAD_INIT,
+    "filters.nq._ptb",
+    "C version of filters.nq.text_tokens.tokenize_text (same output).",
+    -1,
+    ptb_methods,
+    NULL, NULL, NULL, NULL,
+};
+
+PyMODINIT_FUNC
+PyInit__ptb(void)
+{
+    return PyModule_Create(&ptb_module);
+}
