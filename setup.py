@@ -13,6 +13,7 @@ _FLAGS = ["-O2", "-std=c11", "-Wall", "-Wextra", "-Wno-unused-parameter"]
 
 setup(ext_modules=[
     Extension("filters.nq._ptb", ["filters/nq/_ptb.c"], extra_compile_args=_FLAGS),
+    Extension("filters.nq._walker", ["filters/nq/_walker.c"], extra_compile_args=_FLAGS),
     Extension("transforms.clients._bm25_topk", ["transforms/clients/_bm25_topk.c"],
               extra_compile_args=_FLAGS),
 ])

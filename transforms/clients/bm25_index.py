@@ -14,12 +14,13 @@ memory holds the vocabulary, 8 bytes per document and one chunk.
 matrix (``data``, ``indices``, ``indptr``) term range by term range, each range bounded by
 ``pass_postings`` (8 bytes each) and read from the memory-mapped chunks by binary search.
 
-Querying (``Bm25Index``): the arrays are memory-mapped. Each term's postings are also written
-best score first (``impact_data.npy``, ``impact_indices.npy``), and a query runs Fagin's
-threshold algorithm over them in blocks: it reads the best few hundred postings of each term,
-scores those documents exactly by binary search in the document-ordered lists, and stops when
-no other document can reach the ``k``-th score. Results are exact: the same scores and, for
-equal scores, the lower document id first.
+Querying (``Bm25Index``): the arrays are memory-mapped. ``top_k`` runs MaxScore in C
+(``_bm25_topk.c``) over the document-ordered lists: terms whose best scores together cannot
+beat the current k-th score are only searched for documents that can still enter the top k.
+Each term's postings are also written best score first (``impact_data.npy``,
+``impact_indices.npy``): their first entry is the term's bound, and ``top_k_threshold`` (the
+numpy path, used when the extension is not built) runs Fagin's threshold algorithm over them.
+Both are exact: the same scores and, for equal scores, the lower document id first.
 """
 
 from __future__ import annotations
@@ -237,14 +238,11 @@ def _term_ranges(indptr: np.ndarray, budget: int) -> list[tuple[int, int]]:
 class Bm25Index:
     """Exact top-``k`` BM25 over a memory-mapped index directory (thread-safe reads).
 
-    Each term's postings are kept twice: by document (bm25s's ``data``/``indices``, to look a
-    document's score up by binary search) and by score, best first (``impact_*``). ``top_k``
-    is Fagin's threshold algorithm in blocks: the best ``depth`` postings of every query term
-    give the candidates, whose exact scores are computed; any other document scores at most
-    the sum of each term's next score, so once the ``k``-th best candidate beats that bound
-    the answer is exact. Otherwise the terms whose next scores make most of the bound are
-    read four times deeper. A query reads a few thousand postings, not its terms' whole
-    lists.
+    Each term's postings are kept twice: by document (bm25s's ``data``/``indices``) and by
+    score, best first (``impact_*``). ``top_k`` is MaxScore in C over the first, with each
+    term's best score from the second; ``top_k_threshold`` is Fagin's threshold algorithm in
+    numpy over the second, in blocks of ``depth`` postings, scoring candidates by binary search
+    in the first. Either reads a small part of its terms' lists.
     """
 
     def __init__(self, directory: str, depth: int = 512) -> None:

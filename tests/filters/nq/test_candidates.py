@@ -9,6 +9,7 @@ import copy
 import pytest
 from natural_questions import text_utils
 
+from filters.nq import tokens
 from filters.nq.candidates import (
     LongAnswerCandidate,
     is_stop_heading,
@@ -16,6 +17,16 @@ from filters.nq.candidates import (
     nq_document,
 )
 from filters.nq.tokens import tokenize_nq_html
+
+
+@pytest.fixture(autouse=True, params=["c", "python"])
+def implementation(request, monkeypatch):
+    """Every test runs on the C walker and word splitter and on the Python reference."""
+    if request.param == "python":
+        monkeypatch.setattr(tokens, "_walker", None)
+    elif not tokens.NATIVE_TOKENS:
+        pytest.skip("the C extensions are not built")
+    return request.param
 
 DESKTOP = """<!DOCTYPE html>
 <HTML lang="en"><HEAD><TITLE>Trade winds - Wikipedia</TITLE>

@@ -103,7 +103,7 @@ def recorded_runs(pages: Path) -> list[str]:
         with gzip.open(pages, "rt", encoding="utf-8") as lines:
             for line in lines:
                 if line.strip():
-                    tokens.tokenize_nq_html(json.loads(line)["document_html"])
+                    tokens.python_scan_nq_html(json.loads(line)["document_html"], None)
     return runs
 
 
