@@ -5,6 +5,8 @@
 unescaped) into words with character spans: PTB quotes and brackets, clitics, hyphens split
 except after CoreNLP's prefixes, URLs, numbers, domains, acronyms and initials kept whole, and
 NQ's final-period rules. :mod:`filters.nq.tokens` walks the HTML and maps the spans to bytes.
+``_ptb.c`` is the same function in C, which the walker uses when it is built; this module is
+the reference it is tested against.
 """
 
 from __future__ import annotations
