@@ -29,7 +29,10 @@ so load from other processes counts as little as possible):
 * ``JNQ filter, reference``: ``normalize_ja`` + ``reference_decision`` (the filter before the
   string checks: every query that passes the space and length checks is tagged through fugashi
   nodes and all rules run);
-* the first run of the JNQ filter (cold token cache).
+* the first run of the JNQ filter (cold token cache);
+* ``segmentation floor``: ``normalize_ja`` + ``cheap_rejection``, then MeCab's ``-Owakati``
+  output (segmentation only, no features) for every query that is not too long or spaced: what
+  any filter that must give each of those queries its word count pays at least.
 
 Each row prints queries/s, its ratio to bare fugashi (targets: >= 0.8x on ``questions``,
 >= 2x on ``log mix``) and the peak memory Python allocates during one pass (tracemalloc, a
@@ -59,6 +62,7 @@ sys.path.insert(0, str(ROOT))
 from filters.jnq.rules import (  # noqa: E402
     JNQ_MIN_WORDS,
     QuestionFilter,
+    cheap_rejection,
     clear_token_cache,
     has_space,
     ja_tokens,
@@ -207,7 +211,16 @@ def variants(analyzer, queries: list[str]) -> dict[str, Callable[[], None]]:
         for q in queries:
             reference_decision(tagger, normalize_ja(q))
 
-    return {"bare": bare, "jnq": jnq_filter, "jboolq": jboolq_filter, "reference": reference}
+    segment = type(tagger)("-Owakati").parse
+
+    def floor() -> None:
+        for q in queries:
+            normalized = normalize_ja(q)
+            if not cheap_rejection(normalized):
+                segment(normalized)
+
+    return {"bare": bare, "jnq": jnq_filter, "jboolq": jboolq_filter, "reference": reference,
+            "floor": floor}
 
 
 def speed(analyzer, queries: list[str], rounds: int) -> tuple[dict[str, float], dict[str, int]]:
@@ -244,7 +257,8 @@ def report(label: str, queries: list[str], analyzer, rounds: int, target: float)
     rows = (("bare fugashi tagger(q) (limit)", "bare"),
             ("JNQ filter (normalize + QuestionFilter)", "jnq"),
             ("JBoolQ filter (same, variant jboolq)", "jboolq"),
-            ("JNQ filter, reference (before)", "reference"))
+            ("JNQ filter, reference (before)", "reference"),
+            ("segmentation floor (normalize + -Owakati)", "floor"))
     for title, name in rows:
         target_note = f" (target >= {target:g}x)" if name == "jnq" else ""
         print(f"  {title:42s} {n / t[name]:9.0f} q/s  ratio {t['bare'] / t[name]:5.2f}x"

@@ -29,17 +29,22 @@ Speed (issue 15 §2): ``QuestionFilter`` is the entry point a pipeline calls. It
 string alone decides before tagging: too long and spaced queries (no tagging at all), queries
 shorter than the word minimum (``too_short``) and queries in which no pattern can match
 (``may_match_pattern``, from every spelling unidic-lite has for the words the patterns look
-for) are tagged only for their word count, which the rejection reason depends on. The tokens
-come from MeCab's text output through a cache (``JaAnalyzer``), not from fugashi nodes. Its
-decisions (word count, patterns, reason) equal ``reference_decision``'s, the filter as it was.
+for) are tagged only for their word count, which the rejection reason depends on; so are
+queries where only pattern 2 (or JBoolQ's "?") can match. A word count is the number of lines
+MeCab prints less the symbols', found by their context ids in one regex pass over the output
+(``JaAnalyzer.word_count``); the tokens of candidates come from MeCab's text output through a
+cache (``JaAnalyzer``), not from fugashi nodes. Its decisions (word count, patterns, reason)
+equal ``reference_decision``'s, the filter as it was.
 """
 
 from __future__ import annotations
 
+import os
 import re
 import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import NamedTuple
 
 JNQ_MIN_WORDS = 8
@@ -256,19 +261,48 @@ class JaToken:
 
 
 # MeCab output formats. fugashi strips the output, so the end of sentence is a visible "E".
-# _KEY_FORMAT: a known word as surface and left and right context ids (cheap: no feature
-# decoding); an unknown word as surface, pos1, pos2. _TOKEN_FORMAT: surface, pos1, pos2,
-# lemma (fields 0, 1, 7; MeCab prints "*" as ""; an unknown word has no field 7, so it gets its
-# own format with an empty lemma).
-_KEY_FORMAT = r'-O "" -F%m\\t%phl\\t%phr\\n -U%m\\t%f[0]\\t%f[1]\\tU\\n -EE\\n'
+# _KEY_FORMAT: a known word as surface and context id (cheap: no feature decoding; the left id,
+# equal to the right id for every unidic-lite entry: tested); an unknown word as surface, pos1,
+# pos2. _TOKEN_FORMAT: surface, pos1, pos2, lemma (fields 0, 1, 7; MeCab prints "*" as ""; an
+# unknown word has no field 7, so it gets its own format with an empty lemma).
+_KEY_FORMAT = r'-O "" -F%m\\t%phl\\n -U%m\\t%f[0]\\t%f[1]\\tU\\n -EE\\n'
 _TOKEN_FORMAT = r'-O "" -F%m\\t%f[0]\\t%f[1]\\t%f[7]\\n -U%m\\t%f[0]\\t%f[1]\\t\\n -EE\\n'
+
+
+def symbol_ids(dicdir: str | os.PathLike[str]) -> frozenset[str] | None:
+    """The context ids (as MeCab prints them) whose POS is a symbol (``SYMBOL_POS``, not words
+    for JNQ §3.1 (b)), read from the dictionary's ``left-id.def`` (``id pos1,pos2,...``; every
+    unidic-lite sys.dic entry has the pos1 of its ids: tested), plus the symbol POS names
+    themselves (what ``_KEY_FORMAT`` prints for an unknown word; unk.dic's SYMBOL has the id of
+    a noun, so its id does not tell its POS). None without the file."""
+    path = Path(dicdir) / "left-id.def"
+    try:
+        lines = path.read_text(encoding="utf-8").splitlines()
+    except OSError:
+        return None
+    ids = set(SYMBOL_POS)
+    for line in lines:
+        number, _, feature = line.partition(" ")
+        if feature.partition(",")[0] in SYMBOL_POS:
+            ids.add(number)
+    return frozenset(ids)
+
+
+def _symbol_field(ids: frozenset[str]) -> re.Pattern[str]:
+    """A regex finding, once per symbol, the part of its ``_KEY_FORMAT`` line after the
+    surface: "\\t" + context id + "\\n" (a known word) or "\\t" + pos1 + "\\t" (an unknown
+    word; its pos2 is never a symbol POS). Surfaces have no tab or newline: the text has no
+    whitespace."""
+    numbers = "|".join(sorted(i for i in ids if i.isdigit()))
+    names = "|".join(sorted(i for i in ids if not i.isdigit()))
+    return re.compile(f"\\t(?:{numbers})\\n|\\t(?:{names})\\t")
 
 
 class JaAnalyzer:
     """fugashi on unidic-lite, three ways: ``analyzer(text)`` is a plain ``fugashi.Tagger()``
     call (nodes; the reference ``ja_tokens`` reads them); ``tokens(text)`` builds the same
     ``JaToken``s from MeCab's text output, without node objects or feature decoding: each word
-    is printed as its key (surface, left and right context ids), and a key seen before maps to
+    is printed as its key (surface and context id), and a key seen before maps to
     its token; a sentence with a new key is parsed once more with surface, POS and lemma
     printed, which fills the cache.
 
@@ -284,6 +318,8 @@ class JaAnalyzer:
         self.tagger = fugashi.Tagger()
         self._keys = fugashi.Tagger(_KEY_FORMAT)
         self._tokens = fugashi.Tagger(_TOKEN_FORMAT)
+        symbols = symbol_ids(os.path.dirname(self.tagger.dictionary_info[0]["filename"]))
+        self._symbols = None if symbols is None else _symbol_field(symbols)
 
     def __call__(self, text: str):
         return self.tagger(text)
@@ -337,7 +373,15 @@ class JaAnalyzer:
 
     def word_count(self, text: str, count_symbols: bool = False,
                    spaceless: bool = False) -> int:
-        """``word_count(ja_tokens(text))`` (from the cached categories)."""
+        """``word_count(ja_tokens(text))``: the lines of ``_KEY_FORMAT`` output less the symbols'
+        (``_symbol_field``: one parse, no per-token work, no cache), else from the cached
+        categories."""
+        symbols = self._symbols
+        if (symbols is not None and text and "\0" not in text
+                and (spaceless or not _WHITESPACE.search(text))):
+            lines = self._keys.parse(text)  # one line per token, then the end of sentence "E"
+            words = lines.count("\n")
+            return words if count_symbols else words - len(symbols.findall(lines))
         found = self.categories(text, spaceless)
         if found is None:
             return word_count(_reference_tokens(self.tagger, text), count_symbols)
@@ -358,7 +402,11 @@ _KEY_CATEGORY: dict[str, int] = {}
 # (symbols), pattern 1 (the topic marker; interrogative lemmas) and pattern 3 (its nouns; the
 # suffix 方). The categories exclude each other (lemmas and POS differ), but an interrogative
 # lemma is checked before the POS, as ``pattern_1`` does, so _SYMBOL_CANDIDATE keeps both.
-_SYMBOL, _WORD, _TOPIC, _CANDIDATE, _P3, _P3_EXTENDED, _HOW_TO, _SYMBOL_CANDIDATE = range(8)
+# _KA is JBoolQ's particle か (``ends_with_ka``).
+(_SYMBOL, _WORD, _TOPIC, _CANDIDATE, _P3, _P3_EXTENDED, _HOW_TO, _SYMBOL_CANDIDATE,
+ _KA) = range(9)
+_CANDIDATE_CATEGORIES = frozenset({_CANDIDATE, _SYMBOL_CANDIDATE})
+_SYMBOL_CATEGORIES = frozenset({_SYMBOL, _SYMBOL_CANDIDATE})
 
 
 def _category(token: JaToken) -> int:
@@ -375,7 +423,18 @@ def _category(token: JaToken) -> int:
         return _P3_EXTENDED
     if token.pos1 == "接尾辞" and token.lemma == HOW_TO_SUFFIX:
         return _HOW_TO
+    if token.lemma == "か" and token.pos1 == "助詞":
+        return _KA
     return _WORD
+
+
+def _pattern_1_after(tokens: list[JaToken], categories: list[int], topic: int) -> bool:
+    """``pattern_1`` (JNQ §3.1) given the index of the first topic marker: an interrogative
+    lemma after it (``_CANDIDATE``, ``_SYMBOL_CANDIDATE``) that asks."""
+    for i in range(topic + 1, len(categories)):
+        if categories[i] in _CANDIDATE_CATEGORIES and interrogative_is_question(tokens, i):
+            return True
+    return False
 
 
 def _words(categories: list[int], count_symbols: bool) -> int:
@@ -722,7 +781,9 @@ class QuestionFilter:
     the string first: too long or spaced (no tagging); no pattern (or yes/no form) possible
     from the surface forms (``may_match_pattern``, ``may_be_yes_no_form``): the reason is
     "too_few_words" or "no_pattern"/"not_yes_no_form" by the word count alone (patterns 1 and
-    3 are not run); otherwise the rules, patterns 1 and 3 only where the string allows them.
+    3 are not run), as is the decision when only pattern 2 or JBoolQ's "?" can hold; otherwise
+    the rules from the cached token categories, patterns 1 and 3 only where the string allows
+    them, pattern 1 from the first topic marker on, JBoolQ's か from the last word's category.
     Create it in ``DoFn.setup()`` (it holds a ``JaAnalyzer``)."""
 
     def __init__(self, variant: str = "jnq", count_symbols: bool = False,
@@ -745,13 +806,16 @@ class QuestionFilter:
         if self.variant == "jboolq":
             return self._jboolq(normalized)
         p1 = may_match_pattern_1(normalized)
-        p2 = pattern_2(normalized)
         p3 = may_match_pattern_3(normalized, self.extended)
-        if not (p1 or p2 or p3):
+        if not (p1 or p3):  # only pattern 2 can match: the word count decides
             words = self.analyzer.word_count(normalized, self.count_symbols, spaceless=True)
-            return Decision(words, [], "too_few_words" if words < self.min_words else "no_pattern")
+            if words < self.min_words:
+                return Decision(words, [], "too_few_words")
+            if pattern_2(normalized):
+                return Decision(words, [2], None)
+            return Decision(words, [], "no_pattern")
         # select_jnq after cheap_rejection, from the cached token categories; tokens and the
-        # pattern 1 rule only when a topic marker comes before an interrogative lemma
+        # pattern 1 rule only for the interrogative lemmas after the first topic marker
         found = self.analyzer.categories(normalized, spaceless=True)
         if found is None:
             return reference_decision(self.analyzer, normalized, "jnq", self.count_symbols,
@@ -762,13 +826,11 @@ class QuestionFilter:
             return Decision(words, [], "too_few_words")
         patterns = []
         tokens = None
-        if p1 and _TOPIC in categories:
-            after = categories[categories.index(_TOPIC) + 1:]
-            if _CANDIDATE in after or _SYMBOL_CANDIDATE in after:
-                tokens = self.analyzer._cached_tokens(normalized, keys)
-                if pattern_1(tokens):
-                    patterns.append(1)
-        if p2:
+        if p1 and _TOPIC in categories:  # the string has an interrogative spelling after it
+            tokens = self.analyzer._cached_tokens(normalized, keys)
+            if _pattern_1_after(tokens, categories, categories.index(_TOPIC)):
+                patterns.append(1)
+        if pattern_2(normalized):
             patterns.append(2)
         if p3:
             if _P3 in categories or (self.extended and _P3_EXTENDED in categories):
@@ -780,10 +842,22 @@ class QuestionFilter:
         return Decision(words, patterns, None if patterns else "no_pattern")
 
     def _jboolq(self, normalized: str) -> Decision:
-        if not may_be_yes_no_form(normalized):
+        """JBoolQ §4: "?" needs only the word count, as does a query with no spelling of か; else
+        the last word's category (``_KA``: the particle か)."""
+        question_mark = pattern_2(normalized)  # JBoolQ §4 keeps "?" questions
+        if question_mark or _KA_RE.search(normalized) is None:
             words = self.analyzer.word_count(normalized, self.count_symbols, spaceless=True)
-            reason = "too_few_words" if words < self.min_words else "not_yes_no_form"
-            return Decision(words, [], reason)
-        tokens = self.analyzer.tokens(normalized)
-        words = word_count(tokens, self.count_symbols)
-        return Decision(words, [], select_jboolq(normalized, tokens, self.count_symbols))
+            if words < self.min_words:
+                return Decision(words, [], "too_few_words")
+            return Decision(words, [], None if question_mark else "not_yes_no_form")
+        found = self.analyzer.categories(normalized, spaceless=True)
+        if found is None:
+            return reference_decision(self.analyzer, normalized, "jboolq", self.count_symbols)
+        categories = found[1]
+        words = _words(categories, self.count_symbols)
+        if words < self.min_words:
+            return Decision(words, [], "too_few_words")
+        for category in reversed(categories):  # ends_with_ka
+            if category not in _SYMBOL_CATEGORIES:
+                return Decision(words, [], None if category == _KA else "not_yes_no_form")
+        return Decision(words, [], "not_yes_no_form")

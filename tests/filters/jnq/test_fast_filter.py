@@ -18,9 +18,11 @@ from filters.jnq.rules import (
     PATTERN_3_SURFACES,
     TOPIC_SURFACES,
     Decision,
+    JaToken,
     QuestionFilter,
     _reference_tokens,
     ends_with_ka,
+    has_space,
     make_tagger,
     may_be_yes_no_form,
     may_match_pattern,
@@ -234,3 +236,122 @@ def test_bounded_cache_emptied_midway_changes_nothing(analyzer, monkeypatch):
         assert analyzer.tokens(text) == _reference_tokens(analyzer.tagger, text), text
     assert len(rules._KEY_CACHE) <= 5 + 40                       # emptied at the bound
     rules.clear_token_cache()
+
+
+# the word count from the key output (no per-token work) ---------------------------------------
+SYMBOL_QUERIES = [
+    "✈✈の意味を教えてください",          # ✈: an unknown SYMBOL (記号), with a noun's context id
+    "日本の首都は⿰どこ??",                # ⿰: unknown 補助記号; ?? two adjacent symbols
+    "☃☃と⌘の違いは何ですか。",           # known 補助記号 entries, adjacent
+    "「東京」、『大阪』…京都!",             # brackets, comma, ellipsis, exclamation
+    "123456789の意味",                    # digits (名詞-数詞), no symbol
+    "ｶﾀｶﾅﾉｲﾐﾊﾅﾆ",
+]
+
+
+def test_symbol_ids_from_left_id_def(analyzer, tmp_path):
+    from filters.jnq.rules import SYMBOL_POS, symbol_ids
+
+    dicdir = Path(analyzer.tagger.dictionary_info[0]["filename"]).parent
+    ids = symbol_ids(dicdir)
+    assert ids == SYMBOL_POS | {str(i) for i in range(5966, 5979)}   # unidic-lite 1.0.8
+    assert symbol_ids(tmp_path) is None                               # no left-id.def
+
+
+@pytest.mark.parametrize("count_symbols", [False, True])
+def test_word_count_from_the_key_output(analyzer, count_symbols):
+    assert analyzer._symbols is not None                              # the fast path is on
+    for text in map(normalize_ja, SYMBOL_QUERIES + sample_queries() + EDGE_QUERIES):
+        reference = _reference_tokens(analyzer.tagger, text)
+        expected = len(reference) if count_symbols else sum(
+            t.pos1 not in ("補助記号", "記号", "空白") for t in reference)
+        assert analyzer.word_count(text, count_symbols) == expected, text
+        if text and not has_space(text):
+            assert analyzer.word_count(text, count_symbols, spaceless=True) == expected, text
+
+
+def test_word_count_without_left_id_def_uses_the_categories(analyzer, monkeypatch):
+    monkeypatch.setattr(analyzer, "_symbols", None)
+    for text in map(normalize_ja, SYMBOL_QUERIES):
+        reference = _reference_tokens(analyzer.tagger, text)
+        assert analyzer.word_count(text) == sum(
+            t.pos1 not in ("補助記号", "記号", "空白") for t in reference), text
+
+
+def test_every_entry_has_the_pos_of_its_context_id():
+    """What the key format and the symbol count rely on: left id = right id for every entry,
+    and a known word's pos1 is its id's (in left-id.def); unk.dic's SYMBOL is the exception
+    (so the key format prints an unknown word's pos1, not its id)."""
+    pytest.importorskip("unidic_lite")
+    pytest.importorskip("numpy")
+    from filters.jnq.lexicon import dictionary_entries, unidic_lite_sys_dic
+
+    dicdir = unidic_lite_sys_dic().parent
+    pos1 = {}
+    for line in (dicdir / "left-id.def").read_text(encoding="utf-8").splitlines():
+        number, _, feature = line.partition(" ")
+        pos1[int(number)] = feature.split(",")[0]
+    entries = 0
+    for _surface, left, right, _cost, feature in dictionary_entries(dicdir / "sys.dic"):
+        entries += 1
+        assert left == right and pos1[left] == feature.split(",")[0], feature
+    assert entries == 756_264
+    unknown = {surface: (left, right, feature.split(",")[0]) for surface, left, right, _cost,
+               feature in dictionary_entries(dicdir / "unk.dic")}
+    assert all(left == right for left, right, _pos in unknown.values())
+    assert unknown["SYMBOL"][2] == "記号" and pos1[unknown["SYMBOL"][0]] == "名詞"
+
+
+# QuestionFilter's branches --------------------------------------------------------------------
+@pytest.mark.parametrize("text, decision", [
+    ("東京の天気予報を教えてください?", Decision(8, [2], None)),     # pattern 2 only: the count
+    ("東京の天気予報は?", Decision(5, [], "too_few_words")),
+    ("東京の天気予報を教えてください", Decision(8, [], "no_pattern")),
+    ("✈の✈の天気予報です?", Decision(5, [], "too_few_words")),  # ✈ is not a word
+])
+def test_question_filter_pattern_2_only(analyzer, text, decision):
+    assert QuestionFilter(analyzer=analyzer)(text) == decision
+    assert reference_decision(analyzer, text) == decision
+
+
+@pytest.mark.parametrize("text, reason", [
+    ("富士山は日本一高い山なのですか?", None),           # "?": the count decides
+    ("富士山は高い山か?", "too_few_words"),
+    ("富士山は日本一高い山なのです", "not_yes_no_form"),   # no spelling of か
+    ("富士山は日本一高い山なのですか", None),             # か, the last word
+    ("富士山は日本一高い山なのですか。", None),           # ... before a symbol
+    ("何か日本一高い山に登りたいです", "not_yes_no_form"), # か, not last
+    ("日本一高い山の上で食べるすいか", "not_yes_no_form"), # すいか is a noun
+    ("日本一高い山ですか", "too_few_words"),
+    ("か?。」", "too_few_words"),
+    ("。。。。。。。。。か", "too_few_words"),
+    ("富士山は日本一高い山ですか\x00", None),          # NUL: the reference path
+])
+def test_jboolq_branches(analyzer, text, reason):
+    for count_symbols in (False, True):
+        got = QuestionFilter("jboolq", count_symbols, analyzer=analyzer)(text)
+        assert got == reference_decision(analyzer, text, "jboolq", count_symbols), text
+    assert QuestionFilter("jboolq", analyzer=analyzer)(text).reason == reason
+
+
+def test_pattern_1_after_the_first_topic(analyzer):
+    from filters.jnq.rules import _CANDIDATE, _SYMBOL_CANDIDATE, _TOPIC, _category, _pattern_1_after
+
+    def check(tokens):
+        categories = [_category(t) for t in tokens]
+        if _TOPIC in categories:
+            assert _pattern_1_after(tokens, categories, categories.index(_TOPIC)) == \
+                pattern_1(tokens)
+        return categories
+
+    for text in map(normalize_ja, sample_queries() + EDGE_QUERIES + [
+            "彼は何も言わずにどこへ行ったのですか", "誰が来たのかは何も知らない"]):
+        check(_reference_tokens(analyzer.tagger, text))
+    jp = JaToken
+    symbol_what = jp("何", "何", "補助記号", "一般")                 # an interrogative lemma
+    tokens = [jp("これ", "此れ", "代名詞", "*"), jp("は", "は", "助詞", "係助詞"), symbol_what,
+              jp("です", "です", "助動詞", "*")]
+    assert check(tokens)[2] == _SYMBOL_CANDIDATE and pattern_1(tokens)
+    nothing = [tokens[0], tokens[1], jp("何", "何", "代名詞", "*"),
+               jp("も", "も", "助詞", "係助詞")]
+    assert check(nothing)[2] == _CANDIDATE and not pattern_1(nothing)
