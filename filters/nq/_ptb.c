@@ -237,16 +237,38 @@ final_period_stays(const Py_UCS4 *t, Py_ssize_t s, Py_ssize_t e, Py_UCS4 nc)
  *          (?![A-Za-z0-9-]|\.[A-Za-z0-9])
  * Every quantified part must take a whole dot-separated segment, so the backtracking
  * match ends after the last segment (within the first run of non-empty ones) that is
- * all letters, at least two, and passes the lookahead. */
+ * all letters, at least two, and passes the lookahead.
+ *
+ * The words of one long dotted run ("1.1.1...", "a1.a1....") all reach its end: `m` keeps
+ * what the last call scanned, so that each later word of the run reuses it instead of
+ * scanning the rest again (quadratic in the run). */
+typedef struct {
+    Py_ssize_t run_s, run_e;       /* a run of [A-Za-z0-9-] */
+    Py_ssize_t chain_q, chain_end;  /* dot-separated segments from the '.' at chain_q */
+    Py_ssize_t chain_best;          /* the end of their last matching segment, or -1 */
+} DomainMemo;
+
 static Py_ssize_t
-domain_match(const Py_UCS4 *t, Py_ssize_t p, Py_ssize_t pe)
+domain_match(const Py_UCS4 *t, Py_ssize_t p, Py_ssize_t pe, DomainMemo *m)
 {
     Py_ssize_t q, best = -1;
     if (p >= pe || !is_dom_x(t[p]))
         return -1;
-    q = p + 1;
-    while (q < pe && is_dom_y(t[q]))
-        q++;
+    if (m->run_s <= p && p < m->run_e) {
+        q = m->run_e;
+    } else {
+        q = p + 1;
+        while (q < pe && is_dom_y(t[q]))
+            q++;
+        m->run_s = p;
+        m->run_e = q;
+    }
+    if (q >= pe || t[q] != '.')
+        return -1;
+    /* a '.' inside the chain: the same segments follow it, up to the same end */
+    if (m->chain_q <= q && q < m->chain_end)
+        return m->chain_best > q ? m->chain_best : -1;
+    m->chain_q = q;
     while (q < pe && t[q] == '.') {
         Py_ssize_t s = q + 1, e = s;
         int letters = 1;
@@ -262,6 +284,8 @@ domain_match(const Py_UCS4 *t, Py_ssize_t p, Py_ssize_t pe)
             best = e;
         q = e;
     }
+    m->chain_end = q;
+    m->chain_best = best;
     return best;
 }
 
@@ -429,6 +453,7 @@ typedef struct {
     Py_ssize_t pe;   /* end of the part: the regexes see only the part */
     Py_UCS4 nc;      /* next_char, NO_CHAR for "" */
     int glued;
+    DomainMemo dm;
 } Splitter;
 
 static inline int
@@ -632,7 +657,7 @@ split_word(Splitter *sp, Py_ssize_t i)
             return -1;
         return j;
     }
-    j = atom_after(sp, domain_match(sp->t, start, sp->pe), i);
+    j = atom_after(sp, domain_match(sp->t, start, sp->pe, &sp->dm), i);
     if (j < 0)
         j = atom_after(sp, number_match(sp->t, start, sp->pe), i);
     if (j < 0)
@@ -718,6 +743,7 @@ split_part(Ctx *c, Py_ssize_t ps, Py_ssize_t pe, Py_UCS4 nc, int glued)
     sp.pe = pe;
     sp.nc = nc;
     sp.glued = glued;
+    memset(&sp.dm, 0, sizeof(sp.dm));
     split_atoms(&sp, ps, pe);
     while (i < sp.na) {
         i = atom_word(&sp, i) ? split_word(&sp, i) : split_punct(&sp, i);

@@ -1380,17 +1380,18 @@ static int run_tokens(Walker *w)
     Py_DECREF(spans);
     if (!seq)
         return -1;
-    Py_ssize_t count = PySequence_Fast_GET_SIZE(seq);
-    PyObject **items = PySequence_Fast_ITEMS(seq);
     int fast = w->npieces == 1 && !w->pieces[0].atomic && ascii;
     int rc = 0;
-    for (Py_ssize_t k = 0; k < count && rc == 0; k++) {
+    /* size and item read again each time, the item held: converting an item that is not
+     * a tuple runs Python code, which may change the list split returned */
+    for (Py_ssize_t k = 0; k < PySequence_Fast_GET_SIZE(seq) && rc == 0; k++) {
         Py_ssize_t s, e, b0, b1;
-        PyObject *word;
-        if (span_item(items[k], &s, &e, &word) < 0) {
-            rc = -1;
+        PyObject *word, *item = PySequence_Fast_GET_ITEM(seq, k);
+        Py_INCREF(item);
+        rc = span_item(item, &s, &e, &word);
+        Py_DECREF(item);
+        if (rc < 0)
             break;
-        }
         if (fast) {
             b0 = w->pieces[0].b0 + s;
             b1 = w->pieces[0].b0 + e;
@@ -1653,7 +1654,8 @@ static int open_token(Walker *w, const Tag *t)
             if (truth < 0)
                 return -1;
             if (truth) {
-                entry->colspan = PyUnicode_FromFormat("<%s colspan=\"%U\">",
+                /* %S, not %U: region_of may have put any object in the (shared) dict */
+                entry->colspan = PyUnicode_FromFormat("<%s colspan=\"%S\">",
                                                       name == N_TD ? "Td" : "Th", colspan);
                 if (!entry->colspan)
                     return -1;

@@ -21,9 +21,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Bounds are compared with this relative margin, so float32 rounding of a sum can never
- * make a pruned document one that would have entered the top k. */
-#define MARGIN 1.0001
+/* Bounds are compared with a relative margin, so float32 rounding of a sum can never make
+ * a pruned document one that would have entered the top k: a float32 sum of m positive terms
+ * is within m * 2^-24 of the exact sum, and the margin is 1e-4 plus twice that. */
+static double margin_for(Py_ssize_t terms) { return 1.0001 + (double)terms * 1.2e-7; }
 
 typedef struct {
     const int32_t *docs;
@@ -104,6 +105,7 @@ static Py_ssize_t seek(const Cursor *c, int32_t doc) {
 static Py_ssize_t maxscore(Cursor *cur, int n, const int *order, Py_ssize_t order_len,
                            Py_ssize_t k, Hit *heap) {
     Py_ssize_t size = 0;
+    const double MARGIN = margin_for(order_len);
     double *prefix = malloc(sizeof(double) * (n + 1));
     float *contrib = calloc(n, sizeof(float));
     if (!prefix || !contrib) {
@@ -195,14 +197,29 @@ static PyObject *top_k(PyObject *self, PyObject *args) {
     if (!PyArg_ParseTuple(args, "OOO!O!n", &data_obj, &indices_obj, &PyList_Type, &terms,
                           &PyList_Type, &order_obj, &k))
         return NULL;
+    /* tuple copies: parsing a term can run Python code (__index__, __float__) that changes
+     * the lists */
+    terms = PyList_AsTuple(terms);
+    if (!terms) return NULL;
+    order_obj = PyList_AsTuple(order_obj);
+    if (!order_obj) {
+        Py_DECREF(terms);
+        return NULL;
+    }
     Py_buffer data, indices;
-    if (get_buffer(data_obj, &data, "f", 4, "data") < 0) return NULL;
+    if (get_buffer(data_obj, &data, "f", 4, "data") < 0) {
+        Py_DECREF(terms);
+        Py_DECREF(order_obj);
+        return NULL;
+    }
     if (get_buffer(indices_obj, &indices, "i", 4, "indices") < 0) {
         PyBuffer_Release(&data);
+        Py_DECREF(terms);
+        Py_DECREF(order_obj);
         return NULL;
     }
     PyObject *result = NULL;
-    Py_ssize_t n = PyList_GET_SIZE(terms), order_len = PyList_GET_SIZE(order_obj);
+    Py_ssize_t n = PyTuple_GET_SIZE(terms), order_len = PyTuple_GET_SIZE(order_obj);
     Py_ssize_t total = data.len / 4;
     Cursor *cur = NULL;
     int *order = NULL;
@@ -221,15 +238,20 @@ static PyObject *top_k(PyObject *self, PyObject *args) {
     }
     cur = PyMem_Calloc(n, sizeof(Cursor));
     order = PyMem_Calloc(order_len, sizeof(int));
-    heap = PyMem_Calloc(k, sizeof(Hit));
-    if (!cur || !order || !heap) {
+    if (!cur || !order) {
         PyErr_NoMemory();
         goto done;
     }
+    Py_ssize_t room = 0; /* min(k, the query's postings): no more hits than that */
     for (Py_ssize_t i = 0; i < n; i++) {
         Py_ssize_t start, length;
         double bound, weight;
-        if (!PyArg_ParseTuple(PyList_GET_ITEM(terms, i), "nndd", &start, &length, &bound,
+        if (!PyTuple_Check(PyTuple_GET_ITEM(terms, i))) {
+            PyErr_SetString(PyExc_TypeError,
+                            "each term must be a (start, length, bound, weight) tuple");
+            goto done;
+        }
+        if (!PyArg_ParseTuple(PyTuple_GET_ITEM(terms, i), "nndd", &start, &length, &bound,
                               &weight))
             goto done;
         if (start < 0 || length < 0 || start > total || length > total - start) {
@@ -238,15 +260,26 @@ static PyObject *top_k(PyObject *self, PyObject *args) {
         }
         cur[i] = (Cursor){(const int32_t *)indices.buf + start, (const float *)data.buf + start,
                           length, 0, bound, weight, (int)i};
+        room = length < k - room ? room + length : k;
     }
     for (Py_ssize_t j = 0; j < order_len; j++) {
-        Py_ssize_t slot = PyLong_AsSsize_t(PyList_GET_ITEM(order_obj, j));
+        Py_ssize_t slot = PyLong_AsSsize_t(PyTuple_GET_ITEM(order_obj, j));
         if (slot == -1 && PyErr_Occurred()) goto done;
         if (slot < 0 || slot >= n) {
             PyErr_SetString(PyExc_ValueError, "a query term is not among the terms");
             goto done;
         }
         order[j] = (int)slot;
+    }
+    if (room == 0) {
+        result = PyList_New(0);
+        goto done;
+    }
+    k = room;
+    heap = PyMem_Calloc(k, sizeof(Hit));
+    if (!heap) {
+        PyErr_NoMemory();
+        goto done;
     }
     Py_ssize_t found;
     Py_BEGIN_ALLOW_THREADS
@@ -272,6 +305,8 @@ done:
     PyMem_Free(heap);
     PyBuffer_Release(&data);
     PyBuffer_Release(&indices);
+    Py_DECREF(terms);
+    Py_DECREF(order_obj);
     return result;
 }
 

@@ -275,6 +275,7 @@ class Bm25Index:
         ids = [i for i in (self.vocab.get(t, columns) for t in tokens) if i < columns]
         if not ids or k <= 0:
             return []
+        k = min(k, self.num_docs)  # no more hits than documents; keeps k a C size
         weight = Counter(ids)
         slots = {term: slot for slot, term in enumerate(weight)}
         terms = []

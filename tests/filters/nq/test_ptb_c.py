@@ -7,6 +7,7 @@ from __future__ import annotations
 import gzip
 import json
 import random
+import time
 from pathlib import Path
 
 import pytest
@@ -79,6 +80,32 @@ def test_c_matches_python_on_random_text() -> None:
     """20,000 seeded random strings agree."""
     for text in random_texts(20240611, 20_000):
         assert _ptb.tokenize_text(text) == text_tokens.tokenize_text(text), repr(text)
+
+
+DOTTED = ["1.", "a1.", "x-1.", "ab.", "a1.b2.cd.", "ab-", "1-", "x1.ab.", "1.ab.1.", "a.1."]
+
+
+def test_c_matches_python_on_long_dotted_runs() -> None:
+    """Runs of dotted segments, alone and cut by "..", "-" or a letters-only segment, agree
+    (the domain scan reuses what it read for the earlier words of a run)."""
+    rng = random.Random(7)
+    for _ in range(300):
+        text = "".join(rng.choice(DOTTED + ["..", "-", ".com", ".org.", " ", "x"])
+                       for _ in range(rng.randint(1, 60)))
+        assert _ptb.tokenize_text(text) == text_tokens.tokenize_text(text), repr(text)
+    for shape in DOTTED:
+        text = shape * 300
+        assert _ptb.tokenize_text(text) == text_tokens.tokenize_text(text), shape
+
+
+def test_long_dotted_runs_take_linear_time() -> None:
+    """Each word of "1.1.1..." once scanned the rest of the run: 300 KB took half a minute
+    (quadratic), now milliseconds."""
+    for shape in ("1.", "a1.", "x-1."):
+        start = time.perf_counter()
+        tokens = _ptb.tokenize_text(shape * (300_000 // len(shape)))
+        assert time.perf_counter() - start < 3.0, shape
+        assert tokens
 
 
 def test_c_rejects_non_str() -> None:

@@ -365,3 +365,38 @@ def test_html_must_be_str() -> None:
         _walker.scan(b"<p>a</p>", tokenize_text, None, True, NqToken, Region)
     with pytest.raises(UnicodeEncodeError):
         c_scan("<p>\ud800</p>", None, True)
+
+
+def test_split_changing_its_own_list_is_safe() -> None:
+    """Converting a span that is not a tuple runs Python code, which here empties the list
+    split returned: the walker reads the list again (it once read freed memory)."""
+    spans: list = []
+
+    class Shrinking:
+        def __iter__(self) -> Iterator:
+            spans.clear()
+            spans.extend([None] * 3)
+            return iter((0, 1, "w"))
+
+    def split(text: str) -> list:
+        spans[:] = [Shrinking()] + [[0, 1, "x"] for _ in range(2000)]
+        return spans
+
+    with pytest.raises(TypeError):
+        c_scan("<p>hello world</p>", None, True, split)
+
+
+def test_region_of_changing_the_attributes_is_safe() -> None:
+    """region_of gets the walker's cached attribute dict; a non-str colspan put there is
+    formatted with str() (it was once read as a str's memory)."""
+
+    class Three:
+        def __str__(self) -> str:
+            return "3"
+
+    def region_of(name: str, attrs: dict) -> None:
+        attrs["colspan"] = Three()
+
+    html = "<table><tr><td colspan=2 class=x>a</td></tr></table>"
+    tokens = c_scan(html, region_of, True)[0]
+    assert tokens[2].token in ('<Td colspan="2">', '<Td colspan="3">')

@@ -81,9 +81,27 @@ def test_maxscore_top_k_rejects_bad_arguments(tmp_path):
         native.top_k(index._data, index._indices, [(0, 99, 1.0, 1.0)], [0], 5)
     with pytest.raises(ValueError, match="not among the terms"):
         native.top_k(index._data, index._indices, [(0, 1, 1.0, 1.0)], [3], 5)
+    with pytest.raises(TypeError, match="tuple"):
+        native.top_k(index._data, index._indices, [[0, 1, 1.0, 1.0]], [0], 5)
+    assert index.top_k(["nile"], 2**70) == index.top_k_threshold(["nile"], 2**70)
     with pytest.raises(TypeError, match="float32"):
         native.top_k(index._indices, index._indices, [(0, 1, 1.0, 1.0)], [0], 5)
     assert native.top_k(index._data, index._indices, [(0, 1, 1.0, 1.0)], [0], 0) == []
+
+
+@pytest.mark.skipif(not bm25_index.NATIVE_TOP_K, reason="the C extension is not built")
+def test_maxscore_top_k_with_a_huge_k(tmp_path):
+    """k far beyond the postings: the heap is sized by the postings, not by k (a k of 2**40
+    once raised MemoryError)."""
+    docs = corpus(seed=3, docs=50)
+    index = write(tmp_path, docs)
+    query = ["w1", "w2", "w3", "w2"]
+    expected = index.top_k_threshold(query, 1000)
+    assert expected
+    for k in (2**31, 2**40, 2**62, 2**63 - 1):
+        assert index.top_k(query, k) == expected
+    native = bm25_index._bm25_topk
+    assert native.top_k(index._data, index._indices, [(0, 0, 0.0, 1.0)], [0], 2**62) == []
 
 
 def test_ties_repeated_and_unknown_tokens(tmp_path):
@@ -133,3 +151,20 @@ def test_empty_documents_count_in_the_average_length(tmp_path):
     index = write(tmp_path, docs, batch=1)
     assert index.num_docs == 4
     assert index.top_k(["beta"], 5) == brute_force(docs, ["beta"], 5)
+
+
+@pytest.mark.skipif(not bm25_index.NATIVE_TOP_K, reason="the C extension is not built")
+def test_maxscore_top_k_survives_terms_changed_while_parsed(tmp_path):
+    """Parsing a bound runs ``__float__``, which here empties the terms list: the search
+    reads a copy (it once read the emptied list's freed items and crashed)."""
+    index = write(tmp_path, [["river", "nile"], ["river"], ["lake"]])
+    terms: list = []
+
+    class Emptying:
+        def __float__(self) -> float:
+            terms.clear()
+            return 10.0
+
+    terms[:] = [(0, 2, Emptying(), 1.0)] + [(0, 2, 10.0, 1.0) for _ in range(50)]
+    native = bm25_index._bm25_topk
+    assert len(native.top_k(index._data, index._indices, terms, [0], 5)) == 2
