@@ -9,7 +9,6 @@ import copy
 import pytest
 from natural_questions import text_utils
 
-from filters.nq import tokens
 from filters.nq.candidates import (
     LongAnswerCandidate,
     is_stop_heading,
@@ -18,15 +17,7 @@ from filters.nq.candidates import (
 )
 from filters.nq.tokens import tokenize_nq_html
 
-
-@pytest.fixture(autouse=True, params=["c", "python"])
-def implementation(request, monkeypatch):
-    """Every test runs on the C walker and word splitter and on the Python reference."""
-    if request.param == "python":
-        monkeypatch.setattr(tokens, "_walker", None)
-    elif not tokens.NATIVE_TOKENS:
-        pytest.skip("the C extensions are not built")
-    return request.param
+pytestmark = pytest.mark.usefixtures("tokenizer_implementation")
 
 DESKTOP = """<!DOCTYPE html>
 <HTML lang="en"><HEAD><TITLE>Trade winds - Wikipedia</TITLE>

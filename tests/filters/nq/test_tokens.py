@@ -5,18 +5,9 @@ from __future__ import annotations
 
 import pytest
 
-from filters.nq import tokens
 from filters.nq.tokens import NqToken, iter_tags, tokenize_nq_html
 
-
-@pytest.fixture(autouse=True, params=["c", "python"])
-def implementation(request, monkeypatch):
-    """Every test runs on the C walker and word splitter and on the Python reference."""
-    if request.param == "python":
-        monkeypatch.setattr(tokens, "_walker", None)
-    elif not tokens.NATIVE_TOKENS:
-        pytest.skip("the C extensions are not built")
-    return request.param
+pytestmark = pytest.mark.usefixtures("tokenizer_implementation")
 
 
 def strings(html: str) -> list[str]:

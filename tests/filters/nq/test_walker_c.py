@@ -16,6 +16,7 @@ import pytest
 from filters.nq.candidates import page_region
 from filters.nq.text_tokens import tokenize_text
 from filters.nq.tokens import NATIVE_TOKENS, NqToken, Region, RegionOf, _Walker, scan_nq_html
+from tests.filters.nq.test_candidates import DESKTOP
 
 _walker = pytest.importorskip("filters.nq._walker")
 pytest.importorskip("filters.nq._ptb")
@@ -55,39 +56,6 @@ def assert_same(html: str) -> None:
 
 
 # --- 1. the snippets of test_tokens.py and test_candidates.py ----------------------------
-
-_DESKTOP = """<!DOCTYPE html>
-<HTML lang="en"><HEAD><TITLE>Trade winds - Wikipedia</TITLE>
-<STYLE>.mw-body{color:black}</STYLE></HEAD>
-<BODY class="mediawiki"><DIV id="content">
-<H1 id="firstHeading">Trade winds</H1>
-<DIV id="siteSub" class="noprint">From Wikipedia, the free encyclopedia</DIV>
-<DIV id="mw-content-text"><DIV class="mw-parser-output">
-<TABLE class="infobox"><TBODY>
-<TR><TH colspan="2">Trade winds</TH></TR>
-<TR><TH>Type</TH><TD>Prevailing wind</TD></TR>
-<TR><TD colspan="2"><P>Short</P></TD></TR>
-<TR><TD colspan="2"><P>A longer paragraph in a cell</P></TD></TR>
-<TR><TD><IMG src="x.png"></TD></TR>
-</TBODY></TABLE>
-<P>The <B>trade winds</B> are the prevailing easterly winds.<SUP class="reference">[1]</SUP></P>
-<P></P>
-<DIV id="toc" class="toc"><H2>Contents</H2><UL><LI>1 History</LI><LI>2 See also</LI></UL></DIV>
-<H2><SPAN class="mw-headline">History</SPAN><SPAN class="mw-editsection">[<A>edit</A>]</SPAN></H2>
-<P>Sailors used them.</P>
-<UL><LI>One sailor<UL><LI>His ship</LI></UL></LI><LI>Another</LI></UL>
-<DL><DT>Term</DT><DD>Its definition</DD></DL>
-<H3><SPAN class="mw-headline">Notes on sailing</SPAN></H3>
-<P>Still content.</P>
-<H2><SPAN class="mw-headline">See also</SPAN><SPAN class="mw-editsection">[<A>edit</A>]</SPAN></H2>
-<UL><LI>Monsoon</LI></UL>
-<H2><SPAN class="mw-headline">References</SPAN></H2>
-<OL class="references"><LI>A reference.</LI></OL>
-</DIV></DIV>
-<DIV id="catlinks"><UL><LI>Category: Winds</LI></UL></DIV>
-</DIV>
-<DIV id="mw-navigation"><H2>Navigation menu</H2><UL><LI>Main page</LI></UL></DIV>
-</BODY></HTML>"""
 
 _PARSOID = """<!DOCTYPE html>
 <html prefix="dc: http://purl.org/dc/terms/ mw: http://mediawiki.org/rdf/"><head>
@@ -154,7 +122,7 @@ SNIPPETS = [
     '<p><span class="noprint">hidden</span><span class="noprint">again</span>'
     '<span class="x">shown</span><sup class="x">1</sup><span class="x">too</span></p>',
     # test_candidates.py
-    _DESKTOP,
+    DESKTOP,
     _PARSOID,
     "<ul><li>one<li>two</ul><p>para<p>next<table><tr><td>a b c<tr><td>d e f",
     '<div id="mw-content-text"><div class="mw-parser-output"><p>Lead text.</p>'
