@@ -16,7 +16,7 @@ import pytest
 from filters.nq.candidates import page_region
 from filters.nq.text_tokens import tokenize_text
 from filters.nq.tokens import NATIVE_TOKENS, NqToken, Region, RegionOf, _Walker, scan_nq_html
-from tests.filters.nq.test_candidates import DESKTOP
+from tests.filters.nq.test_candidates import DESKTOP, PARSOID
 
 _walker = pytest.importorskip("filters.nq._walker")
 pytest.importorskip("filters.nq._ptb")
@@ -56,21 +56,6 @@ def assert_same(html: str) -> None:
 
 
 # --- 1. the snippets of test_tokens.py and test_candidates.py ----------------------------
-
-_PARSOID = """<!DOCTYPE html>
-<html prefix="dc: http://purl.org/dc/terms/ mw: http://mediawiki.org/rdf/"><head>
-<meta charset="utf-8"/><title>Trade winds</title></head>
-<body class="mw-content-ltr parsoid-body mediawiki mw-parser-output" lang="en">
-<section data-mw-section-id="0"><p id="mwAQ">The <b>trade winds</b> blow.<sup
- class="mw-ref reference" typeof="mw:Extension/ref"><a><span class="mw-reflink-text">[1]</span>
-</a></sup></p>
-<table class="wikitable"><tbody><tr><th>Year</th><td>1901</td></tr></tbody></table></section>
-<section data-mw-section-id="1"><h2 id="History">History</h2><p>Sailors used them.</p>
-<ol><li>First</li><li>Second</li></ol></section>
-<section data-mw-section-id="2"><h2 id="Notes_and_references">Notes and references</h2>
-<div class="mw-references-wrap"><ol class="mw-references references"><li>Ref.</li></ol></div>
-</section>
-</body></html>"""
 
 SNIPPETS = [
     # test_tokens.py
@@ -123,7 +108,7 @@ SNIPPETS = [
     '<span class="x">shown</span><sup class="x">1</sup><span class="x">too</span></p>',
     # test_candidates.py
     DESKTOP,
-    _PARSOID,
+    PARSOID,
     "<ul><li>one<li>two</ul><p>para<p>next<table><tr><td>a b c<tr><td>d e f",
     '<div id="mw-content-text"><div class="mw-parser-output"><p>Lead text.</p>'
     '<div class="mw-heading mw-heading2"><h2 id="See_also">See also</h2>'
