@@ -25,14 +25,26 @@ def _pipeline():
     return test_pipeline.TestPipeline(options=PipelineOptions([TEST_RUNNER]))
 
 
-def _article(asset, url, timestamp, published="2017-01-01T00:00:00Z", text="Same text."):
+def _article(asset, url, timestamp, published="2017-01-01T00:00:00Z", text="Same text.",
+             blocks=None, headline="H"):
+    """An Era B article; its blocks default to one question about ``text``."""
+    if blocks is None:
+        blocks = (Block(PARAGRAPH, text), Block(SUBHEADING, "Why?"),
+                  Block(PARAGRAPH, "Because of " + text))
     return ArticleRecord(
         document_id=f"bbc-{asset}", asset_key=f"news/{asset}",
         canonical_url=f"https://www.bbc.co.uk/news/uk-{asset}", capture_url=url,
-        capture_timestamp=timestamp, is_amp="/amp/" in url, era="B", headline="H",
-        published=published, blocks=(Block(PARAGRAPH, text), Block(SUBHEADING, "Why?"),
-                                     Block(PARAGRAPH, "Because of " + text)),
-        encoding="utf-8")
+        capture_timestamp=timestamp, is_amp="/amp/" in url, era="B", headline=headline,
+        published=published, blocks=blocks, encoding="utf-8")
+
+
+def _extract(p, article, repeated=()):
+    """``ExtractQuestionAnswers`` on one article, all rows to train, with its side outputs."""
+    ratios = (("train", 1.0), ("dev", 0.0), ("test", 0.0))
+    side = p | "Repeated" >> beam.Create(list(repeated))
+    return (p | beam.Create([article]) | beam.ParDo(
+        ExtractQuestionAnswers("s", ratios), repeated=beam.pvalue.AsDict(side))
+        .with_outputs(*SIDE_OUTPUTS, ExtractQuestionAnswers.STATS, main="main"))
 
 
 def test_parse_pages_keeps_skips_and_dead_letters(monkeypatch):
@@ -104,21 +116,14 @@ def test_repeated_paragraphs_need_min_docs_and_words():
 def test_extract_removes_repeated_paragraphs_and_assigns_splits():
     from filters.bbc.boilerplate import paragraph_fingerprint
 
-    article = ArticleRecord(
-        document_id="bbc-1234567", asset_key="news/1234567",
-        canonical_url="https://www.bbc.co.uk/news/uk-1234567", capture_url="u",
-        capture_timestamp="20170101000000", is_amp=False, era="B", headline="Title",
-        published="2017-01-01T10:00:00Z",
+    article = _article(
+        "1234567", "u", "20170101000000", "2017-01-01T10:00:00Z", headline="Title",
         blocks=(Block(PARAGRAPH, "Intro."), Block(SUBHEADING, "What now?"),
                 Block(PARAGRAPH, "Answer one. Two sentences."),
-                Block(PARAGRAPH, "Repeated footer everywhere")), encoding="utf-8")
+                Block(PARAGRAPH, "Repeated footer everywhere")))
     repeated = [(paragraph_fingerprint("Repeated footer everywhere"), 9)]
-    ratios = (("train", 1.0), ("dev", 0.0), ("test", 0.0))
     with _pipeline() as p:
-        side = p | "Repeated" >> beam.Create(repeated)
-        out = (p | beam.Create([article]) | beam.ParDo(
-            ExtractQuestionAnswers("s", ratios), repeated=beam.pvalue.AsDict(side))
-            .with_outputs(*SIDE_OUTPUTS, ExtractQuestionAnswers.STATS, main="main"))
+        out = _extract(p, article, repeated)
         assert_that(out.main | beam.Map(lambda kv: (kv[0], kv[1]["id"], kv[1]["answer_text"],
                                                     kv[1]["context"], kv[1]["date"])),
                     equal_to([("train", "bbc-1234567-q1", "Answer one. Two sentences.",
@@ -139,20 +144,13 @@ def test_extract_removes_repeated_paragraphs_and_assigns_splits():
 
 def test_extract_counts_removed_promo_lists():
     promo = Block(LIST, items=("LOCAL RULES: What can I do?",), promo=True)
-    article = ArticleRecord(
-        document_id="bbc-52567890", asset_key="news/52567890",
-        canonical_url="https://www.bbc.co.uk/news/uk-52567890", capture_url="u",
-        capture_timestamp="20200507000000", is_amp=False, era="B", headline="Title",
-        published="2020-05-06T06:41:19Z",
+    article = _article(
+        "52567890", "u", "20200507000000", "2020-05-06T06:41:19Z", headline="Title",
         blocks=(Block(PARAGRAPH, "Intro."), Block(SUBHEADING, "How does it work?"),
                 Block(PARAGRAPH, "By bicycle."), promo, Block(SUBHEADING, "Will it last?"),
-                Block(PARAGRAPH, "Until spring."), promo), encoding="utf-8")
-    ratios = (("train", 1.0), ("dev", 0.0), ("test", 0.0))
+                Block(PARAGRAPH, "Until spring."), promo))
     with _pipeline() as p:
-        side = p | "Repeated" >> beam.Create([])
-        out = (p | beam.Create([article]) | beam.ParDo(
-            ExtractQuestionAnswers("s", ratios), repeated=beam.pvalue.AsDict(side))
-            .with_outputs(*SIDE_OUTPUTS, ExtractQuestionAnswers.STATS, main="main"))
+        out = _extract(p, article)
         assert_that(out.main | beam.Map(lambda kv: (kv[1]["question"], kv[1]["answer_text"])),
                     equal_to([("How does it work?", "By bicycle."),
                               ("Will it last?", "Until spring.")]), label="rows")
