@@ -619,16 +619,15 @@ class _Walker:
 def tokenize_nq_html(html: str) -> list[NqToken]:
     """NQ ``document_tokens`` of a page: title words, then words and heading/paragraph/
     table/list tags of the body, with byte offsets into ``html.encode("utf-8")``."""
-    if _walker is not None:
-        return _walker.scan(html, _ptb.tokenize_text, None, True, NqToken, Region)[0]
-    return _Walker(html, None, True).walk()
+    return scan_nq_html(html, None)[0]
 
 
-def scan_nq_html(html: str, region_of: RegionOf,
+def scan_nq_html(html: str, region_of: RegionOf | None,
                  words: bool = True) -> tuple[list[NqToken], list[Region]]:
     """Tokens (only the tag tokens when ``words`` is false) and the spans of the elements
-    ``region_of(name, {class, id, colspan})`` labels, in one pass. ``region_of`` must be a
-    pure function of its arguments: the C walker calls it once per distinct tag."""
+    ``region_of(name, {class, id, colspan})`` labels (none without it), in one pass.
+    ``region_of`` must be a pure function of its arguments: the C walker calls it once per
+    distinct tag."""
     if _walker is not None:
         return _walker.scan(html, _ptb.tokenize_text, region_of, words, NqToken, Region)
     return python_scan_nq_html(html, region_of, words)

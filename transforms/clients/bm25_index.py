@@ -263,6 +263,12 @@ class Bm25Index:
             self._impact_data = np.asarray(self._data)[order]
             self._impact_indices = np.asarray(self._indices)[order]
 
+    def _term_ids(self, tokens: Sequence[str]) -> list[int]:
+        """The query's term columns in query order (repeats kept); unknown tokens and bm25s's
+        empty token, which has no column, left out."""
+        columns = len(self._indptr) - 1
+        return [i for i in (self.vocab.get(t, columns) for t in tokens) if i < columns]
+
     def top_k(self, tokens: Sequence[str], k: int) -> list[tuple[int, float]]:
         """``(doc id, score)`` of the ``k`` best documents with a positive score, best first,
         equal scores by lower id. A token repeated in the query counts again, as in bm25s.
@@ -271,8 +277,7 @@ class Bm25Index:
         :meth:`top_k_threshold`; both give the same list."""
         if _bm25_topk is None:
             return self.top_k_threshold(tokens, k)
-        columns = len(self._indptr) - 1
-        ids = [i for i in (self.vocab.get(t, columns) for t in tokens) if i < columns]
+        ids = self._term_ids(tokens)
         if not ids or k <= 0:
             return []
         k = min(k, self.num_docs)  # no more hits than documents; keeps k a C size
@@ -288,8 +293,7 @@ class Bm25Index:
     def top_k_threshold(self, tokens: Sequence[str], k: int) -> list[tuple[int, float]]:
         """:meth:`top_k` in numpy: Fagin's threshold algorithm over the impact-ordered
         postings (the reference the C search is tested against)."""
-        columns = len(self._indptr) - 1
-        ids = [i for i in (self.vocab.get(t, columns) for t in tokens) if i < columns]
+        ids = self._term_ids(tokens)
         if not ids or k <= 0:
             return []
         weight = Counter(ids)
