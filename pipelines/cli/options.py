@@ -56,6 +56,26 @@ def split_ratios_option(spec: str) -> tuple[tuple[str, float], ...]:
         raise argparse.ArgumentTypeError(str(error)) from None
 
 
+def positive_int(value: str) -> int:
+    """argparse ``type`` of a count that must be at least 1 (``--max-rows-per-shard``)."""
+    return _bounded_int(value, 1, "at least 1")
+
+
+def non_negative_int(value: str) -> int:
+    """argparse ``type`` of a count that may be 0 but never negative."""
+    return _bounded_int(value, 0, "0 or more")
+
+
+def _bounded_int(value: str, lowest: int, rule: str) -> int:
+    try:
+        number = int(value)
+    except (TypeError, ValueError):
+        raise argparse.ArgumentTypeError(f"expected an integer {rule}, got {value!r}") from None
+    if number < lowest:
+        raise argparse.ArgumentTypeError(f"must be {rule}, got {number}")
+    return number
+
+
 def resolve_version(version: str, now: datetime | None = None) -> str:
     """``auto`` -> the UTC launch date ``YYYY.MM.DD`` (the rule for scheduled releases);
     any other value is used as given."""

@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import hashlib
-import json
 from typing import Any
 
 from apache_beam.io.filesystem import CompressionTypes
 from apache_beam.io.filesystems import FileSystems
+
+from filters.text import safe_json
 
 RAW = CompressionTypes.UNCOMPRESSED  # bytes as written: never let Beam (de)compress ".gz" paths
 
@@ -38,6 +39,8 @@ def list_files(directory: str) -> list[str]:
 
 
 def read_json(path: str) -> Any:
+    """A JSON file (manifest, stats, marker); a nesting bomb raises ``safe_json.JsonTooDeep``,
+    a ``ValueError``, like any other malformed JSON."""
     with FileSystems.open(path, compression_type=RAW) as handle:
-        return json.loads(handle.read().decode("utf-8"))
+        return safe_json.loads(handle.read())
 
