@@ -1,42 +1,82 @@
-"""Compressed input read by us rather than Beam, so a damaged stream is reported, not cut short.
+"""Input files read by us rather than Beam, so a damaged or oversized stream is reported, not
+cut short or inflated without bound.
 
-Beam's reader stops at a truncated ``.gz``/``.bz2``/``.xz`` stream without an error, so a file
-losing its tail is silent. These helpers decompress gzip, deflate, bzip2 and xz/lzma (every
-stream of a multi-stream file; trailing zero padding allowed, as by gzip) and name the damage:
+Beam's reader stops at a truncated compressed stream without an error, so a file losing its
+tail is silent, and it decodes without a size limit, so a small bomb fills the memory. These
+helpers decompress every compression Beam detects by extension (gzip, deflate, bzip2, xz/lzma,
+zstd: every stream of a multi-stream file; trailing zero padding allowed, as by gzip), in
+bounded pieces, and name the damage:
 
 * ``truncated_compression`` (the error is an ``EOFError``): the data ends before its
   end-of-stream marker; what was decoded is the file's start, so the complete records before
   the cut may be kept (never a partial last line, see ``complete_lines``);
-* ``corrupt_compression`` (any other error): a stream's checksum is checked only at its end,
-  so the records before the error may already be garbage; keep none.
+* ``corrupt_compression`` (any other decoder error): a stream's checksum is checked only at
+  its end, so the records before the error may already be garbage; keep none;
+* ``decoded_too_large`` (a ``DecodedTooLarge``): the file decodes to more than
+  ``max_decoded_bytes`` (default ``DEFAULT_MAX_DECODED_BYTES``; uncompressed files count their
+  own bytes). Decoding stops at the cap, so memory stays bounded by it, never by the bomb;
+* ``unsupported_compression``: a compression Beam would decode that we cannot check is
+  refused rather than read unchecked (none today: every Beam type is checked here).
 """
 
 from __future__ import annotations
 
 import bz2
+import io
 import lzma
 import zlib
 from collections.abc import Callable, Iterator
 from typing import Any
 
+import zstandard
 from apache_beam.io.filesystem import CompressionTypes
 from apache_beam.io.filesystems import FileSystems
 
 TRUNCATED_COMPRESSION = "truncated_compression"
 CORRUPT_COMPRESSION = "corrupt_compression"
+DECODED_TOO_LARGE = "decoded_too_large"
+UNSUPPORTED_COMPRESSION = "unsupported_compression"
+MIB = 1 << 20
+DEFAULT_MAX_DECODED_BYTES = 1024 * MIB  # per input file, once decoded
 CHUNK = 1 << 14  # compressed bytes fed at a time: what a damaged stream keeps is exact to this
+ZSTD_CHUNK = 1 << 10  # zstd has no output bound per call: 1 KiB decodes to at most ~45 MB
+OUTPUT_PIECE = 1 << 16  # decoded bytes asked for per decoder call (gzip, deflate, bzip2, xz)
+
+
+def _zstd() -> Any:
+    return zstandard.ZstdDecompressor().decompressobj()
+
 
 DECOMPRESSORS: dict[str, Callable[[], Any]] = {
     CompressionTypes.GZIP: lambda: zlib.decompressobj(wbits=31),
     CompressionTypes.DEFLATE: zlib.decompressobj,
     CompressionTypes.BZIP2: bz2.BZ2Decompressor,
     CompressionTypes.LZMA: lzma.LZMADecompressor,
+    CompressionTypes.ZSTD: _zstd,
 }
-_ERRORS = (OSError, EOFError, ValueError, zlib.error, lzma.LZMAError)
+_ERRORS = (OSError, EOFError, ValueError, zlib.error, lzma.LZMAError, zstandard.ZstdError)
+_ZLIB_TYPE = type(zlib.decompressobj())
+
+
+class DecodedTooLarge(ValueError):
+    """A file that decodes to more than its cap; ``reason`` is ``decoded_too_large``."""
+
+    reason = DECODED_TOO_LARGE
+
+    def __init__(self, limit: int):
+        super().__init__(f"decodes to more than {limit} bytes (the decoded-size cap; raise "
+                         "--max-decoded-mib to read it)")
+        self.limit = limit
+
+
+class UnsupportedCompression(ValueError):
+    """A compression Beam would decode that is not checked here: refused, never read."""
+
+    reason = UNSUPPORTED_COMPRESSION
 
 
 class CompressionDamage(Exception):
-    """A damaged compressed stream: ``reason`` and the decompressor's ``error``."""
+    """A damaged or oversized stream: ``reason`` and the decompressor's ``error``."""
 
     def __init__(self, error: Exception):
         super().__init__(str(error))
@@ -45,45 +85,98 @@ class CompressionDamage(Exception):
 
 
 def damage_reason(error: Exception) -> str:
-    """``truncated_compression`` for an ``EOFError``, else ``corrupt_compression``."""
+    """``decoded_too_large`` / ``unsupported_compression`` for those errors,
+    ``truncated_compression`` for an ``EOFError``, else ``corrupt_compression``."""
+    if isinstance(error, (DecodedTooLarge, UnsupportedCompression)):
+        return error.reason
     return TRUNCATED_COMPRESSION if isinstance(error, EOFError) else CORRUPT_COMPRESSION
 
 
+def resolve_limit(max_decoded_bytes: int | None) -> int:
+    """The cap in bytes: ``max_decoded_bytes``, or ``DEFAULT_MAX_DECODED_BYTES`` for None."""
+    limit = DEFAULT_MAX_DECODED_BYTES if max_decoded_bytes is None else int(max_decoded_bytes)
+    if limit < 1:
+        raise ValueError(f"max_decoded_bytes must be at least 1, got {max_decoded_bytes}")
+    return limit
+
+
 def decompressor_for(path: str) -> Callable[[], Any] | None:
-    """The decompressor factory of ``path`` by its extension, or None (not compressed)."""
-    return DECOMPRESSORS.get(CompressionTypes.detect_compression_type(path))
+    """The decompressor factory of ``path`` by its extension, or None (not compressed);
+    raises ``UnsupportedCompression`` for a type Beam detects that is not checked here."""
+    compression = CompressionTypes.detect_compression_type(path)
+    if compression == CompressionTypes.UNCOMPRESSED:
+        return None
+    if compression not in DECOMPRESSORS:
+        raise UnsupportedCompression(f"{path}: {compression} input cannot be checked for "
+                                     "truncation; decompress it first")
+    return DECOMPRESSORS[compression]
 
 
-def iter_decompressed(read: Callable[[int], bytes],
-                      new_decompressor: Callable[[], Any]) -> Iterator[bytes]:
+def _decode(decompressor: Any, piece: bytes, size: int) -> Iterator[bytes]:
+    """The output of feeding ``piece``, in parts of at most ``size`` bytes where the decoder
+    bounds its output (zlib, bz2, lzma); a zstd piece is small enough to decode at once."""
+    if isinstance(decompressor, _ZLIB_TYPE):
+        data = piece
+        while True:  # an empty feed drains output held back by the size bound
+            out = decompressor.decompress(data, size)
+            if out:
+                yield out
+            data = decompressor.unconsumed_tail
+            if decompressor.eof or not (out or data):
+                return
+    if hasattr(decompressor, "needs_input"):  # bz2, lzma
+        out = decompressor.decompress(piece, size)
+        if out:
+            yield out
+        while not decompressor.eof and not decompressor.needs_input:
+            out = decompressor.decompress(b"", size)
+            if not out:
+                return
+            yield out
+        return
+    out = decompressor.decompress(piece)
+    if out:
+        yield out
+
+
+def iter_decompressed(read: Callable[[int], bytes], new_decompressor: Callable[[], Any],
+                      max_decoded_bytes: int | None = None) -> Iterator[bytes]:
     """The decompressed pieces of every stream read from ``read(size)`` (a raw file handle's
-    ``read``); raises ``CompressionDamage`` after the last good piece of a damaged stream. The
-    input is fed ``CHUNK`` bytes at a time from each stream's start, so the output before an
-    error is exact to ``CHUNK`` bytes."""
+    ``read``); raises ``CompressionDamage`` after the last good piece of a damaged stream, or
+    (``decoded_too_large``) before the output would pass the cap. The input is fed ``CHUNK``
+    bytes at a time (``ZSTD_CHUNK`` for zstd) from each stream's start, so the output before an
+    error is exact to a chunk."""
+    limit = resolve_limit(max_decoded_bytes)
+    chunk = CHUNK
     buffer = b""
     exhausted = False
+    produced = 0
 
     def take() -> bytes:
         nonlocal buffer, exhausted
-        while len(buffer) < CHUNK and not exhausted:
+        while len(buffer) < chunk and not exhausted:
             more = read(CHUNK)
             exhausted = not more
             buffer += more
-        piece, buffer = buffer[:CHUNK], buffer[CHUNK:]
+        piece, buffer = buffer[:chunk], buffer[chunk:]
         return piece
 
     while True:
         decompressor = new_decompressor()
+        if not isinstance(decompressor, _ZLIB_TYPE) and not hasattr(decompressor, "needs_input"):
+            chunk = ZSTD_CHUNK  # zstd: no output bound per call, so small input pieces
         while not decompressor.eof:
             piece = take()
             if not piece:
                 break
             try:
-                out = decompressor.decompress(piece)
+                for out in _decode(decompressor, piece, min(OUTPUT_PIECE, limit - produced + 1)):
+                    produced += len(out)
+                    if produced > limit:
+                        raise CompressionDamage(DecodedTooLarge(limit))
+                    yield out
             except _ERRORS as error:
                 raise CompressionDamage(error) from error
-            if out:
-                yield out
         if not decompressor.eof:
             raise CompressionDamage(EOFError("compressed data ends before its end-of-stream "
                                              "marker (truncated file)"))
@@ -96,11 +189,24 @@ def iter_decompressed(read: Callable[[int], bytes],
             return
 
 
-def decompress(raw: bytes, new_decompressor: Callable[[], Any]) -> tuple[bytes, Exception | None]:
+def iter_plain(read: Callable[[int], bytes],
+               max_decoded_bytes: int | None = None) -> Iterator[bytes]:
+    """The pieces of an uncompressed stream; ``CompressionDamage`` (``decoded_too_large``)
+    before more than the cap is read."""
+    limit = resolve_limit(max_decoded_bytes)
+    produced = 0
+    while piece := read(min(CHUNK * 4, limit - produced + 1)):
+        produced += len(piece)
+        if produced > limit:
+            raise CompressionDamage(DecodedTooLarge(limit))
+        yield piece
+
+
+def decompress(raw: bytes, new_decompressor: Callable[[], Any],
+               max_decoded_bytes: int | None = None) -> tuple[bytes, Exception | None]:
     """Every stream of ``raw`` decompressed, and the error where the data ends early (an
-    EOFError) or is corrupt (None when whole); the output before the error is kept, to
-    ``CHUNK`` bytes."""
-    out: list[bytes] = []
+    EOFError), is corrupt or decodes past the cap (None when whole); the output before the
+    error is kept, to a chunk."""
     position = 0
 
     def read(size: int) -> bytes:
@@ -109,64 +215,74 @@ def decompress(raw: bytes, new_decompressor: Callable[[], Any]) -> tuple[bytes, 
         position += len(piece)
         return piece
 
+    return _collect(iter_decompressed(read, new_decompressor, max_decoded_bytes))
+
+
+def _collect(pieces: Iterator[bytes]) -> tuple[bytes, Exception | None]:
+    """The pieces joined (in one growing buffer: no second copy at the end) and the error."""
+    out = io.BytesIO()
     try:
-        for piece in iter_decompressed(read, new_decompressor):
-            out.append(piece)
+        for piece in pieces:
+            out.write(piece)
     except CompressionDamage as damage:
-        return b"".join(out), damage.error
-    return b"".join(out), None
+        return out.getvalue(), damage.error
+    return out.getvalue(), None
 
 
-def read_decompressed(readable: Any) -> tuple[bytes, Exception | None]:
-    """A ``fileio.ReadableFile``'s bytes, decompressed by extension; for a damaged compressed
-    file the bytes before the damage and the error (Beam's reader stops there without one)."""
-    new_decompressor = decompressor_for(readable.metadata.path)
+def _pieces(handle: Any, path: str, max_decoded_bytes: int | None) -> Iterator[bytes]:
+    """The decoded pieces of a raw handle on ``path`` (compression by its extension)."""
+    try:
+        new_decompressor = decompressor_for(path)
+    except UnsupportedCompression as error:
+        raise CompressionDamage(error) from None
     if new_decompressor is None:
-        return readable.read(), None
-    with readable.open(compression_type=CompressionTypes.UNCOMPRESSED) as handle:
-        raw = handle.read()
-    return decompress(raw, new_decompressor)
+        return iter_plain(handle.read, max_decoded_bytes)
+    return iter_decompressed(handle.read, new_decompressor, max_decoded_bytes)
 
 
-def check_stream(readable: Any) -> Exception | None:
-    """The damage of a ``fileio.ReadableFile``'s compressed stream (decompressed and discarded,
-    in constant memory), or None when whole or not compressed."""
-    new_decompressor = decompressor_for(readable.metadata.path)
-    if new_decompressor is None:
-        return None
+def read_decompressed(readable: Any, *, max_decoded_bytes: int | None = None
+                      ) -> tuple[bytes, Exception | None]:
+    """A ``fileio.ReadableFile``'s bytes, decompressed by extension, and None; for a damaged
+    or oversized file the bytes before the damage (at most the cap) and the error (Beam's
+    reader stops at a cut without one, and has no cap)."""
     with readable.open(compression_type=CompressionTypes.UNCOMPRESSED) as handle:
         try:
-            for _ in iter_decompressed(handle.read, new_decompressor):
+            pieces = _pieces(handle, readable.metadata.path, max_decoded_bytes)
+        except CompressionDamage as damage:
+            return b"", damage.error
+        return _collect(pieces)
+
+
+def check_stream(readable: Any, *, max_decoded_bytes: int | None = None) -> Exception | None:
+    """The damage of a ``fileio.ReadableFile``'s stream (decoded and discarded, in constant
+    memory), or None when whole; an uncompressed file is checked against the cap only."""
+    with readable.open(compression_type=CompressionTypes.UNCOMPRESSED) as handle:
+        try:
+            for _ in _pieces(handle, readable.metadata.path, max_decoded_bytes):
                 pass
         except CompressionDamage as damage:
             return damage.error
     return None
 
 
-def iter_complete_lines(readable: Any) -> Iterator[bytes]:
+def iter_complete_lines(readable: Any, *, max_decoded_bytes: int | None = None
+                        ) -> Iterator[bytes]:
     """The lines (with their ``\\n``) of a ``fileio.ReadableFile``, decompressed by extension,
     streamed; raises ``CompressionDamage`` after the last complete line before a damaged
-    stream's error (its partial last line is never yielded)."""
-    new_decompressor = decompressor_for(readable.metadata.path)
-    if new_decompressor is None:  # not compressed, or a type we leave to Beam (zstd)
-        with readable.open() as handle:
-            yield from iter(handle.readline, b"")
-        return
+    stream's error or the cap (a partial last line is then never yielded)."""
     with readable.open(compression_type=CompressionTypes.UNCOMPRESSED) as handle:
-        yield from _lines(iter_decompressed(handle.read, new_decompressor))
+        yield from _lines(_pieces(handle, readable.metadata.path, max_decoded_bytes))
 
 
-def iter_path_lines(path: str) -> Iterator[bytes]:
-    """The same for a path on any Beam filesystem (opened raw: gzip, deflate, bzip2 and xz are
-    decompressed here, anything else is read as it is)."""
+def iter_path_lines(path: str, *, max_decoded_bytes: int | None = None) -> Iterator[bytes]:
+    """The same for a path on any Beam filesystem (opened raw and decoded here)."""
     with FileSystems.open(path, compression_type=CompressionTypes.UNCOMPRESSED) as handle:
-        new_decompressor = decompressor_for(path)
-        yield from _lines(iter(lambda: handle.read(CHUNK), b"") if new_decompressor is None
-                          else iter_decompressed(handle.read, new_decompressor))
+        yield from _lines(_pieces(handle, path, max_decoded_bytes))
 
 
 def _lines(pieces: Iterator[bytes]) -> Iterator[bytes]:
-    """Whole lines (with their ``\\n``) of a stream of pieces; a last line without one too."""
+    """Whole lines (with their ``\\n``) of a stream of pieces; a last line without one too
+    (only once the stream ended cleanly: on an error the partial line is dropped)."""
     pending: list[bytes] = []  # the start of a line spanning pieces
     for piece in pieces:
         start = 0
