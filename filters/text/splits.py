@@ -8,13 +8,24 @@ All records of a group (every question of one article) share one split: no leaka
 from __future__ import annotations
 
 import hashlib
+import math
 from collections.abc import Sequence
 
+from filters.text.names import name_problem
+
+# Entries of a version directory besides its splits (``transforms.release`` layout): a split
+# of one of these names would mix with them or be overwritten by them.
+RESERVED_SPLIT_NAMES = frozenset({"rejected", "dataset_info.json", "stats.json", "readme.md",
+                                  "croissant.json", "_success", "latest", ".staging"})
 DEFAULT_SPLITS: tuple[tuple[str, float], ...] = (("train", 0.8), ("dev", 0.1), ("test", 0.1))
 
 
 def parse_split_ratios(spec: str) -> tuple[tuple[str, float], ...]:
-    """Parse ``train=0.8,dev=0.1,test=0.1`` (or ``80/10/10`` for train/dev/test)."""
+    """Parse ``train=0.8,dev=0.1,test=0.1`` (or ``80/10/10`` for train/dev/test).
+
+    Split names become directories of the release, so each must be a plain name
+    (``filters.text.names``) and not one of ``RESERVED_SPLIT_NAMES``; ratios must be finite,
+    non-negative, with a positive sum. Anything else is a ``ValueError``."""
     spec = spec.strip()
     if "=" in spec:
         pairs = [part.split("=", 1) for part in spec.split(",") if part.strip()]
@@ -24,6 +35,12 @@ def parse_split_ratios(spec: str) -> tuple[tuple[str, float], ...]:
         if len(values) != 3:
             raise ValueError(f"expected three ratios train/dev/test, got {spec!r}")
         ratios = list(zip(("train", "dev", "test"), values, strict=True))
+    if not all(math.isfinite(v) for _, v in ratios):
+        raise ValueError(f"split ratios must be finite numbers (no nan or inf): {spec!r}")
+    for name, _ in ratios:
+        problem = name_problem(name, RESERVED_SPLIT_NAMES)
+        if problem:
+            raise ValueError(f"invalid split name {name!r}: {problem}")
     total = sum(v for _, v in ratios)
     if total <= 0 or any(v < 0 for _, v in ratios):
         raise ValueError(f"split ratios must be non-negative with a positive sum: {spec!r}")

@@ -42,3 +42,21 @@ def test_parse_ratios(spec):
 def test_bad_ratios_rejected(spec):
     with pytest.raises(ValueError):
         parse_split_ratios(spec)
+
+
+@pytest.mark.parametrize("spec", [
+    "train=1,../../../X=1", "train=1,/tmp/abs=1", "train=1,a/b=1", "train=1,a\\b=1",
+    "train=1,..=1", "train=1,.=1", "train=1,.hidden=1", "train=1,rejected=1",
+    "train=1,README.md=1", "train=1,dataset_info.json=1", "train=1,LATEST=1", "x" * 65 + "=1",
+])
+def test_split_names_must_be_plain_path_components(spec):
+    with pytest.raises(ValueError, match="invalid split name"):
+        parse_split_ratios(spec)
+
+
+@pytest.mark.parametrize("spec", ["train=nan,dev=1", "train=1,dev=inf", "nan/1/1",
+                                  "80/inf/10", "train=-inf,dev=1", "train=1e999,dev=1"])
+def test_nan_and_infinite_ratios_are_refused(spec):
+    with pytest.raises(ValueError, match="finite"):
+        parse_split_ratios(spec)
+

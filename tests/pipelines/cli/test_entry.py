@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import os
 
 import pytest
 
@@ -127,3 +128,14 @@ def test_empty_release_exits_4_on_a_multi_process_runner(tmp_path, capsys):
     assert "[while running" not in err.strip().splitlines()[-1]
     leftovers = [p.relative_to(output).as_posix() for p in output.rglob("*")]
     assert leftovers in ([], ["categories"])  # no version, no LATEST, no .staging
+
+
+@pytest.mark.parametrize("ratios", ["train=1,../../../X=1", "train=1,/tmp/x=1",
+                                    "train=nan,dev=1"])
+def test_a_bad_split_name_or_ratio_is_a_usage_error_before_any_work(tmp_path, capsys, ratios):
+    from pipelines.build_nlquad import main
+
+    assert main(["--output", str(tmp_path / "out"), "--split-ratios", ratios]) == 2
+    err = capsys.readouterr().err
+    assert "--split-ratios" in err and "Traceback" not in err
+    assert os.listdir(tmp_path) == []
