@@ -1,10 +1,12 @@
 """Escaping and the layout every page of the site shares.
 
-Every piece of dataset text goes through ``text`` (element content) or ``attr`` (attribute
-values); ``link`` makes a link only of an http(s) URL. ``page`` wraps a page's body in the
-shared layout: the header nav (Overview · Examples · Rejected) and the release's name and
-version, the stylesheet, and a Content-Security-Policy that lets no inline script run and
-loads nothing from outside the site.
+Every value of a release goes through ``text`` (element content) or ``attr`` (attribute
+values), numbers included: a column the schema calls a number may hold a string, so no value
+is ever put into a page unescaped. ``num`` formats a real number with a format spec and
+escapes anything else; ``link`` makes a link only of an http(s) URL. ``page`` wraps a page's
+body in the shared layout: the header nav (Overview · Examples · Rejected) and the release's
+name and version, the stylesheet, and a Content-Security-Policy that lets no inline script
+run and loads nothing from outside the site.
 """
 
 from __future__ import annotations
@@ -35,6 +37,17 @@ def text(value: Any) -> str:
 def attr(value: Any) -> str:
     """``value`` escaped for a double-quoted attribute value."""
     return text(value)
+
+
+def is_number(value: Any) -> bool:
+    """Whether ``value`` is an int or float (not a bool, not a string of digits)."""
+    return isinstance(value, int | float) and not isinstance(value, bool)
+
+
+def num(value: Any, spec: str = "") -> str:
+    """``value`` formatted with ``spec`` (``".3f"``, ``","``) when it is a number, else as
+    escaped text: whatever a "numeric" column holds, the result is safe HTML."""
+    return text(format(value, spec)) if is_number(value) else text(value)
 
 
 def web_url(value: Any) -> str | None:

@@ -17,7 +17,7 @@ from typing import Any
 
 from transforms.browse.base import ReleaseView, Renderer
 from transforms.browse.figures import histogram_svg, weighted_mean
-from transforms.browse.html import link, page, release_label, text
+from transforms.browse.html import is_number, link, page, release_label, text
 
 REASON_PREFIXES = ("dropped.", "skipped.", "rejected.", "failed.")
 SUMMARY_FIELDS = ("count", "min", "median", "mean", "p90", "max")
@@ -241,7 +241,8 @@ def prefixes_section(stats: dict[str, Any]) -> str:
         if not ranked:
             continue
         rows = [[text(p.get("prefix", "")), number(p.get("count")),
-                 f"{100 * float(p.get('share') or 0):.1f}%"] for p in ranked]
+                 f"{100 * _real(p.get('share')):.1f}%"] for p in ranked
+                if isinstance(p, dict)]
         parts.append(f'<div class="group"><h3>{text(key.replace("_", " "))}</h3>\n'
                      + table(["prefix", "questions", "share"], rows) + "</div>")
     if not parts:
@@ -276,12 +277,18 @@ def kappa_band(kappa: float) -> str:
     return next((name for bound, name in KAPPA_BANDS if kappa <= bound), "almost perfect")
 
 
+def _real(value: Any) -> float:
+    """A statistic that should be a number, as one (0 when it is anything else)."""
+    return float(value) if is_number(value) else 0.0
+
+
 def _workers_html(workers: dict[str, Any]) -> str:
-    compared = sum(int(w.get("compared") or 0) for w in workers.values())
-    agreed = sum(float(w.get("agreement") or 0) * int(w.get("compared") or 0)
+    workers = {name: w for name, w in workers.items() if isinstance(w, dict)}
+    compared = sum(int(_real(w.get("compared"))) for w in workers.values())
+    agreed = sum(_real(w.get("agreement")) * int(_real(w.get("compared")))
                  for w in workers.values())
     mean = f"{agreed / compared:.3f}" if compared else "—"
-    ranked = sorted(workers.items(), key=lambda kv: (kv[1].get("agreement") or 0, kv[0]))
+    ranked = sorted(workers.items(), key=lambda kv: (_real(kv[1].get("agreement")), kv[0]))
     rows = [[text(w), number(v.get("agreement")), number(v.get("compared")),
              number(v.get("judgments"))] for w, v in ranked]
     return (f"<h3>Worker agreement</h3>\n<p>{number(len(workers))} workers; agreement with "
@@ -376,8 +383,9 @@ def build_section(manifest: dict[str, Any]) -> str:
 
 
 def overview_body(release: ReleaseView, histograms: dict[str, dict[int, int]],
-                  renderer: Renderer) -> str:
-    """The overview's sections as HTML (without the page layout)."""
+                  renderer: Renderer, note: str = "") -> str:
+    """The overview's sections as HTML (without the page layout); ``note`` (plain text)
+    follows the lead paragraph."""
     stats = release.stats
     manifest = release.manifest
     splits = ", ".join(t.split for t in release.main_tables()) or "no table"
@@ -386,7 +394,8 @@ def overview_body(release: ReleaseView, histograms: dict[str, dict[int, int]],
              f"{text(splits)}. "
              '<a href="examples/index-00001.html">Browse the examples</a> · '
              '<a href="rejected/index.html">what was rejected, and why</a>.</p>')
-    sections = [intro, splits_section(release), funnel_section(release),
+    notice = f'<p class="notice">{text(note)}</p>' if note else ""
+    sections = [intro, notice, splits_section(release), funnel_section(release),
                 lengths_section(release, histograms, renderer), prefixes_section(stats),
                 baselines_section(stats), annotation_section(stats), leakage_section(stats),
                 other_section(stats), build_section(manifest)]
@@ -394,11 +403,12 @@ def overview_body(release: ReleaseView, histograms: dict[str, dict[int, int]],
 
 
 def write_overview(out_dir: str, release: ReleaseView, histograms: dict[str, dict[int, int]],
-                   renderer: Renderer) -> None:
+                   renderer: Renderer, note: str = "") -> None:
     """Write ``<out_dir>/index.html``: the overview of ``release``. ``histograms`` are the
-    renderer's measures tallied over every row (``{measure: {value: frequency}}``)."""
+    renderer's measures tallied over every row (``{measure: {value: frequency}}``); ``note``
+    says why the dataset's own renderer was not used."""
     title = getattr(renderer, "title", "") or release.dataset
-    content = page(title, overview_body(release, histograms, renderer), nav_prefix="",
+    content = page(title, overview_body(release, histograms, renderer, note), nav_prefix="",
                    release=release_label(release.manifest))
     with open(os.path.join(out_dir, "index.html"), "w", encoding="utf-8",
               newline="\n") as handle:

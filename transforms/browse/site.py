@@ -26,7 +26,7 @@ from transforms.browse.examples import ExampleWriter
 from transforms.browse.html import release_label
 from transforms.browse.overview import write_overview
 from transforms.browse.rejected import write_rejected
-from transforms.browse.renderers import for_release, module_name
+from transforms.browse.renderers import choose, for_release
 from transforms.release import require_intact
 
 GENERATOR = "qa-dataset-toolkit release browser"
@@ -145,7 +145,8 @@ def write_site(release_dir: str, out_dir: str, page_size: int = PAGE_SIZE,
     check_out_dir(release_dir, out_dir, overwrite)
     require_intact(release_dir, deep=False)
     view = ReleaseView.open(release_dir)
-    renderer = for_release(view)
+    name, refused = choose(view)
+    renderer = for_release(view, name)
     staging = f"{out_dir}.tmp-{os.getpid()}"
     if os.path.lexists(staging):
         shutil.rmtree(staging)
@@ -153,13 +154,14 @@ def write_site(release_dir: str, out_dir: str, page_size: int = PAGE_SIZE,
     try:
         assets = write_assets(staging)
         examples, histograms = write_examples(staging, view, renderer, page_size, limit)
-        write_overview(staging, view, histograms, renderer)
+        write_overview(staging, view, histograms, renderer, note=refused)
         rejected = write_rejected(staging, view, page_size)
         summary = {
             "generator": GENERATOR,
             "release": {key: view.manifest.get(key)
                         for key in ("dataset", "version", "run_id", "created")},
-            "renderer": module_name(view.dataset),
+            "renderer": name,
+            "renderer_refused": refused or None,
             "title": renderer.title,
             "page_size": page_size,
             "limit": limit,

@@ -3,16 +3,27 @@
 ``nq`` and ``nq_annotated`` -> ``nq``; ``nlquad`` -> ``nlquad``; ``jnq``, ``jboolq`` and any
 other ``*_annotated`` -> ``jnq``; ``reqa_*`` -> ``reqa``; anything else -> ``generic``. A
 module is imported only when its dataset is browsed (ReQA's imports BM25).
+
+A dataset's own renderer is written for its pipeline's column types, so it is used only when
+the release's tables have them: each such module declares ``expected_schemas(view)`` (table,
+schema), and a release whose tables differ (a "numeric" column holding strings, which
+``verify`` accepts when the manifest says so) is shown by the generic renderer, which shows
+any value as escaped text; ``choose`` says why.
 """
 
 from __future__ import annotations
 
 import importlib
+import re
+
+import pyarrow as pa
 
 from transforms.browse.base import ReleaseView, Renderer
 
 BY_DATASET = {"nq": "nq", "nq_annotated": "nq", "nlquad": "nlquad", "jnq": "jnq",
               "jboolq": "jnq"}
+GENERIC = "generic"
+MAX_PROBLEMS = 5
 
 
 def module_name(dataset: str) -> str:
@@ -23,10 +34,46 @@ def module_name(dataset: str) -> str:
         return "jnq"
     if dataset.startswith("reqa_"):
         return "reqa"
-    return "generic"
+    return GENERIC
 
 
-def for_release(view: ReleaseView) -> Renderer:
-    """The renderer of the release ``view``: its module's ``make(view)``."""
-    module = importlib.import_module(f"{__name__}.{module_name(view.dataset)}")
+def _type(kind: pa.DataType) -> str:
+    """A type's text without nullability marks or list item names (as ``verify`` compares)."""
+    return re.sub(r"list<(item|element): ", "list<", str(kind).replace(" not null", ""))
+
+
+def schema_problems(actual: pa.Schema, expected: pa.Schema) -> list[str]:
+    """Each column of ``expected`` that ``actual`` lacks or holds with another type."""
+    problems = []
+    for field in expected:
+        if field.name not in actual.names:
+            problems.append(f"no column {field.name}")
+        elif _type(actual.field(field.name).type) != _type(field.type):
+            problems.append(f"column {field.name} is {_type(actual.field(field.name).type)}, "
+                            f"not {_type(field.type)}")
+    return problems
+
+
+def choose(view: ReleaseView) -> tuple[str, str]:
+    """``(module, why not the dataset's own)``: the dataset's renderer and ``""`` when the
+    release's tables have the columns it was written for, else ``generic`` and the reason."""
+    name = module_name(view.dataset)
+    if name == GENERIC:
+        return name, ""
+    expected = getattr(importlib.import_module(f"{__name__}.{name}"), "expected_schemas", None)
+    if expected is None:
+        return GENERIC, f"the {name} renderer declares no schema"
+    problems = [f"{table.directory}: {problem}" for table, schema in expected(view)
+                for problem in schema_problems(table.schema, schema)]
+    if not problems:
+        return name, ""
+    more = f" (and {len(problems) - MAX_PROBLEMS} more)" if len(problems) > MAX_PROBLEMS else ""
+    return GENERIC, (f"the {name} renderer is not used: " + "; ".join(problems[:MAX_PROBLEMS])
+                     + more)
+
+
+def for_release(view: ReleaseView, name: str | None = None) -> Renderer:
+    """The renderer of the release ``view``: the module ``name`` (by default ``choose``'s)
+    and its ``make(view)``."""
+    module = importlib.import_module(f"{__name__}.{name or choose(view)[0]}")
     return module.make(view)

@@ -13,8 +13,11 @@ from collections.abc import Iterator
 from html import unescape
 from typing import Any
 
+import pyarrow as pa
+
 from transforms.browse import html as h
 from transforms.browse.base import Entry, ReleaseView
+from transforms.jnq.schema import EXAMPLE_SCHEMA
 from transforms.release.tables import Table
 
 TITLES = {"jnq": "JNQ", "jboolq": "JBoolQ"}
@@ -30,14 +33,15 @@ def _page_link(url: str, label: str) -> str:
 
 def _marked(text: str, start: int, end: int) -> str:
     """The paragraph text with ``text[start:end]`` in a short-answer mark (escaped)."""
-    if not 0 <= start < end <= len(text):
+    if not (h.is_number(end) and 0 <= start < end <= len(text)):
         return h.text(text)
-    return (f"{h.text(text[:start])}<mark class=\"short-answer\" data-start=\"{start}\" "
-            f"data-end=\"{end}\">{h.text(text[start:end])}</mark>{h.text(text[end:])}")
+    return (f'{h.text(text[:start])}<mark class="short-answer" data-start="{h.attr(start)}" '
+            f'data-end="{h.attr(end)}">{h.text(text[start:end])}</mark>{h.text(text[end:])}')
 
 
 def _has_span(note: dict[str, Any]) -> bool:
-    return note.get("short_answer_type") == "span" and note.get("span_start", -1) >= 0
+    start = note.get("span_start", -1)
+    return note.get("short_answer_type") == "span" and h.is_number(start) and start >= 0
 
 
 def _has_yes_no(note: dict[str, Any]) -> bool:
@@ -80,8 +84,9 @@ def _paragraph_body(text: str | None, note: dict[str, Any] | None) -> str:
     else:
         start, end = note["span_start"], note["span_end"]
         body = f"<p>{_marked(text, start, end)}</p>"
-        if not 0 <= start < end <= len(text):
-            body += f'<p class="muted">short answer {start}:{end} outside the paragraph</p>'
+        if not (h.is_number(end) and 0 <= start < end <= len(text)):
+            body += (f'<p class="muted">short answer {h.text(start)}:{h.text(end)} outside '
+                     "the paragraph</p>")
     if exist and _has_yes_no(note):
         body += (f'<p>Short answer: <strong class="yes-no">{h.text(note["yes_no_answer"])}'
                  "</strong></p>")
@@ -92,16 +97,17 @@ def _candidate(paragraph_id: int, rank: int, score: float, text: str | None,
                note: dict[str, Any] | None) -> str:
     """One candidate paragraph: rank, cosine score, label and votes, text; an EXIST
     paragraph is shaded (``contains-answer``)."""
-    head = [f'<span class="rank">rank {rank}</span>',
-            f'<span class="score">cosine {score:.3f}</span>',
-            f'<span class="muted">paragraph {paragraph_id}'
+    head = [f'<span class="rank">rank {h.text(rank)}</span>',
+            f'<span class="score">cosine {h.num(score, ".3f")}</span>',
+            f'<span class="muted">paragraph {h.text(paragraph_id)}'
             f'{" (first paragraph)" if rank == 0 else ""}</span>']
-    data = f'data-paragraph-id="{paragraph_id}" data-rank="{rank}" data-score="{score:.3f}"'
+    data = (f'data-paragraph-id="{h.attr(paragraph_id)}" data-rank="{h.attr(rank)}" '
+            f'data-score="{h.num(score, ".3f")}"')
     if note is not None:
         label = LABEL_CLASSES.get(note["label"])
         head.append(f'<span class="{f"label {label}" if label else "label"}">'
                     f'{h.text(note["label"])} '
-                    f'{note["yes_votes"]}/{note["votes"]}</span>')
+                    f'{h.text(note["yes_votes"])}/{h.text(note["votes"])}</span>')
         data += f' data-label="{h.attr(note["label"])}"'
     css = "candidate contains-answer" if note and note["label"] == "EXIST" else "candidate"
     return f'<li class="{css}" {data}>{" ".join(head)}{_paragraph_body(text, note)}</li>'
@@ -146,10 +152,10 @@ class JnqRenderer:
         notes = {a["paragraph_id"]: a for a in row.get("annotations") or []}
         candidates = sorted(zip(row["candidate_ranks"], row["candidate_paragraph_ids"],
                                 row["candidate_scores"], strict=True))
-        facts = [f"search rank {row['search_rank']}", f"revision {row['revision']}",
-                 f"id {h.text(row['id'])}"]
+        facts = [f"search rank {h.text(row['search_rank'])}",
+                 f"revision {h.text(row['revision'])}", f"id {h.text(row['id'])}"]
         if "annotations" in row:
-            facts += [f"{row.get('num_annotators', 0)} annotators",
+            facts += [f"{h.text(row.get('num_annotators', 0))} annotators",
                       "yes/no question" if row.get("is_yes_no_question") else
                       "not a yes/no question"]
         items = [_candidate(pid, rank, score, texts.get(pid), notes.get(pid))
@@ -169,6 +175,15 @@ class JnqRenderer:
         if lengths:
             result["paragraph chars"] = round(sum(lengths) / len(lengths))
         return result
+
+
+def expected_schemas(view: ReleaseView) -> list[tuple[Table, pa.Schema]]:
+    """Every main table has JNQ's example columns, and the annotated ones when it has
+    ``annotations``."""
+    from transforms.annotation.jnq_import import ANNOTATED_SCHEMA
+
+    return [(table, ANNOTATED_SCHEMA if "annotations" in table.schema.names
+             else EXAMPLE_SCHEMA) for table in view.main_tables()]
 
 
 def make(view: ReleaseView) -> JnqRenderer:

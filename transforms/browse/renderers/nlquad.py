@@ -20,17 +20,26 @@ from itertools import groupby
 from operator import itemgetter
 from typing import Any
 
+import pyarrow as pa
+
 from filters.text.stats import word_count
 from transforms.browse import html as h
 from transforms.browse.base import Entry, ReleaseView
 from transforms.browse.renderers.nq import Span, highlight
 from transforms.nlquad.card import PAPER_REFERENCE
+from transforms.nlquad.schema import NLQUAD_SCHEMA
 from transforms.release.tables import Table
 
 PARAGRAPH_BREAK = "<br><br>"
 PAPER_MEANS = {"question words": float(PAPER_REFERENCE["question_words_mean"]),
                "answer words": float(PAPER_REFERENCE["answer_words_mean"]),
                "document words": float(PAPER_REFERENCE["document_words_mean"])}
+
+
+def _words(row: dict[str, Any]) -> Any:
+    """The answer's words (``answer_word_end - answer_word_start``), or ``"?"``."""
+    start, end = row["answer_word_start"], row["answer_word_end"]
+    return end - start if h.is_number(start) and h.is_number(end) else "?"
 
 
 class NlquadRenderer:
@@ -84,14 +93,14 @@ class NlquadRenderer:
             spans.append(Span(start, end, "mark", (
                 ("class", "answer"), ("data-question", label), ("data-id", row["id"]),
                 ("title", f"{label}: {row['question']}")), offset=0))
-            inserts.append((start, f'<aside class="subheading" data-question="{label}">'
-                                   f'<span class="muted">{label}</span> '
+            inserts.append((start, f'<aside class="subheading" data-question="{h.attr(label)}">'
+                                   f'<span class="muted">{h.text(label)}</span> '
                                    f"{h.text(row['question'])}</aside>"))
-            words = row["answer_word_end"] - row["answer_word_start"]
             paragraphs = row["answer_paragraphs"]
-            listed.append(f'<li data-question="{label}">{h.text(row["question"])} '
-                          f'<span class="muted">characters {start}–{end}, {words} words, '
-                          f'{paragraphs} paragraph{"" if paragraphs == 1 else "s"}</span></li>')
+            listed.append(f'<li data-question="{h.attr(label)}">{h.text(row["question"])} '
+                          f'<span class="muted">characters {h.text(start)}–{h.text(end)}, '
+                          f'{h.text(_words(row))} words, {h.text(paragraphs)} '
+                          f'paragraph{"" if paragraphs == 1 else "s"}</span></li>')
         sources = [h.link(first["url"], "article")]
         if first.get("capture_url") and first["capture_url"] != first["url"]:
             sources.append(h.link(first["capture_url"], "archived copy"))
@@ -105,6 +114,11 @@ class NlquadRenderer:
             f'<ol class="questions">{"".join(listed)}</ol>',
             f'<div class="context">{body}</div>',
         ))
+
+
+def expected_schemas(view: ReleaseView) -> list[tuple[Table, pa.Schema]]:
+    """Every main table has NLQuAD's columns and types."""
+    return [(table, NLQUAD_SCHEMA) for table in view.main_tables()]
 
 
 def make(view: ReleaseView) -> NlquadRenderer:

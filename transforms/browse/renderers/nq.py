@@ -24,11 +24,13 @@ from dataclasses import dataclass
 from html import unescape
 from typing import Any
 
+import pyarrow as pa
+
 from transforms.annotation.render import render_candidates
 from transforms.browse import html as h
 from transforms.browse.base import Entry, ReleaseView
 from transforms.metrics.nq import DEFAULT_MIN_NON_NULL
-from transforms.nq.examples import YES_NO_CODES
+from transforms.nq.examples import HF_SCHEMA, YES_NO_CODES
 from transforms.release.tables import Table
 
 LINE_BREAK = ("\n", "<br>")  # render.py's line breaks (table rows, list items, blocks)
@@ -70,11 +72,13 @@ def highlight(text: str, spans: Iterable[Span], inserts: Sequence[tuple[int, str
     every span (spans open there are closed before and reopened after), so the HTML always
     nests and each piece's text is its characters. Spans outside the text or empty are left
     out."""
-    ordered = sorted((s for s in spans if 0 <= s.start < s.end <= len(text)),
+    ordered = sorted((s for s in spans if h.is_number(s.start) and h.is_number(s.end)
+                      and 0 <= s.start < s.end <= len(text)),
                      key=lambda s: (s.start, -s.end))
     placed: dict[int, list[str]] = {}
     for position, fragment in inserts:
-        placed.setdefault(min(max(position, 0), len(text)), []).append(fragment)
+        at = min(max(position, 0), len(text)) if h.is_number(position) else len(text)
+        placed.setdefault(at, []).append(fragment)
     cuts = sorted({0, len(text), *placed, *(s.start for s in ordered),
                    *(s.end for s in ordered)})
     parts: list[str] = []
@@ -294,7 +298,7 @@ class NqRenderer:
             return ""
         if answer.long:
             start, end, index = answer.long
-            long = f"candidate #{h.text(index)}, tokens {start}–{end}"
+            long = f"candidate #{h.text(index)}, tokens {h.text(start)}–{h.text(end)}"
         else:
             long = "none"
         parts = [f'<dl class="answer-summary"><dt>Long answer</dt><dd>{long}</dd>',
@@ -348,6 +352,11 @@ class NqRenderer:
         return (f"{opening.opening(0, 0)}"
                 f'<div class="candidate-label muted">{h.text(candidate.label)}</div>'
                 f'<div class="candidate-text">{body}</div></div>')
+
+
+def expected_schemas(view: ReleaseView) -> list[tuple[Table, pa.Schema]]:
+    """Every main table has the HuggingFace ``natural_questions`` columns and types."""
+    return [(table, HF_SCHEMA) for table in view.main_tables()]
 
 
 def make(view: ReleaseView) -> NqRenderer:

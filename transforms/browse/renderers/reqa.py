@@ -15,9 +15,12 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
+import pyarrow as pa
+
 from transforms.browse import html as h
 from transforms.browse.base import Entry, ReleaseView
 from transforms.release.tables import Table
+from transforms.reqa.schema import CANDIDATES_SCHEMA, QUESTIONS_SCHEMA
 
 INDEX_CHARS = 80
 # (key, label as the card's baselines table names it, candidate column indexed)
@@ -109,11 +112,13 @@ def _marked(context: str, spans: list[tuple[int, int, str]]) -> str:
     a span overlapping the previous one or outside the paragraph is left unmarked."""
     out, at = [], 0
     for start, end, candidate_id in sorted(spans):
-        if start < at or not 0 <= start < end <= len(context):
+        if not (h.is_number(start) and h.is_number(end)) or not at <= start < end <= len(
+                context):
             continue
         out.append(h.text(context[at:start]))
         out.append(f'<mark class="answer-sentence" data-candidate-id="{h.attr(candidate_id)}" '
-                   f'data-start="{start}" data-end="{end}">{h.text(context[start:end])}</mark>')
+                   f'data-start="{h.attr(start)}" data-end="{h.attr(end)}">'
+                   f"{h.text(context[start:end])}</mark>")
         at = end
     out.append(h.text(context[at:]))
     return "".join(out)
@@ -233,6 +238,13 @@ class ReqaRenderer:
             words = [len(self.candidates.sentence(i).split()) for i in positions]
             result["sentence words"] = round(sum(words) / len(words))
         return result
+
+
+def expected_schemas(view: ReleaseView) -> list[tuple[Table, pa.Schema]]:
+    """The questions (main tables) and the candidates have ReQA's columns and types."""
+    candidates = view.table("candidates")
+    return ([(table, QUESTIONS_SCHEMA) for table in view.main_tables()]
+            + ([(candidates, CANDIDATES_SCHEMA)] if candidates is not None else []))
 
 
 def make(view: ReleaseView) -> ReqaRenderer:
