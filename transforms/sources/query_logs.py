@@ -5,19 +5,22 @@ count of events, count of distinct users): a row that has the users field is pre
 Column names are options. A malformed row (no query, no user, a bad timestamp or count) is
 dead-lettered with its file and line and counted (``log.malformed_rows``; the newer checks also
 by reason, ``log.malformed.<reason>``: ``invalid_count``, ``invalid_utf8``, ``invalid_unicode``,
-``control_characters``); it never stops the job. A file that cannot be read (``unknown_format``,
-``unreadable``, ``invalid_parquet``) or whose compressed stream is damaged is dead-lettered
-with the number of rows read and counted (``log.unreadable_files``, ``log.unreadable.<reason>``):
-``truncated_compression`` keeps the complete rows before the cut (never a partial last line);
-``corrupt_compression`` keeps none, since a stream's checksum is checked only at its end and
-the rows before the error may already be garbage.
+``control_characters``, ``field_too_long`` (a CSV/TSV field past ``csv.field_size_limit()``),
+``invalid_csv``, ``too_deeply_nested`` (a JSON line nested deeper than ``safe_json`` allows));
+it never stops the job nor costs another row. A file that cannot be read (``unknown_format``,
+``unreadable``, ``invalid_parquet``) or whose compressed stream is damaged or too large is
+dead-lettered with the number of rows read and counted (``log.unreadable_files``,
+``log.unreadable.<reason>``): ``truncated_compression`` keeps the complete rows before the cut
+(never a partial last line); ``corrupt_compression`` keeps none, since a stream's checksum is
+checked only at its end and the rows before the error may already be garbage;
+``decoded_too_large`` (the file decodes to more than ``max_decoded_bytes``; decoding stops at
+the cap) and ``unsupported_compression`` keep none.
 """
 
 from __future__ import annotations
 
 import csv
 import io
-import json
 import posixpath
 import re
 from collections import Counter
@@ -36,10 +39,19 @@ from filters.nq.queries import (
     parse_timestamp,
     text_rejection,
 )
+from filters.text import safe_json
 from transforms.core.accounting import SIDE_OUTPUTS, dead_letter, tally
-from transforms.sources.compressed import complete_lines, read_decompressed
+from transforms.sources.compressed import (
+    TRUNCATED_COMPRESSION,
+    complete_lines,
+    damage_reason,
+    read_decompressed,
+)
 
 FORMATS = ("tsv", "csv", "jsonl", "parquet")
+FIELD_TOO_LONG = "field_too_long"
+INVALID_CSV = "invalid_csv"
+_COMPRESSION_SUFFIXES = (".gz", ".bz2", ".xz", ".lzma", ".zst", ".zstd", ".deflate")
 _ESCAPED_BYTES = re.compile("[\udc80-\udcff]")  # undecodable bytes under surrogateescape
 
 
@@ -74,16 +86,22 @@ class QueryRecord:
 
 
 def infer_format(path: str, declared: str | None = None) -> str:
-    """The declared format, else the file extension (``.gz`` ignored)."""
+    """The declared format, else the file extension (a compression suffix ignored)."""
     if declared:
         return declared
-    name = path[:-3] if path.endswith(".gz") else path
+    name = _without_compression_suffix(path)
     extension = posixpath.splitext(name)[1].lstrip(".").lower()
     extension = {"txt": "tsv", "ndjson": "jsonl", "json": "jsonl", "pq": "parquet"}.get(
         extension, extension)
     if extension not in FORMATS:
         raise ValueError(f"cannot infer the log format of {path}; pass --format")
     return extension
+
+
+def _without_compression_suffix(path: str) -> str:
+    """``path`` without ``.gz``, ``.bz2``, ``.xz``, ``.lzma``, ``.zst``, ``.zstd``, ``.deflate``."""
+    stem, extension = posixpath.splitext(path)
+    return stem if extension.lower() in _COMPRESSION_SUFFIXES else path
 
 
 def _invalid_utf8(text: str) -> MalformedRow | None:
@@ -97,9 +115,10 @@ def _invalid_utf8(text: str) -> MalformedRow | None:
 
 
 def iter_rows(data: bytes, fmt: str) -> Iterator[tuple[int, dict | Exception]]:
-    """``(line number, row dict)`` per row; a row that cannot be decoded yields the error
-    (a line with bytes that are not UTF-8: ``MalformedRow("invalid_utf8")``). A Parquet file
-    that cannot be read raises."""
+    """``(line number, row dict)`` per row; a row that cannot be decoded yields the error, and
+    the rows after it are still read (a line with bytes that are not UTF-8:
+    ``MalformedRow("invalid_utf8")``; a CSV/TSV field too long: ``field_too_long``; a JSON line
+    nested too deep: ``too_deeply_nested``). A Parquet file that cannot be read raises."""
     if fmt == "parquet":
         import pyarrow.parquet as pq
 
@@ -107,26 +126,55 @@ def iter_rows(data: bytes, fmt: str) -> Iterator[tuple[int, dict | Exception]]:
         for number, row in enumerate(table.to_pylist(), start=1):
             yield number, row
         return
-    text = data.decode("utf-8", errors="surrogateescape")
-    if text.startswith("\ufeff"):  # a UTF-8 byte-order mark is not part of the header
-        text = text[1:]
     if fmt == "jsonl":
-        for number, line in enumerate(text.splitlines(), start=1):
-            if not line.strip():
-                continue
-            invalid = _invalid_utf8(line)
-            if invalid:
-                yield number, invalid
-                continue
-            try:
-                row = json.loads(line)
-                yield number, row if isinstance(row, dict) else ValueError("not a JSON object")
-            except json.JSONDecodeError as error:
-                yield number, error
+        for number, line in enumerate(_text_lines(data), start=1):
+            yield from _json_row(number, line.rstrip("\r\n"))
         return
-    reader = csv.DictReader(io.StringIO(text), delimiter="\t" if fmt == "tsv" else ",",
+    yield from _delimited_rows(_text_lines(data), fmt)
+
+
+def _text_lines(data: bytes) -> Iterator[str]:
+    """The ``\n``-terminated lines of ``data``, each decoded (undecodable bytes escaped), one
+    at a time; a UTF-8 byte-order mark is not part of the first."""
+    for index, raw in enumerate(io.BytesIO(data)):
+        line = raw.decode("utf-8", errors="surrogateescape")
+        yield line[1:] if index == 0 and line.startswith("\ufeff") else line
+
+
+def _json_row(number: int, line: str) -> Iterator[tuple[int, dict | Exception]]:
+    if not line.strip():
+        return
+    invalid = _invalid_utf8(line)
+    if invalid:
+        yield number, invalid
+        return
+    try:
+        row = safe_json.loads(line)
+    except safe_json.JsonTooDeep as error:
+        yield number, MalformedRow(error.reason, str(error))
+        return
+    except ValueError as error:
+        yield number, error
+        return
+    yield number, row if isinstance(row, dict) else ValueError("not a JSON object")
+
+
+def _delimited_rows(lines: Iterator[str], fmt: str) -> Iterator[tuple[int, dict | Exception]]:
+    """Rows of a CSV/TSV; a row the csv module refuses (a field past its size limit) is that
+    row's error, and reading goes on with the next line."""
+    reader = csv.DictReader(lines, delimiter="\t" if fmt == "tsv" else ",",
                             quoting=csv.QUOTE_NONE if fmt == "tsv" else csv.QUOTE_MINIMAL)
-    for number, row in enumerate(reader, start=2):
+    number = 1
+    while True:
+        number += 1
+        try:
+            row = next(reader)
+        except StopIteration:
+            return
+        except csv.Error as error:
+            reason = FIELD_TOO_LONG if "field limit" in str(error) else INVALID_CSV
+            yield number, MalformedRow(reason, f"{reason.replace('_', ' ')}: {error}")
+            continue
         if None in row or any(v is None for v in row.values()):
             yield number, ValueError(f"expected {len(reader.fieldnames or [])} columns")
         else:
@@ -169,9 +217,11 @@ def to_record(row: dict, fields: LogFields) -> QueryRecord:
 class _ParseLogFile(beam.DoFn):
     STAGE = "log"
 
-    def __init__(self, fields: LogFields, fmt: str | None):
+    def __init__(self, fields: LogFields, fmt: str | None,
+                 max_decoded_bytes: int | None = None):
         self.fields = fields
         self.fmt = fmt
+        self.max_decoded_bytes = max_decoded_bytes
 
     def _unreadable(self, path: str, reason: str, error: Exception, rows_read: int):
         yield tally(self.STAGE, "unreadable_files")
@@ -186,15 +236,16 @@ class _ParseLogFile(beam.DoFn):
             yield from self._unreadable(path, "unknown_format", error, 0)
             return
         try:
-            data, damage = read_decompressed(readable)
+            data, damage = read_decompressed(readable,
+                                             max_decoded_bytes=self.max_decoded_bytes)
         except Exception as error:  # noqa: BLE001 - an unreadable file must not stop the job
             yield from self._unreadable(path, "unreadable", error, 0)
             return
-        if isinstance(damage, EOFError):  # truncated: what was decoded is the file's start
-            reason = "truncated_compression"
+        reason = damage_reason(damage) if damage is not None else ""
+        if reason == TRUNCATED_COMPRESSION:  # what was decoded is the file's start
             data = complete_lines(data) if fmt != "parquet" else data
-        elif damage is not None:  # a checksum fails only at a stream's end: trust no row
-            reason, data = "corrupt_compression", b""
+        elif damage is not None:  # corrupt (a checksum fails only at the end), too large
+            data = b""
         rows_read = 0
         try:
             for number, row in iter_rows(data, fmt):
@@ -230,17 +281,20 @@ class _ParseLogFile(beam.DoFn):
 class ReadQueryLog(beam.PTransform):
     """Query-log rows matching a glob (any Beam filesystem) as QueryRecord."""
 
-    def __init__(self, pattern: str, fields: LogFields, fmt: str | None = None):
+    def __init__(self, pattern: str, fields: LogFields, fmt: str | None = None,
+                 max_decoded_bytes: int | None = None):
         super().__init__()
         self.pattern = pattern
         self.fields = fields
         self.fmt = fmt
+        self.max_decoded_bytes = max_decoded_bytes  # per file; None: the default cap
 
     def expand(self, pbegin):
         result = (pbegin
                   | "MatchLogs" >> fileio.MatchFiles(self.pattern)
                   | "OpenLogs" >> fileio.ReadMatches(compression=CompressionTypes.AUTO)
-                  | "ParseLogs" >> beam.ParDo(_ParseLogFile(self.fields, self.fmt))
+                  | "ParseLogs" >> beam.ParDo(
+                      _ParseLogFile(self.fields, self.fmt, self.max_decoded_bytes))
                   .with_outputs(*SIDE_OUTPUTS, main="main"))
         return result.main, [result]
 
