@@ -23,6 +23,7 @@ from urllib.parse import urlencode
 
 import requests
 
+from filters.text import safe_json
 from transforms.clients.bounded_http import (
     MIB,
     BoundedHttpError,
@@ -36,7 +37,11 @@ from transforms.clients.rate_limit import RateLimiter
 from transforms.clients.retry_policy import PoliteClientBase
 from transforms.clients.wayback.body import read_capture_body, read_text_body
 from transforms.clients.wayback.cdx import (
+    CdxBadRow,
     CdxCapture,
+    CdxDuplicate,
+    CdxPage,
+    capture_from_fields,
     cdx_params,
     collapse_key_fn,
     parse_cdx_json,
@@ -150,68 +155,87 @@ class WaybackClient(PoliteClientBase):
         collapse: str | None = "urlkey",
         limit: int = 5000,
     ) -> Iterator[CdxCapture]:
-        """Yield every capture matching a CDX query, paging with resume keys.
+        """Yield every capture matching a CDX query (the captures of :meth:`iter_cdx_entries`;
+        use that to account for the rows refused or dropped as duplicates)."""
+        for entry in self.iter_cdx_entries(url, match_type, from_, to, filters, collapse, limit):
+            if isinstance(entry, CdxCapture):
+                yield entry
+
+    def iter_cdx_entries(
+        self,
+        url: str,
+        match_type: str = "prefix",
+        from_: str | None = None,
+        to: str | None = None,
+        filters: Sequence[str] = ("statuscode:200", "mimetype:text/html"),
+        collapse: str | None = "urlkey",
+        limit: int = 5000,
+    ) -> Iterator[CdxCapture | CdxDuplicate | CdxBadRow]:
+        """Every row of a CDX query, paging with resume keys: a :class:`CdxCapture`, a
+        :class:`CdxDuplicate` or a :class:`CdxBadRow` (a malformed row, which costs only itself:
+        the page and the following pages are read on).
 
         ``limit`` is the page size: each request asks for ``limit`` lines with
         ``showResumeKey=true`` and the next page is requested with the returned ``resumeKey``
         (see "Resumption Key" in the CDX server docs). Collapsing is applied by the server per
-        page; adjacent duplicates across a page boundary are dropped here.
+        page; adjacent duplicates across a page boundary come back as :class:`CdxDuplicate`.
+        A page that cannot be read at all raises :class:`WaybackError` (``bad_cdx_response``).
         """
         params = cdx_params(url, match_type, from_, to, filters, collapse, limit)
         collapse_key = collapse_key_fn(collapse)
         previous: str | None = None
         resume_key: str | None = None
         while True:
-            captures, next_key = self._cdx_page(params, resume_key)
-            for capture in captures:
+            page = self._cdx_page(params, resume_key)
+            for capture in page.captures:
                 key = collapse_key(capture) if collapse_key else None
                 if key is not None and key == previous:
+                    yield CdxDuplicate(capture)
                     continue
                 previous = key
                 yield capture
-            if not next_key:
+            yield from page.bad_rows
+            if not page.resume_key:
                 return
-            if next_key == resume_key:
+            if page.resume_key == resume_key:
                 raise WaybackError("bad_cdx_response", url, "resume key did not advance")
-            resume_key = next_key
+            resume_key = page.resume_key
 
-    def _cdx_page(
-        self, params: list[tuple[str, str]], resume_key: str | None
-    ) -> tuple[list[CdxCapture], str | None]:
-        """One CDX page, from the cache when available."""
+    def _cdx_page(self, params: list[tuple[str, str]], resume_key: str | None) -> CdxPage:
+        """One CDX page, from the cache when a sound entry is there."""
         query = params + ([("resumeKey", resume_key)] if resume_key else [])
         cache_path = self._cdx_cache_path(query)
-        cached = _read_json(self._cache, cache_path) if cache_path else None
+        cached = _cached_cdx_page(_read_json(self._cache, cache_path)) if cache_path else None
         if cached is not None:
             self._count("cache_hits")
-            captures = [CdxCapture.from_dict(item) for item in cached["captures"]]
-            return captures, cached["next_resume_key"]
+            return cached
         endpoint = f"{self.base_url}/cdx/search/cdx"
         error_url = f"{endpoint}?{urlencode(query)}"
-        captures, next_key = self._with_retries(
-            error_url, self._cdx_limiter, lambda _attempt: self._cdx_attempt(endpoint, query)
-        )
+        page = self._with_retries(
+            error_url, self._cdx_limiter,
+            lambda _attempt: self._cdx_attempt(endpoint, query, resume_key or ""))
         if cache_path:
             record = {
                 "query": query,
-                "captures": [capture.to_dict() for capture in captures],
-                "next_resume_key": next_key,
+                "captures": [capture.to_dict() for capture in page.captures],
+                "bad_rows": [bad_row.to_dict() for bad_row in page.bad_rows],
+                "next_resume_key": page.resume_key,
             }
             self._cache.write(cache_path, json.dumps(record).encode("utf-8"))
-        return captures, next_key
+        return page
 
-    def _cdx_attempt(
-        self, endpoint: str, query: list[tuple[str, str]]
-    ) -> tuple[list[CdxCapture], str | None]:
-        """Single CDX request; malformed bodies become ``bad_cdx_response``."""
+    def _cdx_attempt(self, endpoint: str, query: list[tuple[str, str]], page: str) -> CdxPage:
+        """Single CDX request; a body that cannot be read as a page is ``bad_cdx_response``."""
         deadline = Deadline(self.limits.deadline)
         resp = self._get(endpoint, self._cdx_limiter, deadline, params=query)
         body = read_text_body(resp, resp.url, self.limits, deadline, _read_timeout(self.timeout))
         self._count("bytes", len(body))
         try:
-            return parse_cdx_json(_response_text(resp, body))
+            return parse_cdx_json(_response_text(resp, body), page=page)
         except ValueError as exc:
-            raise WaybackError("bad_cdx_response", resp.url, str(exc)) from exc
+            reason = getattr(exc, "reason", "")
+            message = f"{reason}: {exc}" if reason else str(exc)
+            raise WaybackError("bad_cdx_response", resp.url, message[:500]) from exc
 
     def _cdx_cache_path(self, query: list[tuple[str, str]]) -> str | None:
         if self._cache is None:
@@ -376,10 +400,37 @@ def _response_text(resp: requests.Response, body: bytes) -> str:
 
 
 def _read_json(cache: CacheStore | None, path: str | None) -> dict | None:
-    """Load a JSON cache file; missing or corrupt files read as None."""
+    """Load a JSON cache file; missing or corrupt files (a nesting bomb included) read as None."""
     raw = cache.read(path) if cache is not None and path else None
     try:
-        data = json.loads(raw) if raw is not None else None
+        data = safe_json.loads(raw) if raw is not None else None
     except ValueError:
         return None
     return data if isinstance(data, dict) else None
+
+
+def _cached_cdx_page(record: dict | None) -> CdxPage | None:
+    """The page a CDX cache entry holds, checked as a fresh page is; None when it is absent or
+    unsound (then the page is asked again)."""
+    if record is None:
+        return None
+    captures, bad_rows = record.get("captures"), record.get("bad_rows", [])
+    resume_key = record.get("next_resume_key")
+    if not isinstance(captures, list) or not isinstance(bad_rows, list) or not (
+            resume_key is None or isinstance(resume_key, str)):
+        return None
+    try:
+        return CdxPage(
+            tuple(capture_from_fields(item) for item in _mappings(captures)),
+            tuple(CdxBadRow.from_dict(item) for item in bad_rows),
+            resume_key or None,
+        )
+    except ValueError:
+        return None
+
+
+def _mappings(items: list) -> list[dict]:
+    """``items`` when every one is a dict; raises ValueError otherwise."""
+    if not all(isinstance(item, dict) for item in items):
+        raise ValueError("cached captures must be objects")
+    return items

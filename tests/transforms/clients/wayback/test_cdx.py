@@ -15,7 +15,7 @@ from tests.transforms.clients.wayback.helpers import (
     make_client,
     query_of,
 )
-from transforms.clients.wayback.cdx import CdxCapture, bbc_cdx_queries, parse_cdx_json
+from transforms.clients.wayback.cdx import CdxCapture, CdxPage, bbc_cdx_queries, parse_cdx_json
 
 
 def test_capture_round_trip_and_id_url() -> None:
@@ -44,8 +44,8 @@ def test_parse_cdx_json_reads_columns_by_header_name() -> None:
             ["uk%2Cco%2Cbbc%29%2Fnews%2Fa+20150101000000%21"],
         ]
     )
-    captures, resume_key = parse_cdx_json(body)
-    assert captures == [
+    parsed = parse_cdx_json(body)
+    assert list(parsed.captures) == [
         CdxCapture(
             "uk,co,bbc)/news/a",
             "20150101000000",
@@ -55,7 +55,8 @@ def test_parse_cdx_json_reads_columns_by_header_name() -> None:
             "D1",
         )
     ]
-    assert resume_key == "uk%2Cco%2Cbbc%29%2Fnews%2Fa+20150101000000%21"
+    assert parsed.resume_key == "uk%2Cco%2Cbbc%29%2Fnews%2Fa+20150101000000%21"
+    assert parsed.bad_rows == ()
 
 
 @pytest.mark.parametrize("body", ['{"not": "a table"}', '[["timestamp", "original"]]', "<html>"])
@@ -65,8 +66,8 @@ def test_parse_cdx_json_rejects_malformed_bodies(body: str) -> None:
 
 
 def test_parse_cdx_json_empty_result() -> None:
-    assert parse_cdx_json("") == ([], None)
-    assert parse_cdx_json("[]") == ([], None)
+    assert parse_cdx_json("") == CdxPage((), (), None)
+    assert parse_cdx_json("[]") == CdxPage((), (), None)
 
 
 def test_iter_cdx_pages_through_three_pages_with_resume_keys(sleeps: list[float]) -> None:
