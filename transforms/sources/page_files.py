@@ -2,16 +2,16 @@
 
 Each emits ``CapturedPage`` and accounts for what it could not read
 (``transforms.core.accounting``). Damaged inputs are never half-read in silence: a compressed
-page file cut short or corrupt, and a WARC/ARC file that is empty, not an archive, truncated
-(a record shorter than its ``Content-Length``, a gzip member without its end) or corrupt, is
-counted and dead-lettered with a ``reason`` and how much was read before the damage; a partial
-record is never emitted.
+page file cut short or corrupt (every compression Beam detects, zstd included), a page file or
+WARC page decoding past ``max_decoded_bytes`` (``decoded_too_large``), and a WARC/ARC file
+that is empty, not an archive, truncated (a record shorter than its ``Content-Length``, a gzip
+member without its end) or corrupt, is counted and dead-lettered with a ``reason`` and how much
+was read before the damage; a partial record is never emitted.
 The Wayback source lives in ``transforms.sources.wayback``.
 """
 
 from __future__ import annotations
 
-import bz2
 import csv
 import io
 import posixpath
@@ -28,6 +28,17 @@ from apache_beam.io.filesystem import CompressionTypes
 from apache_beam.io.filesystems import FileSystems
 
 from transforms.core.accounting import SIDE_OUTPUTS, dead_letter, rejected, tally
+from transforms.sources.compressed import (
+    CORRUPT_COMPRESSION,
+    DECODED_TOO_LARGE,
+    DECOMPRESSORS,
+    TRUNCATED_COMPRESSION,
+    UNSUPPORTED_COMPRESSION,
+    damage_reason,
+    decompress,
+    read_decompressed,
+    resolve_limit,
+)
 from transforms.sources.pages import CapturedPage
 
 SAMPLE_PACKAGE = "pipelines"
@@ -41,6 +52,9 @@ _SNIFF_BYTES = 65536
 _GZIP_MAGIC = b"\x1f\x8b"
 _ARCHIVE_START = re.compile(
     rb"WARC/\d|\S+ \S+ \d{14}(?: \S+)* \d+\s*$")  # a WARC record or an ARC header line
+_FILE_TALLIES = {"empty_archive": "warc_empty_files", "not_an_archive": "warc_not_archive_files",
+                 DECODED_TOO_LARGE: "decoded_too_large_files",
+                 UNSUPPORTED_COMPRESSION: "unsupported_compression_files"}
 _CANONICAL = re.compile(
     rb"""<link[^>]+rel=["']canonical["'][^>]*href=["']([^"']+)["']"""
     rb"""|<meta[^>]+property=["']og:url["'][^>]*content=["']([^"']+)["']""", re.I)
@@ -111,7 +125,8 @@ class ReadSamplePages(beam.PTransform):
 
 class DamagedInputError(ValueError):
     """An input file that cannot be read (completely); ``reason`` names why for the tallies
-    and dead letters: ``truncated_file`` / ``corrupt_file`` (compressed page files),
+    and dead letters: ``truncated_file`` / ``corrupt_file`` / ``decoded_too_large`` /
+    ``unsupported_compression`` (page files),
     ``empty_archive``, ``not_an_archive``, ``truncated_record``, ``truncated_archive``,
     ``corrupt_archive`` (WARC/ARC)."""
 
@@ -160,41 +175,44 @@ class GzipCheck:
         return None
 
 
-def decompress_checked(raw: bytes, compression: str) -> bytes:
-    """Decompress a whole (multi-member) gzip or bzip2 file; ``DamagedInputError``
-    (``truncated_file``, ``corrupt_file``) instead of the bytes before the damage."""
-    gzipped = compression == CompressionTypes.GZIP
-    name = "gzip" if gzipped else "bzip2"
-    parts, data = [], raw
-    while data.strip(b"\0") if gzipped else data:  # zero padding may follow gzip members
-        member = zlib.decompressobj(16 + zlib.MAX_WBITS) if gzipped else bz2.BZ2Decompressor()
-        try:
-            parts.append(member.decompress(data))
-        except (zlib.error, OSError) as error:
-            raise DamagedInputError("corrupt_file", f"corrupt {name} data: {error}") from None
-        if not member.eof:
-            raise DamagedInputError(
-                "truncated_file", f"{name} stream ends inside a member after "
-                                  f"{sum(map(len, parts))} bytes of content (truncated)")
-        data = member.unused_data
-    return b"".join(parts)
+_PAGE_REASONS = {TRUNCATED_COMPRESSION: "truncated_file", CORRUPT_COMPRESSION: "corrupt_file"}
 
 
-def read_page_file(readable: fileio.ReadableFile) -> bytes:
-    """A page file's bytes; gzip and bzip2 (by extension) are decompressed and checked."""
-    compression = CompressionTypes.detect_compression_type(readable.metadata.path)
-    if compression not in (CompressionTypes.GZIP, CompressionTypes.BZIP2):
-        return readable.read()
-    with readable.open(compression_type=CompressionTypes.UNCOMPRESSED) as handle:
-        raw = handle.read()
-    return decompress_checked(raw, compression)
+def _page_damage(error: Exception, decoded: int) -> DamagedInputError:
+    """The ``DamagedInputError`` of a page file's decoding error: ``truncated_file``,
+    ``corrupt_file``, ``decoded_too_large`` or ``unsupported_compression``."""
+    reason = damage_reason(error)
+    detail = (f"stream ends after {decoded} bytes of content (truncated)"
+              if reason == TRUNCATED_COMPRESSION else str(error))
+    return DamagedInputError(_PAGE_REASONS.get(reason, reason), detail)
+
+
+def decompress_checked(raw: bytes, compression: str,
+                       max_decoded_bytes: int | None = None) -> bytes:
+    """Decompress a whole (multi-stream) file of a compression type Beam names;
+    ``DamagedInputError`` (``truncated_file``, ``corrupt_file``, ``decoded_too_large``)
+    instead of the bytes before the damage."""
+    data, error = decompress(raw, DECOMPRESSORS[compression], max_decoded_bytes)
+    if error is not None:
+        raise _page_damage(error, len(data))
+    return data
+
+
+def read_page_file(readable: fileio.ReadableFile, max_decoded_bytes: int | None = None) -> bytes:
+    """A page file's bytes, decompressed by extension (every type Beam detects) and checked,
+    never more than ``max_decoded_bytes`` (None: the default cap)."""
+    data, error = read_decompressed(readable, max_decoded_bytes=max_decoded_bytes)
+    if error is not None:
+        raise _page_damage(error, len(data))
+    return data
 
 
 class _ReadHtmlFile(beam.DoFn):
     """ReadableFile -> CapturedPage; URL and timestamp from a sidecar ``index.tsv``."""
 
-    def __init__(self, index_path: str | None):
+    def __init__(self, index_path: str | None, max_decoded_bytes: int | None = None):
         self.index_path = index_path
+        self.max_decoded_bytes = max_decoded_bytes
 
     def setup(self):
         self._indexes: dict[str, dict[str, tuple[str, str]]] = {}
@@ -213,16 +231,16 @@ class _ReadHtmlFile(beam.DoFn):
     def process(self, readable: fileio.ReadableFile):
         path = readable.metadata.path
         try:
-            content = read_page_file(readable)
+            content = read_page_file(readable, self.max_decoded_bytes)
             index, index_dir = self._index_for(path)
             relative = posixpath.relpath(path, index_dir) if index_dir else path
             url, timestamp = index.get(relative) or index.get(posixpath.basename(path)) or (
                 capture_from_content(path, content))
         except DamagedInputError as error:
-            yield tally("input", "truncated_or_corrupt_files")
+            yield tally("input", _FILE_TALLIES.get(error.reason, "truncated_or_corrupt_files"))
             yield dead_letter("input", error, url="", timestamp="", source=path,
                               reason=error.reason, pages_read=0,
-                              detail="no page emitted from a damaged compressed file")
+                              detail="no page emitted from a damaged or oversized file")
             return
         except Exception as error:  # noqa: BLE001 - an unreadable file must not stop the job
             yield tally("input", "unreadable_files")
@@ -242,17 +260,20 @@ class _ReadHtmlFile(beam.DoFn):
 class ReadHtmlPages(beam.PTransform):
     """Saved pages matching a glob (any Beam filesystem), ``--source html``."""
 
-    def __init__(self, pattern: str, index_path: str | None = None):
+    def __init__(self, pattern: str, index_path: str | None = None,
+                 max_decoded_bytes: int | None = None):
         super().__init__()
         self.pattern = pattern
         self.index_path = index_path
+        self.max_decoded_bytes = max_decoded_bytes  # per page file; None: the default cap
 
     def expand(self, pbegin):
         result = (pbegin
                   | "MatchHtml" >> fileio.MatchFiles(self.pattern)
                   | "OpenHtml" >> fileio.ReadMatches(
                       compression=CompressionTypes.AUTO)
-                  | "ReadHtml" >> beam.ParDo(_ReadHtmlFile(self.index_path)).with_outputs(
+                  | "ReadHtml" >> beam.ParDo(
+                      _ReadHtmlFile(self.index_path, self.max_decoded_bytes)).with_outputs(
                       *SIDE_OUTPUTS, main="main"))
         return result.main, [result]
 
@@ -354,10 +375,14 @@ def _short_record(source: str, offset: int, record, missing: int,
     return error
 
 
-def iter_warc_pages(stream, source: str,
-                    size: int | None = None) -> Iterator[CapturedPage | tuple[str, str]]:
+def iter_warc_pages(stream, source: str, size: int | None = None, *,
+                    max_decoded_bytes: int | None = None
+                    ) -> Iterator[CapturedPage | tuple[str, ...]]:
     """Yield CapturedPage for HTML 200 responses, ``("skip", reason)`` for other responses
-    and revisits (``source`` is ``<file>#<record offset>``).
+    and revisits (``source`` is ``<file>#<record offset>``), and
+    ``("dead_letter", "decoded_too_large", record)`` for a page whose content is longer than
+    ``max_decoded_bytes`` (None: the default cap; it is never held whole, and the next
+    records are read).
 
     Raises ``DamagedInputError`` after the complete records were yielded: ``empty_archive`` and
     ``not_an_archive`` before any; ``truncated_record`` (never yielded) when a record is shorter
@@ -373,9 +398,10 @@ def iter_warc_pages(stream, source: str,
     check = GzipCheck() if head.startswith(_GZIP_MAGIC) else None
     records = ArchiveIterator(_SniffedStream(head, stream, check), arc2warc=True)
     count = 0
+    limit = resolve_limit(max_decoded_bytes)
     try:
         for record in records:
-            item = _warc_item(record)
+            item = _warc_item(record, limit)
             missing = _drain(record)
             offset = records.get_record_offset()
             if missing or not _has_length(record):
@@ -383,6 +409,8 @@ def iter_warc_pages(stream, source: str,
             count += 1
             if isinstance(item, CapturedPage):
                 yield replace(item, source=f"{source}#{offset}")
+            elif item == _OVERSIZED:
+                yield "dead_letter", DECODED_TOO_LARGE, f"{source}#{offset}"
             elif item is not None:
                 yield item
     except DamagedInputError as error:
@@ -409,9 +437,13 @@ def iter_warc_pages(stream, source: str,
         raise damage
 
 
-def _warc_item(record) -> CapturedPage | tuple[str, str] | None:
+_OVERSIZED = ("oversized",)
+
+
+def _warc_item(record, limit: int) -> CapturedPage | tuple[str, ...] | None:
     """The page (its ``source`` still to be set) or the skip reason of a response or revisit
-    record, its content read but not drained; None for other record types."""
+    record, its content read (at most ``limit`` bytes: ``_OVERSIZED`` past it) but not
+    drained; None for other record types."""
     if record.rec_type == "revisit":
         return "skip", "revisit_record"
     if record.rec_type != "response":
@@ -425,24 +457,32 @@ def _warc_item(record) -> CapturedPage | tuple[str, str] | None:
         return "skip", "not_html"
     url = record.rec_headers.get_header("WARC-Target-URI") or ""
     timestamp = warc_timestamp(record.rec_headers.get_header("WARC-Date") or "")
-    content = record.content_stream().read()
+    content = record.content_stream().read(limit + 1)
+    if len(content) > limit:
+        return _OVERSIZED
     return CapturedPage(url, timestamp, content, "", content_type)
 
 
-_FILE_TALLIES = {"empty_archive": "warc_empty_files", "not_an_archive": "warc_not_archive_files"}
-
-
 class _ReadWarcFile(beam.DoFn):
+    def __init__(self, max_decoded_bytes: int | None = None):
+        self.max_decoded_bytes = max_decoded_bytes
+
     def process(self, readable: fileio.ReadableFile):
         path = readable.metadata.path
         pages = 0
         try:
             with readable.open(compression_type=CompressionTypes.UNCOMPRESSED) as stream:
-                for item in iter_warc_pages(stream, path, readable.metadata.size_in_bytes):
+                for item in iter_warc_pages(stream, path, readable.metadata.size_in_bytes,
+                                            max_decoded_bytes=self.max_decoded_bytes):
                     if isinstance(item, CapturedPage):
                         pages += 1
                         yield tally("input", "pages")
                         yield item
+                    elif item[0] == "dead_letter":
+                        yield tally("input", f"warc_{item[1]}_records")
+                        yield dead_letter("input", f"page content over the cap of {path}",
+                                          url="", timestamp="", source=path, reason=item[1],
+                                          record=item[2])
                     else:
                         yield tally("input", f"warc_skipped.{item[1]}")
         except DamagedInputError as error:
@@ -469,14 +509,15 @@ class _ReadWarcFile(beam.DoFn):
 class ReadWarcPages(beam.PTransform):
     """HTML responses from WARC/ARC files (gzipped or not) matching a glob, ``--source warc``."""
 
-    def __init__(self, pattern: str):
+    def __init__(self, pattern: str, max_decoded_bytes: int | None = None):
         super().__init__()
         self.pattern = pattern
+        self.max_decoded_bytes = max_decoded_bytes  # per page (record content)
 
     def expand(self, pbegin):
         result = (pbegin
                   | "MatchWarc" >> fileio.MatchFiles(self.pattern)
                   | "OpenWarc" >> fileio.ReadMatches(compression=CompressionTypes.UNCOMPRESSED)
-                  | "ReadWarc" >> beam.ParDo(_ReadWarcFile()).with_outputs(
+                  | "ReadWarc" >> beam.ParDo(_ReadWarcFile(self.max_decoded_bytes)).with_outputs(
                       *SIDE_OUTPUTS, main="main"))
         return result.main, [result]

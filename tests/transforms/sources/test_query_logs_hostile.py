@@ -62,10 +62,10 @@ def _bomb_test(tmp_path, name: str, data: bytes):
     (tmp_path / "in" / name).write_bytes(data)
     (tmp_path / "in" / "ok.jsonl").write_text(
         json.dumps({"query": GOOD.format(1), "count": 3, "users": 2}) + "\n")
+    import apache_beam as beam
     from apache_beam.options.pipeline_options import PipelineOptions
     from apache_beam.testing import test_pipeline
 
-    import apache_beam as beam
     from tests.conftest import TEST_RUNNER
     from tests.transforms.sources.test_query_logs import FIELDS, _dump
     from transforms.core.accounting import DEAD_LETTER, TALLY
