@@ -18,11 +18,12 @@ import os
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, BinaryIO
 
 import pyarrow.parquet as pq
 
-from transforms.browse.base import BATCH_ROWS, ReleaseView
+from filters.text import safe_json
+from transforms.browse.base import BATCH_ROWS, ReleaseView, open_member
 from transforms.browse.html import link, page, release_label, shorten, text, web_url
 
 MAX_PAGES = 5
@@ -34,6 +35,7 @@ SUMMARY_CHARS = 160
 SLUG_CHARS = 48
 MAX_REASON_CHARS = 200
 UNREADABLE = "unreadable line"
+MAX_LINE_BYTES = 32 << 20  # a longer line is shown cut, as an unreadable line
 
 
 @dataclass
@@ -56,19 +58,33 @@ def rejected_files(release: ReleaseView) -> dict[str, list[str]]:
     return kinds
 
 
-def read_records(path: str) -> Iterator[dict[str, Any]]:
-    """The records of a JSON-lines or Parquet file, streamed. A line that is no JSON object
-    comes back as ``{"reason": "unreadable line", "line": ...}``."""
-    if path.endswith(".parquet"):
-        for batch in pq.ParquetFile(path).iter_batches(batch_size=BATCH_ROWS):
-            yield from batch.to_pylist()
-        return
-    with open(path, encoding="utf-8", errors="replace") as handle:
-        for line in handle:
+def _lines(handle: BinaryIO) -> Iterator[tuple[bytes, bool]]:
+    """``(line, whole)`` of a binary file: lines longer than ``MAX_LINE_BYTES`` come back
+    cut to that (``whole`` false), the rest of them skipped."""
+    while line := handle.readline(MAX_LINE_BYTES + 1):
+        if len(line) <= MAX_LINE_BYTES or line.endswith(b"\n"):
+            yield line, True
+            continue
+        while (rest := handle.readline(MAX_LINE_BYTES)) and not rest.endswith(b"\n"):
+            pass
+        yield line[:MAX_LINE_BYTES], False
+
+
+def read_records(release: str, name: str) -> Iterator[dict[str, Any]]:
+    """The records of the release's JSON-lines or Parquet file ``name`` (read through
+    ``open_member``), streamed. A line that is no JSON object, nested too deep or longer
+    than ``MAX_LINE_BYTES`` comes back as ``{"reason": "unreadable line", "line": ...}``."""
+    with open_member(release, name) as handle:
+        if name.endswith(".parquet"):
+            for batch in pq.ParquetFile(handle).iter_batches(batch_size=BATCH_ROWS):
+                yield from batch.to_pylist()
+            return
+        for raw, whole in _lines(handle):
+            line = raw.decode("utf-8", errors="replace")
             if not line.strip():
                 continue
             try:
-                record = json.loads(line)
+                record = safe_json.loads(line) if whole else None
             except ValueError:
                 record = None
             if isinstance(record, dict):
@@ -112,7 +128,7 @@ def tally(release: ReleaseView, files: list[str], kind: str,
     each of the first ``MAX_REASONS_SHOWN`` reasons."""
     reasons: dict[str, ReasonTally] = {}
     for name in files:
-        for record in read_records(os.path.join(release.path, *name.split("/"))):
+        for record in read_records(release.path, name):
             reason = reason_of(kind, record)
             entry = reasons.get(reason)
             if entry is None:

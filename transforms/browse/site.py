@@ -1,10 +1,13 @@
 """Write the static site of a release: ``write_site(release_dir, out_dir)``.
 
-It checks where the site goes (``check_out_dir``) and the release (sizes and Parquet footers
-against the manifest) before any work, picks the release's renderer, streams every main table
-through ``renderer.entries`` into the example pages while tallying each row's
-``renderer.measures`` into length histograms, then writes the overview, the rejected pages,
-the assets and ``site.json`` (what was written). Everything goes into ``<out>.tmp-<pid>``,
+It checks where the site goes (``check_out_dir``) and the release before any work: no
+symbolic link or special file anywhere in it (``check_members``; the release is then read
+only through ``base.open_member``, which follows no link), and every file's sha256, size,
+rows and schema against the manifest (``require_intact``). Then it picks the release's
+renderer (``renderers.choose``), streams every main table through ``renderer.entries`` into
+the example pages while tallying each row's ``renderer.measures`` into length histograms,
+then writes the overview, the rejected pages, the assets and ``site.json`` (what was
+written). Everything goes into ``<out>.tmp-<pid>``,
 renamed to ``<out>`` at the end, so a site is complete or absent. The same release gives the
 same bytes.
 """
@@ -20,8 +23,9 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+from filters.text import safe_json
 from transforms.browse.assets import write_assets
-from transforms.browse.base import ReleaseView, Renderer
+from transforms.browse.base import ReleaseView, Renderer, check_members
 from transforms.browse.examples import ExampleWriter
 from transforms.browse.html import release_label
 from transforms.browse.overview import write_overview
@@ -31,6 +35,7 @@ from transforms.release import require_intact
 
 GENERATOR = "qa-dataset-toolkit release browser"
 SITE_JSON = "site.json"
+MAX_SITE_JSON = 16 << 20  # a bigger site.json is no site of ours
 PAGE_SIZE = 100
 
 
@@ -49,8 +54,8 @@ class InvalidSiteDir(SiteError):
 def is_our_site(path: str) -> bool:
     """Whether ``path`` is a directory holding a ``site.json`` this module wrote."""
     try:
-        with open(os.path.join(path, SITE_JSON), encoding="utf-8") as handle:
-            return json.load(handle).get("generator") == GENERATOR
+        with open(os.path.join(path, SITE_JSON), "rb") as handle:
+            return safe_json.loads(handle.read(MAX_SITE_JSON + 1)).get("generator") == GENERATOR
     except (OSError, ValueError, AttributeError):
         return False
 
@@ -143,7 +148,8 @@ def write_site(release_dir: str, out_dir: str, page_size: int = PAGE_SIZE,
         raise ValueError(f"limit must not be negative, not {limit}")
     out_dir = os.path.normpath(out_dir)
     check_out_dir(release_dir, out_dir, overwrite)
-    require_intact(release_dir, deep=False)
+    check_members(release_dir)
+    require_intact(release_dir, deep=True)
     view = ReleaseView.open(release_dir)
     name, refused = choose(view)
     renderer = for_release(view, name)
