@@ -60,15 +60,17 @@ from transforms.reqa.squad_source import ParseSquadFiles
 
 
 class ReadReqaTasks(beam.PTransform):
-    """The ReqaTasks of every input file matching ``pattern`` for ``source``.
+    """The ReqaTasks of every input file matching ``pattern`` for ``source``; an NQ or SQuAD
+    file decoding past ``max_decoded_bytes`` (None: the default cap) is dead-lettered.
     Returns ``(tasks, [tagged results carrying accounting outputs])``."""
 
-    def __init__(self, source: str, pattern: str):
+    def __init__(self, source: str, pattern: str, max_decoded_bytes: int | None = None):
         super().__init__()
         if source not in SOURCES:
             raise ValueError(f"unknown source {source!r}; expected one of {SOURCES}")
         self.source = source
         self.pattern = pattern
+        self.max_decoded_bytes = max_decoded_bytes
 
     def expand(self, pbegin):
         files = (pbegin
@@ -76,11 +78,12 @@ class ReadReqaTasks(beam.PTransform):
                  | "Match" >> fileio.MatchAll()
                  | "Open" >> fileio.ReadMatches(compression=CompressionTypes.AUTO))
         if self.source == "nq":
-            parsed = files | "ParseNq" >> beam.ParDo(ParseNqFiles()).with_outputs(
-                *SIDE_OUTPUTS, main="main")
+            parsed = files | "ParseNq" >> beam.ParDo(
+                ParseNqFiles(self.max_decoded_bytes)).with_outputs(*SIDE_OUTPUTS, main="main")
             return parsed.main, [parsed]
         if self.source == "squad":
-            parsed = files | "ParseSquad" >> beam.ParDo(ParseSquadFiles()).with_outputs(
+            parsed = files | "ParseSquad" >> beam.ParDo(
+                ParseSquadFiles(self.max_decoded_bytes)).with_outputs(
                 *SIDE_OUTPUTS, main="main")
             return parsed.main, [parsed]
         rows = files | "ParseNlquad" >> beam.ParDo(ParseNlquadFiles()).with_outputs(
@@ -100,15 +103,17 @@ class BuildReqa(beam.PTransform):
     ``(histogram key, value)`` pairs, and the tagged results for ``WriteAccounting``."""
 
     def __init__(self, source: str, pattern: str, batch_size: int = 64,
-                 splitter: str = "senter"):
+                 splitter: str = "senter", max_decoded_bytes: int | None = None):
         super().__init__()
         self.source = source
         self.pattern = pattern
         self.batch_size = batch_size
         self.splitter = splitter
+        self.max_decoded_bytes = max_decoded_bytes
 
     def expand(self, pbegin):
-        tasks, results = pbegin | "Read" >> ReadReqaTasks(self.source, self.pattern)
+        tasks, results = pbegin | "Read" >> ReadReqaTasks(self.source, self.pattern,
+                                                          self.max_decoded_bytes)
         labeled = (tasks
                    | "Spread" >> beam.Reshuffle()
                    | "Batch" >> beam.BatchElements(min_batch_size=1,

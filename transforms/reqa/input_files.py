@@ -16,18 +16,20 @@ def readable_path(readable: Any) -> str:
     return getattr(getattr(readable, "metadata", None), "path", str(readable))
 
 
-def readable_lines(readable: Any) -> tuple[str, Iterable[str | UnicodeDecodeError]]:
-    """The path and the lazily decoded UTF-8 lines of a readable file (``.gz``/``.bz2``/``.xz``
-    decompressed by ``transforms.sources.compressed``: a damaged stream raises
-    ``CompressionDamage`` after its last complete line), or of a ``(path, text)`` pair; a line
-    that is not UTF-8 is its decoding error, so the lines after it are still read."""
+def readable_lines(readable: Any, max_decoded_bytes: int | None = None
+                   ) -> tuple[str, Iterable[str | UnicodeDecodeError]]:
+    """The path and the lazily decoded UTF-8 lines of a readable file (decompressed by
+    ``transforms.sources.compressed``: a damaged stream, or one decoding past
+    ``max_decoded_bytes``, raises ``CompressionDamage`` after its last complete line), or of a
+    ``(path, text)`` pair; a line that is not UTF-8 is its decoding error, so the lines after
+    it are still read."""
     if isinstance(readable, tuple):
         path, text = readable
         return path, text.splitlines()
     path = readable.metadata.path
 
     def generate() -> Iterator[str | UnicodeDecodeError]:
-        for raw in iter_complete_lines(readable):
+        for raw in iter_complete_lines(readable, max_decoded_bytes=max_decoded_bytes):
             try:
                 yield raw.decode("utf-8")
             except UnicodeDecodeError as error:

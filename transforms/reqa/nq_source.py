@@ -5,13 +5,13 @@ single spaces and the answer span comes from the token offsets."""
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Iterator, Sequence
 from typing import Any
 
 import apache_beam as beam
 
+from filters.text import safe_json
 from transforms.core.accounting import dead_letter, tally
 from transforms.reqa.input_files import readable_lines, readable_path
 from transforms.reqa.schema import (
@@ -34,7 +34,12 @@ from transforms.reqa.tasks import (
     drop_outputs,
     has_lone_surrogate,
 )
-from transforms.sources.compressed import CompressionDamage, check_stream
+from transforms.sources.compressed import (
+    TRUNCATED_COMPRESSION,
+    CompressionDamage,
+    check_stream,
+    damage_reason,
+)
 
 _OPENING_TAG = re.compile(r"<([A-Za-z][A-Za-z0-9]*)[\s>]")
 
@@ -109,21 +114,29 @@ def nq_task(example: dict[str, Any]) -> ReqaTask | Drop:
 class ParseNqFiles(beam.DoFn):
     """NQ original-format JSON lines -> ReqaTask per kept example; drops, dead letters.
 
-    Takes a ``fileio.ReadableFile`` (``.jsonl.gz``/``.bz2``/``.xz`` decompressed by its
-    extension) or, for tests, a ``(path, text)`` pair. A damaged compressed file is
+    Takes a ``fileio.ReadableFile`` (``.jsonl.gz``/``.bz2``/``.xz``/``.zst`` decompressed by
+    its extension) or, for tests, a ``(path, text)`` pair. A damaged or oversized file is
     dead-lettered with its ``reason`` and ``rows_read`` (its lines read) and counted
     (``input.unreadable_files``, ``input.unreadable.<reason>``): ``truncated_compression``
-    keeps the complete lines before the cut, ``corrupt_compression`` none."""
+    keeps the complete lines before the cut; ``corrupt_compression`` and ``decoded_too_large``
+    (more than ``max_decoded_bytes`` once decoded) keep none. A line nested too deep is a
+    malformed example with reason ``too_deeply_nested``."""
+
+    def __init__(self, max_decoded_bytes: int | None = None):
+        super().__init__()
+        self.max_decoded_bytes = max_decoded_bytes
 
     def process(self, readable: Any) -> Iterator[Any]:
         yield tally("input", "files")
         number = 0
         try:
-            # A corrupt stream is found only at its end: check it before emitting any record.
-            damage = None if isinstance(readable, tuple) else check_stream(readable)
-            if damage is not None and not isinstance(damage, EOFError):
+            # A corrupt or oversized stream is found only at its end: check it before
+            # emitting any record.
+            damage = None if isinstance(readable, tuple) else check_stream(
+                readable, max_decoded_bytes=self.max_decoded_bytes)
+            if damage is not None and damage_reason(damage) != TRUNCATED_COMPRESSION:
                 raise CompressionDamage(damage)
-            path, lines = readable_lines(readable)
+            path, lines = readable_lines(readable, self.max_decoded_bytes)
             for number, line in enumerate(lines, start=1):
                 yield from self._line(path, number, line)
         except CompressionDamage as damage:  # truncated: the complete lines before the cut kept
@@ -147,14 +160,16 @@ class ParseNqFiles(beam.DoFn):
         try:
             if isinstance(line, UnicodeDecodeError):
                 raise line
-            example = json.loads(line)
+            example = safe_json.loads(line)
             if not isinstance(example, dict):
                 raise TypeError(f"an example is a JSON object, not {type(example).__name__}")
             outcome = nq_task(example)
         except Exception as error:  # noqa: BLE001 - a malformed line is dead-lettered
             yield tally(EXAMPLES, "malformed")
             text = line[:200] if isinstance(line, str) else repr(line.object[:200])
-            yield dead_letter(EXAMPLES, error, file=path, line=number, text=text)
+            reason = getattr(error, "reason", None)
+            yield dead_letter(EXAMPLES, error, file=path, line=number, text=text,
+                              **({"reason": reason} if isinstance(reason, str) else {}))
             return
         if isinstance(outcome, Drop):
             yield from drop_outputs("nq", example.get("document_title") or "", outcome)

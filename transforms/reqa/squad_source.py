@@ -9,12 +9,12 @@ shape drops only its question (``examples.dropped.malformed_answer``)."""
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterator
 from typing import Any
 
 import apache_beam as beam
 
+from filters.text import safe_json
 from transforms.core.accounting import dead_letter, tally
 from transforms.reqa.input_files import readable_path
 from transforms.reqa.schema import (
@@ -128,7 +128,13 @@ class ParseSquadFiles(beam.DoFn):
     """SQuAD v1.1 JSON files -> a ReqaTask per paragraph (also without questions: the paper
     indexes every paragraph); drops, dead letters.
 
-    Takes a ``fileio.ReadableFile`` or, for tests, a ``(path, text)`` pair."""
+    Takes a ``fileio.ReadableFile`` or, for tests, a ``(path, text)`` pair. A file that is
+    damaged, decodes past ``max_decoded_bytes`` (``decoded_too_large``) or nests deeper than
+    ``safe_json`` allows (``too_deeply_nested``) is counted and dead-lettered whole."""
+
+    def __init__(self, max_decoded_bytes: int | None = None):
+        super().__init__()
+        self.max_decoded_bytes = max_decoded_bytes
 
     def process(self, readable: Any) -> Iterator[Any]:
         yield tally("input", "files")
@@ -138,10 +144,17 @@ class ParseSquadFiles(beam.DoFn):
                 path, text = readable
             else:
                 path = readable.metadata.path
-                data, damage = read_decompressed(readable)
+                data, damage = read_decompressed(readable,
+                                                 max_decoded_bytes=self.max_decoded_bytes)
                 text = data.decode("utf-8") if damage is None else ""
+                del data
             if damage is None:
-                content = json.loads(text)
+                content = safe_json.loads(text)
+        except safe_json.JsonTooDeep as error:
+            yield tally("input", "unreadable_files")
+            yield tally("input", f"unreadable.{error.reason}")
+            yield dead_letter("input", error, file=readable_path(readable), reason=error.reason)
+            return
         except Exception as error:  # noqa: BLE001 - an unreadable file is dead-lettered
             yield tally("input", "unreadable_files")
             yield dead_letter("input", error, file=readable_path(readable))
