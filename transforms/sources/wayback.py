@@ -1,7 +1,9 @@
 """Beam source of BBC News article captures from the Wayback Machine.
 
 1. ``ListCdxCaptures``: page through the CDX API (status 200, text/html, one capture per
-   urlkey) for ``bbc.co.uk/news/`` and ``bbc.com/news/`` within the years asked.
+   urlkey) for ``bbc.co.uk/news/`` and ``bbc.com/news/`` within the years asked. Every row
+   is counted (``cdx.rows_read``): listed, skipped as an adjacent duplicate, or malformed
+   (``cdx.malformed.<reason>``, dead-lettered; the listing goes on).
 2. Keep article URLs only (others counted by kind) and one capture per article asset key
    (``http``/``https``, ``bbc.com``/``bbc.co.uk``, ``/amp/`` and query variants collapse);
    the earliest non-AMP capture wins, the one nearest to publication.
@@ -26,11 +28,19 @@ import apache_beam as beam
 
 from filters.bbc.urls import classify_bbc_url
 from transforms.clients.wayback import CdxCapture, WaybackClient, WaybackError, bbc_cdx_queries
+from transforms.clients.wayback.cdx import ADJACENT_DUPLICATE, CdxBadRow, CdxDuplicate
 from transforms.clients.wayback.client import DEFAULT_LIMITS
 from transforms.core.accounting import SIDE_OUTPUTS, dead_letter, rejected, tally
 from transforms.core.beam_storage import beam_storage_for
 from transforms.core.progress import Progress
 from transforms.sources.pages import CapturedPage
+
+# Tallies of the ``cdx`` stage: rows_read = captures_listed + skipped.adjacent_duplicate
+# + malformed.<reason> (one of transforms.clients.wayback.cdx.MALFORMED_ROW_REASONS).
+ROWS_READ = "rows_read"
+CAPTURES_LISTED = "captures_listed"
+SKIPPED_ADJACENT_DUPLICATE = f"skipped.{ADJACENT_DUPLICATE}"
+MALFORMED = "malformed"
 
 
 class _WaybackDoFn(beam.DoFn):
@@ -56,24 +66,45 @@ class _WaybackDoFn(beam.DoFn):
 
 
 class ListCdxCaptures(_WaybackDoFn):
-    """CDX query dict -> CdxCapture of every listed capture (article or not)."""
+    """CDX query dict -> CdxCapture of every listed capture (article or not).
+
+    Every row the archive returns counts once as ``cdx.rows_read`` and ends as exactly one of:
+    listed (``cdx.captures_listed``), an adjacent duplicate (``cdx.skipped.adjacent_duplicate``)
+    or a malformed row (``cdx.malformed.<reason>``, dead-lettered with an ASCII excerpt of the
+    row, its page and index); the listing reads on. A query whose listing fails for good (a
+    page that cannot be read, e.g. ``bad_cdx_response``) is ``cdx.failed.<kind>`` and
+    dead-lettered; the other queries go on.
+    """
 
     STAGE = "cdx"
 
     def process(self, query: dict):
         listed, before = 0, dict(self._client.stats)
         try:
-            for capture in self._client.iter_cdx(**query):
-                listed += 1
-                self._progress.tick()
-                yield tally(self.STAGE, "captures_listed")
-                yield capture
+            for entry in self._client.iter_cdx_entries(**query):
+                yield tally(self.STAGE, ROWS_READ)
+                if isinstance(entry, CdxCapture):
+                    listed += 1
+                    self._progress.tick()
+                    yield tally(self.STAGE, CAPTURES_LISTED)
+                    yield entry
+                elif isinstance(entry, CdxDuplicate):
+                    yield tally(self.STAGE, SKIPPED_ADJACENT_DUPLICATE)
+                else:
+                    yield from self._malformed(query, entry)
         except WaybackError as error:
             yield tally(self.STAGE, f"failed.{error.kind}")
             yield dead_letter(self.STAGE, error, url=query.get("url", ""), timestamp="",
                               source="cdx", kind=error.kind,
                               detail=f"listing stopped after {listed} captures")
         yield from self._client_tallies(before)
+
+    def _malformed(self, query: dict, bad_row: CdxBadRow):
+        yield tally(self.STAGE, f"{MALFORMED}.{bad_row.reason}")
+        yield dead_letter(self.STAGE, f"{bad_row.reason}: {bad_row.detail}",
+                          url=query.get("url", ""), timestamp="", source="cdx",
+                          reason=bad_row.reason, row=bad_row.row, page=bad_row.page,
+                          index=bad_row.index)
 
 
 def _classify(capture: CdxCapture):

@@ -47,7 +47,7 @@ def _run(server, cache_dir, first_run):
                        "fetch.http_requests")))
         network = [("cdx.http_requests", 2), ("fetch.http_rate_limited", 1)] if first_run else []
         assert_that(tallies, equal_to([
-            ("cdx.captures_listed", 7), ("cdx.skipped.video_page", 1),
+            ("cdx.rows_read", 7), ("cdx.captures_listed", 7), ("cdx.skipped.video_page", 1),
             ("cdx.skipped.index_page", 1), ("cdx.duplicate_article_urls", 2),
             ("fetch.failed.http_404", 1), ("input.pages", 2), *network,
         ]), label="tallies")

@@ -3,9 +3,10 @@ to its kinds.
 
 Each failure gets a short stable ``kind``. Rate limiting (HTTP 429, and refused connections,
 which is how the archive sheds load) and transient failures (5xx, timeouts, a request over
-its total deadline, resets, short bodies, digest mismatches, unparsable CDX pages) are
-retryable; other 4xx statuses, bodies over the size caps (``body_too_large``) and redirect
-chains longer than the cap (``too_many_redirects``) are permanent. The retry loop itself lives
+its total deadline, resets, short bodies, digest mismatches, unparsable CDX pages, a JSON
+nesting bomb included) are retryable; other 4xx statuses, bodies over the size caps
+(``body_too_large``) and redirect chains longer than the cap (``too_many_redirects``) are
+permanent. The retry loop itself lives
 in :mod:`transforms.clients.retry_policy`.
 """
 

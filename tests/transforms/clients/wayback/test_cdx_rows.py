@@ -6,12 +6,18 @@ from __future__ import annotations
 import json
 from pathlib import Path
 from typing import Any
-from urllib.parse import parse_qs, urlsplit
 
 import pytest
 
 from tests.fakes.wayback_server import FakeWayback
-from tests.transforms.clients.wayback.helpers import html, make_client
+from tests.transforms.clients.wayback.helpers import (
+    CDX_HEADER,
+    ScriptedCdx,
+    cdx_page,
+    cdx_row,
+    html,
+    make_client,
+)
 from transforms.clients.wayback.cdx import (
     BAD_TIMESTAMP,
     CONTROL_CHARACTER,
@@ -31,43 +37,24 @@ from transforms.clients.wayback.cdx import (
 )
 from transforms.clients.wayback.errors import WaybackError
 
-HEADER = ["urlkey", "timestamp", "original", "mimetype", "statuscode", "digest"]
-
-
-def row(name: str, timestamp: str = "20160101000000", **changes: Any) -> list[Any]:
-    """A well-formed CDX row for ``https://www.bbc.co.uk/news/<name>`` with fields replaced."""
-    fields = {"urlkey": f"uk,co,bbc)/news/{name}", "timestamp": timestamp,
-              "original": f"https://www.bbc.co.uk/news/{name}", "mimetype": "text/html",
-              "statuscode": "200", "digest": "D" * 32, **changes}
-    return [fields[field] for field in HEADER]
-
-
 BAD_ROWS: list[tuple[str, Any]] = [
     (NOT_A_LIST, {"urlkey": "uk,co,bbc)/news/x"}),
     (NOT_A_LIST, "uk,co,bbc)/news/x 20160101000000"),
-    (WRONG_FIELD_COUNT, row("short")[:4]),
-    (WRONG_FIELD_COUNT, [*row("long"), "extra"]),
-    (BAD_TIMESTAMP, row("letters", timestamp="2016010100000x")),
-    (BAD_TIMESTAMP, row("month13", timestamp="20161301000000")),
-    (BAD_TIMESTAMP, row("short-ts", timestamp="2016")),
-    (BAD_TIMESTAMP, row("slash-ts", timestamp="../../../../x")),
-    (NON_STRING_FIELD, row("int-status", statuscode=200)),
-    (NON_STRING_FIELD, row("nested", original=["https://www.bbc.co.uk/news/nested"])),
-    (NON_STRING_FIELD, row("null-digest", digest=None)),
-    (LONE_SURROGATE, row("surrogate", original="https://www.bbc.co.uk/news/\ud800")),
-    (CONTROL_CHARACTER, row("crlf", original="https://www.bbc.co.uk/news/a\r\nX-Evil: 1")),
-    (CONTROL_CHARACTER, row("nul", urlkey="uk,co,bbc)/news/\x00")),
-    (FIELD_TOO_LONG, row("long-url", original="https://www.bbc.co.uk/news/" + "a" * 200_000)),
-    (EMPTY_URL, row("empty", original="")),
+    (WRONG_FIELD_COUNT, cdx_row("short")[:4]),
+    (WRONG_FIELD_COUNT, [*cdx_row("long"), "extra"]),
+    (BAD_TIMESTAMP, cdx_row("letters", timestamp="2016010100000x")),
+    (BAD_TIMESTAMP, cdx_row("month13", timestamp="20161301000000")),
+    (BAD_TIMESTAMP, cdx_row("short-ts", timestamp="2016")),
+    (BAD_TIMESTAMP, cdx_row("slash-ts", timestamp="../../../../x")),
+    (NON_STRING_FIELD, cdx_row("int-status", statuscode=200)),
+    (NON_STRING_FIELD, cdx_row("nested", original=["https://www.bbc.co.uk/news/nested"])),
+    (NON_STRING_FIELD, cdx_row("null-digest", digest=None)),
+    (LONE_SURROGATE, cdx_row("surrogate", original="https://www.bbc.co.uk/news/\ud800")),
+    (CONTROL_CHARACTER, cdx_row("crlf", original="https://www.bbc.co.uk/news/a\r\nX-Evil: 1")),
+    (CONTROL_CHARACTER, cdx_row("nul", urlkey="uk,co,bbc)/news/\x00")),
+    (FIELD_TOO_LONG, cdx_row("long-url", original="https://www.bbc.co.uk/news/" + "a" * 200_000)),
+    (EMPTY_URL, cdx_row("empty", original="")),
 ]
-
-
-def page(rows: list[Any], resume_key: str | None = None) -> str:
-    """A CDX ``output=json`` body: the header, the rows and the resume-key trailer."""
-    table = [HEADER, *rows]
-    if resume_key:
-        table += [[], [resume_key]]
-    return json.dumps(table)
 
 
 def test_reasons_are_distinct_constants() -> None:
@@ -78,7 +65,8 @@ def test_reasons_are_distinct_constants() -> None:
 @pytest.mark.parametrize(("reason", "bad"), BAD_ROWS, ids=[f"{r}-{i}" for i, (r, _) in
                                                         enumerate(BAD_ROWS)])
 def test_a_malformed_row_costs_only_itself(reason: str, bad: Any) -> None:
-    parsed = parse_cdx_json(page([row("before"), bad, row("after")], "next-page"), page="p1")
+    body = cdx_page([cdx_row("before"), bad, cdx_row("after")], "next-page")
+    parsed = parse_cdx_json(body, page="p1")
     assert [c.urlkey for c in parsed.captures] == ["uk,co,bbc)/news/before",
                                                    "uk,co,bbc)/news/after"]
     assert parsed.resume_key == "next-page"
@@ -92,14 +80,14 @@ def test_a_malformed_row_costs_only_itself(reason: str, bad: Any) -> None:
 
 def test_the_longest_allowed_field_is_kept() -> None:
     original = "https://www.bbc.co.uk/news/" + "a" * (MAX_FIELD_CHARS - 27)
-    parsed = parse_cdx_json(page([row("x", original=original)]))
+    parsed = parse_cdx_json(cdx_page([cdx_row("x", original=original)]))
     assert [c.original for c in parsed.captures] == [original]
     assert not parsed.bad_rows
 
 
 @pytest.mark.parametrize("body", [
     "[" * 100_000 + "]" * 100_000,
-    json.dumps([HEADER, row("a")])[:-1] + ", " + "[" * 50_000 + "]" * 50_000 + "]",
+    json.dumps([CDX_HEADER, cdx_row("a")])[:-1] + ", " + "[" * 50_000 + "]" * 50_000 + "]",
 ])
 def test_nesting_bomb_is_a_value_error_not_a_recursion_error(body: str) -> None:
     with pytest.raises(ValueError, match="nested"):
@@ -107,30 +95,15 @@ def test_nesting_bomb_is_a_value_error_not_a_recursion_error(body: str) -> None:
 
 
 @pytest.mark.parametrize("body", [
-    json.dumps([HEADER, row("a"), [], [5]]),
-    json.dumps([HEADER, row("a"), [], [""]]),
-    json.dumps([HEADER, row("a"), [], ["k" * (MAX_FIELD_CHARS + 1)]]),
-    json.dumps([{"urlkey": 1}, row("a")]),
-    json.dumps(["urlkey", row("a")]),
+    json.dumps([CDX_HEADER, cdx_row("a"), [], [5]]),
+    json.dumps([CDX_HEADER, cdx_row("a"), [], [""]]),
+    json.dumps([CDX_HEADER, cdx_row("a"), [], ["k" * (MAX_FIELD_CHARS + 1)]]),
+    json.dumps([{"urlkey": 1}, cdx_row("a")]),
+    json.dumps(["urlkey", cdx_row("a")]),
 ])
 def test_a_page_whose_header_or_resume_key_is_broken_is_refused(body: str) -> None:
     with pytest.raises(ValueError):
         parse_cdx_json(body)
-
-
-class ScriptedCdx(FakeWayback):
-    """A fake archive whose CDX answers are scripted bodies, chosen by ``resumeKey``."""
-
-    def __init__(self, pages: dict[str | None, str]) -> None:
-        self.pages = pages
-        super().__init__()
-
-    def route(self, path: str) -> tuple[int, dict[str, str], bytes]:
-        parts = urlsplit(path)
-        if parts.path != "/cdx/search/cdx":
-            return super().route(path)
-        key = parse_qs(parts.query).get("resumeKey", [None])[0]
-        return 200, {"Content-Type": "application/json"}, self.pages[key].encode("utf-8")
 
 
 def _describe(entries: list[Any]) -> list[tuple[str, str]]:
@@ -146,9 +119,9 @@ def _describe(entries: list[Any]) -> list[tuple[str, str]]:
 
 
 SCRIPT = {
-    None: page([row("a"), row("b", timestamp="2016"), row("c")], "k2"),
-    "k2": page([row("c", timestamp="20160202000000"), [1, 2], row("d")], "k3"),
-    "k3": page([row("e", original="https://www.bbc.co.uk/news/e\x07"), row("f")]),
+    None: cdx_page([cdx_row("a"), cdx_row("b", timestamp="2016"), cdx_row("c")], "k2"),
+    "k2": cdx_page([cdx_row("c", timestamp="20160202000000"), [1, 2], cdx_row("d")], "k3"),
+    "k3": cdx_page([cdx_row("e", original="https://www.bbc.co.uk/news/e\x07"), cdx_row("f")]),
 }
 EXPECTED = [  # each page's captures in order, then its refused rows
     ("capture", "uk,co,bbc)/news/a"), ("capture", "uk,co,bbc)/news/c"), (BAD_TIMESTAMP, ""),
@@ -180,7 +153,7 @@ def test_bad_rows_and_duplicates_come_back_from_the_cache(tmp_path: Path,
 
 
 def test_a_corrupt_cached_page_is_asked_again(tmp_path: Path, sleeps: list[float]) -> None:
-    with ScriptedCdx({None: page([row("a")])}) as fake:
+    with ScriptedCdx({None: cdx_page([cdx_row("a")])}) as fake:
         with make_client(fake.base_url, sleeps, cache_dir=str(tmp_path)) as client:
             first = list(client.iter_cdx_entries("bbc.co.uk/news/"))
         (cached,) = list((tmp_path / "cdx").glob("*.json"))
