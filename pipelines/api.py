@@ -43,12 +43,12 @@ from transforms.release import (
     InvalidReleaseRoot,
     NotAReleaseError,
     ReleaseExistsError,
-    read_json,
     require_intact,
     resolve_release,
 )
 from transforms.release import list_releases as _list_releases
 from transforms.release import verify_release as _verify_release
+from transforms.release.manifest import ManifestError, read_manifest
 from transforms.release.tables import (
     SPLIT_NAMES,
     Table,
@@ -275,7 +275,11 @@ def load_release(path: str | os.PathLike[str], *, verify: bool = True, table: st
     against the manifest first: ``DamagedReleaseError`` names each bad file. Unknown table,
     split or column names raise ``UsageError``; table and split before any hashing."""
     version_dir = resolve_release(os.fspath(path))
-    manifest = read_json(FileSystems.join(version_dir, MANIFEST))
+    try:
+        manifest = read_manifest(version_dir)
+    except ManifestError as error:  # unreadable, too deeply nested or of the wrong shape
+        raise DamagedReleaseError(f"release {version_dir} does not match its manifest "
+                                  f"({MANIFEST}: {error})") from error
     names = _names_in(manifest)
     config = table or _main_config(manifest, names)
     _pick(config, list(names), "table", version_dir)

@@ -39,17 +39,22 @@ from __future__ import annotations
 import argparse
 import glob
 import json
+import os
 import sys
 from collections.abc import Callable, Collection, Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
+from filters.text import safe_json
+from filters.text.terminal import printable
 from pipelines.cli.errors import EXIT_DAMAGED
 from transforms.metrics import jnq as eval_jnq
 from transforms.metrics import nlquad as eval_nlquad
 from transforms.metrics import nq as eval_nq
 from transforms.metrics import reqa as eval_reqa
 from transforms.release import MANIFEST, DamagedReleaseError, require_intact
+from transforms.release.target import LATEST
+from transforms.release.verify import InvalidLatestError, latest_version
 
 TASKS = ("nq", "nlquad", "reqa", "jnq")
 
@@ -95,12 +100,12 @@ def load_json(path: str) -> Any:
     """A JSON file's content, or :class:`EvaluationError`."""
     try:
         with open(path, encoding="utf-8") as handle:
-            return json.load(handle)
+            return safe_json.load(handle)
     except FileNotFoundError as err:
         raise EvaluationError(f"no such file: {path}") from err
     except IsADirectoryError as err:
         raise EvaluationError(f"expected a JSON file, got a directory: {path}") from err
-    except (json.JSONDecodeError, UnicodeDecodeError) as err:
+    except ValueError as err:  # malformed, not UTF-8, or nested too deeply (JsonTooDeep)
         raise EvaluationError(f"{path} is not valid JSON: {err}") from err
 
 
@@ -113,13 +118,21 @@ def load_object(path: str, what: str) -> dict[str, Any]:
 
 
 def resolve_latest(path: str) -> str:
-    """A dataset root holding ``LATEST`` (``<output>/<dataset>/``) -> its latest version."""
-    latest = Path(path) / "LATEST"
-    if latest.is_file():
-        version = latest.read_text(encoding="utf-8").strip()
-        if version and (Path(path) / version).is_dir():
-            return str(Path(path) / version)
-    return path
+    """A dataset root holding ``LATEST`` (``<output>/<dataset>/``) -> its latest version.
+    ``LATEST`` must name a sibling version directory (``transforms.release.verify.
+    latest_version``: a plain version name, a real directory, not a link), else
+    :class:`EvaluationError`. Any other path is returned as given."""
+    root = Path(path)
+    if not os.path.lexists(root / LATEST) or (root / MANIFEST).is_file():
+        return path
+    try:
+        version = latest_version(path)
+    except InvalidLatestError as err:
+        raise EvaluationError(str(err)) from err
+    if not version or not (root / version).is_dir():
+        raise EvaluationError(f"{path}: LATEST names {version!r}, which is not a version "
+                              "directory")
+    return str(root / version)
 
 
 def parquet_files(path: str, split: str | None = None) -> list[str]:
@@ -345,16 +358,16 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.threshold is not None and args.task != "nq":
         print("error: --threshold applies to nq only", file=sys.stderr)
         return 2
-    args.gold = resolve_latest(args.gold)
     try:
+        args.gold = resolve_latest(args.gold)
         if (Path(args.gold) / MANIFEST).is_file() and not args.no_verify:
             require_intact(args.gold)
         result = EVALUATORS[args.task](args)
     except EvaluationError as err:
-        print(f"error: {err}", file=sys.stderr)
+        print(f"error: {printable(err)}", file=sys.stderr)
         return 2
     except DamagedReleaseError as err:
-        print(f"error: {err}", file=sys.stderr)
+        print(f"error: {printable(err)}", file=sys.stderr)
         return EXIT_DAMAGED
     print(json.dumps(result, sort_keys=True))
     return 0

@@ -12,8 +12,11 @@
 and schemas; it prints one line per problem, naming the file, and exits 5 when any release
 is damaged (0 when all match). A dataset root with ``LATEST`` means its latest version.
 ``list`` shows each dataset version under a release root: status (complete, damaged,
-staging, missing), whether ``LATEST`` points at it, creation time and rows per split; it
-checks sizes only unless ``--deep``.
+staging, missing, invalid_latest), whether ``LATEST`` points at it, creation time and rows
+per split; it checks sizes only unless ``--deep``. A manifest that is unreadable, nested too
+deeply or of the wrong shape is a damaged release (exit 5; ``list`` shows that one entry
+damaged). Strings from a release are printed with control characters escaped
+(``filters.text.terminal``); a ``LATEST`` that names no sibling version exits 2.
 ``diff`` compares two versions of one dataset (``transforms.release.diff``): rows added,
 removed and changed by id per table and per column, rows that moved between splits (flagged:
 there must be none), changes of options, drop-reason counts and length means. It exits 0
@@ -26,7 +29,9 @@ manifest (exit 5 when damaged) unless ``--no-verify``. Usage errors exit 2.
 ``browse`` writes a static HTML site of a release (``transforms.browse``): an overview, the
 examples with their answers highlighted (paginated, with a filter by text, split and reason)
 and the rejected records by reason; open ``SITE_DIR/index.html``, no server needed.
-``SITE_DIR`` defaults to ``site/<dataset>/<version>`` under the working directory; an
+``SITE_DIR`` defaults to ``site/<dataset>/<version>`` under the working directory (a
+manifest whose names are not plain names exits 5; a link at ``site/<dataset>`` or below
+exits 2, before any work); an
 existing one is replaced only with ``--overwrite`` and only if it is a site written by
 ``browse`` (else exit 3); a ``SITE_DIR`` inside the release exits 2; a damaged release 5.
 ``--limit N`` shows at most N examples per split. ``--serve`` then serves the site on
@@ -46,6 +51,7 @@ import sys
 from collections.abc import Sequence
 from typing import Any
 
+from filters.text.terminal import printable
 from pipelines.cli.entry import quiet_loggers
 from pipelines.cli.errors import (
     EXIT_DAMAGED,
@@ -66,6 +72,9 @@ from transforms.release import (
 )
 from transforms.release.diff import IncomparableReleasesError, diff_releases
 from transforms.release.leakage import EXAMPLES, NUM_PERM, THRESHOLD, LeakageError, release_leakage
+from transforms.release.manifest import ManifestError, read_manifest
+
+SITE_ROOT = "site"  # browse's default site directory is SITE_ROOT/<dataset>/<version>
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -138,6 +147,8 @@ def diff(old: str, new: str, verify: bool = True) -> dict[str, Any]:
         return diff_releases(old_dir, new_dir)
     except IncomparableReleasesError as error:
         raise UsageError(str(error)) from error
+    except ManifestError as error:  # --no-verify: a bad manifest is still a damaged release
+        raise DamagedReleaseError(f"a manifest of {old_dir} or {new_dir}: {error}") from error
 
 
 def leakage(path: str, against: Sequence[str] = (), *, question_field: str = "question",
@@ -150,6 +161,8 @@ def leakage(path: str, against: Sequence[str] = (), *, question_field: str = "qu
     version_dir = resolve_release(path)
     if verify:
         require_intact(version_dir, deep=False)
+    else:
+        manifest_of(version_dir)
     try:
         return release_leakage(version_dir, list(against), question_field=question_field,
                                threshold=threshold, num_perm=num_perm, examples=examples)
@@ -157,11 +170,37 @@ def leakage(path: str, against: Sequence[str] = (), *, question_field: str = "qu
         raise UsageError(str(error)) from error
 
 
+def manifest_of(version_dir: str) -> dict[str, Any]:
+    """The manifest of a release, checked for shape; ``DamagedReleaseError`` when it is
+    unreadable, nested too deeply or of the wrong shape."""
+    try:
+        return read_manifest(version_dir)
+    except ManifestError as error:
+        raise DamagedReleaseError(f"release {version_dir} does not match its manifest "
+                                  f"(dataset_info.json: {error})") from error
+
+
 def default_site_dir(version_dir: str) -> str:
-    """``site/<dataset>/<version>`` (relative to the working directory) of a release."""
-    with open(os.path.join(version_dir, "dataset_info.json"), encoding="utf-8") as handle:
-        manifest = json.load(handle)
-    return os.path.join("site", manifest["dataset"], manifest["version"])
+    """``site/<dataset>/<version>`` (relative to the working directory) of a release.
+
+    The names come from the manifest, which no checksum covers: a dataset or version that is
+    not a plain name (``check_name``) makes the release damaged (``DamagedReleaseError``),
+    and a link at ``site/<dataset>`` or ``site/<dataset>/<version>``, or a path resolving
+    outside ``site/``, is refused (``UsageError``), before any work."""
+    manifest = manifest_of(version_dir)
+    if "dataset" not in manifest or "version" not in manifest:
+        raise DamagedReleaseError(f"release {version_dir} does not match its manifest "
+                                  "(dataset_info.json: no dataset or version name)")
+    site = os.path.join(SITE_ROOT, manifest["dataset"], manifest["version"])
+    for part in (os.path.join(SITE_ROOT, manifest["dataset"]), site):
+        if os.path.islink(part):
+            raise UsageError(f"refusing to write the site to {site}: {part} is a symbolic "
+                             "link; remove it or choose the site directory with --out")
+    base, resolved = os.path.realpath(SITE_ROOT), os.path.realpath(site)
+    if os.path.commonpath([base, resolved]) != base or resolved == base:
+        raise UsageError(f"refusing to write the site to {site}: it resolves to {resolved}, "
+                         f"outside {base}")
+    return site
 
 
 def browse(path: str | os.PathLike[str], out: str | os.PathLike[str] | None = None, *,
@@ -204,11 +243,12 @@ def _browse(args: argparse.Namespace) -> int:
             server.server_close()
         raise
     examples = result["examples"]
-    print(f"wrote the site of {result['release']['dataset']} {result['release']['version']} "
-          f"to {result['path']}: {examples['entries']} examples on {examples['index_pages']} "
-          f"index and {examples['detail_pages']} detail pages, "
-          f"{result['rejected'].get('records', 0)} rejected records; "
-          f"open {os.path.join(result['path'], 'index.html')}", flush=True)
+    print(printable(f"wrote the site of {result['release']['dataset']} "
+                    f"{result['release']['version']} to {result['path']}: "
+                    f"{examples['entries']} examples on {examples['index_pages']} index and "
+                    f"{examples['detail_pages']} detail pages, "
+                    f"{result['rejected'].get('records', 0)} rejected records; "
+                    f"open {os.path.join(result['path'], 'index.html')}"), flush=True)
     if server is not None:
         serve(result["path"], args.port, server)
     return EXIT_OK
@@ -234,31 +274,36 @@ def _ids(values: list[Any]) -> str:
     return ", ".join(str(v) for v in values)
 
 
+def _say(line: str) -> None:
+    """Print a line of readable output, control characters from the releases escaped."""
+    print(printable(line))
+
+
 def print_diff(report: dict[str, Any]) -> None:
     old, new = report["old"], report["new"]
-    print(f"{report['dataset']} {old['version']} -> {new['version']} "
+    _say(f"{report['dataset']} {old['version']} -> {new['version']} "
           f"({old['path']} -> {new['path']})")
-    print("rows per split: " + ", ".join(
+    _say("rows per split: " + ", ".join(
         f"{split} {e['old']} -> {e['new']}" + (f" ({_signed(e['new'] - e['old'])})"
                                                if None not in (e["old"], e["new"]) else "")
         for split, e in report["rows_per_split"].items()))
     moved = report["moved_between_splits"]
     if moved["count"]:
         pairs = ", ".join(f"{pair} {n}" for pair, n in moved["pairs"].items())
-        print(f"!!! {moved['count']} ROWS MOVED BETWEEN SPLITS ({pairs}): a row must keep its "
+        _say(f"!!! {moved['count']} ROWS MOVED BETWEEN SPLITS ({pairs}): a row must keep its "
               "split across versions, or dev/test scores are not comparable")
-        print("!!! e.g. " + ", ".join(f"{e['id']} ({e['from']} -> {e['to']})"
+        _say("!!! e.g. " + ", ".join(f"{e['id']} ({e['from']} -> {e['to']})"
                                       for e in moved["examples"]))
     else:
-        print("no row moved between splits")
+        _say("no row moved between splits")
     if report["identical_rows"]:
-        print("the rows of every table are identical")
+        _say("the rows of every table are identical")
     for table in report["tables"]:
         _print_table(table)
     for title, changes in (("options", report["options"]),
                            ("drop-reason counts", report["stats"]["counts"]),
                            ("length means", report["stats"]["length_means"])):
-        print(f"{title}: " + ("; ".join(_change(n, e) for n, e in changes.items())
+        _say(f"{title}: " + ("; ".join(_change(n, e) for n, e in changes.items())
                               or "unchanged"))
 
 
@@ -267,63 +312,63 @@ def _print_table(table: dict[str, Any]) -> None:
     rows = table["rows"]
     key = table["id_column"] or "no id column: rows compared as a multiset"
     changed = table["changed"]["count"] if table["changed"] else "-"
-    print(f"table {table['table']} ({key}{where}): rows {rows['old']} -> {rows['new']}; "
+    _say(f"table {table['table']} ({key}{where}): rows {rows['old']} -> {rows['new']}; "
           f"{table['added']['count']} added, {table['removed']['count']} removed, "
           f"{changed} changed, {table['unchanged']} unchanged, {table['moved_in']} moved in, "
           f"{table['moved_out']} moved out")
     for kind in ("added", "removed", "changed"):
         entry = table[kind]
         if entry and entry["examples"]:
-            print(f"  {kind}: e.g. {_ids(entry['examples'])}")
+            _say(f"  {kind}: e.g. {_ids(entry['examples'])}")
     columns = table["columns"]
     for column, entry in columns["changed"].items():
-        print(f"  column {column}: {entry['count']} changed, e.g. {_ids(entry['examples'])}")
+        _say(f"  column {column}: {entry['count']} changed, e.g. {_ids(entry['examples'])}")
     if columns["added"] or columns["removed"] or columns["retyped"]:
         retyped = ", ".join(f"{c['name']} {c['old']} -> {c['new']}" for c in columns["retyped"])
-        print(f"  columns added: {', '.join(columns['added']) or '-'}; removed: "
+        _say(f"  columns added: {', '.join(columns['added']) or '-'}; removed: "
               f"{', '.join(columns['removed']) or '-'}; retyped: {retyped or '-'}")
     for kind in ("duplicate_ids", "null_ids"):
         if any(table[kind].values()):
-            print(f"  {kind.replace('_', ' ')}: old {table[kind]['old']}, "
+            _say(f"  {kind.replace('_', ' ')}: old {table[kind]['old']}, "
                   f"new {table[kind]['new']}")
 
 
 def print_leakage(report: dict[str, Any]) -> None:
-    print(f"{report['dataset']} {report['version']} ({report['path']})")
+    _say(f"{report['dataset']} {report['version']} ({report['path']})")
     within = report["within_release"]
     if not within["splits"]:
-        print(f"within the release: {within['note']}")
+        _say(f"within the release: {within['note']}")
     else:
-        print("within the release (" + ", ".join(f"{s} {n}" for s, n in within["rows"].items())
+        _say("within the release (" + ", ".join(f"{s} {n}" for s, n in within["rows"].items())
               + " rows):")
     for kind in ("questions", "documents"):
         entry = within.get(kind)
         if entry is None:
             continue
         pairs = ", ".join(f"{p} {n}" for p, n in entry["pairs"].items())
-        print(f"  {kind} ({entry['column']}): {entry['count']} in two or more splits"
+        _say(f"  {kind} ({entry['column']}): {entry['count']} in two or more splits"
               + (f" ({entry['rows']} rows; {pairs})" if entry["count"] else ""))
         for example in entry["examples"]:
             ids = ", ".join(f"{r['split']} {r['id']}" for r in example["rows"])
-            print(f"    {json.dumps(example[kind[:-1]], ensure_ascii=False)}: {ids}")
+            _say(f"    {json.dumps(example[kind[:-1]], ensure_ascii=False)}: {ids}")
     method = report["method"]
     checked = report["questions_checked"]
     if report["external"]:
-        print("checked against the sets: " + (", ".join(f"{t} ({c})" for t, c in checked.items())
+        _say("checked against the sets: " + (", ".join(f"{t} ({c})" for t, c in checked.items())
                                               or "nothing, no table has a question column"))
     for external in report["external"]:
-        print(f"against {external['file']} ({external['questions']} questions, "
+        _say(f"against {external['file']} ({external['questions']} questions, "
               f"{external['distinct']} distinct):")
         for kind, title in (("exact", "exact after normalization"),
                             ("near", f"near-duplicates (Jaccard >= {method['threshold']})")):
             entry = external[kind]
             tables = ", ".join(f"{t} {n}" for t, n in entry["by_table"].items())
-            print(f"  {title}: {entry['rows']} release rows match {entry['external_questions']} "
+            _say(f"  {title}: {entry['rows']} release rows match {entry['external_questions']} "
                   "of the set's questions" + (f" ({tables})" if tables else ""))
             for e in entry["examples"]:
                 score = f" (Jaccard {e['jaccard']}, MinHash {e['estimated_jaccard']})" \
                     if kind == "near" else ""
-                print(f"    {e['table']} {e['id']}: {json.dumps(e['question'], ensure_ascii=False)}"
+                _say(f"    {e['table']} {e['id']}: {json.dumps(e['question'], ensure_ascii=False)}"
                       f" ~ {json.dumps(e['external_question'], ensure_ascii=False)}{score}")
 
 
@@ -339,11 +384,12 @@ def _run(args: argparse.Namespace) -> int:
         if args.json:
             _print_json({"releases": reports})
         for report in [] if args.json else reports:
-            name = f"{report['dataset']} {report['version']} ({report['path']})"
+            name = printable(f"{report['dataset']} {report['version']} ({report['path']})")
             if report["ok"]:
                 print(f"ok: {name}: {report['files']} files match the manifest")
             for problem in report["problems"]:
-                print(f"DAMAGED: {name}: {problem['file']}: {problem['problem']}")
+                print(f"DAMAGED: {name}: {printable(problem['file'])}: "
+                      f"{printable(problem['problem'])}")
         return EXIT_OK if all(r["ok"] for r in reports) else EXIT_DAMAGED
     if args.command == "diff":
         report = diff(args.old, args.new, verify=args.verify)
@@ -367,8 +413,10 @@ def _run(args: argparse.Namespace) -> int:
         return EXIT_OK
     for entry in entries:
         mark = " LATEST" if entry["latest"] else ""
-        print(f"{entry['dataset']:24s} {entry['version']:16s} {entry['status']:9s}"
-              f"{mark:7s} {entry['created'] or '-':21s} {_rows(entry)}")
+        print(printable(f"{entry['dataset']:24s} {entry['version']:16s} {entry['status']:9s}"
+                        f"{mark:7s} {entry['created'] or '-':21s} {_rows(entry)}"))
+        if entry.get("problem"):
+            print(f"  {printable(entry['problem'])}")
     return EXIT_OK
 
 
@@ -377,13 +425,13 @@ def main(argv: list[str] | None = None) -> int:
     try:
         return _run(args)
     except (NotAReleaseError, UsageError) as error:
-        print(f"error: {error}", file=sys.stderr)
+        print(f"error: {printable(error)}", file=sys.stderr)
         return EXIT_USAGE
     except DamagedReleaseError as error:
-        print(f"DAMAGED: {error}", file=sys.stderr)
+        print(f"DAMAGED: {printable(error)}", file=sys.stderr)
         return EXIT_DAMAGED
     except SiteExistsError as error:
-        print(f"error: {error}", file=sys.stderr)
+        print(f"error: {printable(error)}", file=sys.stderr)
         return EXIT_RELEASE_EXISTS
 
 

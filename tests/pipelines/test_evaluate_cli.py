@@ -395,3 +395,30 @@ def test_nq_cli_equals_the_official_cli_on_real_examples(tmp_path, shared_data):
                           text=True, timeout=120)
     assert official.returncode == 0 == ours.returncode, (official.stderr, ours.stderr)
     assert json.loads(ours.stdout) == json.loads(official.stdout)
+
+
+DEEP_JSON = '{"a": ' * 50_000 + "1" + "}" * 50_000
+
+
+@pytest.mark.parametrize("task", ["nq", "nlquad", "reqa", "jnq"])
+def test_deeply_nested_predictions_are_malformed_json(capsys, tmp_path, task, nq_files,
+                                                      nlquad_release, reqa_release):
+    """A nesting bomb is malformed JSON (exit 2, ``nested deeper``), not a RecursionError."""
+    gold = {"nq": nq_files[0], "nlquad": str(nlquad_release), "reqa": str(reqa_release),
+            "jnq": write_json(tmp_path / "g.json", {"a": [1]})}[task]
+    deep = tmp_path / "deep.json"
+    deep.write_text(DEEP_JSON, encoding="utf-8")
+    code, _, err = run(capsys, task, "--gold", gold, "--predictions", str(deep))
+    assert code == 2 and "not valid JSON" in err and "nested deeper" in err
+
+
+def test_deeply_nested_gold_is_bad_gold(capsys, tmp_path, nq_files):
+    deep = tmp_path / "deep.json"
+    deep.write_text(DEEP_JSON, encoding="utf-8")
+    code, _, err = run(capsys, "jnq", "--gold", str(deep), "--predictions", nq_files[1])
+    assert code == 2 and "nested deeper" in err
+    gold = tmp_path / "nq" / "dev.jsonl"
+    gold.parent.mkdir()
+    gold.write_text(json.dumps(NQ_GOLD[0]) + "\n" + DEEP_JSON + "\n", encoding="utf-8")
+    code, _, err = run(capsys, "nq", "--gold", str(gold), "--predictions", nq_files[1])
+    assert code == 2 and "dev.jsonl:2: not JSON" in err and "nested deeper" in err

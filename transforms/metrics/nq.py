@@ -38,12 +38,13 @@ from __future__ import annotations
 
 import glob
 import gzip
-import json
 import math
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+
+from filters.text import safe_json
 
 DEFAULT_MIN_NON_NULL = 2
 PRECISION_TARGETS: tuple[float, ...] = (0.5, 0.75, 0.9)
@@ -411,8 +412,8 @@ def iter_jsonl(path: str) -> Iterator[dict[str, Any]]:
             if not line.strip():
                 continue
             try:
-                yield json.loads(line)
-            except json.JSONDecodeError as err:
+                yield safe_json.loads(line)
+            except ValueError as err:  # malformed, or nested too deeply (JsonTooDeep)
                 raise ValueError(f"{path}:{number}: not JSON: {err}") from err
 
 
@@ -428,7 +429,7 @@ def read_predictions(path: str) -> dict[str, NqLabel]:
     """Predictions of an official predictions JSON file."""
     with open(path, encoding="utf-8") as handle:
         try:
-            data = json.load(handle)
-        except json.JSONDecodeError as err:
+            data = safe_json.load(handle)
+        except ValueError as err:  # malformed, or nested too deeply (JsonTooDeep)
             raise ValueError(f"{path}: not JSON: {err}") from err
     return predictions_from_json(data)

@@ -30,9 +30,9 @@ import pyarrow.compute as pc
 import pyarrow.parquet as pq
 from apache_beam.io.filesystems import FileSystems
 
+from transforms.release.manifest import read_manifest
 from transforms.release.storage import RAW, read_json
 from transforms.release.tables import parquet_directories
-from transforms.release.target import MANIFEST
 
 ID_COLUMNS = ("id", "qid", "candidate_id", "doc_id", "lemma", "annotation_id", "question")
 EXAMPLES = 5
@@ -198,7 +198,7 @@ class _Release:
 
     @classmethod
     def read(cls, path: str) -> _Release:
-        manifest = read_json(FileSystems.join(path, MANIFEST))
+        manifest = read_manifest(path)  # ManifestError when unreadable or of the wrong shape
         stats_path = FileSystems.join(path, "stats.json")
         stats = read_json(stats_path) if FileSystems.exists(stats_path) else {}
         tables = parquet_tables(manifest.get("files", {}), manifest.get("splits", []))

@@ -1,4 +1,8 @@
-"""A release's manifest, ``dataset_info.json``: options, source, schema, rows, file checksums."""
+"""A release's manifest, ``dataset_info.json``: options, source, schema, rows, file checksums.
+
+``build_manifest`` writes it; ``read_manifest`` reads one back as untrusted input (nesting
+bounded by ``safe_json``, shape checked by ``manifest_problem``), raising ``ManifestError``.
+"""
 
 from __future__ import annotations
 
@@ -11,8 +15,8 @@ from apache_beam.io.filesystems import FileSystems
 
 from transforms.core.paths import portable_value
 from transforms.release.provenance import code_version, utc_now
-from transforms.release.storage import RAW, list_files, sha256_of
-from transforms.release.target import ReleaseTarget
+from transforms.release.storage import RAW, list_files, read_json, sha256_of
+from transforms.release.target import MANIFEST, InvalidReleaseName, ReleaseTarget, check_name
 
 
 def recorded_options(args: argparse.Namespace, beam_args: list[str],
@@ -92,3 +96,77 @@ def rows_in_split_order(manifest: dict[str, Any]) -> list[tuple[str, int]]:
     rows = manifest["rows_per_split"]
     return [(split, rows.get(split, 0)) for split in manifest.get("splits", sorted(rows))]
 
+
+
+# Reading a manifest back ---------------------------------------------------------------------
+
+class ManifestError(ValueError):
+    """A ``dataset_info.json`` that is unreadable, not JSON, nested too deeply or of the wrong
+    shape: the release is damaged (no checksum covers the manifest itself)."""
+
+
+def _is_int(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _file_entry_problem(name: Any, entry: Any) -> str | None:
+    if not isinstance(name, str) or not isinstance(entry, dict):
+        return f"files[{name!r}] is not an object"
+    if "sha256" in entry and not isinstance(entry["sha256"], str):
+        return f"files[{name!r}].sha256 is not a string"
+    for key in ("bytes", "rows"):
+        if key in entry and not (_is_int(entry[key]) and entry[key] >= 0):
+            return f"files[{name!r}].{key} is not a non-negative integer"
+    return None
+
+
+def manifest_problem(manifest: Any) -> str | None:
+    """Why ``manifest`` is not the shape ``build_manifest`` writes, or ``None``. Every key is
+    optional; a key that is present must have its type, and ``dataset`` and ``version`` must
+    be valid names (``check_name``: a plain path component)."""
+    if not isinstance(manifest, dict):
+        return f"not a JSON object but {type(manifest).__name__}"
+    for key, what in (("dataset", "dataset name"), ("version", "version")):
+        if key in manifest:
+            try:
+                check_name(manifest[key], what)
+            except InvalidReleaseName as error:
+                return str(error)
+    if manifest.get("created") is not None and not isinstance(manifest["created"], str):
+        return "created is not a string"
+    files = manifest.get("files", {})
+    if not isinstance(files, dict):
+        return "files is not an object"
+    for name, entry in files.items():
+        problem = _file_entry_problem(name, entry)
+        if problem:
+            return problem
+    splits = manifest.get("splits", [])
+    if not isinstance(splits, list) or not all(isinstance(s, str) for s in splits):
+        return "splits is not a list of names"
+    rows = manifest.get("rows_per_split", {})
+    if not isinstance(rows, dict) or not all(_is_int(n) for n in rows.values()):
+        return "rows_per_split is not an object of row counts"
+    schema = manifest.get("schema", [])
+    if not isinstance(schema, list) or not all(
+            isinstance(f, dict) and isinstance(f.get("name"), str)
+            and isinstance(f.get("type"), str) for f in schema):
+        return "schema is not a list of fields with a name and a type"
+    for key in ("options", "source", "code"):
+        if key in manifest and not isinstance(manifest[key], dict):
+            return f"{key} is not an object"
+    return None
+
+
+def read_manifest(version_dir: str) -> dict[str, Any]:
+    """The ``dataset_info.json`` of a version directory, checked by ``manifest_problem``;
+    ``ManifestError`` (a ``ValueError``) when it is missing, unreadable, not UTF-8 JSON,
+    nested deeper than ``safe_json.MAX_DEPTH`` levels or of the wrong shape."""
+    try:
+        manifest = read_json(FileSystems.join(version_dir, MANIFEST))
+    except (OSError, ValueError) as error:  # JSON, UTF-8 and nesting errors are ValueErrors
+        raise ManifestError(f"missing or unreadable: {error}") from error
+    problem = manifest_problem(manifest)
+    if problem:
+        raise ManifestError(f"wrong shape: {problem}")
+    return manifest

@@ -7,24 +7,52 @@ flipped bit changes a sha256, so a damaged file is always named, also when Parqu
 read it back with silently changed values. ``list_releases`` gives, per dataset and version,
 its status (``complete``, ``damaged`` or ``staging``), whether ``LATEST`` points at it, its
 creation time and rows per split; ``deep=False`` checks sizes only (no hashing).
+
+The manifest is the one file no checksum covers: one that is unreadable, nested too deeply
+or of the wrong shape (``manifest.read_manifest``) makes its release damaged, never a
+traceback, and costs ``list_releases`` only that entry. ``LATEST`` is input too:
+``latest_version`` accepts only a plain version name (``check_name``) of a real sibling
+directory, read from a regular local file without following links (``InvalidLatestError``,
+list status ``invalid_latest``).
 """
 
 from __future__ import annotations
 
-import json
+import os
 import re
+import stat
 from dataclasses import dataclass, field
 from typing import Any
 
 import pyarrow.parquet as pq
 from apache_beam.io.filesystems import FileSystems
 
-from transforms.release.storage import RAW, list_files, sha256_of
-from transforms.release.target import LATEST, MANIFEST, STAGING, SUCCESS_MARKER
+from transforms.release.manifest import ManifestError, read_manifest
+from transforms.release.storage import RAW, is_local, list_files, sha256_of
+from transforms.release.target import (
+    LATEST,
+    MANIFEST,
+    STAGING,
+    SUCCESS_MARKER,
+    InvalidReleaseName,
+    check_name,
+)
+
+MAX_LATEST_BYTES = 1024  # a version name is at most 64 characters
+INVALID_LATEST = "invalid_latest"  # list status: LATEST names no sibling version
 
 
 class NotAReleaseError(ValueError):
     """The path is not a published release (no ``dataset_info.json``, no ``LATEST``)."""
+
+
+class InvalidLatestError(NotAReleaseError):
+    """A ``LATEST`` that does not name a sibling version: not a valid version name
+    (``check_name``), a link, or not a regular file of at most ``MAX_LATEST_BYTES``."""
+
+    def __init__(self, message: str, named: str = "") -> None:
+        super().__init__(message)
+        self.named = named  # what LATEST says, as text
 
 
 class DamagedReleaseError(RuntimeError):
@@ -32,14 +60,65 @@ class DamagedReleaseError(RuntimeError):
 
 
 def resolve_release(path: str) -> str:
-    """A version directory as given, or the latest version of a dataset root with ``LATEST``."""
+    """A version directory as given, or the latest version of a dataset root with ``LATEST``
+    (which must name a sibling version directory: ``latest_version``)."""
     root = path.rstrip("/") or path
     if FileSystems.exists(FileSystems.join(root, MANIFEST)):
         return root
-    latest = _latest(root)
+    latest = latest_version(root)
     if latest and FileSystems.exists(FileSystems.join(root, latest, MANIFEST)):
         return FileSystems.join(root, latest)
+    if latest:
+        raise NotAReleaseError(f"{path}: LATEST names {latest!r}, which is not a release")
     raise NotAReleaseError(f"{path} is not a release directory (no {MANIFEST}, no LATEST)")
+
+
+def latest_version(dataset_dir: str) -> str | None:
+    """The version ``<dataset_dir>/LATEST`` names, ``None`` without a ``LATEST``.
+
+    ``InvalidLatestError`` unless it names a sibling: a valid version name (``check_name``:
+    no ``/``, no ``..``, not absolute) whose directory, when present, is a real directory
+    inside ``dataset_dir``, not a link. A local ``LATEST`` must be a regular file (not a link,
+    FIFO or device) of at most ``MAX_LATEST_BYTES``; it is read without following links."""
+    path = FileSystems.join(dataset_dir, LATEST)
+    if is_local(path):
+        text = _read_local_latest(path)
+        if text is None:
+            return None
+    else:
+        if not FileSystems.exists(path):
+            return None
+        with FileSystems.open(path, compression_type=RAW) as handle:
+            text = handle.read(MAX_LATEST_BYTES + 1)
+    name = text.decode("utf-8", errors="replace").strip()
+    if len(text) > MAX_LATEST_BYTES:
+        raise InvalidLatestError(f"{path}: LATEST is larger than {MAX_LATEST_BYTES} bytes",
+                                 name[:64])
+    try:
+        check_name(name, "version")
+    except InvalidReleaseName as error:
+        raise InvalidLatestError(f"{path}: LATEST does not name a sibling version: "
+                                 f"{error}", name) from None
+    version_dir = FileSystems.join(dataset_dir, name)
+    if is_local(version_dir) and os.path.lexists(version_dir) and (
+            os.path.islink(version_dir) or not os.path.isdir(version_dir)):
+        raise InvalidLatestError(f"{path}: LATEST names {name!r}, which is a link or a file, "
+                                 f"not a version directory inside {dataset_dir}", name)
+    return name
+
+
+def _read_local_latest(path: str) -> bytes | None:
+    try:
+        info = os.lstat(path)
+    except FileNotFoundError:
+        return None
+    if not stat.S_ISREG(info.st_mode):
+        raise InvalidLatestError(f"{path}: LATEST is a link or a special file, not a regular "
+                                 "file")
+    flags = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0)
+    descriptor = os.open(path, flags)
+    with os.fdopen(descriptor, "rb") as handle:
+        return handle.read(MAX_LATEST_BYTES + 1)
 
 
 def require_intact(path: str, deep: bool = True) -> None:
@@ -73,11 +152,6 @@ class Verification:
                 "problems": [{"file": f, "problem": p} for f, p in self.problems]}
 
 
-def _read_manifest(path: str) -> dict[str, Any]:
-    with FileSystems.open(FileSystems.join(path, MANIFEST), compression_type=RAW) as handle:
-        return json.loads(handle.read().decode("utf-8"))
-
-
 def _type(text: str) -> str:
     """A type's text without list item names (Parquet stores ``list<item>`` as
     ``list<element>``) or nullability marks."""
@@ -93,12 +167,24 @@ def _parquet_facts(path: str) -> tuple[int, list[tuple[str, str]]]:
 
 def verify_release(path: str, deep: bool = True) -> Verification:
     """Check every file of the release at ``path`` against its ``dataset_info.json``."""
+    return _verified(path, deep)[0]
+
+
+def _verified(path: str, deep: bool) -> tuple[Verification, dict[str, Any]]:
+    """The verification and the manifest (``{}`` when it is unreadable or of the wrong
+    shape)."""
     report = Verification(path=path)
     try:
-        manifest = _read_manifest(path)
-    except (OSError, ValueError, UnicodeDecodeError) as error:
-        report.problems.append((MANIFEST, f"missing or unreadable: {error}"))
-        return report
+        manifest = read_manifest(path)
+    except ManifestError as error:  # a bad manifest is a damaged release
+        report.problems.append((MANIFEST, str(error)))
+        return report, {}
+    _check_files(path, manifest, report, deep)
+    return report, manifest
+
+
+def _check_files(path: str, manifest: dict[str, Any], report: Verification,
+                 deep: bool) -> None:
     report.dataset, report.version = manifest.get("dataset", ""), manifest.get("version", "")
     listed: dict[str, dict[str, Any]] = manifest.get("files", {})
     present = set(list_files(path))
@@ -117,14 +203,18 @@ def verify_release(path: str, deep: bool = True) -> Verification:
         if name not in present:
             report.problems.append((name, "missing"))
             continue
-        if deep:
-            digest, size = sha256_of(full)
-            if digest != entry.get("sha256"):
-                report.problems.append((name, f"sha256 {digest[:12]}… differs from the "
-                                              f"manifest's {str(entry.get('sha256'))[:12]}…"))
-                continue
-        else:
-            size = FileSystems.match([full])[0].metadata_list[0].size_in_bytes
+        try:
+            if deep:
+                digest, size = sha256_of(full)
+            else:
+                size = FileSystems.match([full])[0].metadata_list[0].size_in_bytes
+        except OSError as error:  # one unreadable file is one problem, not a failed run
+            report.problems.append((name, f"unreadable: {error}"))
+            continue
+        if deep and digest != entry.get("sha256"):
+            report.problems.append((name, f"sha256 {digest[:12]}… differs from the "
+                                          f"manifest's {str(entry.get('sha256'))[:12]}…"))
+            continue
         if size != entry.get("bytes"):
             report.problems.append((name, f"{size} bytes, the manifest says {entry.get('bytes')}"))
             continue
@@ -148,25 +238,22 @@ def verify_release(path: str, deep: bool = True) -> Verification:
         if rows.get(split, 0) != expected:
             report.problems.append((f"{split}/", f"{rows.get(split, 0)} rows, the manifest "
                                                  f"says {expected}"))
-    return report
-
-
-def _latest(dataset_dir: str) -> str | None:
-    path = FileSystems.join(dataset_dir, LATEST)
-    if not FileSystems.exists(path):
-        return None
-    with FileSystems.open(path, compression_type=RAW) as handle:
-        return handle.read().decode("utf-8").strip()
 
 
 def list_releases(root: str, deep: bool = False) -> list[dict[str, Any]]:
-    """One entry per dataset version (and staging directory) under a release root."""
+    """One entry per dataset version (and staging directory) under a release root; a version
+    whose manifest is unreadable or of the wrong shape is ``damaged``, a ``LATEST`` naming a
+    version that is not there ``missing``, one that names no sibling version
+    ``invalid_latest`` (``latest_version``)."""
     entries: list[dict[str, Any]] = []
     names = list_files(root)
     datasets = sorted({n.split("/")[0] for n in names if "/" in n})
     for dataset in datasets:
         dataset_dir = FileSystems.join(root, dataset)
-        latest = _latest(dataset_dir)
+        try:
+            latest, bad_latest = latest_version(dataset_dir), None
+        except InvalidLatestError as error:
+            latest, bad_latest = None, error
         versions = sorted({n.split("/")[1] for n in names
                            if n.startswith(f"{dataset}/") and n.count("/") >= 2})
         for version in versions:
@@ -178,10 +265,7 @@ def list_releases(root: str, deep: bool = False) -> list[dict[str, Any]]:
                             for s in staged]
                 continue
             path = FileSystems.join(dataset_dir, version)
-            report = verify_release(path, deep=deep)
-            manifest: dict[str, Any] = {}
-            if not any(f == MANIFEST for f, _ in report.problems):
-                manifest = _read_manifest(path)
+            report, manifest = _verified(path, deep)
             entries.append({"dataset": dataset, "version": version,
                             "status": "complete" if report.ok else "damaged",
                             "latest": version == latest, "created": manifest.get("created"),
@@ -191,4 +275,8 @@ def list_releases(root: str, deep: bool = False) -> list[dict[str, Any]]:
             entries.append({"dataset": dataset, "version": latest, "status": "missing",
                             "latest": True, "created": None, "rows_per_split": {},
                             "problems": 1})
+        if bad_latest is not None:
+            entries.append({"dataset": dataset, "version": bad_latest.named,
+                            "status": INVALID_LATEST, "latest": True, "created": None,
+                            "rows_per_split": {}, "problems": 1, "problem": str(bad_latest)})
     return entries

@@ -373,3 +373,15 @@ def test_read_gold_plain_jsonl_and_glob(tmp_path):
     (tmp_path / "bad.jsonl").write_text("{not json\n", encoding="utf-8")
     with pytest.raises(ValueError, match="bad.jsonl:1"):
         eval_nq.read_gold(str(tmp_path / "bad.jsonl"))
+
+
+def test_a_deeply_nested_line_or_file_is_a_value_error(tmp_path):
+    deep = "[" * 100_000 + "]" * 100_000
+    lines = tmp_path / "gold.jsonl"
+    lines.write_text("{}\n" + deep + "\n", encoding="utf-8")
+    with pytest.raises(ValueError, match="gold.jsonl:2: not JSON.*nested deeper"):
+        list(eval_nq.iter_jsonl(str(lines)))
+    whole = tmp_path / "predictions.json"
+    whole.write_text(deep, encoding="utf-8")
+    with pytest.raises(ValueError, match="nested deeper"):
+        eval_nq.read_predictions(str(whole))
