@@ -1,7 +1,8 @@
 """The ``main`` of every pipeline module: run, print the summary, map errors to exit codes.
 
 The codes are listed in ``pipelines.cli.errors``: 0 success, 1 job failure, 2 usage error,
-3 release already exists, 4 nothing to release, 5 a release read does not match its manifest.
+3 release already exists, 4 nothing to release, 5 a release read does not match its manifest,
+6 published but ``LATEST`` not updated.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from pipelines.cli.errors import (
     EXIT_DAMAGED,
     EXIT_EMPTY,
     EXIT_JOB_FAILED,
+    EXIT_LATEST_NOT_UPDATED,
     EXIT_OK,
     EXIT_RELEASE_EXISTS,
     EXIT_USAGE,
@@ -30,6 +32,7 @@ from transforms.release import (
     EmptyReleaseError,
     InvalidReleaseName,
     InvalidReleaseRoot,
+    LatestNotUpdatedError,
     ReleaseExistsError,
 )
 
@@ -49,6 +52,8 @@ def exit_code(error: BaseException) -> int:
         return EXIT_RELEASE_EXISTS
     if isinstance(error, DamagedReleaseError):
         return EXIT_DAMAGED
+    if isinstance(error, LatestNotUpdatedError):
+        return EXIT_LATEST_NOT_UPDATED
     if isinstance(error, USAGE_ERRORS):
         return EXIT_USAGE
     if isinstance(error, EMPTY_ERRORS):

@@ -4,13 +4,16 @@
 |---|---|
 | 0 | success (also ``--skip-existing`` finding the version published) |
 | 1 | the job failed (an unexpected error; the traceback is printed) |
-| 2 | usage error: unknown or misspelt option, bad value, unknown runner, invalid version or
-  output name |
+| 2 | usage error: unknown or misspelt option, bad value, unknown runner, invalid version,
+  output or split name, an output that is not a release root, not writable, or whose dataset
+  directory or ``.staging`` is a symbolic link, a version to replace that is not a release |
 | 3 | the release version already exists (pass ``--overwrite`` or ``--skip-existing``) |
 | 4 | nothing to release: an ``--input`` matches no file, or the job kept no rows (pass
   ``--allow-empty`` to publish an empty release) |
 | 5 | ``release verify``: a release does not match its manifest (a file damaged, missing or
   unlisted) |
+| 6 | the version was published, but ``LATEST`` could not be updated (disk full): rerun the
+  same command with ``--skip-existing`` to repair ``LATEST`` |
 """
 
 from __future__ import annotations
@@ -21,6 +24,7 @@ EXIT_USAGE = 2
 EXIT_RELEASE_EXISTS = 3
 EXIT_EMPTY = 4
 EXIT_DAMAGED = 5
+EXIT_LATEST_NOT_UPDATED = 6
 
 
 class UsageError(Exception):

@@ -16,14 +16,18 @@ writes into ``<root>/<dataset>/.staging/<version>-<run id>/`` (owned through a
 ``<version>-<run id>.owner`` marker beside it); publishing adds the stats, the card and the
 manifest last, then moves the directory into place and atomically points ``LATEST`` at it.
 
-Errors, all raised before any work except the last two: ``InvalidReleaseName`` (a dataset or
-version that is not one safe path component, or a reserved name), ``InvalidReleaseRoot``
-(``--output`` is a file or a directory that is not a release root), ``ReleaseExistsError``
-(the version exists without ``--overwrite``; checked again at the rename) and
-``EmptyReleaseError`` (no split has a row, without ``allow_empty``). Each run first restores a
-version a killed ``--overwrite`` left retired and removes abandoned staging directories
-(``staging``); ``--skip-existing`` repairs a stale ``LATEST``. ``stats.json`` counts
-dead-letter records per stage as ``<stage>.dead_lettered``.
+Errors, all raised before any work except the last three: ``InvalidReleaseName`` (a dataset,
+version or split that is not one safe path component, or a reserved name),
+``InvalidReleaseRoot`` (``--output`` is a file, a directory that is not a release root, or not
+writable; its dataset directory or ``.staging`` is a symbolic link; the version to replace
+does not carry our manifest), ``ReleaseExistsError`` (the version exists without
+``--overwrite``; checked again at the rename), ``EmptyReleaseError`` (no split has a row,
+without ``allow_empty``) and ``LatestNotUpdatedError`` (the version was published but
+``LATEST`` could not be written). Nothing below ``--output`` is followed through a link. Each
+run first restores a version a killed ``--overwrite`` left retired and removes abandoned
+staging directories and ``LATEST`` temporaries (``staging``); ``--skip-existing`` repairs a
+stale ``LATEST``. ``stats.json`` counts dead-letter records per stage as
+``<stage>.dead_lettered``.
 
 This package's modules, lowest first (each imports only those before it):
 ``storage`` (bytes on any Beam filesystem), ``formats`` (Parquet/JSON bytes), ``provenance``
@@ -41,6 +45,7 @@ It imports ``transforms.core`` and ``filters``; pipelines import it through the 
 
 from transforms.release.accounting import HistogramFn, WriteAccounting
 from transforms.release.card import CardInfo, DatasetCard, baseline_table, md_text
+from transforms.release.commit import LatestNotUpdatedError
 from transforms.release.formats import jsonl_bytes, parquet_bytes, to_json_bytes
 from transforms.release.manifest import parquet_rows, recorded_options, rows_in_split_order
 from transforms.release.run import EmptyReleaseError, publish, published, run_release
@@ -74,7 +79,8 @@ from transforms.release.verify import (
 
 __all__ = [
     "CardInfo", "DamagedReleaseError", "DatasetCard", "EmptyReleaseError", "HistogramFn",
-    "InvalidReleaseName", "InvalidReleaseRoot", "MANIFEST", "NotAReleaseError", "RAW",
+    "InvalidReleaseName", "InvalidReleaseRoot", "LatestNotUpdatedError", "MANIFEST",
+    "NotAReleaseError", "RAW",
     "ReleaseExistsError", "ReleaseTarget", "WriteAccounting", "WriteJson", "WriteShards",
     "baseline_table", "check_name", "check_release_root", "ensure_empty_splits",
     "group_tallies", "jsonl_bytes", "latest_path", "length_statistics", "list_files",

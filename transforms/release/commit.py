@@ -6,17 +6,23 @@ directory is discarded, so no half-written version is ever left behind. An overw
 old version (renamed to ``.staging/<version>-<run id>.replaced``) until the new one is in
 place; if the second rename fails it is put back, and if the process dies in between the next
 run restores it (``staging.clean_abandoned``). ``LATEST`` is replaced atomically (a temporary
-file and ``os.replace`` locally, one object write on object stores).
+file and ``os.replace`` locally, one object write on object stores). An existing version is
+replaced only when it carries our manifest (``ReleaseTarget.check_replaceable``), and nothing
+is removed through a link (``ReleaseTarget.remove_inside``).
+
+When ``LATEST`` cannot be written once the version is in place (disk full), the release *is*
+published: ``LatestNotUpdatedError`` says so, and rerunning with ``--skip-existing`` repairs
+``LATEST`` (``repair_latest``).
 """
 
 from __future__ import annotations
 
 import os
-import shutil
 
 from apache_beam.io.filesystems import FileSystems
 
 from transforms.release.staging import (
+    latest_temporary,
     recover_replaced,
     release_claim,
     remove_empty_staging_root,
@@ -34,6 +40,10 @@ from transforms.release.target import (
 )
 
 
+class LatestNotUpdatedError(RuntimeError):
+    """The version was published but ``LATEST`` could not be pointed at it."""
+
+
 def finalize_release(target: ReleaseTarget, overwrite: bool, manifest: bytes) -> str:
     """Write the manifest (the completion marker, always last), then move into place and
     point ``<root>/<dataset>/LATEST`` at the version.
@@ -42,9 +52,9 @@ def finalize_release(target: ReleaseTarget, overwrite: bool, manifest: bytes) ->
     ``run_id`` in the published manifest) only refreshes ``LATEST``. Everything else (splits,
     stats, card) must already be in the staging directory.
     """
+    target.check_no_links()
     if not _is_staged(target) and published_run_id(target) == target.run_id:
-        write_latest(target)
-        release_claim(target)
+        _point_latest(target)
         return target.final_dir
     write_bytes(FileSystems.join(target.staging_dir, MANIFEST), manifest)
     target.check_writable(overwrite)
@@ -52,10 +62,23 @@ def finalize_release(target: ReleaseTarget, overwrite: bool, manifest: bytes) ->
         _move_local(target, overwrite)
     else:
         _move_remote(target)
-    write_latest(target)
-    release_claim(target)
-    remove_empty_staging_root(target)
+    _point_latest(target)
     return target.final_dir
+
+
+def _point_latest(target: ReleaseTarget) -> None:
+    """Point ``LATEST`` at the version just put in place and release this run's claim;
+    a failure to write ``LATEST`` is a ``LatestNotUpdatedError``, the release stays."""
+    try:
+        write_latest(target)
+    except OSError as error:
+        raise LatestNotUpdatedError(
+            f"release {target.final_dir} was published, but LATEST could not be updated "
+            f"({error}); rerun the same command with --skip-existing to point LATEST at "
+            f"{target.version}") from error
+    finally:
+        release_claim(target)
+        remove_empty_staging_root(target)
 
 
 def _is_staged(target: ReleaseTarget) -> bool:
@@ -81,15 +104,20 @@ def write_latest(target: ReleaseTarget) -> None:
     if not is_local(path):
         write_bytes(path, content)
         return
-    temporary = f"{path}.{target.run_id}.tmp"
+    _write_latest_file(path, content, latest_temporary(target))
+
+
+def _write_latest_file(path: str, content: bytes, temporary: str) -> None:
+    """Write ``content`` to ``temporary``, flush it to disk and rename it over ``path``; the
+    temporary file never outlives a failure."""
     try:
-        with open(temporary, "wb") as handle:
+        with open(temporary, "xb") as handle:
             handle.write(content)
             handle.flush()
             os.fsync(handle.fileno())
         os.replace(temporary, path)
     finally:
-        if os.path.exists(temporary):
+        if os.path.lexists(temporary):
             os.remove(temporary)
 
 
@@ -151,7 +179,7 @@ def _move_local(target: ReleaseTarget, overwrite: bool) -> None:
     if os.path.lexists(final):
         if not overwrite:
             raise ReleaseExistsError(f"release {final} appeared during the run")
-        target.check_inside(final)
+        target.check_replaceable()
         retired = replaced_dir(target)
         os.rename(final, retired)
     try:
@@ -161,8 +189,7 @@ def _move_local(target: ReleaseTarget, overwrite: bool) -> None:
             os.rename(retired, final)
         raise
     if retired:
-        target.check_inside(retired, target.staging_root)
-        shutil.rmtree(retired)
+        target.remove_inside(retired, target.staging_root)
 
 
 def _move_remote(target: ReleaseTarget) -> None:
@@ -184,9 +211,8 @@ def _move_remote(target: ReleaseTarget) -> None:
 def discard_staging(target: ReleaseTarget) -> None:
     """Remove the staging directory of a failed run (best effort); a version this run had
     retired for an overwrite is put back if the new one is not in place."""
-    target.check_inside(target.staging_dir, target.staging_root)
     if is_local(target.staging_dir):
-        shutil.rmtree(target.staging_dir, ignore_errors=True)
+        target.remove_inside(target.staging_dir, target.staging_root, ignore_errors=True)
     else:  # an object store: a prefix, not a directory; delete every object under it
         objects = [FileSystems.join(target.staging_dir, *name.split("/"))
                    for name in list_files(target.staging_dir)]

@@ -24,7 +24,12 @@ from apache_beam.options.pipeline_options import PipelineOptions
 from transforms.release.accounting import read_accounting
 from transforms.release.card import DatasetCard
 from transforms.release.card_sections import shared_sections
-from transforms.release.commit import discard_staging, finalize_release, repair_latest
+from transforms.release.commit import (
+    LatestNotUpdatedError,
+    discard_staging,
+    finalize_release,
+    repair_latest,
+)
 from transforms.release.croissant import croissant_metadata
 from transforms.release.formats import to_json_bytes
 from transforms.release.hub import front_matter
@@ -47,6 +52,10 @@ ABANDONED = "abandoned_staging_removed"
 
 class EmptyReleaseError(RuntimeError):
     """Every split of the release has 0 rows and ``allow_empty`` was not given."""
+
+
+# the publish step's errors that keep their class (and so their exit code) across runners
+RELEASE_ERRORS = (EmptyReleaseError, ReleaseExistsError, LatestNotUpdatedError)
 
 
 def publish(target: ReleaseTarget, *, overwrite: bool, splits: list[str], schema: pa.Schema,
@@ -130,14 +139,18 @@ def run_release(target: ReleaseTarget, overwrite: bool, beam_args: list[str],
     ``LATEST`` (``commit.repair_latest``) and checking its files' sizes and Parquet footers
     against its manifest (``DamagedReleaseError`` otherwise, exit 5). Returns the published
     manifest, stats and path.
-    A ``ReleaseExistsError`` or ``EmptyReleaseError`` raised by the publish step keeps its
-    class, also on runners that report worker errors as text."""
+    A local output that cannot be written is an ``InvalidReleaseRoot`` before any work
+    (``--skip-existing`` on a published version needs no write and still works).
+    A ``ReleaseExistsError``, ``EmptyReleaseError`` or ``LatestNotUpdatedError`` (published,
+    but ``LATEST`` not updated) raised by the publish step keeps its class, also on runners
+    that report worker errors as text."""
     removed = clean_abandoned(target, stale_after)
     if skip_existing and not overwrite and target.exists():
         repair_latest(target)
         require_intact(target.final_dir, deep=False)
         return published(target)
     target.check_writable(overwrite)
+    target.check_output_writable()
     claim_staging(target, **{ABANDONED: removed})
     try:
         with beam.Pipeline(options=PipelineOptions(beam_args)) as pipeline:
@@ -156,9 +169,9 @@ def run_release(target: ReleaseTarget, overwrite: bool, beam_args: list[str],
 def _reraise_release_error(error: BaseException) -> None:
     """Runners that run the publish step in another process report its exception as text:
     raise the release error it names again, as itself."""
-    if isinstance(error, (ReleaseExistsError, EmptyReleaseError)):
+    if isinstance(error, RELEASE_ERRORS):
         return
-    for kind in (EmptyReleaseError, ReleaseExistsError):
+    for kind in RELEASE_ERRORS:
         match = re.search(rf"\b{kind.__name__}: (.*?)(?: \[while running|$)", str(error),
                           re.MULTILINE)
         if match:

@@ -2,7 +2,8 @@
 
 Shards are made by us, not by ``WriteToParquet``: rows are assigned to a shard by a hash of
 their sort key (a different salt than the split hash), grouped, sorted and written under fixed
-names, so the same rows give byte-identical files on every runner.
+names, so the same rows give byte-identical files on every runner. A group becomes a directory
+name, so it must be a plain name (``target.check_name``): ``InvalidReleaseName`` otherwise.
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from apache_beam.io.filesystems import FileSystems
 
 from transforms.release.formats import parquet_bytes, shard_name
 from transforms.release.storage import RAW, list_files, write_bytes
+from transforms.release.target import check_name
 
 
 def _stable_int(text: str, salt: str) -> int:
@@ -70,6 +72,7 @@ class WriteShards(beam.PTransform):
 
     def _write(self, element):
         (group, index, count), rows = element
+        check_name(group, "split name")
         ordered = sorted(rows, key=self.sort_key)
         relative = "/".join(p for p in (self.subdir, group,
                                         self.namer(group, index, count, self.extension)) if p)
@@ -110,6 +113,7 @@ def read_group_rows(directory: str, group: str) -> list[dict[str, Any]]:
 
 def ensure_empty_splits(staging_dir: str, splits: Iterable[str], schema: pa.Schema) -> None:
     """Every split exists in a release, with a zero-row file when it got no rows."""
+    splits = [check_name(split, "split name") for split in splits]
     present = {p.split("/")[0] for p in list_files(staging_dir)}
     for split in splits:
         if split not in present:

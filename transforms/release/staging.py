@@ -16,28 +16,44 @@ they are, so concurrent builds of one version are safe.
 
 ``clean_abandoned`` first restores an interrupted overwrite (an abandoned ``.replaced``
 holding a manifest while the version itself is missing is renamed back), then removes the
-rest of the abandoned entries.
+rest of the abandoned entries, and the ``LATEST.<run id>.tmp`` files killed runs left in the
+dataset directory (by the same rule, through the owner of that run id, else by age).
+
+Nothing is followed through a link: a dataset directory or ``.staging`` that is a symbolic
+link is refused (``InvalidReleaseRoot``) before anything is read or removed, and an entry of
+``.staging`` that is a link is removed as a link (``ReleaseTarget.remove_inside``).
 """
 
 from __future__ import annotations
 
+import errno
 import json
 import logging
 import os
-import shutil
+import re
 import socket
+import stat
 import time
 from typing import Any
 
 from apache_beam.io.filesystems import FileSystems
 
 from transforms.release.storage import is_local, read_json, write_bytes
-from transforms.release.target import MANIFEST, InvalidReleaseName, ReleaseTarget, check_name
+from transforms.release.target import (
+    LATEST,
+    MANIFEST,
+    InvalidReleaseName,
+    ReleaseTarget,
+    check_name,
+    unwritable_output,
+)
 
 DEFAULT_STALE_AFTER = 24 * 3600.0
 OWNER_SUFFIX = ".owner"
 REPLACED_SUFFIX = ".replaced"
 RUN_ID_LENGTH = 12
+LATEST_TEMPORARY = re.compile(rf"{LATEST}\.([0-9a-f]{{{RUN_ID_LENGTH}}})\.tmp")
+UNWRITABLE = (errno.EACCES, errno.EPERM, errno.EROFS)
 
 log = logging.getLogger(__name__)
 
@@ -50,13 +66,25 @@ def replaced_dir(target: ReleaseTarget) -> str:
     return target.staging_dir + REPLACED_SUFFIX
 
 
+def latest_temporary(target: ReleaseTarget) -> str:
+    """The file this run writes ``LATEST`` through (local roots only)."""
+    return f"{target.dataset_dir}/{LATEST}.{target.run_id}.tmp"
+
+
 def claim_staging(target: ReleaseTarget, **extra: Any) -> None:
-    """Write this run's ownership marker (before anything is staged)."""
+    """Write this run's ownership marker (before anything is staged). An output that cannot
+    be written (read-only, no permission) is a usage error (``InvalidReleaseRoot``)."""
     owner = {"host": socket.gethostname(), "pid": os.getpid(), "started": time.time(),
              "run_id": target.run_id, **extra}
-    if is_local(target.staging_root):
-        os.makedirs(target.staging_root, exist_ok=True)
-    write_bytes(owner_path(target), json.dumps(owner, sort_keys=True).encode("utf-8"))
+    try:
+        if is_local(target.staging_root):
+            target.check_no_links()
+            os.makedirs(target.staging_root, exist_ok=True)
+        write_bytes(owner_path(target), json.dumps(owner, sort_keys=True).encode("utf-8"))
+    except OSError as error:
+        if error.errno in UNWRITABLE:
+            raise unwritable_output(target.root, str(error)) from error
+        raise
 
 
 def read_owner(target: ReleaseTarget) -> dict[str, Any]:
@@ -84,26 +112,53 @@ def clean_abandoned(target: ReleaseTarget, stale_after: float = DEFAULT_STALE_AF
     """Restore interrupted overwrites and remove abandoned staging entries of
     ``target``'s dataset; returns how many directories were removed."""
     now = time.time() if now is None else now
+    target.check_no_links()
     entries = _staging_entries(target)
+    owners = {stem: _read_marker(FileSystems.join(target.staging_root, stem + OWNER_SUFFIX))
+              if OWNER_SUFFIX in kinds else None for stem, kinds in entries.items()}
+    gone = {stem for stem, kinds in entries.items()
+            if _abandoned(target, stem, owners[stem], kinds, stale_after, now)}
+    _clean_latest_temporaries(target, entries, gone, stale_after, now)
     removed = 0
-    for stem in sorted(entries):
-        kinds = entries[stem]
+    for stem in sorted(gone):
+        kinds, owner = entries[stem], owners[stem]
         marker = FileSystems.join(target.staging_root, stem + OWNER_SUFFIX)
-        owner = _read_marker(marker) if OWNER_SUFFIX in kinds else None
-        if not _abandoned(target, stem, owner, kinds, stale_after, now):
-            continue
         if REPLACED_SUFFIX in kinds:
             removed += recover_replaced(target, stem)
         if "" in kinds:
             _remove(target, FileSystems.join(target.staging_root, stem))
             removed += 1
-        if owner is not None and FileSystems.exists(marker):
-            FileSystems.delete([marker])
+        if owner is not None:
+            _remove(target, marker)
     if removed:
         log.warning("removed %d abandoned staging director%s under %s", removed,
                     "y" if removed == 1 else "ies", target.staging_root)
     remove_empty_staging_root(target)
     return removed
+
+
+def _clean_latest_temporaries(target: ReleaseTarget, entries: dict[str, dict[str, float]],
+                              gone: set[str], stale_after: float, now: float) -> None:
+    """Remove the ``LATEST.<run id>.tmp`` files of runs that are gone: whose staging entries
+    are abandoned (``gone``), or, without any entry of that run id, older than
+    ``stale_after``. Names we do not write are never touched."""
+    directory = target.dataset_dir
+    if not is_local(directory) or not os.path.isdir(directory):
+        return
+    runs = {stem[-RUN_ID_LENGTH:]: stem for stem in entries}
+    for name in sorted(os.listdir(directory)):
+        match = LATEST_TEMPORARY.fullmatch(name)
+        if not match or match.group(1) == target.run_id:
+            continue
+        path = os.path.join(directory, name)
+        stem = runs.get(match.group(1))
+        try:
+            age = now - os.lstat(path).st_mtime
+        except OSError:
+            continue
+        if (stem in gone) if stem is not None else age > stale_after:
+            target.remove_inside(path)
+            log.warning("removed %s, left by a run that is gone", path)
 
 
 def _staging_entries(target: ReleaseTarget) -> dict[str, dict[str, float]]:
@@ -146,8 +201,17 @@ def _newest_local(path: str) -> float:
     return newest
 
 
+MARKER_MAX_BYTES = 1 << 16
+
+
 def _read_marker(path: str) -> dict[str, Any]:
+    """An ownership marker, ``{}`` when missing or unreadable; locally only a small regular
+    file is read (a link or a device is never opened)."""
     try:
+        if is_local(path):
+            info = os.lstat(path)
+            if not stat.S_ISREG(info.st_mode) or info.st_size > MARKER_MAX_BYTES:
+                return {}
         if FileSystems.exists(path):
             marker = read_json(path)
             return marker if isinstance(marker, dict) else {}
@@ -209,9 +273,11 @@ def recover_replaced(target: ReleaseTarget, stem: str | None = None) -> int:
     elif not _remote_objects(retired):
         return 0  # an object-store "directory" exists only as the objects under its prefix
     final = _final_dir_of(target, stem)
-    if (final and is_local(final) and not os.path.exists(final)
-            and os.path.exists(os.path.join(retired, MANIFEST))):
+    if (final and is_local(final) and not os.path.lexists(final)
+            and not os.path.islink(retired)
+            and os.path.isfile(os.path.join(retired, MANIFEST))):
         target.check_inside(final)
+        target.check_inside(retired, target.staging_root)
         os.rename(retired, final)
         log.warning("restored %s from an interrupted overwrite (%s)", final, retired)
         return 0
@@ -232,13 +298,10 @@ def _final_dir_of(target: ReleaseTarget, stem: str) -> str:
 
 
 def _remove(target: ReleaseTarget, path: str) -> None:
-    """Remove a directory (or file) of ``.staging``, never anything outside it."""
-    target.check_inside(path, target.staging_root)
+    """Remove a directory, file or link of ``.staging``, never anything outside it (a link
+    is removed, never followed)."""
     if is_local(path):
-        if os.path.isdir(path) and not os.path.islink(path):
-            shutil.rmtree(path, ignore_errors=True)
-        elif os.path.lexists(path):
-            os.remove(path)
+        target.remove_inside(path, target.staging_root, ignore_errors=True)
         return
     files = _remote_objects(path)
     if FileSystems.exists(path):

@@ -13,6 +13,7 @@ from transforms.release import (
     EmptyReleaseError,
     InvalidReleaseName,
     InvalidReleaseRoot,
+    LatestNotUpdatedError,
     ReleaseExistsError,
 )
 
@@ -20,6 +21,7 @@ from transforms.release import (
 @pytest.mark.parametrize("error, code", [
     (UsageError("x"), 2), (InvalidReleaseName("x"), 2), (InvalidReleaseRoot("x"), 2),
     (ReleaseExistsError("x"), 3), (NoInputError("x"), 4), (EmptyReleaseError("x"), 4),
+    (LatestNotUpdatedError("x"), 6),
     (RuntimeError("x"), 1), (ValueError("x"), 1),
 ])
 def test_exit_codes(error, code):
