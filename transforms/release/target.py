@@ -61,8 +61,8 @@ def check_release_root(root: str, dataset: str) -> None:
 
     A local release root is a missing or empty directory, or one whose visible entries (names
     not starting with ``.``) are all dataset directories: directories whose visible entries
-    are version directories or ``LATEST`` files. Object-store roots have no directories and
-    are not checked."""
+    are version directories or ``LATEST`` files; the dataset directory and its ``.staging``
+    are not symbolic links. Object-store roots have no directories and are not checked."""
     if not is_local(root):
         return
     if os.path.exists(root) and not os.path.isdir(root):
