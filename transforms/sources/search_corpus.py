@@ -27,6 +27,7 @@ from typing import Any
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from filters.text import safe_json
 from transforms.clients.bm25_index import Bm25IndexWriter
 from transforms.clients.local_search import (
     BM25_DIR,
@@ -37,6 +38,7 @@ from transforms.clients.local_search import (
 )
 from transforms.clients.page_store import FORMAT as PAGE_STORE_FORMAT
 from transforms.clients.page_store import PageStoreWriter
+from transforms.sources.compressed import CHUNK, DecodedTooLarge, resolve_limit
 
 DOC_SCHEMA = pa.schema([
     pa.field("doc_id", pa.int64(), nullable=False),
@@ -93,13 +95,23 @@ def read_corpus_index(text: str) -> list[dict[str, str]]:
     return rows
 
 
-def corpus_directory_records(directory: str) -> Iterator[dict[str, Any]]:
-    """Page records of a corpus directory with ``index.tsv``."""
-    with open(os.path.join(directory, "index.tsv"), encoding="utf-8") as handle:
-        rows = read_corpus_index(handle.read())
+def _read_text(path: str, limit: int) -> str:
+    """A UTF-8 file's text; ``DecodedTooLarge`` past ``limit`` bytes (never read whole)."""
+    with open(path, "rb") as handle:
+        data = handle.read(limit + 1)
+    if len(data) > limit:
+        raise DecodedTooLarge(limit)
+    return data.decode("utf-8")
+
+
+def corpus_directory_records(directory: str, max_decoded_bytes: int | None = None
+                             ) -> Iterator[dict[str, Any]]:
+    """Page records of a corpus directory with ``index.tsv``; ``DecodedTooLarge`` for a file
+    of more than ``max_decoded_bytes`` (None: the default cap)."""
+    limit = resolve_limit(max_decoded_bytes)
+    rows = read_corpus_index(_read_text(os.path.join(directory, "index.tsv"), limit))
     for row in rows:
-        with open(os.path.join(directory, row["file"]), encoding="utf-8") as handle:
-            html = handle.read()
+        html = _read_text(os.path.join(directory, row["file"]), limit)
         yield page_record(row["url"], row["title"], row["kind"], row.get("revision"), html)
 
 
@@ -112,21 +124,28 @@ class Skipped:
     name: str = ""
 
 
-def enterprise_records(stream, lang: str = "en"
+def enterprise_records(stream, lang: str = "en", max_decoded_bytes: int | None = None
                        ) -> Iterator[dict[str, Any] | Skipped | Exception]:
     """Article records of a Wikimedia Enterprise ``*.json.tar.gz`` stream; a line that cannot
-    be read is yielded as the exception (the caller counts and dead-letters it), a record that
-    is not an article as ``Skipped`` (the caller counts it)."""
+    be read is yielded as the exception (the caller counts and dead-letters it: a line longer
+    than ``max_decoded_bytes`` is a ``DecodedTooLarge``, never held whole; one nested too deep
+    a ``JsonTooDeep``), a record that is not an article as ``Skipped`` (the caller counts it)."""
+    limit = resolve_limit(max_decoded_bytes)
     with tarfile.open(fileobj=stream, mode="r|gz") as archive:
         for member in archive:
             handle = archive.extractfile(member) if member.isfile() else None
             if handle is None:
                 continue
-            for raw in iter(handle.readline, b""):
+            while raw := handle.readline(limit + 1):
+                if len(raw) > limit and not raw.endswith(b"\n"):
+                    while (rest := handle.readline(CHUNK)) and not rest.endswith(b"\n"):
+                        pass  # the rest of the over-long line, read and discarded
+                    yield DecodedTooLarge(limit)
+                    continue
                 if not raw.strip():
                     continue
                 try:
-                    record = _enterprise_record(json.loads(raw.decode("utf-8")), lang)
+                    record = _enterprise_record(safe_json.loads(raw.decode("utf-8")), lang)
                 except (ValueError, KeyError, TypeError, AttributeError) as error:
                     yield error
                     continue
