@@ -23,8 +23,14 @@ from apache_beam.io.filesystems import FileSystems
 from filters.nq.category_lexicon import lexicon_tsv
 from pipelines.cli.beam_options import parse_pipeline_args
 from pipelines.cli.entry import cli_main
+from pipelines.cli.http_limits import add_decoded_limit_argument, decoded_limit
 from pipelines.cli.inputs import require_inputs
-from pipelines.cli.options import add_release_arguments, add_underscore_aliases, resolve_version
+from pipelines.cli.options import (
+    add_release_arguments,
+    add_underscore_aliases,
+    positive_int,
+    resolve_version,
+)
 from pipelines.cli.summary import dead_letter_line, empty_release_warning
 from transforms.categories.card import categories_card, categories_stats
 from transforms.categories.stages import (
@@ -45,6 +51,7 @@ from transforms.release import (
     run_release,
     write_bytes,
 )
+from transforms.sources.compressed import DEFAULT_MAX_DECODED_BYTES, MIB
 
 DATASET = "categories"
 DATASET_VERSION = "1.0.0"
@@ -70,8 +77,9 @@ def build_parser() -> argparse.ArgumentParser:
                              ".html); repeatable; default: the bundled corpus")
     parser.add_argument("--text-field", default="text", help="JSONL field holding the text")
     add_release_arguments(parser, DATASET, DATASET_VERSION)
-    parser.add_argument("--batch-size", type=int, default=64,
+    parser.add_argument("--batch-size", type=positive_int, default=64,
                         help="paragraphs per spaCy batch")
+    add_decoded_limit_argument(parser, DEFAULT_MAX_DECODED_BYTES / MIB, "corpus file")
     return add_underscore_aliases(parser)
 
 
@@ -87,7 +95,8 @@ def build_pipeline(pipeline: beam.Pipeline, args: argparse.Namespace,
     from transforms.core.accounting import SIDE_OUTPUTS
     from transforms.release import WriteAccounting
 
-    paragraphs, results = pipeline | "Corpus" >> ReadCorpus(args.input, args.text_field)
+    paragraphs, results = pipeline | "Corpus" >> ReadCorpus(args.input, args.text_field,
+                                                                  decoded_limit(args))
     matches = (paragraphs
                | "Progress" >> ShowProgress("paragraphs")
                | "Batch" >> beam.BatchElements(min_batch_size=args.batch_size,

@@ -33,7 +33,7 @@ from pipelines.cli.options import (
     resolve_version,
     split_ratios_option,
 )
-from pipelines.cli.query_logs import add_query_log_arguments, log_fields
+from pipelines.cli.query_logs import add_query_log_arguments, log_fields, reader_options
 from pipelines.cli.summary import dead_letter_line, empty_release_warning
 from transforms.core.accounting import SIDE_OUTPUTS
 from transforms.core.progress import ShowProgress
@@ -113,7 +113,7 @@ def build_pipeline(pipeline: beam.Pipeline, args: argparse.Namespace,
                    target: ReleaseTarget) -> list:
     by_users, results = pipeline | "Users" >> IssuedByUsers(
         args.input, log_fields(args), args.format, key_by_ja_query, args.min_users, args.window,
-        args.keep_rejected)
+        args.keep_rejected, **reader_options(args))
     selected = (by_users.main
                 | "Progress" >> ShowProgress("queries aggregated")
                 | "Select" >> beam.ParDo(SelectJapaneseQuestions(

@@ -20,12 +20,20 @@ from apache_beam.io.filesystems import FileSystems
 
 from pipelines.cli.beam_options import parse_pipeline_args
 from pipelines.cli.entry import cli_main
-from pipelines.cli.http_limits import add_wayback_limit_arguments, wayback_limit_options
+from pipelines.cli.http_limits import (
+    add_decoded_limit_argument,
+    add_wayback_limit_arguments,
+    decoded_limit,
+    positive_float,
+    wayback_limit_options,
+)
 from pipelines.cli.inputs import matching_files, require_inputs
 from pipelines.cli.options import (
     add_flag,
     add_release_arguments,
     add_underscore_aliases,
+    non_negative_int,
+    positive_int,
     resolve_version,
     split_ratios_option,
 )
@@ -57,6 +65,7 @@ from transforms.sources.page_files import ReadHtmlPages, ReadSamplePages, ReadWa
 
 DATASET = "nlquad"
 DATASET_VERSION = "1.0.0"
+MAX_PAGE_MIB = 64  # --max-decoded-mib: a real article page is well under 5 MiB
 
 
 COMMAND = "python -m pipelines.build_nlquad"  # recorded in the manifest; the card names it
@@ -93,33 +102,45 @@ def build_parser() -> argparse.ArgumentParser:
     add_flag(parser, "--squad-extra-fields",
              "with --export-squad, add NLQuAD's own fields (date, url, answer_end), which "
              "strict SQuAD v1.1 readers may refuse")
-    parser.add_argument("--boilerplate-min-docs", type=int, default=3,
-                        help="a paragraph found in at least this many articles is boilerplate")
-    parser.add_argument("--boilerplate-min-words", type=int, default=4,
+    parser.add_argument("--boilerplate-min-docs", type=boilerplate_min_docs, default=3,
+                        help="a paragraph found in at least this many articles (2 or more) "
+                             "is boilerplate")
+    parser.add_argument("--boilerplate-min-words", type=non_negative_int, default=4,
                         help="shorter paragraphs are never treated as repeated boilerplate")
     parser.add_argument("--paragraph-separator", default="\n",
                         help="whitespace placed between paragraphs in the context")
-    parser.add_argument("--max-rows-per-shard", type=int, default=20_000,
+    parser.add_argument("--max-rows-per-shard", type=positive_int, default=20_000,
                         help="Parquet rows per shard file")
+    add_decoded_limit_argument(parser, MAX_PAGE_MIB,
+                               "page (--source html: a page file; warc: one record's page)")
     wayback = parser.add_argument_group("wayback source")
     wayback.add_argument("--wayback-url", default="https://web.archive.org",
                          help="Wayback Machine base URL (tests point it at a local server)")
     wayback.add_argument("--cache-dir", default=".cache/wayback",
                          help="cache of CDX pages and captures, local or gs:// (re-runs never "
                               "refetch; a crashed run resumes from it)")
-    wayback.add_argument("--fetch-workers", type=int, default=2,
+    wayback.add_argument("--fetch-workers", type=positive_int, default=2,
                          help="parallel fetchers; the archive sees at most "
                               "fetch-workers x per-worker rate")
-    wayback.add_argument("--fetches-per-minute", type=float, default=240,
+    wayback.add_argument("--fetches-per-minute", type=positive_float, default=240,
                          help="global page fetch rate (archive limit ~480/min per IP)")
-    wayback.add_argument("--cdx-per-minute", type=float, default=20,
+    wayback.add_argument("--cdx-per-minute", type=positive_float, default=20,
                          help="CDX request rate (archive limit ~24/min per IP)")
     wayback.add_argument("--rate-limit-pause", type=float, default=60.0,
                          help="seconds to pause after HTTP 429 or a refused connection")
-    wayback.add_argument("--max-captures", type=int, default=0,
+    wayback.add_argument("--max-captures", type=non_negative_int, default=0,
                          help="stop after this many article captures (0 = all)")
     add_wayback_limit_arguments(wayback)
     return add_underscore_aliases(parser)
+
+
+def boilerplate_min_docs(value: str) -> int:
+    """argparse ``type`` of ``--boilerplate-min-docs``: 2 or more (at 1 or below every
+    paragraph, found in its own article, would be boilerplate)."""
+    number = positive_int(value)
+    if number < 2:
+        raise argparse.ArgumentTypeError(f"must be 2 or more, got {number}")
+    return number
 
 
 def parse_args(argv: list[str] | None) -> tuple[argparse.Namespace, list[str]]:
@@ -139,9 +160,9 @@ def read_pages(pipeline: beam.Pipeline, args: argparse.Namespace):
     if args.source == "sample":
         return pipeline | "Sample" >> ReadSamplePages()
     if args.source == "html":
-        return pipeline | "Html" >> ReadHtmlPages(args.input, args.index)
+        return pipeline | "Html" >> ReadHtmlPages(args.input, args.index, decoded_limit(args))
     if args.source == "warc":
-        return pipeline | "Warc" >> ReadWarcPages(args.input)
+        return pipeline | "Warc" >> ReadWarcPages(args.input, decoded_limit(args))
     from transforms.sources.wayback import ReadWaybackPages
 
     return pipeline | "Wayback" >> ReadWaybackPages(

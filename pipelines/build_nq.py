@@ -30,10 +30,12 @@ from pipelines.cli.options import (
     add_flag,
     add_release_arguments,
     add_underscore_aliases,
+    non_negative_int,
+    positive_int,
     resolve_version,
     split_ratios_option,
 )
-from pipelines.cli.query_logs import add_query_log_arguments, log_fields
+from pipelines.cli.query_logs import add_query_log_arguments, log_fields, reader_options
 from pipelines.cli.summary import dead_letter_line, empty_release_warning
 from transforms.core.accounting import SIDE_OUTPUTS
 from transforms.core.progress import ShowProgress
@@ -86,7 +88,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--categories", default=_sample("nq", "categories.tsv"),
                         help="category lexicon TSV (from build_categories) or a categories "
                              "release directory; default: the bundled lexicon")
-    parser.add_argument("--min-category-count", type=int, default=2,
+    parser.add_argument("--min-category-count", type=non_negative_int, default=2,
                         help="lexicon entries found fewer times are ignored")
     add_flag(parser, "--keep-rejected",
              "also write the rejected queries with reasons to rejected/queries/")
@@ -100,9 +102,9 @@ def build_parser() -> argparse.ArgumentParser:
                          help=f"split names and sizes/ratios (default NQ's: {NQ_SPLITS})")
     linking.add_argument("--split-salt", default="nq",
                          help="salt of the split hash of the normalized question")
-    linking.add_argument("--max-rows-per-shard", type=int, default=500,
+    linking.add_argument("--max-rows-per-shard", type=positive_int, default=500,
                          help="examples per output file (pages are large)")
-    parser.add_argument("--batch-size", type=int, default=256,
+    parser.add_argument("--batch-size", type=positive_int, default=256,
                         help="queries per spaCy batch")
     return add_underscore_aliases(parser)
 
@@ -137,7 +139,7 @@ def build_pipeline(pipeline: beam.Pipeline, args: argparse.Namespace,
                    target: ReleaseTarget) -> list:
     by_users, results = pipeline | "Users" >> IssuedByUsers(
         args.input, log_fields(args), args.format, key_by_normalized_query, args.min_users,
-        args.window, args.keep_rejected)
+        args.window, args.keep_rejected, **reader_options(args))
     selected = (by_users.main
                 | "Progress" >> ShowProgress("queries aggregated")
                 | "Batch" >> beam.BatchElements(min_batch_size=args.batch_size,

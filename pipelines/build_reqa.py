@@ -33,8 +33,14 @@ from apache_beam.io.filesystems import FileSystems
 
 from pipelines.cli.beam_options import parse_pipeline_args
 from pipelines.cli.entry import cli_main
+from pipelines.cli.http_limits import add_decoded_limit_argument, decoded_limit
 from pipelines.cli.inputs import require_inputs
-from pipelines.cli.options import add_release_arguments, add_underscore_aliases, resolve_version
+from pipelines.cli.options import (
+    add_release_arguments,
+    add_underscore_aliases,
+    positive_int,
+    resolve_version,
+)
 from pipelines.cli.summary import dead_letter_line, empty_release_warning
 from transforms.release import (
     MANIFEST,
@@ -64,9 +70,12 @@ from transforms.reqa.schema import (
     RELEASE_SCHEMA,
     SOURCES,
 )
+from transforms.sources.compressed import DEFAULT_MAX_DECODED_BYTES, MIB
 
 DATASET_PREFIX = "reqa_"
 DATASET_VERSION = "1.0.0"
+NQ_MAX_DECODED_MIB = 16 * 1024  # per NQ file, streamed: memory holds one line
+OTHER_MAX_DECODED_MIB = DEFAULT_MAX_DECODED_BYTES / MIB  # per SQuAD file, read whole
 GROUPS = ("questions", "candidates")
 SCHEMAS = {"questions": QUESTIONS_SCHEMA, "candidates": CANDIDATES_SCHEMA}
 SAMPLES = {"squad": "squad_sample.json", "nq": "nq_sample.jsonl.gz"}
@@ -111,11 +120,22 @@ def build_parser() -> argparse.ArgumentParser:
                              "senter, default) or reqa (the ReQA paper's regular-expression "
                              "rules, sb_sed.py of google/retrieval-qa-eval: rebuilds ReQA "
                              "SQuAD as published, e.g. 10,250 candidates on SQuAD v1.1 dev)")
-    parser.add_argument("--batch-size", type=int, default=64,
+    parser.add_argument("--batch-size", type=positive_int, default=64,
                         help="paragraphs' tasks per spaCy batch")
-    parser.add_argument("--max-rows-per-shard", type=int, default=50_000,
+    parser.add_argument("--max-rows-per-shard", type=positive_int, default=50_000,
                         help="Parquet rows per shard file")
+    add_decoded_limit_argument(
+        parser, None, "input file",
+        f"{NQ_MAX_DECODED_MIB} for --source nq, whose files are streamed a line at a time and "
+        f"an official NQ train file decodes to several GiB; {OTHER_MAX_DECODED_MIB:g} for "
+        "squad, read whole")
     return add_underscore_aliases(parser)
+
+
+def max_decoded_bytes(args: argparse.Namespace) -> int:
+    """``--max-decoded-mib`` in bytes, its default depending on ``--source``."""
+    return decoded_limit(args, NQ_MAX_DECODED_MIB if args.source == "nq"
+                         else OTHER_MAX_DECODED_MIB)
 
 
 def _is_dir(path: str) -> bool:
@@ -185,7 +205,7 @@ def build_pipeline(pipeline: beam.Pipeline, args: argparse.Namespace,
                    target: ReleaseTarget) -> list:
     """Compose the ReQA pipeline into the staging directory; returns the writers' outputs."""
     questions, candidates, statistics, results = pipeline | "Reqa" >> BuildReqa(
-        args.source, args._pattern, args.batch_size, args.splitter)
+        args.source, args._pattern, args.batch_size, args.splitter, max_decoded_bytes(args))
     staging, max_rows = target.staging_dir, args.max_rows_per_shard
     written = [
         questions

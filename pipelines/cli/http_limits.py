@@ -1,14 +1,18 @@
-"""Time, size, redirect and retry limits of HTTP requests, as options.
+"""Time, size, redirect and retry limits of HTTP requests, and the decoded-size cap of input
+files, as options.
 
 ``add_limit_arguments`` adds one family of ``--<prefix>-*`` options (the Wayback source's
 ``--wayback-*`` here, the linking stage's ``--http-*`` in ``linking``) and ``limit_options``
-turns the parsed values into client keyword arguments. Names use dashes; each pipeline's
-``add_underscore_aliases`` makes them Flex Template parameters too.
+turns the parsed values into client keyword arguments. ``add_decoded_limit_argument`` adds
+``--max-decoded-mib`` (each builder's input files) and ``decoded_limit`` gives it in bytes.
+Names use dashes; each pipeline's ``add_underscore_aliases`` makes them Flex Template
+parameters too.
 """
 
 from __future__ import annotations
 
 import argparse
+import math
 from typing import Any
 
 from transforms.clients.bounded_http import MIB
@@ -16,10 +20,13 @@ from transforms.clients.wayback.client import DEFAULT_LIMITS as WAYBACK_LIMITS
 
 
 def positive_float(value: str) -> float:
-    """argparse ``type``: a number > 0."""
-    number = float(value)
-    if number <= 0:
-        raise argparse.ArgumentTypeError(f"expected a number > 0, got {value!r}")
+    """argparse ``type``: a finite number > 0 (``nan`` and ``inf`` are refused)."""
+    try:
+        number = float(value)
+    except (TypeError, ValueError):
+        raise argparse.ArgumentTypeError(f"expected a number > 0, got {value!r}") from None
+    if not math.isfinite(number) or number <= 0:
+        raise argparse.ArgumentTypeError(f"expected a finite number > 0, got {value!r}")
     return number
 
 
@@ -87,6 +94,27 @@ def add_wayback_limit_arguments(parser: Any) -> None:
 def wayback_limit_options(args: argparse.Namespace) -> dict[str, Any]:
     """Keyword arguments of ``ReadWaybackPages`` from the parsed ``--wayback-*`` options."""
     return limit_options(args, "wayback")
+
+
+def add_decoded_limit_argument(parser: Any, default_mib: float | None, what: str,
+                               default_text: str = "") -> None:
+    """``--max-decoded-mib``: the largest ``what`` once decompressed (uncompressed files
+    count their own size); ``default_text`` describes a default that depends on other
+    options (``default_mib`` None)."""
+    shown = default_text or f"{default_mib:g}"
+    parser.add_argument("--max-decoded-mib", type=positive_float, default=default_mib,
+                        help=f"largest {what} once decompressed, in MiB (default {shown}); "
+                             "decoding stops there and the file is dead-lettered as "
+                             "decoded_too_large, nothing of it kept, so memory stays bounded "
+                             "by this cap, never by a compression bomb")
+
+
+def decoded_limit(args: argparse.Namespace, default_mib: float | None = None) -> int:
+    """``--max-decoded-mib`` in bytes (``default_mib`` when the option has no default)."""
+    mib = args.max_decoded_mib if args.max_decoded_mib is not None else default_mib
+    if mib is None:
+        raise ValueError("--max-decoded-mib has no value and no default was given")
+    return mib_to_bytes(mib)
 
 
 def mib_to_bytes(mib: float) -> int:

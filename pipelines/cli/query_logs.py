@@ -3,8 +3,13 @@
 from __future__ import annotations
 
 import argparse
+import inspect
 import re
+from typing import Any
 
+from pipelines.cli.http_limits import add_decoded_limit_argument, decoded_limit
+from pipelines.cli.options import positive_int
+from transforms.sources.compressed import DEFAULT_MAX_DECODED_BYTES, MIB
 from transforms.sources.query_logs import FORMATS, LogFields
 
 
@@ -33,11 +38,24 @@ def add_query_log_arguments(parser: argparse.ArgumentParser, default_input: str,
     parser.add_argument("--users-field", default="users",
                         help="pre-aggregated logs: column of the number of distinct users; a "
                              "row with this field is treated as pre-aggregated")
-    parser.add_argument("--min-users", type=int, default=min_users,
+    parser.add_argument("--min-users", type=positive_int, default=min_users,
                         help="distinct users that must issue a query within --window "
                              f"(default {min_users})")
     parser.add_argument("--window", type=parse_window, default=7,
                         help="length of the period, in days (e.g. 7d); default 7 days")
+    add_decoded_limit_argument(parser, DEFAULT_MAX_DECODED_BYTES / MIB,
+                               "query-log file (each is read whole)")
+
+
+def reader_options(args: argparse.Namespace) -> dict[str, Any]:
+    """Keyword arguments of ``IssuedByUsers`` for its log reader: ``max_decoded_bytes`` from
+    ``--max-decoded-mib`` once ``IssuedByUsers`` passes it on to ``ReadQueryLog`` (until then
+    the reader's default cap, the same value, applies)."""
+    from transforms.nq.questions import IssuedByUsers
+
+    if "max_decoded_bytes" not in inspect.signature(IssuedByUsers).parameters:
+        return {}
+    return {"max_decoded_bytes": decoded_limit(args)}
 
 
 def log_fields(args: argparse.Namespace) -> LogFields:

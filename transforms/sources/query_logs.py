@@ -161,9 +161,10 @@ def _json_row(number: int, line: str) -> Iterator[tuple[int, dict | Exception]]:
 
 def _delimited_rows(lines: Iterator[str], fmt: str) -> Iterator[tuple[int, dict | Exception]]:
     """Rows of a CSV/TSV; a row the csv module refuses (a field past its size limit) is that
-    row's error, and reading goes on with the next line."""
+    row's error, and reading goes on with the next line (a header it refuses raises)."""
     reader = csv.DictReader(lines, delimiter="\t" if fmt == "tsv" else ",",
                             quoting=csv.QUOTE_NONE if fmt == "tsv" else csv.QUOTE_MINIMAL)
+    _ = reader.fieldnames  # a header the csv module refuses makes the file unreadable
     number = 1
     while True:
         number += 1
