@@ -384,7 +384,8 @@ def _run(args: argparse.Namespace) -> int:
         if args.json:
             _print_json({"releases": reports})
         for report in [] if args.json else reports:
-            name = printable(f"{report['dataset']} {report['version']} ({report['path']})")
+            name = printable(f"{report['dataset']} {report['version']} ({report['path']})"
+                             if report["dataset"] else report["path"])
             if report["ok"]:
                 print(f"ok: {name}: {report['files']} files match the manifest")
             for problem in report["problems"]:

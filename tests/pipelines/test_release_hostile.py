@@ -217,3 +217,26 @@ def test_a_latest_that_is_a_fifo_is_refused_without_blocking(toy):
             handle.write("1.0.0")
         pytest.fail("reading a FIFO LATEST blocked")
     assert len(outcome) == 1 and isinstance(outcome[0], NotAReleaseError)
+
+
+# A listed file that is a link or a FIFO (a downloaded release is input too) -----------------
+
+def test_a_listed_file_that_is_a_link_or_a_fifo_is_damaged_and_never_read(toy, tmp_path):
+    copy = tmp_path / "stats-copy.json"
+    copy.write_bytes((toy / "stats.json").read_bytes())
+    (toy / "stats.json").unlink()
+    os.symlink(copy, toy / "stats.json")  # same bytes, same sha256: only the link differs
+    os.mkfifo(toy / "README.md.fifo")
+    (toy / "README.md").unlink()
+    os.rename(toy / "README.md.fifo", toy / "README.md")
+    outcome: list[Any] = []
+    worker = threading.Thread(target=lambda: outcome.append(verify_release(str(toy))),
+                              daemon=True)
+    worker.start()
+    worker.join(timeout=20)
+    if worker.is_alive():
+        with open(toy / "README.md", "wb") as handle:  # unblock the reader, then fail
+            handle.write(b"x")
+        pytest.fail("verify blocked on a FIFO")
+    problems = dict(outcome[0].problems)
+    assert "link" in problems["stats.json"] and "regular file" in problems["README.md"]

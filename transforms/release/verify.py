@@ -10,10 +10,11 @@ creation time and rows per split; ``deep=False`` checks sizes only (no hashing).
 
 The manifest is the one file no checksum covers: one that is unreadable, nested too deeply
 or of the wrong shape (``manifest.read_manifest``) makes its release damaged, never a
-traceback, and costs ``list_releases`` only that entry. ``LATEST`` is input too:
-``latest_version`` accepts only a plain version name (``check_name``) of a real sibling
-directory, read from a regular local file without following links (``InvalidLatestError``,
-list status ``invalid_latest``).
+traceback, and costs ``list_releases`` only that entry. A listed file that is a link or
+not a regular file (a FIFO would block) is a problem, never followed nor opened.
+``LATEST`` is input too: ``latest_version`` accepts only a plain version name
+(``check_name``) of a real sibling directory, read from a regular local file without
+following links (``InvalidLatestError``, list status ``invalid_latest``).
 """
 
 from __future__ import annotations
@@ -203,6 +204,10 @@ def _check_files(path: str, manifest: dict[str, Any], report: Verification,
         if name not in present:
             report.problems.append((name, "missing"))
             continue
+        strange = _not_a_plain_file(full)
+        if strange:  # never followed nor opened: a link may leave the release, a FIFO blocks
+            report.problems.append((name, strange))
+            continue
         try:
             if deep:
                 digest, size = sha256_of(full)
@@ -238,6 +243,21 @@ def _check_files(path: str, manifest: dict[str, Any], report: Verification,
         if rows.get(split, 0) != expected:
             report.problems.append((f"{split}/", f"{rows.get(split, 0)} rows, the manifest "
                                                  f"says {expected}"))
+
+
+def _not_a_plain_file(path: str) -> str | None:
+    """Why a local file of a release is not one, without following links."""
+    if not is_local(path):
+        return None
+    try:
+        mode = os.lstat(path).st_mode
+    except OSError as error:
+        return f"unreadable: {error}"
+    if stat.S_ISLNK(mode):
+        return "a symbolic link, not a file of the release"
+    if not stat.S_ISREG(mode):
+        return "not a regular file (a FIFO, socket or device)"
+    return None
 
 
 def list_releases(root: str, deep: bool = False) -> list[dict[str, Any]]:
