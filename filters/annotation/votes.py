@@ -17,16 +17,29 @@ JNQ / JBoolQ (one line per judgment, JNQ §3.2-3.5)::
 Every answer field is required (``question_good: false`` alone is a bad question), so a misspelt
 column is refused rather than read as "no answer". Optional on both: ``release`` (the
 fingerprint of the release the task was exported from; a vote naming another release is refused)
-and ``submitted_at`` (ISO 8601; when a worker judged the same thing twice, the latest counts,
-then the later line of the later file). ``parse_*`` raise ``VoteError`` with a named reason;
+and ``submitted_at`` (when a worker judged the same thing twice, the latest counts, then the
+later line of the later file). ``submitted_at`` is an instant, compared in UTC:
+
+* an ISO 8601 string with a UTC offset or ``Z`` (``2025-01-02T03:04:05.123Z``,
+  ``2025-01-02T12:04:05+09:00``), to the microsecond;
+* a JSON number: seconds since 1970-01-01T00:00:00Z (epoch seconds), from 0 up to the end of
+  year 9999 (so epoch *milliseconds* of any recent date are refused, not read as year 50000);
+* ``null`` or absent: no time, older than any timed vote.
+
+Anything else is refused with ``invalid_submitted_at``: a time without an offset (naive: it
+could be any zone, so its order against other votes is unknown), a date alone, a string of
+digits (seconds or milliseconds?), a boolean, NaN, junk. ``parse_*`` raise ``VoteError`` with a
+named reason;
 they check the vote's own shape only, the checks against the example (candidate in range, span
 inside the paragraph) are the aggregators'.
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta
 from typing import Any, TypeVar
 
 YES_NO = ("YES", "NO", "NONE")
@@ -34,6 +47,11 @@ JNQ_STAGES = ("good_question", "yes_no_question", "long_answer", "yes_no_answer"
 PARAGRAPH_STAGES = ("long_answer", "yes_no_answer", "span")
 MAX_ID_CHARS = 200
 NQ_ANSWER_FIELDS = ("long_answer_candidate", "short_answers", "yes_no_answer")
+INVALID_SUBMITTED_AT = "invalid_submitted_at"
+NO_TIME = -(1 << 63)  # the order of a vote without submitted_at: before any instant
+MAX_EPOCH_SECONDS = 253_402_300_799  # 9999-12-31T23:59:59Z
+_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
+_MICROSECOND = timedelta(microseconds=1)
 
 
 class VoteError(ValueError):
@@ -55,7 +73,7 @@ class NqVote:
     short_answers: tuple[tuple[int, int], ...]
     yes_no_answer: str
     release: str | None = None
-    order: tuple[str, str, int] = field(default=("", "", 0), compare=False)
+    order: tuple[int, str, int] = field(default=(NO_TIME, "", 0), compare=False)
 
     @property
     def key(self) -> tuple[str, str]:
@@ -75,7 +93,7 @@ class JnqVote:
     value: Any
     paragraph: int | None = None
     release: str | None = None
-    order: tuple[str, str, int] = field(default=("", "", 0), compare=False)
+    order: tuple[int, str, int] = field(default=(NO_TIME, "", 0), compare=False)
 
     @property
     def key(self) -> tuple[str, str, str, int | None]:
@@ -89,7 +107,17 @@ def _identifier(record: dict[str, Any], name: str) -> str:
     text = str(value).strip()
     if not text or len(text) > MAX_ID_CHARS:
         raise VoteError("malformed_vote", f"{name} must be 1-{MAX_ID_CHARS} characters")
+    _require_unicode(text, name)
     return text
+
+
+def _require_unicode(text: str, name: str) -> None:
+    """Refuse a lone surrogate (JSON's ``"\\ud800"``): not text, it cannot be hashed or
+    written as UTF-8."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        raise VoteError("malformed_vote", f"{name} holds a lone surrogate (not text)") from None
 
 
 def _integer(value: Any, name: str) -> int:
@@ -104,11 +132,36 @@ def _optional_text(record: dict[str, Any], name: str) -> str | None:
         return None
     if not isinstance(value, str) or len(value) > MAX_ID_CHARS:
         raise VoteError("malformed_vote", f"{name} must be a string")
+    _require_unicode(value, name)
     return value
 
 
-def _order(record: dict[str, Any], source: str, line: int) -> tuple[str, str, int]:
-    return (_optional_text(record, "submitted_at") or "", source, line)
+def submitted_instant(value: Any) -> int:
+    """``submitted_at`` as microseconds since the Unix epoch (UTC), ``NO_TIME`` for None;
+    ``VoteError(invalid_submitted_at)`` for anything that is not an instant (module doc)."""
+    if value is None:
+        return NO_TIME
+    if isinstance(value, int | float) and not isinstance(value, bool):
+        if not (math.isfinite(value) and 0 <= value <= MAX_EPOCH_SECONDS):
+            raise VoteError(INVALID_SUBMITTED_AT, f"submitted_at {value!r} is not epoch "
+                            f"seconds between 0 and {MAX_EPOCH_SECONDS}")
+        return round(value * 1_000_000) if isinstance(value, float) else value * 1_000_000
+    if not isinstance(value, str) or not value.isascii() or len(value) > 64:
+        raise VoteError(INVALID_SUBMITTED_AT, "submitted_at must be an ISO 8601 time with a "
+                        "UTC offset, epoch seconds or null")
+    try:
+        instant = datetime.fromisoformat(value.strip())
+    except ValueError:
+        raise VoteError(INVALID_SUBMITTED_AT,
+                        f"submitted_at {value!r} is not an ISO 8601 time") from None
+    if instant.tzinfo is None or instant.utcoffset() is None:
+        raise VoteError(INVALID_SUBMITTED_AT, f"submitted_at {value!r} has no UTC offset (add "
+                        "Z or +hh:mm): its order against other votes is unknown")
+    return (instant - _EPOCH) // _MICROSECOND
+
+
+def _order(record: dict[str, Any], source: str, line: int) -> tuple[int, str, int]:
+    return (submitted_instant(record.get("submitted_at")), source, line)
 
 
 def parse_nq_vote(record: Any, source: str = "", line: int = 0) -> NqVote:
