@@ -10,6 +10,7 @@ its example (a short answer inside the chosen long answer, ...) is the aggregato
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from typing import Any
 
@@ -18,6 +19,7 @@ from transforms.annotation.label_studio.configs import NO_ANSWER, NO_SPAN
 from transforms.annotation.render import tokens_in_chars
 
 DATASETS = ("nq", "jnq", "jboolq")
+_PLAIN_INTEGER = re.compile(r"-?[0-9]{1,18}")  # ASCII digits: int() also takes "²"'s kin
 _JNQ_CHOICES = {
     "good_question": {"good": True, "bad": False},
     "yes_no_question": {"yes": True, "no": False},
@@ -43,18 +45,29 @@ def _integer(value: Any, name: str) -> int:
         return value
     if isinstance(value, float) and value.is_integer():
         return int(value)
-    if isinstance(value, str) and value.strip().lstrip("-").isdigit():
+    if isinstance(value, str) and _PLAIN_INTEGER.fullmatch(value.strip()):
         return int(value)
-    raise _malformed(f"{name} must be an integer")
+    raise _malformed(f"{name} must be an integer (ASCII digits)")
 
 
 def _annotator(completed_by: Any) -> str:
     if isinstance(completed_by, dict):
         completed_by = completed_by.get("id", completed_by.get("email"))
     if isinstance(completed_by, bool) or not isinstance(completed_by, (int, str)) \
-            or not str(completed_by).strip():
+            or not str(completed_by).strip() or not _is_text(str(completed_by)):
         raise _malformed("completed_by names no annotator")
     return str(completed_by).strip()
+
+
+def _is_text(value: Any) -> bool:
+    """A string that is text: no lone surrogate (JSON's ``"\\ud800"``)."""
+    if not isinstance(value, str):
+        return False
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
 
 
 def _results(annotation: dict[str, Any]) -> dict[str, list[dict[str, Any]]]:
@@ -69,9 +82,20 @@ def _results(annotation: dict[str, Any]) -> dict[str, list[dict[str, Any]]]:
     return by_name
 
 
+def _choices(results: dict[str, list[dict[str, Any]]], name: str) -> list[Any]:
+    """Every choice made in the Choices ``name`` (a region's ``choices`` is a list)."""
+    chosen = []
+    for value in results.get(name, []):
+        choices = value.get("choices") or []
+        if not isinstance(choices, list):
+            raise _malformed(f"{name}: choices must be a list")
+        chosen += choices
+    return chosen
+
+
 def _choice(results: dict[str, list[dict[str, Any]]], name: str) -> str | None:
     """The single choice made in the Choices ``name``, None when nothing was chosen."""
-    chosen = [c for value in results.get(name, []) for c in value.get("choices") or []]
+    chosen = _choices(results, name)
     if len(chosen) > 1:
         raise _malformed(f"{name}: one choice expected, got {len(chosen)}")
     if chosen and not isinstance(chosen[0], str):
@@ -162,8 +186,7 @@ def _nq_vote(data: dict[str, Any], results: dict[str, list[dict[str, Any]]]) -> 
 
 def _jnq_span(data: dict[str, Any], results: dict[str, list[dict[str, Any]]]) -> Any:
     regions = results.get("span", [])
-    no_span = NO_SPAN in [c for value in results.get("no_span", []) for c in
-                          value.get("choices") or []]
+    no_span = NO_SPAN in _choices(results, "no_span")
     if no_span and not regions:
         return None
     if len(regions) != 1 or no_span:
@@ -193,17 +216,32 @@ def _jnq_vote(data: dict[str, Any], results: dict[str, list[dict[str, Any]]]) ->
     return vote
 
 
+def _int_lists(value: Any, count: int) -> bool:
+    return isinstance(value, list) and len(value) == count and all(
+        isinstance(item, list) and all(type(n) is int for n in item) for item in value)
+
+
+def _known_nq_task(data: dict[str, Any]) -> bool:
+    """``nq_task``'s shape: candidates ``{label, text}`` with a token and a start list each."""
+    candidates = data.get("candidates")
+    return isinstance(candidates, list) and all(
+        isinstance(c, dict) and _is_text(c.get("label")) and _is_text(c.get("text"))
+        for c in candidates) \
+        and _int_lists(data.get("candidate_tokens"), len(candidates)) \
+        and _int_lists(data.get("candidate_starts"), len(candidates)) \
+        and isinstance(data.get("example_id"), str | int)
+
+
 def _known_task(data: Any, dataset: str) -> bool:
     if not isinstance(data, dict):
         return False
     if dataset == "nq":
-        keys = ("example_id", "candidates", "candidate_tokens", "candidate_starts")
-        return all(key in data for key in keys) and isinstance(data["candidates"], list) \
-            and len(data["candidates"]) == len(data["candidate_tokens"]) \
-            == len(data["candidate_starts"])
-    if "question_id" not in data or data.get("stage") not in JNQ_STAGES:
+        return _known_nq_task(data)
+    if not isinstance(data.get("question_id"), str | int) or data.get("stage") not in JNQ_STAGES:
         return False
-    return data["stage"] not in PARAGRAPH_STAGES or isinstance(data.get("paragraph"), int)
+    if data.get("paragraph_text") is not None and not _is_text(data["paragraph_text"]):
+        return False
+    return data["stage"] not in PARAGRAPH_STAGES or type(data.get("paragraph")) is int
 
 
 def votes_from_export(tasks: Any, dataset: str) -> Iterator[dict[str, Any]]:
@@ -224,7 +262,12 @@ def votes_from_export(tasks: Any, dataset: str) -> Iterator[dict[str, Any]]:
             yield {"error": "unknown_task", "task": task_id,
                    "message": f"task {task_id} is not a {dataset} task exported by this tool"}
             continue
-        for annotation in task.get("annotations") or []:
+        annotations = task.get("annotations") or []
+        if not isinstance(annotations, list):
+            yield {"error": "malformed_annotation", "task": task_id, "annotation": None,
+                   "message": f"task {task_id}: annotations must be a list"}
+            continue
+        for annotation in annotations:
             annotation_id = annotation.get("id") if isinstance(annotation, dict) else None
             try:
                 if not isinstance(annotation, dict):

@@ -185,3 +185,60 @@ def test_utf16_offsets_of_text_outside_the_bmp_become_python_indices():
     good, wrong = list(votes_from_export(export, "jnq"))
     assert good["value"] == {"start": 4, "end": 9} and text[4:9] == "1899年"
     assert wrong["error"] == "span_text_mismatch"
+
+
+@pytest.mark.parametrize("offset", ["²", "--3", "٣", " 3x", "1e3", "9" * 400, float("inf")])
+def test_offsets_that_are_not_plain_integers_are_malformed(offset):
+    span = paragraph_span(3, 14, 18, "east")
+    span["value"] = {**span["value"], "startOffset": offset}
+    export = _nq_export(annotation(1, 3, _good("#3 Tr in #1", span)))
+    assert [r.get("error") for r in votes_from_export(export, "nq")] == [
+        "malformed_annotation"]
+
+
+@pytest.mark.parametrize("change", [
+    {"candidates": ["a", "b"], "candidate_tokens": [[], []], "candidate_starts": [[], []]},
+    {"candidates": [{"label": "#0 P", "text": 5}], "candidate_tokens": [[]],
+     "candidate_starts": [[]]},
+    {"candidates": [{"label": "#0 P", "text": "x"}], "candidate_tokens": ["x"],
+     "candidate_starts": [None]},
+    {"candidates": [{"label": ["#0 P"], "text": "x"}], "candidate_tokens": [[]],
+     "candidate_starts": [[]]},
+    {"candidates": "abc", "candidate_tokens": "abc", "candidate_starts": "abc"},
+])
+def test_nq_tasks_whose_candidates_are_not_ours_are_unknown(change):
+    task = nq_task(nq_example(), "dev", RELEASE)
+    export = [exported_task(7, {"data": {**task["data"], **change}},
+                            [annotation(1, 3, _good("#0 P (top level)"))])]
+    assert [r["error"] for r in votes_from_export(export, "nq")] == ["unknown_task"]
+
+
+@pytest.mark.parametrize("change", [{"paragraph_text": 5}, {"paragraph": True},
+                                    {"question_id": ["q"]}])
+def test_jnq_tasks_of_the_wrong_shape_are_unknown(change):
+    [task] = jnq_tasks(jnq_row(), "span", "dev", RELEASE, paragraphs=[0])
+    export = [exported_task(7, {"data": {**task["data"], **change}},
+                            [annotation(1, 3, [text_span(0, 3, "貿易風")])])]
+    assert [r["error"] for r in votes_from_export(export, "jnq")] == ["unknown_task"]
+
+
+def test_an_annotator_that_is_not_text_is_malformed():
+    export = _nq_export(annotation(1, "w\ud800", _good("No answer")),
+                        annotation(2, {"id": ["x"]}, _good("No answer")))
+    assert [r["error"] for r in votes_from_export(export, "nq")] == [
+        "malformed_annotation", "malformed_annotation"]
+
+
+@pytest.mark.parametrize(("change", "errors"), [
+    ({"annotations": 5}, ["malformed_annotation"]),
+    ({"annotations": {"id": 1}}, ["malformed_annotation"]),
+    ({"annotations": [annotation(1, 3, [choice("question_good", "question", "good"),
+                                         {"from_name": "long_answer", "value": {"choices": 5}}])]},
+     ["malformed_annotation"]),
+    ({"annotations": [annotation(1, 3, [{"from_name": "question_good",
+                                         "value": {"choices": {"good": 1}}}])]},
+     ["malformed_annotation"]),
+])
+def test_annotations_of_the_wrong_shape_are_malformed_not_crashes(change, errors):
+    task = {**_nq_export(annotation(1, 3, _good("No answer")))[0], **change}
+    assert [r.get("error") for r in votes_from_export([task], "nq")] == errors
