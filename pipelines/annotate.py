@@ -23,11 +23,17 @@ import apache_beam as beam
 from apache_beam.io.filesystems import FileSystems
 
 from filters.annotation.jnq import JnqThresholds
+from filters.text.terminal import printable
 from pipelines.cli.beam_options import parse_pipeline_args
 from pipelines.cli.entry import cli_main
 from pipelines.cli.errors import UsageError
 from pipelines.cli.inputs import matching_files, require_inputs
-from pipelines.cli.options import add_release_arguments, add_underscore_aliases, resolve_version
+from pipelines.cli.options import (
+    add_release_arguments,
+    add_underscore_aliases,
+    positive_int,
+    resolve_version,
+)
 from pipelines.cli.summary import dead_letter_line, empty_release_warning
 from transforms.annotation import jnq_import, nq_import
 from transforms.annotation.build import AnnotateRelease, ImportInput
@@ -40,6 +46,7 @@ from transforms.annotation.manifest import (
 )
 from transforms.annotation.nq_attach import AttachNqAnnotations
 from transforms.annotation.publish import annotation_dataset_card, annotation_stats, jnq_baselines
+from transforms.annotation.read_votes import not_regular_file
 from transforms.annotation.release_examples import split_files, split_patterns
 from transforms.annotation.simulate import WorkerPool
 from transforms.annotation.simulate_release import write_simulated_votes
@@ -167,7 +174,7 @@ def build_parser() -> argparse.ArgumentParser:
                               help=f"JNQ threshold (default {getattr(thresholds, name)}, the "
                                    "paper's; counts out of --workers)")
     add_release_arguments(imported, "<dataset>_annotated", DATASET_VERSION)
-    imported.add_argument("--max-rows-per-shard", type=int, default=50_000)
+    imported.add_argument("--max-rows-per-shard", type=positive_int, default=50_000)
     for sub in (export, simulate, imported):
         add_underscore_aliases(sub)
     return parser
@@ -321,10 +328,21 @@ def _check_thresholds(args: argparse.Namespace) -> None:
                          "--exist >= --ambiguous and --yes-no-question >= --yes-no-ambiguous")
 
 
+def _check_vote_files(patterns: list[str]) -> None:
+    """Every ``--votes`` pattern matches files, and only regular files: a directory fails
+    the job and a FIFO blocks it forever, so either is a usage error before any work."""
+    require_inputs(patterns)
+    for pattern in patterns:
+        for path in matching_files(pattern):
+            if not_regular_file(path):
+                raise UsageError(f"--votes {printable(pattern)}: {printable(path)} is not a "
+                                 "regular file (a directory, FIFO or device); name votes files")
+
+
 def run_import(args: argparse.Namespace, beam_args: list[str]) -> dict[str, Any]:
     _check_thresholds(args)
+    _check_vote_files(args.votes)
     inputs = _inputs(args)
-    require_inputs(args.votes)
     splits = sorted({s for item in inputs for s in item.splits},
                     key=lambda s: ({"train": 0, "dev": 1, "test": 2}.get(s, 3), s))
     exported = _export_ways(args, inputs[0]) or {}

@@ -34,13 +34,15 @@ from filters.annotation.jnq import (
     yes_no_question,
 )
 from filters.annotation.votes import JnqVote, VoteError, latest_votes, parse_jnq_vote
+from filters.text import safe_json
 from transforms.annotation.label_studio.configs import jnq_config, nq_config, project_settings
 from transforms.annotation.label_studio.exports import votes_from_export
 from transforms.annotation.label_studio.tasks import jnq_tasks, nq_task
 from transforms.annotation.manifest import EXPORT_MANIFEST, ReleaseRef, base_dataset
-from transforms.annotation.read_votes import of_release
+from transforms.annotation.read_votes import not_regular_file, of_release
 from transforms.annotation.release_examples import iter_lines, split_patterns
 from transforms.release import RAW, to_json_bytes
+from transforms.sources.compressed import CompressionDamage
 
 TOOLS = ("label-studio", "votes")
 STAGES = {
@@ -97,15 +99,20 @@ def read_examples(release: ReleaseRef, split: str) -> Iterator[dict[str, Any]]:
 def read_jnq_votes(patterns: Iterable[str], fingerprint: str) -> dict[str, list[JnqVote]]:
     """Earlier stages' JNQ votes by question id, from votes JSON lines or Label Studio exports
     matching ``patterns``. ``ExportError`` when a pattern matches nothing or no vote of this
-    release parses (wrong files); lines that do not parse and votes of other releases are
-    left out (the import reports them)."""
+    release parses (wrong files), and for a file that cannot be read whole (a directory or
+    FIFO, damaged compression, an unreadable export): later stages must not be chosen from
+    part of the votes. Lines that do not parse and votes of other releases are left out (the
+    import reports them)."""
     votes: dict[str, list[JnqVote]] = {}
     for pattern in patterns:
         paths = sorted(m.path for m in FileSystems.match([pattern])[0].metadata_list)
         if not paths:
             raise ExportError(f"--votes {pattern} matches no file")
         for path in paths:
-            for number, record in enumerate(_records(path), start=1):
+            if not_regular_file(path):
+                raise ExportError(f"--votes {path} is not a regular file (a directory, FIFO "
+                                  "or device)")
+            for number, record in enumerate(_checked_records(path), start=1):
                 try:
                     vote = parse_jnq_vote(record, path, number)
                 except VoteError:
@@ -118,17 +125,30 @@ def read_jnq_votes(patterns: Iterable[str], fingerprint: str) -> dict[str, list[
     return {k: latest_votes(v) for k, v in votes.items()}
 
 
+def _checked_records(path: str) -> Iterator[Any]:
+    try:
+        yield from _records(path)
+    except CompressionDamage as damage:
+        raise ExportError(f"--votes {path} cannot be read whole ({damage.reason}: "
+                          f"{damage.error})") from None
+
+
 def _records(path: str) -> Iterator[Any]:
     lines = iter_lines(path)
     first = next(lines, b"")
     if first.lstrip().startswith(b"["):
-        tasks = json.loads(b"".join([first, *lines]))
-        yield from (r for r in votes_from_export(tasks, "jnq") if "error" not in r)
+        try:
+            tasks = safe_json.loads(b"".join([first, *lines]))
+            converted = list(votes_from_export(tasks, "jnq"))
+        except ValueError as error:  # JSON, UTF-8, too deeply nested, not a task list
+            raise ExportError(f"--votes {path} is not a readable Label Studio export: "
+                              f"{error}") from None
+        yield from (r for r in converted if "error" not in r)
         return
     for line in (first, *lines) if first else ():
         try:
-            yield json.loads(line)
-        except ValueError:
+            yield safe_json.loads(line)
+        except ValueError:  # JSON, UTF-8, too deeply nested
             yield None
 
 

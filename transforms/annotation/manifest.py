@@ -10,6 +10,7 @@ tasks per stage) next to its tasks.
 from __future__ import annotations
 
 import hashlib
+import os
 from dataclasses import dataclass
 from typing import Any
 
@@ -46,7 +47,10 @@ def _read_bytes(path: str) -> bytes:
 
 
 def read_release(path: str) -> ReleaseRef:
-    """The release at ``path`` (a version directory or a dataset root with ``LATEST``)."""
+    """The release at ``path`` (a version directory or a dataset root with ``LATEST``);
+    ``NotAReleaseError`` for anything else, a local file included."""
+    if "://" not in path and os.path.exists(path) and not os.path.isdir(path):
+        raise NotAReleaseError(f"{path} is a file, not a release directory")
     directory = resolve_release(path)
     data = _read_bytes(FileSystems.join(directory, MANIFEST))
     manifest = read_json(FileSystems.join(directory, MANIFEST))

@@ -2,16 +2,23 @@
 
 A file whose first non-blank character is ``[`` is a Label Studio export (a JSON array of
 tasks with their annotations); it is converted to votes by ``label_studio.exports``. Any
-other file is votes JSON lines (``.gz``/``.bz2``/``.xz`` decompressed, damage detected as for
-query logs). Each vote is parsed (``filters.annotation.votes``) and emitted keyed by its item
-id; a line or annotation that cannot be used is dead-lettered with its file, line and reason
-and counted as ``votes.refused.<reason>``. Votes marked ``"simulated": true`` (written by
+other file is votes JSON lines. Files are opened raw and decoded by ``sources.compressed``
+(every compression Beam detects, zstd included, checked for damage and capped in decoded
+size), never by Beam. Each vote is parsed (``filters.annotation.votes``, JSON through
+``safe_json``) and emitted keyed by its item id; a line or annotation that cannot be used is
+dead-lettered with its file, line and reason and counted as ``votes.refused.<reason>``
+(``too_deeply_nested`` for a nesting bomb, ``invalid_submitted_at`` for a time that is not an
+instant). A file that cannot be read (damaged, too large, a directory or FIFO) is
+dead-lettered as ``votes.unreadable.<reason>``. Votes marked ``"simulated": true`` (written by
 ``annotate simulate``) are counted as ``votes.simulated``, so the card can say so.
 """
 
 from __future__ import annotations
 
+import itertools
 import json
+import os
+import stat
 from collections.abc import Iterator
 from typing import Any
 
@@ -26,16 +33,13 @@ from filters.annotation.votes import (
     parse_jnq_vote,
     parse_nq_vote,
 )
+from filters.text import safe_json
 from transforms.annotation.label_studio.exports import votes_from_export
 from transforms.core.accounting import SIDE_OUTPUTS, dead_letter, tally
-from transforms.sources.compressed import (
-    CompressionDamage,
-    damage_reason,
-    iter_complete_lines,
-    read_decompressed,
-)
+from transforms.sources.compressed import CompressionDamage, iter_complete_lines
 
 STAGE = "votes"
+NOT_A_REGULAR_FILE = "not_a_regular_file"
 
 
 def of_release(vote: NqVote | JnqVote, fingerprint: str | None) -> bool:
@@ -45,9 +49,12 @@ def of_release(vote: NqVote | JnqVote, fingerprint: str | None) -> bool:
 
 
 def refuse(reason: str, message: str, **context: Any) -> Iterator[Any]:
-    """Count a vote refused for ``reason`` and dead-letter it with its context."""
+    """Count a vote refused for ``reason`` and dead-letter it with its context (text that
+    holds a lone surrogate is escaped: the dead-letter file is UTF-8)."""
     yield tally(STAGE, f"refused.{reason}")
-    yield dead_letter(STAGE, message, reason=reason, **context)
+    yield dead_letter(STAGE, utf8_safe(message), reason=reason,
+                      **{k: utf8_safe(v) if isinstance(v, str) else v
+                         for k, v in context.items()})
 
 
 def count_repeats(votes: list) -> Iterator[Any]:
@@ -63,7 +70,12 @@ def count_repeats(votes: list) -> Iterator[Any]:
 
 class ParseVoteFile(beam.DoFn):
     """A ``fileio.ReadableFile`` of votes -> ``(item id, vote)`` for ``dataset`` (nq, jnq,
-    jboolq), with tallies and dead letters."""
+    jboolq), with tallies and dead letters.
+
+    The file is opened raw and decompressed by ``sources.compressed`` (never by Beam, which
+    reads a truncated stream as if it were whole): a damaged votes file keeps the complete
+    lines before the damage and is dead-lettered (``votes.unreadable.<reason>``); a damaged
+    Label Studio export keeps nothing."""
 
     def __init__(self, dataset: str):
         self.dataset = dataset
@@ -72,27 +84,30 @@ class ParseVoteFile(beam.DoFn):
     def process(self, readable: fileio.ReadableFile) -> Iterator[Any]:
         path = readable.metadata.path
         yield tally(STAGE, "files")
-        head = self._head(readable)
-        if head.startswith(b"["):
-            yield from self._label_studio(readable, path)
+        if not_regular_file(path):
+            yield from unreadable(NOT_A_REGULAR_FILE, f"{path} is not a regular file (a "
+                                  "directory, FIFO or device): votes are read from files", path)
             return
+        numbered = ((number, line) for number, line in
+                    enumerate(iter_complete_lines(readable), start=1) if line.strip())
         try:
-            for number, line in enumerate(iter_complete_lines(readable), start=1):
-                if line.strip():
-                    yield from self._line(line, path, number)
+            first = next(numbered, None)
+            if first is not None and first[1].lstrip().startswith(b"["):
+                rest = (line for _, line in numbered)
+                yield from self._label_studio(b"".join([first[1], *rest]), path)
+                return
+            for number, line in itertools.chain([first] if first else [], numbered):
+                yield from self._line(line, path, number)
         except CompressionDamage as damage:
-            yield tally(STAGE, f"unreadable.{damage.reason}")
-            yield dead_letter(STAGE, damage.error, reason=damage.reason, file=path)
-
-    @staticmethod
-    def _head(readable: fileio.ReadableFile) -> bytes:
-        with readable.open() as handle:
-            return handle.read(4096).lstrip()
+            yield from unreadable(damage.reason, damage.error, path)
 
     def _line(self, line: bytes, path: str, number: int) -> Iterator[Any]:
         try:
-            record = json.loads(line)
-        except (UnicodeDecodeError, json.JSONDecodeError) as error:
+            record = safe_json.loads(line)
+        except safe_json.JsonTooDeep as error:
+            yield from refuse(error.reason, str(error), file=path, line=number)
+            return
+        except ValueError as error:  # JSONDecodeError, UnicodeDecodeError
             yield from refuse("malformed_json", str(error)[:200], file=path, line=number)
             return
         yield from self._vote(record, path, number)
@@ -102,7 +117,7 @@ class ParseVoteFile(beam.DoFn):
             vote = self.parse(record, source=path, line=number)
         except VoteError as error:
             yield from refuse(error.reason, str(error), file=path, line=number,
-                              record=json.dumps(record, ensure_ascii=False)[:500])
+                              record=shown(record))
             return
         yield tally(STAGE, "read")
         if isinstance(record, dict) and record.get("simulated") is True:
@@ -110,26 +125,54 @@ class ParseVoteFile(beam.DoFn):
         item = vote.example_id if self.dataset == "nq" else vote.question_id
         yield item, vote
 
-    def _label_studio(self, readable: fileio.ReadableFile, path: str) -> Iterator[Any]:
-        data, error = read_decompressed(readable)
-        if error is not None:
-            reason = damage_reason(error)
-            yield tally(STAGE, f"unreadable.{reason}")
-            yield dead_letter(STAGE, error, reason=reason, file=path)
-            return
+    def _label_studio(self, data: bytes, path: str) -> Iterator[Any]:
         try:
-            tasks = json.loads(data)
-        except (UnicodeDecodeError, json.JSONDecodeError) as decode_error:
-            yield tally(STAGE, "unreadable.malformed_export")
-            yield dead_letter(STAGE, decode_error, reason="malformed_export", file=path)
+            tasks = safe_json.loads(data)
+        except safe_json.JsonTooDeep as error:
+            yield from unreadable(error.reason, error, path)
+            return
+        except ValueError as decode_error:  # JSONDecodeError, UnicodeDecodeError
+            yield from unreadable("malformed_export", decode_error, path)
+            return
+        if not isinstance(tasks, list):
+            yield from unreadable("malformed_export", "a Label Studio JSON export is a list "
+                                  "of tasks", path)
             return
         yield tally(STAGE, "label_studio_exports")
         for number, converted in enumerate(votes_from_export(tasks, self.dataset), start=1):
             if "error" in converted:
                 yield from refuse(converted["error"], converted.get("message", ""), file=path,
-                                  line=number, task=converted.get("task"))
+                                  line=number, task=shown(converted.get("task")))
             else:
                 yield from self._vote(converted, path, number)
+
+
+def unreadable(reason: str, error: BaseException | str, path: str) -> Iterator[Any]:
+    """Count a votes file that cannot be read (``votes.unreadable.<reason>``), dead-letter it."""
+    yield tally(STAGE, f"unreadable.{reason}")
+    yield dead_letter(STAGE, error, reason=reason, file=utf8_safe(path))
+
+
+def not_regular_file(path: str) -> bool:
+    """Whether a local ``path`` is a directory, FIFO, socket or device (reading one fails or
+    blocks forever); paths on other filesystems (``gs://``) hold only files."""
+    if "://" in path:
+        return False
+    try:
+        return not stat.S_ISREG(os.stat(path).st_mode)
+    except OSError:
+        return False  # gone or unreadable: the open reports it
+
+
+def shown(value: Any, limit: int = 500) -> str:
+    """``value`` as JSON for a dead letter, at most ``limit`` characters; a lone surrogate
+    (which no UTF-8 writer accepts) is shown escaped."""
+    return utf8_safe(json.dumps(value, ensure_ascii=False)[:limit])
+
+
+def utf8_safe(text: str) -> str:
+    """``text`` with any lone surrogate written as ``\\udxxx`` (UTF-8 cannot hold one)."""
+    return text.encode("utf-8", "backslashreplace").decode("utf-8")
 
 
 class ReadVotes(beam.PTransform):
@@ -146,6 +189,6 @@ class ReadVotes(beam.PTransform):
         return (pbegin
                 | "VotePatterns" >> beam.Create(self.patterns)
                 | "MatchVotes" >> fileio.MatchAll()
-                | "OpenVotes" >> fileio.ReadMatches(compression=CompressionTypes.AUTO)
+                | "OpenVotes" >> fileio.ReadMatches(compression=CompressionTypes.UNCOMPRESSED)
                 | "ParseVotes" >> beam.ParDo(ParseVoteFile(self.dataset))
                 .with_outputs(*SIDE_OUTPUTS, main="main"))
