@@ -12,14 +12,18 @@ check: its ``questions`` and ``documents`` are ``None``.
 ``release_leakage`` adds the overlap with external evaluation sets: NQ-open style JSONL (a
 ``question`` key), SQuAD JSON (``data/paragraphs/qas/question``), or any JSONL or Parquet
 file with a question field (``question_field``, ``a.b`` for a nested one). Each set is held in
-memory (evaluation sets are small), as exact keys after ``normalize_question`` and as a
-datasketch ``MinHashLSH`` over ``shingles`` (character 3-grams; MinHash seed ``SEED``, the
+memory (evaluation sets are small), as exact keys (``question_key``: the normalized question
+as a Unicode TR39 skeleton, so zero-width characters, soft hyphens and homoglyphs do not hide
+a copy) and as a datasketch ``MinHashLSH`` over the ``shingles`` of those keys (character
+3-grams; MinHash seed ``SEED``, the
 default SHA-1 32-bit hash, so every run gives the same signatures). The release is streamed:
-a question is an exact match when its normalized text is in the set, a near-duplicate when
+a question is an exact match when its key is in the set, a near-duplicate when
 the LSH finds a set question whose true Jaccard similarity of shingles is at least
 ``threshold``. The LSH index is built at ``threshold - 0.1`` so that pairs just above the
 threshold are not lost to the approximation; every reported pair has its true Jaccard checked.
-All examples are the smallest by (table, id), so the output is the same on every run.
+All examples are the smallest by (table, id), so the output is the same on every run. Keys
+are for matching only: the examples show the questions as written (and, within a release,
+the ``normalize_question`` form of the first row, not the skeleton).
 """
 
 from __future__ import annotations
@@ -47,7 +51,14 @@ from transforms.release.diff import (
     read_batches,
     table_schema,
 )
-from transforms.release.normalize import SHINGLE, jaccard, normalize_question, shingles
+from transforms.release.normalize import (
+    SHINGLE,
+    jaccard,
+    normalization,
+    normalize_question,
+    question_key,
+    shingles,
+)
 from transforms.release.storage import RAW, list_files, read_json
 from transforms.release.target import MANIFEST
 
@@ -120,7 +131,7 @@ class _Shared:
 
 
 def _key(kind: str, value: Any) -> Any:
-    return normalize_question(value) if kind == "question" else value
+    return question_key(value) if kind == "question" else value
 
 
 def within_release_leakage(version_dir: str, tables: dict[str, list[str]] | None = None
@@ -176,6 +187,8 @@ def _shared_report(version_dir: str, found: dict[str, list[str]], check: _Shared
                 example = examples.get(wanted)
                 if example is None:
                     continue
+                if check.kind == "question" and not example["rows"]:
+                    example["question"] = normalize_question(value)  # readable, not the key
                 example["splits"][split] = example["splits"].get(split, 0) + 1
                 if len(example["rows"]) < EXAMPLES:
                     row = {"split": split, "id": row_id}
@@ -297,7 +310,7 @@ class _Signer:
 
 
 class ExternalSet:
-    """An evaluation set's distinct normalized questions, exact and in a MinHash LSH."""
+    """An evaluation set's distinct question keys (``question_key``), exact and in a MinHash LSH."""
 
     def __init__(self, path: str, questions: Sequence[tuple[Any, str]], threshold: float,
                  signer: _Signer) -> None:
@@ -305,7 +318,7 @@ class ExternalSet:
         self.exact: dict[str, int] = {}
         self.records: list[tuple[Any, str]] = []
         for record in questions:
-            normalized = normalize_question(record[1])
+            normalized = question_key(record[1])
             if normalized and normalized not in self.exact:
                 self.exact[normalized] = len(self.records)
                 self.records.append(record)
@@ -394,7 +407,7 @@ def external_leakage(version_dir: str, checked: list[tuple[str, list[str], str, 
 def _match_row(order: int, sequence: int, table: str, row_id: Any, question: Any,
                sets: list[ExternalSet], found: list[tuple[_Matches, _Matches]],
                signer: _Signer) -> None:
-    normalized = normalize_question(question if isinstance(question, str) else "")
+    normalized = question_key(question if isinstance(question, str) else "")
     if not normalized:
         return
     rank = (order, str(row_id), sequence)
@@ -445,8 +458,7 @@ def release_leakage(version_dir: str, against: Sequence[str] = (), *,
     return {
         "dataset": manifest.get("dataset"), "version": manifest.get("version"),
         "path": version_dir,
-        "method": {"normalization": "NFKC, case-folded, punctuation removed, whitespace "
-                                    "collapsed", "shingles": f"character {SHINGLE}-grams",
+        "method": {"normalization": normalization(), "shingles": f"character {SHINGLE}-grams",
                    "threshold": threshold, "num_perm": num_perm, "seed": SEED,
                    "lsh_threshold": round(max(0.05, threshold - LSH_MARGIN), 4)},
         "within_release": within_release_leakage(version_dir, tables),

@@ -1,9 +1,19 @@
 """Question normalization and shingles for the leakage checks.
 
-``normalize_question`` makes two spellings of one question equal: Unicode NFKC (full-width
-letters and digits, half-width kana), case folding, punctuation removed (a dash becomes a
-space, so "u.s." is "us" and "what's" is "whats" but "x-ray" is "x ray"), whitespace
-collapsed. Japanese stays a string of characters: it has no spaces to collapse.
+``normalize_question`` makes two spellings of one question equal: invisible characters
+removed (format characters such as U+200B ZERO WIDTH SPACE and U+00AD SOFT HYPHEN, and the
+other default-ignorable code points), Unicode NFKC (full-width letters and digits,
+half-width kana, mathematical alphanumerics), case folding, punctuation removed (a dash
+becomes a space, so "u.s." is "us" and "what's" is "whats" but "x-ray" is "x ray"),
+whitespace collapsed. Japanese stays a string of characters: it has no spaces to collapse.
+It is readable, and what reports show.
+
+``question_key`` is what the leakage checks compare: the normalized question folded to its
+Unicode TR39 skeleton (``filters.text.confusables``), case-folded again, recomposed (NFC)
+and stripped of punctuation again, so that a question written with Cyrillic "а" or Greek
+"ο" for Latin "a" and "o" has the key of the Latin one. It is a key, not text to show
+("homer" becomes "horner"); both sides of every comparison, and the shingles of the
+near-duplicate check, use it.
 
 ``shingles`` are character 3-grams of the normalized text. Questions are short (NQ: ~9
 words, ~50 characters), far shorter than the 13-gram windows of LLM decontamination tools,
@@ -19,6 +29,8 @@ shingle.
 from __future__ import annotations
 
 import unicodedata
+
+from filters.text.confusables import confusables_version, skeleton, strip_ignorable
 
 SHINGLE = 3
 
@@ -40,10 +52,29 @@ class _Punctuation(dict):
 _PUNCTUATION = _Punctuation()
 
 
-def normalize_question(text: str | None) -> str:
-    """NFKC, case-folded, punctuation removed, whitespace collapsed."""
-    text = unicodedata.normalize("NFKC", text or "").casefold()
+def normalization() -> str:
+    """What ``question_key`` does, in words (for the leakage report's ``method``)."""
+    return ("invisible (Cf and default-ignorable) characters removed, NFKC, case-folded, "
+            "punctuation removed, whitespace collapsed; compared as Unicode TR39 skeletons "
+            f"(confusables.txt {confusables_version()})")
+
+
+def _collapse(text: str) -> str:
     return " ".join(text.translate(_PUNCTUATION).split())
+
+
+def normalize_question(text: str | None) -> str:
+    """Invisible characters removed, NFKC, case-folded, punctuation removed, whitespace
+    collapsed."""
+    text = unicodedata.normalize("NFKC", strip_ignorable(text or "")).casefold()
+    return _collapse(text)
+
+
+def question_key(text: str | None) -> str:
+    """The key two look-alike questions share: the TR39 skeleton of the normalized
+    question, case-folded, NFC, punctuation removed, whitespace collapsed."""
+    folded = skeleton(normalize_question(text)).casefold()
+    return _collapse(unicodedata.normalize("NFC", folded))
 
 
 def shingles(normalized: str, size: int = SHINGLE) -> set[str]:
