@@ -69,7 +69,8 @@ JA_GOOD_ROWS = [
 
 
 def categories_corpus(root: Path) -> tuple[list[str], int]:
-    """A text file with Hearst patterns and a JSONL file that does not parse."""
+    """A text file with Hearst patterns and a JSONL file with one line that does not parse:
+    both files are read, and the bad line alone is dead-lettered."""
     root.mkdir(parents=True, exist_ok=True)
     (root / "good.txt").write_text(
         "Fruits such as apples, pears and plums grow here.\n"

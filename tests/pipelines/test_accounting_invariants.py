@@ -84,7 +84,10 @@ def test_categories_invariant(tmp_path):
         argv += ["--input", pattern]
     result = build_categories.run(argv)
     corpus = _counts(result)["corpus"]
-    assert files == corpus["files"] + corpus["dead_lettered"]
+    assert files == corpus["files"] + corpus.get("unreadable_files", 0)
+    assert corpus["dead_lettered"] == (corpus.get("malformed_lines", 0)
+                                       + corpus.get("unreadable_files", 0))
+    assert corpus.get("malformed_lines", 0) == 1
     _check_dead_letters(result, build_categories.format_summary(result), 1)
 
 
