@@ -31,6 +31,7 @@ from pipelines.cli.inputs import matching_files, require_inputs
 from pipelines.cli.options import (
     add_release_arguments,
     add_underscore_aliases,
+    non_negative_int,
     positive_int,
     resolve_version,
 )
@@ -40,6 +41,7 @@ from transforms.annotation.build import AnnotateRelease, ImportInput
 from transforms.annotation.export import STAGES, TOOLS, ExportError, export_tasks
 from transforms.annotation.manifest import (
     EXPORT_MANIFEST,
+    InvalidLatestError,
     NotAReleaseError,
     base_dataset,
     read_release,
@@ -130,7 +132,7 @@ def build_parser() -> argparse.ArgumentParser:
                         help="JNQ/JBoolQ: glob of earlier stages' votes (JSON lines or Label "
                              "Studio exports); later stages then ask only about the good "
                              "questions and EXIST paragraphs")
-    export.add_argument("--tasks-per-file", type=int, default=1000)
+    export.add_argument("--tasks-per-file", type=positive_int, default=1000)
 
     simulate = commands.add_parser("simulate", help="write votes of a seeded synthetic "
                                    "worker pool (for demos and tests, never for real data)")
@@ -139,7 +141,7 @@ def build_parser() -> argparse.ArgumentParser:
     simulate.add_argument("--ways", type=ways_option, default=None,
                           help="judgments per item: N or split=N,... (default as import)")
     simulate.add_argument("--split", action="append", default=[])
-    simulate.add_argument("--workers", type=int, default=50, help="worker pool size")
+    simulate.add_argument("--workers", type=positive_int, default=50, help="worker pool size")
     simulate.add_argument("--spammers", type=float, default=0.1,
                           help="share of workers answering at random")
     simulate.add_argument("--seed", type=int, default=0)
@@ -169,8 +171,8 @@ def build_parser() -> argparse.ArgumentParser:
     thresholds = JnqThresholds()
     for name in ("workers", "good_question", "exist", "ambiguous", "yes_no_question",
                  "yes_no_ambiguous", "yes_no_answer", "span_min_votes"):
-        imported.add_argument(f"--{name.replace('_', '-')}", dest=f"t_{name}", type=int,
-                              default=getattr(thresholds, name),
+        imported.add_argument(f"--{name.replace('_', '-')}", dest=f"t_{name}",
+                              type=non_negative_int, default=getattr(thresholds, name),
                               help=f"JNQ threshold (default {getattr(thresholds, name)}, the "
                                    "paper's; counts out of --workers)")
     add_release_arguments(imported, "<dataset>_annotated", DATASET_VERSION)
@@ -224,6 +226,8 @@ def _inputs(args: argparse.Namespace) -> list[ImportInput]:
     for path in args.input:
         try:
             release = read_release(path)
+        except InvalidLatestError as error:  # a dataset root whose LATEST names no version
+            raise UsageError(str(error)) from None
         except NotAReleaseError:
             release = None
         if release is None:

@@ -24,7 +24,6 @@ from pipelines.cli.http_limits import (
     add_decoded_limit_argument,
     add_wayback_limit_arguments,
     decoded_limit,
-    positive_float,
     wayback_limit_options,
 )
 from pipelines.cli.inputs import matching_files, require_inputs
@@ -32,14 +31,16 @@ from pipelines.cli.options import (
     add_flag,
     add_release_arguments,
     add_underscore_aliases,
+    non_negative_float,
     non_negative_int,
+    positive_float,
     positive_int,
     resolve_version,
     split_ratios_option,
 )
 from pipelines.cli.summary import dead_letter_line, empty_release_warning
 from transforms.core.accounting import SIDE_OUTPUTS
-from transforms.nlquad.card import nlquad_baselines, nlquad_card, nlquad_stats
+from transforms.nlquad.card import cdx_count_rows, nlquad_baselines, nlquad_card, nlquad_stats
 from transforms.nlquad.schema import FIELD_DOCS, NLQUAD_SCHEMA
 from transforms.nlquad.stages import (
     DeduplicateArticles,
@@ -126,7 +127,7 @@ def build_parser() -> argparse.ArgumentParser:
                          help="global page fetch rate (archive limit ~480/min per IP)")
     wayback.add_argument("--cdx-per-minute", type=positive_float, default=20,
                          help="CDX request rate (archive limit ~24/min per IP)")
-    wayback.add_argument("--rate-limit-pause", type=float, default=60.0,
+    wayback.add_argument("--rate-limit-pause", type=non_negative_float, default=60.0,
                          help="seconds to pause after HTTP 429 or a refused connection")
     wayback.add_argument("--max-captures", type=non_negative_int, default=0,
                          help="stop after this many article captures (0 = all)")
@@ -242,6 +243,7 @@ def format_summary(result: dict[str, Any]) -> str:
     dedup, inputs = counts.get("dedup", {}), counts.get("input", {})
     lines = [
         f"NLQuAD release {result['manifest']['version']} written to {result['path']}",
+        *[f"  {label + ':':<22} {count}" for label, count in cdx_count_rows(counts)],
         f"  pages read:            {pages.get('read', 0)}",
         f"  articles parsed:       {pages.get('parsed', 0)}",
     ]

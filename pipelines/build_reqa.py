@@ -45,10 +45,12 @@ from pipelines.cli.summary import dead_letter_line, empty_release_warning
 from transforms.release import (
     MANIFEST,
     HistogramFn,
+    InvalidLatestError,
     NotAReleaseError,
     ReleaseTarget,
     WriteAccounting,
     WriteShards,
+    latest_version,
     list_files,
     parquet_bytes,
     publish,
@@ -148,11 +150,6 @@ def _is_dir(path: str) -> bool:
     return bool(FileSystems.match([path.rstrip("/") + "/*"])[0].metadata_list)
 
 
-def _read_text(path: str) -> str:
-    with FileSystems.open(path) as handle:
-        return handle.read().decode("utf-8")
-
-
 def resolve_input(source: str, path: str | None, split: str = "") -> str:
     """The file glob to read for ``--input`` (see ``--help``)."""
     if not path:
@@ -162,9 +159,8 @@ def resolve_input(source: str, path: str | None, split: str = "") -> str:
     if not _is_dir(path):
         return path
     root = path.rstrip("/")
-    latest = FileSystems.join(root, "LATEST")
-    if FileSystems.exists(latest) and not FileSystems.exists(FileSystems.join(root, MANIFEST)):
-        root = FileSystems.join(root, _read_text(latest).strip())
+    if not FileSystems.exists(FileSystems.join(root, MANIFEST)) and latest_version(root):
+        root = resolve_release(root)  # LATEST must name a sibling version (InvalidLatestError)
     part = split or "*"
     if source == "nq":
         if FileSystems.exists(FileSystems.join(root, "nq_original")):
@@ -197,6 +193,8 @@ def release_of(path: str | None) -> str | None:
         return None
     try:
         return resolve_release(path)
+    except InvalidLatestError:
+        raise
     except NotAReleaseError:
         return None
 

@@ -25,6 +25,7 @@ from apache_beam.io.filesystems import FileSystems
 from pipelines.cli.beam_options import parse_pipeline_args
 from pipelines.cli.entry import cli_main
 from pipelines.cli.errors import NoInputError, UsageError
+from pipelines.cli.http_limits import add_decoded_limit_argument, decoded_limit
 from pipelines.cli.inputs import require_inputs
 from pipelines.cli.options import add_release_arguments, add_underscore_aliases, resolve_version
 from pipelines.cli.summary import dead_letter_line, empty_release_warning
@@ -49,6 +50,7 @@ from transforms.search_index.stages import (
     ReadEnterpriseDump,
     index_extracted,
 )
+from transforms.sources.compressed import DEFAULT_MAX_DECODED_BYTES, MIB
 from transforms.sources.search_corpus import (
     DOC_SCHEMA,
     FIELD_DOCS,
@@ -72,6 +74,8 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--input", help="--source pages: the directory; enterprise: a glob")
     parser.add_argument("--lang", default="en", help="Wikipedia language of the pages")
     add_release_arguments(parser, "search_<lang>", DATASET_VERSION)
+    add_decoded_limit_argument(parser, DEFAULT_MAX_DECODED_BYTES / MIB,
+                               "page file, index.tsv or dump line")
     parser.set_defaults(output="indexes")
     return add_underscore_aliases(parser)
 
@@ -82,13 +86,13 @@ def build_pipeline(pipeline: beam.Pipeline, args: argparse.Namespace,
         read = (pipeline
                 | "MatchDumps" >> fileio.MatchFiles(args.input)
                 | "OpenDumps" >> fileio.ReadMatches(compression=CompressionTypes.UNCOMPRESSED)
-                | "ReadDumps" >> beam.ParDo(ReadEnterpriseDump(args.lang))
+                | "ReadDumps" >> beam.ParDo(ReadEnterpriseDump(args.lang, decoded_limit(args)))
                 .with_outputs(*SIDE_OUTPUTS, main="main"))
     else:
         directory = args.input or sample_corpus_dir(args.lang)
         read = (pipeline
                 | "Directory" >> beam.Create([directory])
-                | "ReadDirectory" >> beam.ParDo(ReadCorpusDirectory())
+                | "ReadDirectory" >> beam.ParDo(ReadCorpusDirectory(decoded_limit(args)))
                 .with_outputs(*SIDE_OUTPUTS, main="main"))
     pages = (read.main
      | "Progress" >> ShowProgress("pages indexed")
@@ -146,6 +150,7 @@ def format_summary(result: dict[str, Any]) -> str:
         f"  pages read:    {pages.get('read', 0)}",
         f"  pages indexed: {result['manifest']['rows_per_split']['docs']}",
         f"  malformed dump lines: {pages.get('malformed_lines', 0)}",
+        f"  unreadable pages: {pages.get('unreadable_files', 0)}",
         dead_letter_line(counts, width=15),
         *empty_release_warning(result["manifest"]),
     ])

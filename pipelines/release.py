@@ -60,6 +60,8 @@ from pipelines.cli.errors import (
     EXIT_USAGE,
     UsageError,
 )
+from pipelines.cli.options import fraction, non_negative_int, positive_int
+from transforms.browse.base import read_member_json
 from transforms.browse.serve import make_server, serve
 from transforms.browse.site import PAGE_SIZE, InvalidSiteDir, SiteExistsError, write_site
 from transforms.release import (
@@ -72,7 +74,7 @@ from transforms.release import (
 )
 from transforms.release.diff import IncomparableReleasesError, diff_releases
 from transforms.release.leakage import EXAMPLES, NUM_PERM, THRESHOLD, LeakageError, release_leakage
-from transforms.release.manifest import ManifestError, read_manifest
+from transforms.release.manifest import MANIFEST, ManifestError, manifest_problem, read_manifest
 
 SITE_ROOT = "site"  # browse's default site directory is SITE_ROOT/<dataset>/<version>
 
@@ -104,11 +106,11 @@ def build_parser() -> argparse.ArgumentParser:
                             "field (repeatable)")
     audit.add_argument("--question-field", default="question",
                        help="the question field of the --against files (a.b: nested)")
-    audit.add_argument("--threshold", type=float, default=THRESHOLD,
+    audit.add_argument("--threshold", type=fraction, default=THRESHOLD,
                        help="Jaccard similarity of character 3-grams for a near-duplicate")
-    audit.add_argument("--num-perm", type=int, default=NUM_PERM,
+    audit.add_argument("--num-perm", type=positive_int, default=NUM_PERM,
                        help="MinHash permutations")
-    audit.add_argument("--examples", type=int, default=EXAMPLES,
+    audit.add_argument("--examples", type=non_negative_int, default=EXAMPLES,
                        help="examples per kind of match")
     audit.add_argument("--no-verify", dest="verify", action="store_false",
                        help="skip the quick check of the release against its manifest")
@@ -120,9 +122,9 @@ def build_parser() -> argparse.ArgumentParser:
                       help="where the site goes (default: site/<dataset>/<version>)")
     site.add_argument("--overwrite", action="store_true",
                       help="replace SITE_DIR if it is a site written by browse")
-    site.add_argument("--page-size", type=int, default=PAGE_SIZE,
+    site.add_argument("--page-size", type=positive_int, default=PAGE_SIZE,
                       help="examples per index page and rejected records per page")
-    site.add_argument("--limit", type=int, metavar="N",
+    site.add_argument("--limit", type=non_negative_int, metavar="N",
                       help="at most N examples per split (default: all)")
     site.add_argument("--serve", action="store_true",
                       help="then serve the site on http://127.0.0.1:PORT/ until Ctrl-C")
@@ -180,14 +182,31 @@ def manifest_of(version_dir: str) -> dict[str, Any]:
                                   f"(dataset_info.json: {error})") from error
 
 
+def _local_manifest(version_dir: str) -> dict[str, Any]:
+    try:
+        manifest = read_member_json(version_dir, MANIFEST)
+    except (OSError, ValueError) as error:
+        raise DamagedReleaseError(f"release {version_dir} does not match its manifest "
+                                  f"(dataset_info.json: {error})") from error
+    problem = manifest_problem(manifest)
+    if problem:
+        raise DamagedReleaseError(f"release {version_dir} does not match its manifest "
+                                  f"(dataset_info.json: wrong shape: {problem})")
+    return manifest
+
+
 def default_site_dir(version_dir: str) -> str:
     """``site/<dataset>/<version>`` (relative to the working directory) of a release.
 
     The names come from the manifest, which no checksum covers: a dataset or version that is
     not a plain name (``check_name``) makes the release damaged (``DamagedReleaseError``),
     and a link at ``site/<dataset>`` or ``site/<dataset>/<version>``, or a path resolving
-    outside ``site/``, is refused (``UsageError``), before any work."""
-    manifest = manifest_of(version_dir)
+    outside ``site/``, is refused (``UsageError``), before any work. The manifest is read
+    without following a link (``read_member_json``)."""
+    if "://" in version_dir:
+        manifest = manifest_of(version_dir)
+    else:
+        manifest = _local_manifest(version_dir)
     if "dataset" not in manifest or "version" not in manifest:
         raise DamagedReleaseError(f"release {version_dir} does not match its manifest "
                                   "(dataset_info.json: no dataset or version name)")
@@ -208,8 +227,8 @@ def browse(path: str | os.PathLike[str], out: str | os.PathLike[str] | None = No
            limit: int | None = None) -> dict[str, Any]:
     """Write the HTML site of the release at ``path`` (a version directory, or a dataset root
     meaning its ``LATEST``) to ``out`` (default ``site/<dataset>/<version>``); what the site's
-    ``site.json`` records, plus its ``path``. Checks the release's sizes and Parquet footers
-    first."""
+    ``site.json`` records, plus its ``path``. Refuses a release holding a link or a special
+    file, and checks every file's sha256 against the manifest first."""
     if page_size < 1:
         raise UsageError(f"--page-size must be at least 1, not {page_size}")
     if limit is not None and limit < 0:
@@ -422,7 +441,10 @@ def _run(args: argparse.Namespace) -> int:
 
 
 def main(argv: list[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
+    try:
+        args = build_parser().parse_args(argv)
+    except SystemExit as stop:  # a bad option (2, its message printed) or --help (0)
+        return stop.code if isinstance(stop.code, int) else EXIT_USAGE
     try:
         return _run(args)
     except (NotAReleaseError, UsageError) as error:

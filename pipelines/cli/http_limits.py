@@ -12,30 +12,11 @@ parameters too.
 from __future__ import annotations
 
 import argparse
-import math
 from typing import Any
 
+from pipelines.cli.options import non_negative_int, positive_float
 from transforms.clients.bounded_http import MIB
 from transforms.clients.wayback.client import DEFAULT_LIMITS as WAYBACK_LIMITS
-
-
-def positive_float(value: str) -> float:
-    """argparse ``type``: a finite number > 0 (``nan`` and ``inf`` are refused)."""
-    try:
-        number = float(value)
-    except (TypeError, ValueError):
-        raise argparse.ArgumentTypeError(f"expected a number > 0, got {value!r}") from None
-    if not math.isfinite(number) or number <= 0:
-        raise argparse.ArgumentTypeError(f"expected a finite number > 0, got {value!r}")
-    return number
-
-
-def non_negative_int(value: str) -> int:
-    """argparse ``type``: an integer >= 0."""
-    number = int(value)
-    if number < 0:
-        raise argparse.ArgumentTypeError(f"expected an integer >= 0, got {value!r}")
-    return number
 
 
 def add_limit_arguments(parser: Any, prefix: str, what: str, limits: Any, *,

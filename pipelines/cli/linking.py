@@ -7,6 +7,7 @@ from typing import Any
 
 from pipelines.cli.errors import UsageError
 from pipelines.cli.http_limits import add_limit_arguments, limit_options
+from pipelines.cli.options import non_negative_float, positive_int
 from transforms.clients.http_json import DEFAULT_LIMITS
 from transforms.clients.local_search import IndexFormatError
 from transforms.nq.backends import BackendOptions
@@ -28,9 +29,10 @@ def add_linking_arguments(parser: argparse.ArgumentParser, lang: str):
                          help="page HTML from the local index or the Wikimedia REST API; "
                               "default: local with --search local, else rest")
     linking.add_argument("--lang", default=lang, help=f"Wikipedia language (default {lang})")
-    linking.add_argument("--requests-per-minute", type=float, default=60,
-                         help="global rate limit of each network API (shared by the shards)")
-    linking.add_argument("--shards", type=int, default=4,
+    linking.add_argument("--requests-per-minute", type=non_negative_float, default=60,
+                         help="global rate limit of each network API, shared by the shards "
+                              "(0 = no limit, for a local mirror)")
+    linking.add_argument("--shards", type=positive_int, default=4,
                          help="parallel search/page clients (the API sees at most this many)")
     linking.add_argument("--http-cache-dir", default=".cache/http",
                          help="cache of search and page responses, local or gs://")

@@ -9,6 +9,7 @@ value and every ``--dash-name`` also answers to ``--dash_name``. Every pipeline'
 from __future__ import annotations
 
 import argparse
+import math
 import os
 import sys
 from datetime import UTC, datetime
@@ -64,6 +65,31 @@ def positive_int(value: str) -> int:
 def non_negative_int(value: str) -> int:
     """argparse ``type`` of a count that may be 0 but never negative."""
     return _bounded_int(value, 0, "0 or more")
+
+
+def positive_float(value: str) -> float:
+    """argparse ``type``: a finite number > 0 (``nan`` and ``inf`` are refused)."""
+    return _bounded_float(value, lambda x: x > 0, "a finite number > 0")
+
+
+def non_negative_float(value: str) -> float:
+    """argparse ``type``: a finite number >= 0 (a pause, a wait)."""
+    return _bounded_float(value, lambda x: x >= 0, "a finite number >= 0")
+
+
+def fraction(value: str) -> float:
+    """argparse ``type``: a number in (0, 1] (a similarity threshold)."""
+    return _bounded_float(value, lambda x: 0 < x <= 1, "a number in (0, 1]")
+
+
+def _bounded_float(value: str, accept, rule: str) -> float:
+    try:
+        number = float(value)
+    except (TypeError, ValueError):
+        raise argparse.ArgumentTypeError(f"expected {rule}, got {value!r}") from None
+    if not math.isfinite(number) or not accept(number):
+        raise argparse.ArgumentTypeError(f"expected {rule}, got {value!r}")
+    return number
 
 
 def _bounded_int(value: str, lowest: int, rule: str) -> int:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import inspect
 import re
 from typing import Any
 
@@ -49,12 +48,7 @@ def add_query_log_arguments(parser: argparse.ArgumentParser, default_input: str,
 
 def reader_options(args: argparse.Namespace) -> dict[str, Any]:
     """Keyword arguments of ``IssuedByUsers`` for its log reader: ``max_decoded_bytes`` from
-    ``--max-decoded-mib`` once ``IssuedByUsers`` passes it on to ``ReadQueryLog`` (until then
-    the reader's default cap, the same value, applies)."""
-    from transforms.nq.questions import IssuedByUsers
-
-    if "max_decoded_bytes" not in inspect.signature(IssuedByUsers).parameters:
-        return {}
+    ``--max-decoded-mib``."""
     return {"max_decoded_bytes": decoded_limit(args)}
 
 

@@ -412,9 +412,10 @@ def test_a_damaged_release_is_refused_before_any_work(nq_release, nq_annotated, 
     assert not (tmp_path / "out").exists()
 
 
-@pytest.mark.parametrize("option", [["--workers", "0"], ["--exist", "3"],
-                                    ["--yes-no-answer", "11"], ["--good-question", "-1"]])
-def test_impossible_thresholds_are_refused_before_any_work(option, tmp_path, capsys):
+@pytest.mark.parametrize(("option", "message"), [
+    (["--workers", "0"], "thresholds"), (["--exist", "3"], "thresholds"),
+    (["--yes-no-answer", "11"], "thresholds"), (["--good-question", "-1"], "0 or more")])
+def test_impossible_thresholds_are_refused_before_any_work(option, message, tmp_path, capsys):
     code = annotate.main(["import", "--dataset", "jnq", "--input", str(tmp_path), "--votes",
                           str(tmp_path), "--output", str(tmp_path / "out"), *option])
-    assert code == 2 and "thresholds" in capsys.readouterr().err
+    assert code == 2 and message in capsys.readouterr().err

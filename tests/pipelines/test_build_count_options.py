@@ -10,7 +10,8 @@ import pytest
 
 from pipelines.cli.errors import UsageError
 
-BUILDERS = ("build_nlquad", "build_nq", "build_jnq", "build_reqa", "build_categories")
+BUILDERS = ("build_nlquad", "build_nq", "build_jnq", "build_reqa", "build_categories",
+            "build_search_index")
 REFUSED = [
     ("build_nlquad", "--max-rows-per-shard", "0"),
     ("build_nlquad", "--max-rows-per-shard", "-5"),

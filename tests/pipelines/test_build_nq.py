@@ -122,3 +122,21 @@ def test_nq_accepts_a_categories_release_directory(categories_release, tmp_path)
     result = build_nq.run([TEST_RUNNER, "--categories", str(path), "--output", str(tmp_path),
                            "--stop-after", "questions"])
     assert result["stats"]["counts"]["queries"]["accepted"] > 0
+
+
+def test_max_decoded_mib_reaches_the_query_log_reader(tmp_path):
+    """A log that decodes past --max-decoded-mib is unreadable as a whole; the others are read
+    (issue 23 §15: the cap reached the reader only through its default before)."""
+    import gzip
+
+    logs = tmp_path / "logs"
+    logs.mkdir()
+    sample = SAMPLES / "nq" / "query_log_aggregated.jsonl"
+    (logs / "small.jsonl").write_bytes(sample.read_bytes())
+    line = json.dumps({"query": "who wrote the book of kells", "count": 3, "users": 2})
+    (logs / "big.jsonl.gz").write_bytes(gzip.compress((line + "\n").encode() * 40_000))
+    result = build_nq.run([TEST_RUNNER, "--input", str(logs / "*"), "--max-decoded-mib", "1",
+                           "--output", str(tmp_path / "out"), "--stop-after", "questions"])
+    log = result["stats"]["counts"]["log"]
+    assert log["unreadable.decoded_too_large"] == 1
+    assert log["rows"] == len(sample.read_text().splitlines())

@@ -7,6 +7,7 @@ an EXTERNAL worker pool, each in its own process (started here, on 127.0.0.1).
 from __future__ import annotations
 
 import json
+import os
 import socket
 import subprocess
 import sys
@@ -59,8 +60,12 @@ def portable_args(tmp_path_factory):
         [sys.executable, "-m", "apache_beam.runners.worker.worker_pool_main",
          "--service_port", str(pool_port)],
     ]
+    # the pool starts workers as a bare ``python``: make it this interpreter, venv or not
+    env = {**os.environ,
+           "PATH": os.pathsep.join([str(Path(sys.executable).parent), os.environ["PATH"]])}
     processes = [subprocess.Popen(cmd, stdout=(logs / f"{i}.log").open("w"),
-                                  stderr=subprocess.STDOUT) for i, cmd in enumerate(commands)]
+                                  stderr=subprocess.STDOUT, env=env)
+                 for i, cmd in enumerate(commands)]
     try:
         _wait_for(job_port, processes[0])
         _wait_for(pool_port, processes[1])

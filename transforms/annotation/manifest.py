@@ -16,10 +16,18 @@ from typing import Any
 
 from apache_beam.io.filesystems import FileSystems
 
-from transforms.release import MANIFEST, RAW, NotAReleaseError, read_json, resolve_release
+from transforms.release import (
+    MANIFEST,
+    DamagedReleaseError,
+    InvalidLatestError,
+    NotAReleaseError,
+    resolve_release,
+)
+from transforms.release.manifest import ManifestError, parse_manifest
+from transforms.release.storage import read_bytes
 
-__all__ = ["EXPORT_MANIFEST", "NotAReleaseError", "ReleaseRef", "base_dataset", "read_release",
-           "resolve_release"]
+__all__ = ["EXPORT_MANIFEST", "InvalidLatestError", "NotAReleaseError", "ReleaseRef",
+           "base_dataset", "read_release", "resolve_release"]
 
 EXPORT_MANIFEST = "annotation_export.json"
 ANNOTATABLE = {"nq": "nq", "jnq": "jnq", "jboolq": "jboolq"}
@@ -41,20 +49,22 @@ class ReleaseRef:
                 "fingerprint": self.fingerprint, "path": self.path}
 
 
-def _read_bytes(path: str) -> bytes:
-    with FileSystems.open(path, compression_type=RAW) as handle:
-        return handle.read()
-
-
 def read_release(path: str) -> ReleaseRef:
     """The release at ``path`` (a version directory or a dataset root with ``LATEST``);
-    ``NotAReleaseError`` for anything else, a local file included."""
+    ``NotAReleaseError`` for anything else, a local file included, ``InvalidLatestError`` for
+    a ``LATEST`` naming no sibling version, and ``DamagedReleaseError`` for a manifest that is
+    unreadable, too deep or of the wrong shape (``read_manifest``)."""
     if "://" not in path and os.path.exists(path) and not os.path.isdir(path):
         raise NotAReleaseError(f"{path} is a file, not a release directory")
     directory = resolve_release(path)
-    data = _read_bytes(FileSystems.join(directory, MANIFEST))
-    manifest = read_json(FileSystems.join(directory, MANIFEST))
-    return ReleaseRef(path=directory, dataset=manifest["dataset"], version=manifest["version"],
+    try:
+        data = read_bytes(FileSystems.join(directory, MANIFEST))
+        manifest = parse_manifest(data)
+    except (OSError, ValueError) as error:  # ManifestError, JsonTooLarge
+        message = error if isinstance(error, ManifestError) else f"unreadable: {error}"
+        raise DamagedReleaseError(f"{directory}: {MANIFEST} {message}") from error
+    return ReleaseRef(path=directory, dataset=manifest.get("dataset", ""),
+                      version=manifest.get("version", ""),
                       fingerprint=hashlib.sha256(data).hexdigest()[:16],
                       splits=tuple(manifest.get("splits", ())), manifest=manifest)
 

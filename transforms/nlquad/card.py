@@ -14,6 +14,12 @@ from transforms.release import (
     top_prefixes,
 )
 from transforms.release.citations import NLQUAD_BIBTEX
+from transforms.sources.wayback import (
+    CAPTURES_LISTED,
+    MALFORMED,
+    ROWS_READ,
+    SKIPPED_ADJACENT_DUPLICATE,
+)
 
 PAPER_REFERENCE = {
     "source": "Soleimani, Monz, Worring. NLQuAD. EACL 2021, Table 2",
@@ -112,6 +118,24 @@ def _source_text(kind: str | None, options: dict[str, Any]) -> str:
     return text
 
 
+def cdx_count_rows(counts: dict[str, dict[str, int]]) -> list[tuple[str, int]]:
+    """``(label, count)`` of the Wayback CDX listing for the card and the summary: rows
+    read = captures listed + adjacent duplicates + malformed rows (by reason), then failed
+    queries by kind; empty when the pages came from files."""
+    cdx = counts.get("cdx", {})
+    if not cdx:
+        return []
+    rows = [("CDX rows read", cdx.get(ROWS_READ, 0)),
+            ("captures listed", cdx.get(CAPTURES_LISTED, 0)),
+            ("adjacent duplicate CDX rows", cdx.get(SKIPPED_ADJACENT_DUPLICATE, 0))]
+    for name, count in sorted(cdx.items()):
+        if name.startswith(f"{MALFORMED}."):
+            rows.append((f"malformed CDX rows, {name[len(MALFORMED) + 1:]}", count))
+        elif name.startswith("failed."):
+            rows.append((f"CDX queries failed, {name[7:]}", count))
+    return rows
+
+
 def _body(manifest: dict[str, Any], stats: dict[str, Any]) -> str:
     """Markdown body: what, method, splits, counts and drop reasons, lengths, baselines."""
     counts = stats["counts"]
@@ -163,6 +187,7 @@ def _body(manifest: dict[str, Any], stats: dict[str, Any]) -> str:
         "",
         "| what | count |",
         "|---|---|",
+        *[f"| {md_text(label)} | {count} |" for label, count in cdx_count_rows(counts)],
         f"| pages read | {pages.get('read', 0)} |",
         f"| articles parsed | {pages.get('parsed', 0)} |",
         f"| duplicate captures removed | {dedup.get('duplicate_capture', 0)} |",

@@ -125,20 +125,23 @@ class IssuedByUsers(beam.PTransform):
     ``window`` days (NQ §3.1; also JNQ). ``key`` normalizes a QueryRecord's query.
 
     Returns the tagged FilterByUsers output (``main``, the accounting tags and
-    ``REJECTED_QUERIES``) and the reader's tagged results."""
+    ``REJECTED_QUERIES``) and the reader's tagged results. ``max_decoded_bytes`` caps each
+    log file after decompression (``None``: the reader's default cap)."""
 
     def __init__(self, pattern: str, fields, fmt: str | None, key: Callable,
-                 min_users: int, window: int, keep_rejected: bool):
+                 min_users: int, window: int, keep_rejected: bool,
+                 max_decoded_bytes: int | None = None):
         super().__init__()
         self.pattern, self.fields, self.fmt, self.key = pattern, fields, fmt, key
         self.min_users, self.window, self.keep_rejected = min_users, window, keep_rejected
+        self.max_decoded_bytes = max_decoded_bytes
 
     def expand(self, pbegin):
         from transforms.core.accounting import SIDE_OUTPUTS
         from transforms.sources.query_logs import AggregateQueryFn, ReadQueryLog
 
-        records, results = pbegin | "ReadLogs" >> ReadQueryLog(self.pattern, self.fields,
-                                                               self.fmt)
+        records, results = pbegin | "ReadLogs" >> ReadQueryLog(
+            self.pattern, self.fields, self.fmt, self.max_decoded_bytes)
         by_users = (records
                     | "Normalize" >> beam.Map(self.key)
                     | "Aggregate" >> beam.CombinePerKey(AggregateQueryFn())

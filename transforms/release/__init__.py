@@ -70,7 +70,9 @@ from transforms.release.target import (
 )
 from transforms.release.verify import (
     DamagedReleaseError,
+    InvalidLatestError,
     NotAReleaseError,
+    latest_version,
     list_releases,
     require_intact,
     resolve_release,
@@ -78,15 +80,13 @@ from transforms.release.verify import (
 )
 
 __all__ = [
-    "CardInfo", "DamagedReleaseError", "DatasetCard", "EmptyReleaseError", "HistogramFn",
-    "InvalidReleaseName", "InvalidReleaseRoot", "LatestNotUpdatedError", "MANIFEST",
-    "NotAReleaseError", "RAW",
-    "ReleaseExistsError", "ReleaseTarget", "WriteAccounting", "WriteJson", "WriteShards",
-    "baseline_table", "check_name", "check_release_root", "ensure_empty_splits",
-    "group_tallies", "jsonl_bytes", "latest_path", "length_statistics", "list_files",
-    "list_releases", "md_text", "parquet_bytes", "parquet_rows", "publish", "published",
-    "iter_group_rows", "read_group_rows", "read_json", "recorded_options", "require_intact",
-    "resolve_release",
+    "baseline_table", "CardInfo", "check_name", "check_release_root", "DamagedReleaseError",
+    "DatasetCard", "EmptyReleaseError", "ensure_empty_splits", "group_tallies", "HistogramFn",
+    "InvalidLatestError", "InvalidReleaseName", "InvalidReleaseRoot", "iter_group_rows",
+    "jsonl_bytes", "latest_path", "latest_version", "LatestNotUpdatedError", "length_statistics",
+    "list_files", "list_releases", "MANIFEST", "md_text", "NotAReleaseError", "parquet_bytes",
+    "parquet_rows", "publish", "published", "RAW", "read_group_rows", "read_json",
+    "recorded_options", "ReleaseExistsError", "ReleaseTarget", "require_intact", "resolve_release",
     "rows_in_split_order", "run_release", "to_json_bytes", "top_prefixes", "verify_release",
-    "write_bytes",
+    "write_bytes", "WriteAccounting", "WriteJson", "WriteShards",
 ]

@@ -13,9 +13,10 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 from apache_beam.io.filesystems import FileSystems
 
+from filters.text import safe_json
 from transforms.core.paths import portable_value
 from transforms.release.provenance import code_version, utc_now
-from transforms.release.storage import RAW, list_files, read_json, sha256_of
+from transforms.release.storage import RAW, list_files, read_bytes, sha256_of
 from transforms.release.target import MANIFEST, InvalidReleaseName, ReleaseTarget, check_name
 
 
@@ -163,8 +164,17 @@ def read_manifest(version_dir: str) -> dict[str, Any]:
     ``ManifestError`` (a ``ValueError``) when it is missing, unreadable, not UTF-8 JSON,
     nested deeper than ``safe_json.MAX_DEPTH`` levels or of the wrong shape."""
     try:
-        manifest = read_json(FileSystems.join(version_dir, MANIFEST))
-    except (OSError, ValueError) as error:  # JSON, UTF-8 and nesting errors are ValueErrors
+        data = read_bytes(FileSystems.join(version_dir, MANIFEST))
+    except (OSError, ValueError) as error:  # an oversized manifest is a ValueError
+        raise ManifestError(f"missing or unreadable: {error}") from error
+    return parse_manifest(data)
+
+
+def parse_manifest(data: bytes) -> dict[str, Any]:
+    """A manifest from its bytes, checked by ``manifest_problem`` (``ManifestError``)."""
+    try:
+        manifest = safe_json.loads(data)
+    except ValueError as error:  # JSON, UTF-8 and nesting errors are ValueErrors
         raise ManifestError(f"missing or unreadable: {error}") from error
     problem = manifest_problem(manifest)
     if problem:

@@ -11,6 +11,11 @@ from apache_beam.io.filesystems import FileSystems
 from filters.text import safe_json
 
 RAW = CompressionTypes.UNCOMPRESSED  # bytes as written: never let Beam (de)compress ".gz" paths
+MAX_JSON_BYTES = 256 << 20  # a manifest of 100,000 shards is about 20 MB
+
+
+class JsonTooLarge(ValueError):
+    """A JSON file (manifest, stats, marker) larger than the reader's bound."""
 
 
 def is_local(path: str) -> bool:
@@ -38,9 +43,18 @@ def list_files(directory: str) -> list[str]:
     return sorted(m.path[len(prefix):] for m in matches)
 
 
-def read_json(path: str) -> Any:
-    """A JSON file (manifest, stats, marker); a nesting bomb raises ``safe_json.JsonTooDeep``,
-    a ``ValueError``, like any other malformed JSON."""
+def read_bytes(path: str, max_bytes: int = MAX_JSON_BYTES) -> bytes:
+    """The bytes of a small file, at most ``max_bytes`` (``JsonTooLarge`` beyond)."""
     with FileSystems.open(path, compression_type=RAW) as handle:
-        return safe_json.loads(handle.read())
+        data = handle.read(max_bytes + 1)
+    if len(data) > max_bytes:
+        raise JsonTooLarge(f"{path} is larger than {max_bytes} bytes")
+    return data
+
+
+def read_json(path: str, max_bytes: int = MAX_JSON_BYTES) -> Any:
+    """A JSON file (manifest, stats, marker) of at most ``max_bytes``; a nesting bomb raises
+    ``safe_json.JsonTooDeep`` and an oversized file ``JsonTooLarge``, both ``ValueError``s
+    like any other malformed JSON."""
+    return safe_json.loads(read_bytes(path, max_bytes))
 

@@ -111,7 +111,7 @@ def latest_version(dataset_dir: str) -> str | None:
 def _read_local_latest(path: str) -> bytes | None:
     try:
         info = os.lstat(path)
-    except FileNotFoundError:
+    except (FileNotFoundError, NotADirectoryError):  # no LATEST, or the root is a file
         return None
     if not stat.S_ISREG(info.st_mode):
         raise InvalidLatestError(f"{path}: LATEST is a link or a special file, not a regular "

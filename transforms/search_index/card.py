@@ -89,6 +89,7 @@ def _body(manifest: dict[str, Any], stats: dict[str, Any]) -> str:
         f"| pages read | {pages.get('read', 0)} |",
         f"| pages indexed | {manifest['rows_per_split'].get('docs', 0)} |",
         f"| malformed dump lines | {pages.get('malformed_lines', 0)} |",
+        f"| unreadable page files | {pages.get('unreadable_files', 0)} |",
         "",
         "## Files",
         "",

@@ -21,6 +21,7 @@ from transforms.release import ReleaseTarget, iter_group_rows
 from transforms.sources.search_corpus import (
     DOC_SCHEMA,
     Skipped,
+    UnreadablePage,
     build_index,
     corpus_directory_records,
     enterprise_records,
@@ -32,30 +33,39 @@ EXTRACT_ROWS_PER_SHARD = 2_000  # a shard is sorted in one worker's memory: HTML
 
 
 class ReadCorpusDirectory(beam.DoFn):
-    """A corpus directory (``index.tsv`` and pages) -> page records, each counted."""
+    """A corpus directory (``index.tsv`` and pages) -> page records, each counted; a page
+    that cannot be read (or decodes past ``max_decoded_bytes``) costs only itself
+    (``pages.unreadable_files``), an unreadable ``index.tsv`` the directory."""
+
+    def __init__(self, max_decoded_bytes: int | None = None):
+        self.max_decoded_bytes = max_decoded_bytes
 
     def process(self, directory: str):
         try:
-            records = list(corpus_directory_records(directory))
-        except (OSError, ValueError) as error:
+            for record in corpus_directory_records(directory, self.max_decoded_bytes):
+                if isinstance(record, UnreadablePage):
+                    yield tally("pages", "unreadable_files")
+                    yield dead_letter("pages", record.error, source=record.path)
+                    continue
+                yield tally("pages", "read")
+                yield record
+        except (OSError, ValueError) as error:  # index.tsv
+            yield tally("pages", "unreadable_index")
             yield dead_letter("pages", error, source=directory)
-            return
-        for record in records:
-            yield tally("pages", "read")
-            yield record
 
 
 class ReadEnterpriseDump(beam.DoFn):
     """A Wikimedia Enterprise HTML dump -> article records; bad lines are dead-lettered."""
 
-    def __init__(self, lang: str):
-        self.lang = lang
+    def __init__(self, lang: str, max_decoded_bytes: int | None = None):
+        self.lang, self.max_decoded_bytes = lang, max_decoded_bytes
 
     def process(self, readable: fileio.ReadableFile):
         path = readable.metadata.path
         try:
             with readable.open(compression_type=CompressionTypes.UNCOMPRESSED) as stream:
-                for record in enterprise_records(stream, self.lang):
+                for record in enterprise_records(stream, self.lang,
+                                                 self.max_decoded_bytes):
                     if isinstance(record, Exception):
                         yield tally("pages", "malformed_lines")
                         yield dead_letter("pages", record, source=path)

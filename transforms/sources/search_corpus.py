@@ -17,6 +17,7 @@ import itertools
 import json
 import os
 import shutil
+import stat
 import tarfile
 import tempfile
 from collections.abc import Iterable, Iterator, Sequence
@@ -96,23 +97,53 @@ def read_corpus_index(text: str) -> list[dict[str, str]]:
 
 
 def _read_text(path: str, limit: int) -> str:
-    """A UTF-8 file's text; ``DecodedTooLarge`` past ``limit`` bytes (never read whole)."""
-    with open(path, "rb") as handle:
+    """A UTF-8 regular file's text; ``DecodedTooLarge`` past ``limit`` bytes (never read
+    whole), ``OSError`` for a FIFO, device or directory (opened non-blocking, never read)."""
+    descriptor = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+    with os.fdopen(descriptor, "rb") as handle:
+        if not stat.S_ISREG(os.fstat(descriptor).st_mode):
+            raise OSError(f"{path} is not a regular file")
+        os.set_blocking(descriptor, True)
         data = handle.read(limit + 1)
     if len(data) > limit:
         raise DecodedTooLarge(limit)
     return data.decode("utf-8")
 
 
+@dataclass(frozen=True)
+class UnreadablePage:
+    """A page of a corpus directory that could not be read (missing, not UTF-8, over the
+    cap, not a regular file): the caller counts and dead-letters it, the others are read."""
+
+    path: str
+    error: Exception
+
+
 def corpus_directory_records(directory: str, max_decoded_bytes: int | None = None
-                             ) -> Iterator[dict[str, Any]]:
-    """Page records of a corpus directory with ``index.tsv``; ``DecodedTooLarge`` for a file
-    of more than ``max_decoded_bytes`` (None: the default cap)."""
+                             ) -> Iterator[dict[str, Any] | UnreadablePage]:
+    """Page records of a corpus directory with ``index.tsv``, and an ``UnreadablePage`` for
+    each page that cannot be read (a file of more than ``max_decoded_bytes`` included; None:
+    the default cap). An unreadable ``index.tsv`` raises: there is nothing to read then."""
     limit = resolve_limit(max_decoded_bytes)
     rows = read_corpus_index(_read_text(os.path.join(directory, "index.tsv"), limit))
     for row in rows:
-        html = _read_text(os.path.join(directory, row["file"]), limit)
+        path = os.path.join(directory, row["file"])
+        try:
+            html = _read_text(path, limit)
+        except (OSError, ValueError) as error:  # UnicodeDecodeError, DecodedTooLarge
+            yield UnreadablePage(path, error)
+            continue
         yield page_record(row["url"], row["title"], row["kind"], row.get("revision"), html)
+
+
+def readable_pages(records: Iterable[dict[str, Any] | UnreadablePage]
+                   ) -> Iterator[dict[str, Any]]:
+    """The page records, raising the first ``UnreadablePage``'s error (the bundled corpus,
+    which must be whole)."""
+    for record in records:
+        if isinstance(record, UnreadablePage):
+            raise record.error
+        yield record
 
 
 @dataclass(frozen=True)
@@ -277,7 +308,7 @@ def ensure_sample_index(cache_root: str = ".cache/search", lang: str = "en") -> 
     if not os.path.isdir(target):
         os.makedirs(cache_root, exist_ok=True)
         staging = tempfile.mkdtemp(prefix=".building-", dir=cache_root)
-        build_index(corpus_directory_records(corpus), staging, lang)
+        build_index(readable_pages(corpus_directory_records(corpus)), staging, lang)
         try:
             os.rename(staging, target)
         except OSError:

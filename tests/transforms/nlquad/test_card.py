@@ -50,3 +50,24 @@ def test_the_body_keeps_counts_drop_reasons_lengths_and_baselines():
 def test_wayback_pages_name_their_years():
     body = nlquad_card(_manifest(kind="wayback", description="Wayback"), STATS)
     assert "published 2016-2020" in body
+
+
+def test_wayback_cdx_rows_are_accounted_on_the_card_and_in_the_summary():
+    from pipelines.build_nlquad import format_summary
+    from transforms.nlquad.card import cdx_count_rows
+
+    cdx = {"rows_read": 9, "captures_listed": 6, "skipped.adjacent_duplicate": 1,
+           "malformed.bad_timestamp": 2, "failed.bad_cdx_response": 1}
+    stats = {**STATS, "counts": {**STATS["counts"], "cdx": cdx}}
+    rows = dict(cdx_count_rows(stats["counts"]))
+    assert rows["CDX rows read"] == (rows["captures listed"]
+                                     + rows["adjacent duplicate CDX rows"]
+                                     + rows["malformed CDX rows, bad_timestamp"])
+    assert rows["CDX queries failed, bad_cdx_response"] == 1
+    assert cdx_count_rows(STATS["counts"]) == []
+    body = nlquad_card(_manifest(kind="wayback", description="Wayback"), stats)
+    assert "| CDX rows read | 9 |" in body
+    assert "| malformed CDX rows, bad\\_timestamp | 2 |" in body
+    summary = format_summary({"stats": stats, "path": "out",
+                              "manifest": _manifest(kind="wayback", description="Wayback")})
+    assert "CDX rows read:" in summary and "malformed CDX rows, bad_timestamp: 2" in summary
