@@ -18,6 +18,11 @@
 
 from __future__ import annotations
 
+from transforms.core.errors import NoInputError, UsageError
+
+__all__ = ["EXIT_DAMAGED", "EXIT_EMPTY", "EXIT_JOB_FAILED", "EXIT_LATEST_NOT_UPDATED", "EXIT_OK",
+           "EXIT_RELEASE_EXISTS", "EXIT_USAGE", "NoInputError", "UsageError"]
+
 EXIT_OK = 0
 EXIT_JOB_FAILED = 1
 EXIT_USAGE = 2
@@ -25,11 +30,3 @@ EXIT_RELEASE_EXISTS = 3
 EXIT_EMPTY = 4
 EXIT_DAMAGED = 5
 EXIT_LATEST_NOT_UPDATED = 6
-
-
-class UsageError(Exception):
-    """A command line the pipeline cannot run: reported in one line, exit code 2."""
-
-
-class NoInputError(Exception):
-    """An input option matches no file: reported before the job starts, exit code 4."""

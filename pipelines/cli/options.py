@@ -9,25 +9,25 @@ value and every ``--dash-name`` also answers to ``--dash_name``. Every pipeline'
 from __future__ import annotations
 
 import argparse
-import math
 import os
 import sys
-from datetime import UTC, datetime
 
-from filters.text.splits import parse_split_ratios
 from pipelines.cli.parsers import raise_usage_errors
+from transforms.core.options import (
+    fraction,
+    non_negative_float,
+    non_negative_int,
+    parse_bool,
+    positive_float,
+    positive_int,
+    resolve_version,
+    split_ratios_option,
+)
 
-
-def parse_bool(value: str | bool) -> bool:
-    """``true/false/1/0/yes/no`` (Flex Templates pass every parameter as ``--name=value``)."""
-    if isinstance(value, bool):
-        return value
-    lowered = value.strip().lower()
-    if lowered in ("true", "1", "yes", "y", "on"):
-        return True
-    if lowered in ("false", "0", "no", "n", "off", ""):
-        return False
-    raise argparse.ArgumentTypeError(f"expected true or false, got {value!r}")
+__all__ = ["PROGRESS_AUTO", "RUN_OPTIONS", "add_flag", "add_release_arguments",
+           "add_run_arguments", "add_underscore_aliases", "apply_progress_choice", "fraction",
+           "non_negative_float", "non_negative_int", "parse_bool", "parse_progress",
+           "positive_float", "positive_int", "resolve_version", "split_ratios_option"]
 
 
 def add_flag(parser, name: str, help: str) -> None:  # noqa: A002 - argparse's name
@@ -47,67 +47,6 @@ def add_underscore_aliases(parser: argparse.ArgumentParser) -> argparse.Argument
                 action.option_strings.append(alias)
                 parser._option_string_actions[alias] = action
     return raise_usage_errors(parser)
-
-
-def split_ratios_option(spec: str) -> tuple[tuple[str, float], ...]:
-    """argparse ``type`` of ``--split-ratios``: names and normalized ratios, or a usage error."""
-    try:
-        return parse_split_ratios(spec)
-    except ValueError as error:
-        raise argparse.ArgumentTypeError(str(error)) from None
-
-
-def positive_int(value: str) -> int:
-    """argparse ``type`` of a count that must be at least 1 (``--max-rows-per-shard``)."""
-    return _bounded_int(value, 1, "at least 1")
-
-
-def non_negative_int(value: str) -> int:
-    """argparse ``type`` of a count that may be 0 but never negative."""
-    return _bounded_int(value, 0, "0 or more")
-
-
-def positive_float(value: str) -> float:
-    """argparse ``type``: a finite number > 0 (``nan`` and ``inf`` are refused)."""
-    return _bounded_float(value, lambda x: x > 0, "a finite number > 0")
-
-
-def non_negative_float(value: str) -> float:
-    """argparse ``type``: a finite number >= 0 (a pause, a wait)."""
-    return _bounded_float(value, lambda x: x >= 0, "a finite number >= 0")
-
-
-def fraction(value: str) -> float:
-    """argparse ``type``: a number in (0, 1] (a similarity threshold)."""
-    return _bounded_float(value, lambda x: 0 < x <= 1, "a number in (0, 1]")
-
-
-def _bounded_float(value: str, accept, rule: str) -> float:
-    try:
-        number = float(value)
-    except (TypeError, ValueError):
-        raise argparse.ArgumentTypeError(f"expected {rule}, got {value!r}") from None
-    if not math.isfinite(number) or not accept(number):
-        raise argparse.ArgumentTypeError(f"expected {rule}, got {value!r}")
-    return number
-
-
-def _bounded_int(value: str, lowest: int, rule: str) -> int:
-    try:
-        number = int(value)
-    except (TypeError, ValueError):
-        raise argparse.ArgumentTypeError(f"expected an integer {rule}, got {value!r}") from None
-    if number < lowest:
-        raise argparse.ArgumentTypeError(f"must be {rule}, got {number}")
-    return number
-
-
-def resolve_version(version: str, now: datetime | None = None) -> str:
-    """``auto`` -> the UTC launch date ``YYYY.MM.DD`` (the rule for scheduled releases);
-    any other value is used as given."""
-    if version != "auto":
-        return version
-    return (now or datetime.now(UTC)).strftime("%Y.%m.%d")
 
 
 def add_release_arguments(parser: argparse.ArgumentParser, dataset: str, version: str) -> None:

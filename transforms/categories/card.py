@@ -4,7 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from transforms.categories.counters import COUNTERS, FILES, PARAGRAPHS, PATTERN
 from transforms.categories.stages import LEXICON_FILE
+from transforms.core.counters import Counts
 from transforms.release import CardInfo, DatasetCard, group_tallies, md_text
 from transforms.release.citations import HEARST_BIBTEX, NQ_BIBTEX
 
@@ -55,20 +57,18 @@ def categories_stats(tallies: dict[str, int], histograms: dict) -> dict[str, Any
 
 
 def _body(manifest: dict[str, Any], stats: dict[str, Any]) -> str:
-    counts = stats["counts"]
-    patterns = counts.get("hearst", {})
-    corpus = counts.get("corpus", {})
+    counts = Counts(stats["counts"], COUNTERS)
     return "\n".join([
         f"# Category lexicon, version {md_text(manifest['version'])}",
         "",
         CATEGORIES_INFO.summary,
         "",
-        f"Corpus: {corpus.get('files', 0)} files, {corpus.get('paragraphs', 0)} paragraphs. "
+        f"Corpus: {counts[FILES]} files, {counts[PARAGRAPHS]} paragraphs. "
         f"Lexicon entries: {manifest['rows_per_split'].get('lexicon', 0)}.",
         "",
         "| pattern | matches |",
         "|---|---|",
-        *[f"| {name.split('.', 1)[1]} | {count} |" for name, count in sorted(patterns.items())],
+        *[f"| {name} | {count} |" for name, count in counts.family(PATTERN).items()],
         "",
         "## Files",
         "",

@@ -14,6 +14,16 @@ from apache_beam.io.filesystem import CompressionTypes
 from filters.nq.hearst import hearst_matches
 from filters.text import safe_json
 from filters.text.spacy_models import load_english
+from transforms.categories.counters import (
+    CORPUS,
+    FILES,
+    MALFORMED,
+    MALFORMED_LINES,
+    PARAGRAPHS,
+    PATTERN,
+    UNREADABLE,
+    UNREADABLE_FILES,
+)
 from transforms.core.accounting import SIDE_OUTPUTS, dead_letter, tally
 from transforms.sources.compressed import (
     TRUNCATED_COMPRESSION,
@@ -24,10 +34,10 @@ from transforms.sources.compressed import (
     read_decompressed,
 )
 
-STAGE = "corpus"
+STAGE = CORPUS
 MALFORMED_JSON = "malformed_json"
 NOT_AN_OBJECT = "not_an_object"
-UNREADABLE = "unreadable"
+UNREADABLE_REASON = "unreadable"
 _COMPRESSION_SUFFIXES = (".gz", ".bz2", ".xz", ".lzma", ".zst", ".zstd", ".deflate")
 LEXICON_FILE = "categories.tsv"  # the lexicon as build_nq reads it, at the release root
 LEXICON_SCHEMA = pa.schema([
@@ -139,38 +149,38 @@ class _ReadCorpusFile(beam.DoFn):
             damage = check_stream(readable, max_decoded_bytes=self.max_decoded_bytes)
             if damage is not None and damage_reason(damage) != TRUNCATED_COMPRESSION:
                 raise CompressionDamage(damage)
-            yield tally(STAGE, "files")
+            yield tally(FILES)
             if kind == "html":
                 if damage is not None:
                     raise CompressionDamage(damage)  # one document: nothing before the cut
                 data, _ = read_decompressed(readable, max_decoded_bytes=self.max_decoded_bytes)
                 for paragraph in html_paragraphs(data):
-                    yield tally(STAGE, "paragraphs")
+                    yield tally(PARAGRAPHS)
                     yield paragraph
                 return
             lines = iter_complete_lines(readable, max_decoded_bytes=self.max_decoded_bytes)
             for number, raw in enumerate(lines, start=1):
                 yield from self._line(path, number, raw.decode("utf-8", errors="replace"), kind)
         except CompressionDamage as damage:
-            yield tally(STAGE, "unreadable_files")
-            yield tally(STAGE, f"unreadable.{damage.reason}")
+            yield tally(UNREADABLE_FILES)
+            yield tally(UNREADABLE.member(damage.reason))
             yield dead_letter(STAGE, damage.error, source=path, reason=damage.reason)
         except Exception as error:  # noqa: BLE001 - a bad file must not stop the job
-            yield tally(STAGE, "unreadable_files")
-            yield tally(STAGE, f"unreadable.{UNREADABLE}")
-            yield dead_letter(STAGE, error, source=path, reason=UNREADABLE)
+            yield tally(UNREADABLE_FILES)
+            yield tally(UNREADABLE.member(UNREADABLE_REASON))
+            yield dead_letter(STAGE, error, source=path, reason=UNREADABLE_REASON)
 
     def _line(self, path: str, number: int, line: str, kind: str):
         try:
             paragraph = line_paragraph(line, kind, self.text_field)
         except MalformedLine as error:
-            yield tally(STAGE, "malformed_lines")
-            yield tally(STAGE, f"malformed.{error.reason}")
+            yield tally(MALFORMED_LINES)
+            yield tally(MALFORMED.member(error.reason))
             yield dead_letter(STAGE, error, source=f"{path}:{number}", reason=error.reason,
                               text=line[:200])
             return
         if paragraph:
-            yield tally(STAGE, "paragraphs")
+            yield tally(PARAGRAPHS)
             yield paragraph
 
 
@@ -208,7 +218,7 @@ class FindHearstMatches(beam.DoFn):
     def process(self, batch: list[str]):
         for doc in self._nlp.pipe(batch):
             for match in hearst_matches(doc):
-                yield tally("hearst", f"pattern.{match.pattern}")
+                yield tally(PATTERN.member(match.pattern))
                 yield match.hypernym, (match.pattern, match.hyponyms)
 
 

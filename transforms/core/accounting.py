@@ -19,6 +19,7 @@ from typing import Any
 from apache_beam import pvalue
 from apache_beam.metrics import Metrics
 
+from transforms.core.counters import Counter
 from transforms.core.paths import portable_path, portable_traceback
 
 TALLY = "tally"
@@ -27,8 +28,13 @@ REJECTED = "rejected"
 SIDE_OUTPUTS = (TALLY, DEAD_LETTER, REJECTED)
 
 
-def tally(stage: str, name: str, count: int = 1) -> pvalue.TaggedOutput:
-    """Count ``stage.name`` as a Beam counter and as an exact tally element."""
+def tally(stage: str | Counter, name: str | int | None = None,
+          count: int = 1) -> pvalue.TaggedOutput:
+    """Count ``stage.name`` as a Beam counter and as an exact tally element:
+    ``tally(DROPPED)`` or ``tally(DROPPED, 3)`` for a declared ``Counter`` constant
+    (``transforms.core.counters``), ``tally("stage", "name", count)`` otherwise."""
+    if isinstance(stage, Counter):
+        stage, name, count = stage.stage, stage.name, (count if name is None else int(name))
     Metrics.counter(stage, name).inc(count)
     return pvalue.TaggedOutput(TALLY, (f"{stage}.{name}", count))
 

@@ -1,0 +1,100 @@
+"""Run any dataset spec: parse, plan, stage with its composite transform, publish, summarize.
+
+Every ``pipelines/build_<dataset>.py`` is ``spec_main(SPEC)``; ``run_spec`` is what the
+Python API and the tests call. The order is the same for every dataset: options are parsed
+and checked (exit 2 or 4 before any work), the spec plans the run, the release target is
+created, the job stages the release, and the publish step (inside the job, after every
+writer) folds the accounting into ``stats.json``, writes the card and manifest and moves the
+version into place (``transforms.release.run_release``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+from collections.abc import Callable
+from typing import Any, NamedTuple
+
+from pipelines.cli.beam_options import parse_pipeline_args
+from pipelines.cli.entry import cli_main
+from pipelines.cli.spec_parser import build_parser, options_from
+from transforms.core.options import recorded, resolve_version
+from transforms.core.spec import DatasetSpec, Plan
+from transforms.release import ReleaseTarget, publish, recorded_options, run_release
+
+
+def run_spec(spec: DatasetSpec, argv: list[str] | None = None) -> dict[str, Any]:
+    """Run ``spec``'s pipeline from command-line arguments; returns manifest, stats, path."""
+    args, beam_args = parse_pipeline_args(build_parser(spec), argv)
+    return run_options(spec, options_from(spec, args), beam_args)
+
+
+def run_options(spec: DatasetSpec, options: Any,
+                beam_args: list[str] | None = None) -> dict[str, Any]:
+    """Run ``spec``'s pipeline with typed options and Beam arguments."""
+    beam_args = list(beam_args or [])
+    plan = spec.plan(options)
+    options = plan.options
+    version = resolve_version(options.version or spec.version)
+    target = ReleaseTarget.create(options.output, plan.release.dataset, version)
+    manifest_options = manifest_options_of(spec, plan, version, beam_args)
+
+    def finish() -> dict[str, Any]:
+        return publish_plan(plan, target, manifest_options)
+
+    return run_release(target, options.overwrite, beam_args,
+                       lambda pipeline: pipeline | spec.transform(plan, target), finish,
+                       skip_existing=options.skip_existing)
+
+
+def manifest_options_of(spec: DatasetSpec, plan: Plan, version: str,
+                        beam_args: list[str]) -> dict[str, Any]:
+    """The options a manifest records: every option (the version resolved), the plan's
+    recorded values, the Beam arguments and the command."""
+    values = {**recorded(dataclasses.replace(plan.options, version=version)), **plan.recorded}
+    return recorded_options(argparse.Namespace(**values), beam_args, spec.command)
+
+
+def publish_plan(plan: Plan, target: ReleaseTarget,
+                 manifest_options: dict[str, Any]) -> dict[str, Any]:
+    """Publish the staged release of ``plan`` (the job's last step)."""
+    if plan.before_publish is not None:
+        plan.before_publish(target)
+    kind = plan.release
+    return publish(target, overwrite=plan.options.overwrite,
+                   allow_empty=plan.options.allow_empty, splits=list(plan.splits),
+                   schema=kind.schema, field_docs=dict(kind.field_docs),
+                   options=manifest_options, source=dict(plan.source),
+                   make_stats=kind.make_stats, make_card=kind.make_card,
+                   baselines=kind.baselines)
+
+
+def spec_main(spec: DatasetSpec, argv: list[str] | None = None) -> int:
+    """The ``main`` of a pipeline module: run, print the summary, return the exit code."""
+    return cli_main(lambda arguments: run_spec(spec, arguments), spec.summary, argv)
+
+
+class EntryPoints(NamedTuple):
+    """What a ``pipelines/build_<dataset>.py`` module exposes."""
+
+    build_parser: Callable[[], argparse.ArgumentParser]
+    run: Callable[..., dict[str, Any]]
+    main: Callable[..., int]
+    format_summary: Callable[[dict[str, Any]], str]
+
+
+def entry_points(spec: DatasetSpec) -> EntryPoints:
+    """``build_parser()``, ``run(argv)``, ``main(argv)`` and ``format_summary(result)`` of
+    ``spec``: a builder module is ``build_parser, run, main, format_summary =
+    entry_points(SPEC)``."""
+
+    def parser() -> argparse.ArgumentParser:
+        return build_parser(spec)
+
+    def run(argv: list[str] | None = None) -> dict[str, Any]:
+        return run_spec(spec, argv)
+
+    def main(argv: list[str] | None = None) -> int:
+        return spec_main(spec, argv)
+
+    return EntryPoints(parser, run, main, spec.summary)

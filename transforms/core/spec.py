@@ -1,0 +1,95 @@
+"""One declaration per dataset: ``DatasetSpec``.
+
+A spec says everything the toolkit needs to build, publish, describe, browse and evaluate a
+dataset, once (as TFDS's ``DatasetBuilder`` + ``DatasetInfo`` do):
+
+* ``name``, ``version``, ``about`` and the releases it writes (``ReleaseKind``: NQ writes
+  ``nq`` or ``nq_questions``, JNQ ``jnq`` or ``jboolq``), each with its schema, field docs,
+  stats, card, baselines, browser renderer and evaluator;
+* ``options``: a frozen dataclass of typed options (``transforms.core.options``), from which
+  the command line, the ``pipelines.api`` function and the Flex Template metadata are made;
+* ``counters``: the ``Counter`` constants its stages tally and its card and summary read
+  (``transforms.core.counters``);
+* ``plan(options)``: the checks and resolutions made before any work (inputs exist, the
+  defaults that depend on other options), giving a ``Plan``;
+* ``transform(plan, target)``: the one composite ``PTransform`` that stages the release;
+* ``summary(result)``: the lines printed after a run.
+
+Specs live next to their stages (``transforms/<dataset>/spec.py``); ``transforms.registry``
+lists them, and everything that enumerates datasets (console scripts, Flex Templates, the
+Python API, the browser, ``evaluate``) reads the registry.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any, Generic, TypeVar
+
+import apache_beam as beam
+import pyarrow as pa
+
+from transforms.core.counters import CounterSet
+
+O = TypeVar("O")  # noqa: E741 - the options dataclass of a spec
+
+GENERIC_RENDERER = "generic"
+
+
+@dataclass(frozen=True)
+class ReleaseKind:
+    """One kind of release a dataset writes (a TFDS ``BuilderConfig``): its directory name
+    under ``--output`` and how it is described, checked, browsed and evaluated."""
+
+    dataset: str
+    description: str
+    schema: pa.Schema | None = None
+    field_docs: Mapping[str, str] = field(default_factory=dict)
+    make_stats: Callable[[dict, dict], dict] | None = None
+    make_card: Callable[[dict, dict], str] | None = None
+    baselines: Callable[[str], dict] | None = None
+    renderer: str = GENERIC_RENDERER  # module of ``transforms.browse.renderers``
+    evaluator: str | None = None  # task of ``python -m pipelines.evaluate``
+
+
+@dataclass(frozen=True)
+class Plan(Generic[O]):
+    """What one run will do, decided before any work from the checked options."""
+
+    options: O
+    release: ReleaseKind
+    splits: tuple[str, ...]
+    source: Mapping[str, Any]
+    recorded: Mapping[str, Any] = field(default_factory=dict)  # manifest values that differ
+    before_publish: Callable[[Any], None] | None = None  # called with the ReleaseTarget
+
+
+@dataclass(frozen=True)
+class DatasetSpec(Generic[O]):
+    """The declaration of one dataset (see the module docstring)."""
+
+    name: str  # ``qa-build <name>``
+    module: str  # ``python -m pipelines.<module>``
+    version: str
+    about: str  # one line: what it builds
+    description: str  # the ``--help`` description
+    options: type[O]
+    releases: tuple[ReleaseKind, ...]
+    counters: CounterSet
+    plan: Callable[[O], Plan[O]]
+    transform: Callable[[Plan[O], Any], beam.PTransform]
+    summary: Callable[[dict[str, Any]], str]
+    output_label: str = ""  # how ``--output``'s help names the release (default: its name)
+    extra_releases: tuple[ReleaseKind, ...] = ()  # written by other tools (annotated)
+
+    @property
+    def command(self) -> str:
+        """The entry point a manifest records and a card names."""
+        return f"python -m pipelines.{self.module}"
+
+    def release(self, dataset: str) -> ReleaseKind:
+        """The release kind named ``dataset`` (``KeyError`` when the spec has none)."""
+        for kind in (*self.releases, *self.extra_releases):
+            if kind.dataset == dataset:
+                return kind
+        raise KeyError(dataset)
