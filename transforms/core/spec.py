@@ -62,6 +62,7 @@ class Plan(Generic[O]):
     source: Mapping[str, Any]
     recorded: Mapping[str, Any] = field(default_factory=dict)  # manifest values that differ
     before_publish: Callable[[Any], None] | None = None  # called with the ReleaseTarget
+    context: Any = None  # values computed before the job (a frozen dataclass of the dataset)
 
 
 @dataclass(frozen=True)
