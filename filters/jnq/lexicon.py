@@ -1,6 +1,6 @@
 """Read the surface forms and features of every entry of a compiled MeCab dictionary
 (``sys.dic``), such as unidic-lite's. Used to derive and check the surface forms of the words
-the JNQ §3.1 patterns look for (``filters.jnq.rules``: the string checks that run before
+the JNQ §3.1 patterns look for (``filters.jnq.prechecks``: the string checks that run before
 tagging must know every spelling the analyzer can return for those words).
 
 The layout is MeCab's (``dictionary.cpp``): a 40-byte header of ten uint32 (magic, version,

@@ -1,5 +1,5 @@
 """The JNQ and JBoolQ question-candidate rules (Uematsu et al., "A Benchmark Suite of Japanese
-Natural Questions", JNQ §3.1 and JBoolQ §4 footnote 4).
+Natural Questions", JNQ §3.1 and JBoolQ §4 footnote 4), and the filter a pipeline calls.
 
 JNQ keeps a search query as a question candidate when it
 
@@ -12,18 +12,12 @@ JNQ keeps a search query as a question candidate when it
 
 JBoolQ keeps a query of more than six words that ends with "?" or with the particle "か".
 
-Everything here is a pure function of the normalized text and its ``JaToken`` list, so each rule
-is testable without a Beam pipeline. Decisions the paper leaves open, and ours:
-
-* Words are UniDic short units. Punctuation and symbols (補助記号, 記号, 空白) are not words
-  by default, so a "?" cannot make a query long enough (``word_count``).
-* Pattern 1 is matched on UniDic lemmas, so kana and kanji spellings (なぜ/何故, どこ/何処)
-  are the same word, and it skips interrogatives used as indefinites or universals (何か...,
-  何も, 誰でも, いつの間にか, なぜなら, どうやら; see ``interrogative_is_question``). Any は
-  that is the binding particle (係助詞) counts as the topic marker, also in では/とは/には.
-* Pattern 3 matches noun lemmas; ``PATTERN_3_EXTENDED`` is an optional, wider word list.
-* JBoolQ's か must be a particle (助詞) and the last word: すいか (a noun) does not end in か.
-  The rule is the paper's form filter; it also accepts wh-questions ending in "?" or か.
+The rules live by job: ``normalize`` (NFKC; rules (a) and (b) on the string), ``tokens``
+(``JaToken``, the word count of (b)), ``patterns`` (rule (c) and JBoolQ's, with the decisions
+the paper leaves open), ``prechecks`` (whether a pattern can still match, from the string).
+This module tags (``JaAnalyzer``, ``ja_tokens`` and their token caches) and decides
+(``QuestionFilter``, ``reference_decision``); it re-exports the names of the others, so
+``filters.jnq.rules`` remains the one import.
 
 Speed (issue 15 §2): ``QuestionFilter`` is the entry point a pipeline calls. It decides what the
 string alone decides before tagging: too long and spaced queries (no tagging at all), queries
@@ -41,224 +35,106 @@ from __future__ import annotations
 
 import os
 import re
-import unicodedata
-from collections.abc import Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import NamedTuple
 
-JNQ_MIN_WORDS = 8
-JBOOLQ_MIN_WORDS = 7  # "more than six words"
-# Longer normalized queries are rejected "too_long" before tagging: the bound of NQ's cheap
-# checks (filters.nq.queries.MAX_QUERY_CHARS), which JNQ's selection mirrors (JNQ §3.1 builds
-# on NQ §3.1); no question is that long, and tagging 100,000 characters is slow.
-MAX_QUERY_CHARS = 400
-
-SYMBOL_POS = frozenset({"補助記号", "記号", "空白"})
-
-# UniDic lemmas of interrogative words (checked with unidic-lite: the lemma is the kanji
-# headword whatever the spelling). 何: 何/なに/なん (代名詞), the 何 of 何メートル/何人/何時
-# (名詞-数詞 + counter); 何処: どこ; 何時: いつ, and 何時 when read as one word;
-# 何故: なぜ/なにゆえ; 何の: どの; 何れ: どれ/いずれ; 何方: どちら/
-# どっち/どなた; 幾ら: いくら; 幾: いくつ/幾つ/幾度 (幾 + つ); 如何: いかが; 如何に: いかに;
-# 如何なる/如何な: いかなる/いかな; 何ぼ: なんぼ; 何奴: どいつ; 何程: なにほど; 幾許: いくばく.
-# どう and どんな are their own lemmas (どうして = どう + 為る + て, どういう = どう + 言う);
-# どれ just before "?" or at the end ("...はどれ?") is tagged as the interjection どれ.
-# Lexicalized 何 compounds (何県, 何色, 何語, 何者, 何十, 何時頃 ...) are separate UniDic lemmas;
-# 何分 is also なにぶん ("anyway"), which rarely follows a topic.
-INTERROGATIVE_LEMMAS = frozenset({
-    "何", "誰", "何処", "何時", "何故", "どう", "どんな", "何の", "何れ", "どれ", "何方",
-    "幾ら", "幾", "如何", "如何に", "如何なる", "如何な", "何ぼ", "何奴", "何程", "幾許",
-    "何者", "何事", "何物", "何人", "何県", "何色", "何語", "何曜", "何線", "何屋", "何党",
-    "何十", "何百", "何千", "幾十", "何時頃", "何分",
-})
-
-# Lemmas that are interrogative only in some parts of speech: いずれ the adverb ("eventually",
-# 何れ 副詞) and 如何 the noun (いかん, "depending on the ...") are not questions.
-INTERROGATIVE_POS = {
-    "何れ": frozenset({"代名詞"}),
-    "どれ": frozenset({"感動詞"}),
-    "如何": frozenset({"副詞", "形状詞"}),
-}
-
-# UniDic tags なんて/なんと (= 何と, "what") as one adverbial particle: "これなんて読む",
-# "別名なんと呼ばれる". They ask only before a verb of saying or naming; otherwise なんて is
-# "such a thing as" (勉強なんて嫌い) and なんと "what a ...!" (なんと美しい).
-QUOTATIVE_INTERROGATIVES = frozenset({"なんて", "なんと"})
-SAYING_VERBS = frozenset({"言う", "呼ぶ", "読む", "書く", "称する", "訳す", "名付ける"})
-_CANDIDATE_LEMMAS = INTERROGATIVE_LEMMAS | QUOTATIVE_INTERROGATIVES
-
-# Particles that make an interrogative universal or negative ("every"/"no"): 何も, 誰しも,
-# 何でも (the 副助詞 でも), 何やら ("something"), どうやら ("apparently").
-_UNIVERSAL_PARTICLES = frozenset({"も", "しも", "でも", "やら"})
-
-_NOT_LINKING = _UNIVERSAL_PARTICLES | {"か"}
-
-_NEGATIVES = frozenset({"ない", "無い", "ぬ"})
-
-# も after と that means "also" in naming ("別名何とも呼ばれる", "also called what"), unlike
-# 何とも言えない ("cannot say at all").
-_NAMING_VERBS = frozenset({"呼ぶ", "称する"})
-
-# UniDic spells 何 + に as one token (surface 何に/なんに, lemma 何): no idiom starts there.
-_FUSED_NANI = frozenset({"何に", "なんに"})
-
-# Fixed expressions that begin with an interrogative but ask nothing. Each item matches the
-# token's lemma or surface, from the interrogative on.
-NON_QUESTION_IDIOMS: tuple[tuple[str, ...], ...] = (
-    ("何故", "なら"),      # なぜなら(ば) "because"
-    ("何", "より"),        # 何より "above all"
-    ("何", "気"),          # 何気ない/何気なく "casual(ly)"
-    ("何", "と", "無い"),  # 何となく "somehow"
-    ("何", "ら"),          # 何ら "(not) at all", 何らか "some"
-    ("何", "だ", "彼"),    # なんだかんだ "one thing or another"
-    ("何時", "の", "間"),  # いつの間にか "before one knew"
-    ("どう", "仕様"),      # どうしようもない "hopeless"
+from filters.jnq.normalize import (
+    _WHITESPACE,
+    JBOOLQ_MIN_WORDS,
+    JNQ_MIN_WORDS,
+    MAX_QUERY_CHARS,
+    cheap_rejection,
+    has_space,
+    normalize_ja,
+    too_short,
 )
+from filters.jnq.patterns import (
+    _CANDIDATE_LEMMAS,
+    HOW_TO_SUFFIX,
+    INTERROGATIVE_LEMMAS,
+    INTERROGATIVE_POS,
+    NON_QUESTION_IDIOMS,
+    PATTERN_3_EXTENDED,
+    PATTERN_3_WORDS,
+    QUOTATIVE_INTERROGATIVES,
+    SAYING_VERBS,
+    ends_with_ka,
+    interrogative_is_question,
+    is_interrogative,
+    is_topic_marker,
+    jboolq_rule,
+    matched_patterns,
+    pattern_1,
+    pattern_2,
+    pattern_3,
+    select_jboolq,
+    select_jnq,
+)
+from filters.jnq.prechecks import (
+    _KA_RE,
+    HOW_TO_SURFACES,
+    INTERROGATIVE_SURFACES,
+    KA_SURFACES,
+    PATTERN_3_EXTENDED_SURFACES,
+    PATTERN_3_SURFACES,
+    TOPIC_SURFACES,
+    may_be_yes_no_form,
+    may_match_pattern,
+    may_match_pattern_1,
+    may_match_pattern_3,
+)
+from filters.jnq.tokens import SYMBOL_POS, JaToken, is_symbol, word_count
 
-_IDIOM_TAILS: dict[str, list[tuple[str, ...]]] = {}
-for _idiom in NON_QUESTION_IDIOMS:
-    _IDIOM_TAILS.setdefault(_idiom[0], []).append(_idiom[1:])
-_IDIOM_SECOND = frozenset(idiom[1] for idiom in NON_QUESTION_IDIOMS)
-
-PATTERN_3_WORDS = frozenset({"意味", "方法", "理由"})
-
-# Optional wider pattern 3 (``extended=True``): nouns that, like 意味/方法/理由, name the
-# property a query asks about ("Xの違い", "Xの原因") and so turn a noun phrase into a request
-# for an explanation. Kept to nouns with that reading; open nouns (情報, 歴史, 場所) are not
-# included because they head keyword queries as often as questions. 読み方/やり方 are UniDic
-# verb + suffix 方 (読む + 方); any verb + 方 ("how to V") counts in the extended pattern.
-PATTERN_3_EXTENDED = frozenset({
-    "違い", "原因", "由来", "語源", "仕組み", "定義", "効果", "目的", "特徴", "種類",
-})
-HOW_TO_SUFFIX = "方"
-_PATTERN_3_ALL = PATTERN_3_WORDS | PATTERN_3_EXTENDED
-
-# Every spelling the analyzer can return for the words the patterns look for: the surface
-# forms of all unidic-lite entries whose lemma (gloss stripped, as ``ja_tokens`` does) and POS
-# fit, read from its sys.dic by ``filters.jnq.lexicon`` (tests/filters/jnq check them against
-# the installed dictionary). Unknown words get their surface as lemma, so the lemma strings
-# themselves are added. A query that contains none of them cannot match the pattern, whatever
-# its segmentation: the string checks below decide it without tagging.
-TOPIC_SURFACES = frozenset({"は", "はー", "や", "やあ"})  # は, 助詞-係助詞 (や: colloquial)
-INTERROGATIVE_SURFACES = frozenset({
-    "あん", "いか", "いかが", "いかな", "いかなる", "いかに", "いかん", "いく", "いくばく",
-    "いくら", "いずく", "いずこ", "いずれ", "いず方", "いっくら", "いっつ", "いつ", "いつごろ",
-    "いつ頃", "いづれ", "いッつ", "たれ", "だぁ〜れ", "だぁれ", "だあれ", "だれ", "だれっ",
-    "だァれ", "だーれ", "ど", "ど〜", "どいつ", "どう", "どうれ", "どぉ", "どぉー", "どお",
-    "どおー", "どこ", "どちら", "どっ", "どっち", "どなた", "どの", "どれ", "どん", "どんな",
-    "どー", "どーれ", "な…ん", "な〜〜ん", "な〜ん", "なぁに", "なぁん", "なぁんて", "なあに",
-    "なあん", "なあんて", "なあーに", "なあーん", "なあーんて", "なぜ", "なに", "なにごと",
-    "なにっ", "なにぶん", "なにもの", "なにもん", "なにゆえ", "なに者", "なん", "なんて",
-    "なんと", "なんどき", "なんに", "なんぴと", "なんぼ", "なァに", "なアに", "なーん",
-    "なーんて", "イカガ", "イク", "イツ", "タ", "ドォー", "ドコ", "ドチラ", "ドレ", "ドー",
-    "ナアニ", "ナゼ", "ナニ", "ナニモノ", "ナン", "ナンボ", "ナーン", "ン十", "何", "何あに",
-    "何う", "何ごと", "何に", "何の", "何ぴと", "何ぶん", "何ぼ", "何もの", "何やつ", "何ゆえ",
-    "何れ", "何ァに", "何ァん", "何事", "何人", "何党", "何処", "何分", "何十", "何千", "何奴",
-    "何如", "何屋", "何故", "何方", "何時", "何時ごろ", "何時頃", "何曜", "何物", "何百", "何県",
-    "何程", "何線", "何者", "何色", "何處", "何語", "奈何", "如何", "如何な", "如何なる",
-    "如何に", "孰れ", "孰レ", "幾", "幾ばく", "幾ら", "幾十", "幾許", "誰", "誰れ", "那里",
-}) | _CANDIDATE_LEMMAS
-PATTERN_3_SURFACES = frozenset({
-    "いみ", "ほうほう", "りゆう", "イミ", "意味", "方ほう", "方法", "理由",
-}) | PATTERN_3_WORDS
-PATTERN_3_EXTENDED_SURFACES = frozenset({
-    "しくみ", "しゅるい", "し組み", "ちがい", "ちがひ", "ちげえ", "とくちょう", "もくてき",
-    "仕組", "仕組み", "功果", "効果", "原いん", "原因", "定義", "特ちょう", "特徴", "由来",
-    "異い", "目てき", "目的", "種類", "語原", "語源", "違い", "違ひ",
-}) | PATTERN_3_EXTENDED
-HOW_TO_SURFACES = frozenset({"かた", "がた", "カタ", "ガタ", "方"})  # 方, 接尾辞
-KA_SURFACES = frozenset({
-    "か", "か〜", "かぁ", "かあ", "かァ", "かー", "が", "カ", "カー", "乎", "歟",
-})
-
-
-def _any_of(surfaces: frozenset[str]) -> re.Pattern[str]:
-    """A regex finding any of ``surfaces``: only those containing no other (a text contains
-    one of the set exactly when it contains one of these), longest first."""
-    minimal = {s for s in surfaces if not any(o != s and o in s for o in surfaces)}
-    return re.compile("|".join(re.escape(s) for s in sorted(minimal, key=lambda s: (-len(s), s))))
-
-
-_TOPIC_RE = _any_of(TOPIC_SURFACES)
-_INTERROGATIVE_RE = _any_of(INTERROGATIVE_SURFACES)
-_PATTERN_3_RE = _any_of(PATTERN_3_SURFACES)
-_PATTERN_3_EXTENDED_RE = _any_of(PATTERN_3_SURFACES | PATTERN_3_EXTENDED_SURFACES
-                                 | HOW_TO_SURFACES)
-_KA_RE = _any_of(KA_SURFACES)
-
-
-def normalize_ja(text: str) -> str:
-    """Unicode NFKC (half-width kana to full width, "？" to "?", full-width letters and digits
-    to ASCII, U+3000 to U+0020), then leading/trailing whitespace stripped. Inner spaces are
-    kept: the JNQ §3.1 space rule needs them."""
-    text = text or ""
-    if not unicodedata.is_normalized("NFKC", text):
-        text = unicodedata.normalize("NFKC", text)
-    return text.strip()
-
-
-_WHITESPACE = re.compile(r"\s")
-
-
-def has_space(normalized: str) -> bool:
-    """JNQ §3.1 (a): True when any whitespace character (half or full width) is inside."""
-    return _WHITESPACE.search(normalized) is not None
-
-
-def cheap_rejection(normalized: str, max_chars: int = MAX_QUERY_CHARS) -> str | None:
-    """Reasons decidable without the tagger (JNQ §3.1, with NQ §3.1's length bound):
-    ``too_long`` (more than ``max_chars`` characters), ``contains_space`` (rule a)."""
-    if len(normalized) > max_chars:
-        return "too_long"
-    if has_space(normalized):
-        return "contains_space"
-    return None
-
-
-def too_short(normalized: str, min_words: int = JNQ_MIN_WORDS) -> bool:
-    """JNQ §3.1 (b) on the string: fewer characters than ``min_words`` means fewer words, since
-    every token, symbols included, is at least one character (spaces are rejected before)."""
-    return len(normalized) < min_words
-
-
-def may_match_pattern_1(normalized: str) -> bool:
-    """JNQ §3.1 pattern 1 on the string: a spelling of the topic marker は
-    (``TOPIC_SURFACES``) with a spelling of an interrogative (``INTERROGATIVE_SURFACES``)
-    starting after it. False means ``pattern_1`` is False for any segmentation."""
-    topic = _TOPIC_RE.search(normalized)
-    return topic is not None and _INTERROGATIVE_RE.search(normalized, topic.start() + 1) is not None
-
-
-def may_match_pattern_3(normalized: str, extended: bool = False) -> bool:
-    """JNQ §3.1 pattern 3 on the string: a spelling of 意味/方法/理由 (with ``extended`` also
-    of ``PATTERN_3_EXTENDED`` and of the suffix 方). False means ``pattern_3`` is False."""
-    found = (_PATTERN_3_EXTENDED_RE if extended else _PATTERN_3_RE).search(normalized)
-    return found is not None
-
-
-def may_match_pattern(normalized: str, extended: bool = False) -> bool:
-    """JNQ §3.1 (c) on the string: pattern 2 itself, or pattern 1 or 3 still possible. False
-    means ``matched_patterns`` is empty: the query is rejected without knowing its words."""
-    return (pattern_2(normalized) or may_match_pattern_1(normalized)
-            or may_match_pattern_3(normalized, extended))
-
-
-def may_be_yes_no_form(normalized: str) -> bool:
-    """JBoolQ §4 footnote 4 (applied to JNQ §3.1 candidates) on the string: ends with "?" or has a
-    spelling of the particle か (``KA_SURFACES``). False means ``jboolq_rule`` is False."""
-    return pattern_2(normalized) or _KA_RE.search(normalized) is not None
-
-
-@dataclass(frozen=True, slots=True)
-class JaToken:
-    """One UniDic short unit: surface, lemma (the surface for unknown words) and POS levels."""
-
-    surface: str
-    lemma: str
-    pos1: str
-    pos2: str
-
+__all__ = [
+    "HOW_TO_SUFFIX",
+    "HOW_TO_SURFACES",
+    "INTERROGATIVE_LEMMAS",
+    "INTERROGATIVE_POS",
+    "INTERROGATIVE_SURFACES",
+    "JBOOLQ_MIN_WORDS",
+    "JNQ_MIN_WORDS",
+    "KA_SURFACES",
+    "MAX_QUERY_CHARS",
+    "NON_QUESTION_IDIOMS",
+    "PATTERN_3_EXTENDED",
+    "PATTERN_3_EXTENDED_SURFACES",
+    "PATTERN_3_SURFACES",
+    "PATTERN_3_WORDS",
+    "QUOTATIVE_INTERROGATIVES",
+    "SAYING_VERBS",
+    "SYMBOL_POS",
+    "TOPIC_SURFACES",
+    "Decision",
+    "JaAnalyzer",
+    "JaToken",
+    "QuestionFilter",
+    "cheap_rejection",
+    "clear_token_cache",
+    "ends_with_ka",
+    "has_space",
+    "interrogative_is_question",
+    "is_interrogative",
+    "is_symbol",
+    "is_topic_marker",
+    "ja_tokens",
+    "jboolq_rule",
+    "make_tagger",
+    "matched_patterns",
+    "may_be_yes_no_form",
+    "may_match_pattern",
+    "may_match_pattern_1",
+    "may_match_pattern_3",
+    "normalize_ja",
+    "pattern_1",
+    "pattern_2",
+    "pattern_3",
+    "reference_decision",
+    "select_jboolq",
+    "select_jnq",
+    "symbol_ids",
+    "too_short",
+    "word_count",
+]
 
 # MeCab output formats. fugashi strips the output, so the end of sentence is a visible "E".
 # _KEY_FORMAT: a known word as surface and context id (cheap: no feature decoding; the left id,
@@ -521,232 +397,6 @@ def _reference_tokens(tagger, text: str) -> list[JaToken]:
     except KeyError:
         return [_TOKEN_CACHE.get(word.feature_raw) or _new_token(word, word.feature_raw)
                 for word in words]
-
-
-def is_symbol(token: JaToken) -> bool:
-    """Punctuation, symbols and whitespace (UniDic 補助記号, 記号, 空白)."""
-    return token.pos1 in SYMBOL_POS
-
-
-def word_count(tokens: Sequence[JaToken], count_symbols: bool = False) -> int:
-    """JNQ §3.1 (b) word count: UniDic short units without punctuation and symbols (a "?" or
-    "。" is not a word, so it cannot lift a 7-word query to 8); ``count_symbols=True`` counts
-    every token as the analyzer returns it."""
-    if count_symbols:
-        return len(tokens)
-    count = 0
-    for token in tokens:
-        if token.pos1 not in SYMBOL_POS:
-            count += 1
-    return count
-
-
-def is_topic_marker(token: JaToken) -> bool:
-    """The binding particle は (助詞-係助詞), as in "Xは", "Xでは", "Xとは"."""
-    return token.lemma == "は" and token.pos1 == "助詞" and token.pos2 == "係助詞"
-
-
-def is_interrogative(token: JaToken) -> bool:
-    """An interrogative word by UniDic lemma (``INTERROGATIVE_LEMMAS``), any spelling."""
-    if token.lemma not in INTERROGATIVE_LEMMAS:
-        return False
-    allowed = INTERROGATIVE_POS.get(token.lemma)
-    return allowed is None or token.pos1 in allowed
-
-
-def _is_interrogative_at(tokens: Sequence[JaToken], i: int) -> bool:
-    """``is_interrogative``, or なんて/なんと before a verb of saying (なんて読む)."""
-    token = tokens[i]
-    if is_interrogative(token):
-        return True
-    return (token.lemma in QUOTATIVE_INTERROGATIVES and token.pos1 == "助詞"
-            and i + 1 < len(tokens) and tokens[i + 1].lemma in SAYING_VERBS)
-
-
-def _starts_idiom(tokens: Sequence[JaToken], i: int) -> bool:
-    """A ``NON_QUESTION_IDIOMS`` entry starts at ``i`` (each item is a lemma or a surface)."""
-    head = tokens[i]
-    tails = _IDIOM_TAILS.get(head.lemma)
-    if tails is None or i + 1 >= len(tokens) or head.surface in _FUSED_NANI:
-        return False
-    nxt = tokens[i + 1]
-    if nxt.lemma not in _IDIOM_SECOND and nxt.surface not in _IDIOM_SECOND:
-        return False
-    for rest in tails:
-        if i + len(rest) < len(tokens) and all(
-                tokens[i + 1 + k].lemma == item or tokens[i + 1 + k].surface == item
-                for k, item in enumerate(rest)):
-            return True
-    return False
-
-
-def _phrase_end(tokens: Sequence[JaToken], i: int) -> int:
-    """End of the interrogative phrase at ``i``: suffixes (誰さん, 何ら), and for numeral or
-    determiner interrogatives the counter or noun they take (何度, 何人, 幾つ, どの国)."""
-    head, j = tokens[i], i + 1
-    takes_nouns = head.pos2 == "数詞" or head.pos1 == "連体詞"
-    while j < len(tokens):
-        t = tokens[j]
-        if t.pos1 == "接尾辞" or (takes_nouns and t.pos1 in ("名詞", "接頭辞")):
-            j += 1
-        else:
-            break
-    return j
-
-
-def _is_linking(token: JaToken) -> bool:
-    """Case and adverbial particles (に, で, と, から, まで, くらい ...) and the copula だ/で,
-    which may stand between an interrogative and its も/か (どこにも, 誰にでも, 何だか)."""
-    if token.pos1 == "助詞":
-        return token.pos2 in ("格助詞", "副助詞") and token.lemma not in _NOT_LINKING
-    return token.pos1 == "助動詞" and token.lemma == "だ" and token.surface in ("で", "だ")
-
-
-def _sentence_goes_on(tokens: Sequence[JaToken], k: int) -> bool:
-    """True when words other than sentence-final particles follow, before a 。/?/! (句点)."""
-    for t in tokens[k:]:
-        if t.pos1 == "補助記号" and t.pos2 == "句点":
-            return False
-        if t.pos1 not in SYMBOL_POS and not (t.pos1 == "助詞" and t.pos2 == "終助詞"):
-            return True
-    return False
-
-
-def _concessive(tokens: Sequence[JaToken], j: int) -> bool:
-    """"No matter wh-": て + も or に + せよ/しろ later in the same clause (いつ飲んでも,
-    どうしても, 誰が来ても, 何にせよ, いずれにしても); the clause ends at punctuation or the next
-    interrogative. Not concessive: negative + ても ("need not": 何に従わなくてもよい) and
-    としても ("also as": 何としても知られる)."""
-    for k in range(j, len(tokens)):
-        t = tokens[k]
-        if t.pos1 in SYMBOL_POS or (t.lemma in INTERROGATIVE_LEMMAS and is_interrogative(t)):
-            return False
-        if t.lemma == "為る" and t.surface in ("せよ", "しろ") and tokens[k - 1].surface == "に":
-            return True
-        if (t.lemma == "て" and t.pos2 == "接続助詞" and k + 1 < len(tokens)
-                and tokens[k + 1].lemma == "も" and tokens[k + 1].pos1 == "助詞"):
-            before = tokens[k - 1]
-            if before.lemma in _NEGATIVES:
-                continue
-            if before.lemma == "為る" and k >= 2 and tokens[k - 2].lemma == "と":
-                continue
-            return True
-    return False
-
-
-def interrogative_is_question(tokens: Sequence[JaToken], i: int) -> bool:
-    """Whether the interrogative at ``i`` asks (JNQ §3.1 pattern 1) rather than being part of an
-    indefinite, universal, concessive or fixed expression. Blocked, by lemma and POS:
-
-    * followed (after its phrase and any case/adverbial particles) by も/しも/でも/やら:
-      いつも, 何も, 誰も, どこにも, 何度も, 何でも, 誰にでも, どうも, どうやら, 何やら
-      (but not とも + 呼ぶ/称する, "also called": 別名は何とも呼ばれる);
-    * followed by the particle か when the sentence goes on: 何か食べる, 誰かが, どこかで,
-      いつか, 何故か, 何とか, 何回か, 何だか, 何らか — but "...は何か" / "何か?" / "何かな"
-      (か sentence-final) ask "what is it" and are questions;
-    * どう in "...かどうか" (whether);
-    * ``NON_QUESTION_IDIOMS`` (なぜなら, 何より, 何となく, 何ら, いつの間にか ...);
-    * a concessive in the same clause (``_concessive``).
-    """
-    if not _is_interrogative_at(tokens, i) or _starts_idiom(tokens, i):
-        return False
-    if (tokens[i].lemma == "どう" and i > 0 and tokens[i - 1].lemma == "か"
-            and i + 1 < len(tokens) and tokens[i + 1].lemma == "か"):
-        return False
-    j = _phrase_end(tokens, i)
-    k = j
-    while k < len(tokens) and _is_linking(tokens[k]):
-        k += 1
-    if k < len(tokens) and tokens[k].pos1 == "助詞":
-        naming = (tokens[k - 1].lemma == "と" and k + 1 < len(tokens)
-                  and tokens[k + 1].lemma in _NAMING_VERBS)
-        if tokens[k].lemma in _UNIVERSAL_PARTICLES and not naming:
-            return False
-        if tokens[k].lemma == "か" and _sentence_goes_on(tokens, k + 1):
-            return False
-    return not _concessive(tokens, j)
-
-
-def pattern_1(tokens: Sequence[JaToken]) -> bool:
-    """JNQ §3.1 pattern 1: the topic marker は followed later by an interrogative word that
-    asks (``interrogative_is_question``)."""
-    seen_topic = False
-    for i, token in enumerate(tokens):
-        if not seen_topic:
-            seen_topic = token.lemma == "は" and is_topic_marker(token)
-        elif token.lemma in _CANDIDATE_LEMMAS and interrogative_is_question(tokens, i):
-            return True
-    return False
-
-
-def pattern_2(normalized: str) -> bool:
-    """JNQ §3.1 pattern 2: the final character is "?" (after NFKC, so "？" counts)."""
-    return normalized.endswith("?")
-
-
-def pattern_3(tokens: Sequence[JaToken], extended: bool = False) -> bool:
-    """JNQ §3.1 pattern 3: a noun whose lemma is 意味, 方法 or 理由; with ``extended`` also
-    ``PATTERN_3_EXTENDED`` and verb + 方 (読み方, やり方, 使い方)."""
-    words = _PATTERN_3_ALL if extended else PATTERN_3_WORDS
-    for i, t in enumerate(tokens):
-        lemma = t.lemma
-        if lemma in words and t.pos1 == "名詞":
-            return True
-        if (extended and lemma == HOW_TO_SUFFIX and t.pos1 == "接尾辞" and i > 0
-                and tokens[i - 1].pos1 == "動詞"):
-            return True
-    return False
-
-
-def ends_with_ka(tokens: Sequence[JaToken]) -> bool:
-    """JBoolQ §4: the last token that is not punctuation is the particle か (助詞)."""
-    for t in reversed(tokens):
-        if t.pos1 not in SYMBOL_POS:
-            return t.lemma == "か" and t.pos1 == "助詞"
-    return False
-
-
-def jboolq_rule(tokens: Sequence[JaToken], normalized: str, count_symbols: bool = False) -> bool:
-    """JBoolQ §4 (footnote 4): more than six words and ending with "?" or the particle か."""
-    return (word_count(tokens, count_symbols) >= JBOOLQ_MIN_WORDS
-            and (pattern_2(normalized) or ends_with_ka(tokens)))
-
-
-def matched_patterns(normalized: str, tokens: Sequence[JaToken],
-                     extended: bool = False) -> list[int]:
-    """The JNQ §3.1 patterns (1, 2, 3) the query matches."""
-    patterns = [1] if pattern_1(tokens) else []
-    if pattern_2(normalized):
-        patterns.append(2)
-    if pattern_3(tokens, extended):
-        patterns.append(3)
-    return patterns
-
-
-def select_jnq(normalized: str, tokens: Sequence[JaToken], count_symbols: bool = False,
-               extended: bool = False) -> tuple[list[int], str | None]:
-    """JNQ §3.1: (matched patterns, None) for a question candidate, else ([], reason), the
-    reason being the first failed rule: "too_long", "contains_space", "too_few_words",
-    "no_pattern"."""
-    reason = cheap_rejection(normalized)
-    if reason:
-        return [], reason
-    if word_count(tokens, count_symbols) < JNQ_MIN_WORDS:
-        return [], "too_few_words"
-    patterns = matched_patterns(normalized, tokens, extended)
-    return (patterns, None) if patterns else ([], "no_pattern")
-
-
-def select_jboolq(normalized: str, tokens: Sequence[JaToken],
-                  count_symbols: bool = False) -> str | None:
-    """JBoolQ §4: None for a candidate, else "too_long", "contains_space", "too_few_words" (six
-    words or fewer) or "not_yes_no_form" (ends neither with "?" nor with the particle か)."""
-    reason = cheap_rejection(normalized)
-    if reason:
-        return reason
-    if word_count(tokens, count_symbols) < JBOOLQ_MIN_WORDS:
-        return "too_few_words"
-    return None if pattern_2(normalized) or ends_with_ka(tokens) else "not_yes_no_form"
 
 
 class Decision(NamedTuple):
