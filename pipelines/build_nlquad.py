@@ -24,7 +24,7 @@ from pipelines.cli.http_limits import (
     add_decoded_limit_argument,
     add_wayback_limit_arguments,
     decoded_limit,
-    wayback_limit_options,
+    wayback_policy,
 )
 from pipelines.cli.inputs import matching_files, require_inputs
 from pipelines.cli.options import (
@@ -39,6 +39,7 @@ from pipelines.cli.options import (
     split_ratios_option,
 )
 from pipelines.cli.summary import dead_letter_line, empty_release_warning
+from transforms.clients.wayback.policy import WaybackPolicy
 from transforms.core.accounting import SIDE_OUTPUTS
 from transforms.nlquad.card import cdx_count_rows, nlquad_baselines, nlquad_card, nlquad_stats
 from transforms.nlquad.schema import FIELD_DOCS, NLQUAD_SCHEMA
@@ -67,6 +68,7 @@ from transforms.sources.page_files import ReadHtmlPages, ReadSamplePages, ReadWa
 DATASET = "nlquad"
 DATASET_VERSION = "1.0.0"
 MAX_PAGE_MIB = 64  # --max-decoded-mib: a real article page is well under 5 MiB
+WAYBACK = WaybackPolicy()  # the defaults of the wayback source options
 
 
 COMMAND = "python -m pipelines.build_nlquad"  # recorded in the manifest; the card names it
@@ -120,14 +122,16 @@ def build_parser() -> argparse.ArgumentParser:
     wayback.add_argument("--cache-dir", default=".cache/wayback",
                          help="cache of CDX pages and captures, local or gs:// (re-runs never "
                               "refetch; a crashed run resumes from it)")
-    wayback.add_argument("--fetch-workers", type=positive_int, default=2,
+    wayback.add_argument("--fetch-workers", type=positive_int, default=WAYBACK.fetch_workers,
                          help="parallel fetchers; the archive sees at most "
                               "fetch-workers x per-worker rate")
-    wayback.add_argument("--fetches-per-minute", type=positive_float, default=240,
+    wayback.add_argument("--fetches-per-minute", type=positive_float,
+                         default=WAYBACK.fetches_per_minute,
                          help="global page fetch rate (archive limit ~480/min per IP)")
-    wayback.add_argument("--cdx-per-minute", type=positive_float, default=20,
+    wayback.add_argument("--cdx-per-minute", type=positive_float, default=WAYBACK.cdx_per_minute,
                          help="CDX request rate (archive limit ~24/min per IP)")
-    wayback.add_argument("--rate-limit-pause", type=non_negative_float, default=60.0,
+    wayback.add_argument("--rate-limit-pause", type=non_negative_float,
+                         default=WAYBACK.rate_limit_pause,
                          help="seconds to pause after HTTP 429 or a refused connection")
     wayback.add_argument("--max-captures", type=non_negative_int, default=0,
                          help="stop after this many article captures (0 = all)")
@@ -168,10 +172,7 @@ def read_pages(pipeline: beam.Pipeline, args: argparse.Namespace):
 
     return pipeline | "Wayback" >> ReadWaybackPages(
         base_url=args.wayback_url, from_year=args.from_year, to_year=args.to_year,
-        cache_dir=args.cache_dir, fetch_workers=args.fetch_workers,
-        fetches_per_minute=args.fetches_per_minute, cdx_per_minute=args.cdx_per_minute,
-        rate_limit_pause=args.rate_limit_pause, max_captures=args.max_captures,
-        **wayback_limit_options(args))
+        policy=wayback_policy(args), max_captures=args.max_captures)
 
 
 def build_pipeline(pipeline: beam.Pipeline, args: argparse.Namespace,

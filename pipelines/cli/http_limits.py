@@ -2,9 +2,12 @@
 files, as options.
 
 ``add_limit_arguments`` adds one family of ``--<prefix>-*`` options (the Wayback source's
-``--wayback-*`` here, the linking stage's ``--http-*`` in ``linking``) and ``limit_options``
-turns the parsed values into client keyword arguments. ``add_decoded_limit_argument`` adds
-``--max-decoded-mib`` (each builder's input files) and ``decoded_limit`` gives it in bytes.
+``--wayback-*`` here, the linking stage's ``--http-*`` in ``linking``), with the defaults
+of the client's :class:`~transforms.clients.bounded_http.RequestLimits`, and
+``limit_options`` turns the parsed values back into a ``RequestLimits``; ``wayback_policy``
+gives the Wayback source its whole :class:`~transforms.clients.wayback.WaybackPolicy`.
+``add_decoded_limit_argument`` adds ``--max-decoded-mib`` (each builder's input files) and
+``decoded_limit`` gives it in bytes.
 Names use dashes; each pipeline's ``add_underscore_aliases`` makes them Flex Template
 parameters too.
 """
@@ -15,15 +18,16 @@ import argparse
 from typing import Any
 
 from pipelines.cli.options import non_negative_int, positive_float
-from transforms.clients.bounded_http import MIB
-from transforms.clients.wayback.client import DEFAULT_LIMITS as WAYBACK_LIMITS
+from transforms.clients.bounded_http import MIB, RequestLimits
+from transforms.clients.wayback.policy import WaybackPolicy
 
 
-def add_limit_arguments(parser: Any, prefix: str, what: str, limits: Any, *,
-                        connect: float, read: float, retries: int) -> None:
+def add_limit_arguments(parser: Any, prefix: str, what: str, limits: RequestLimits) -> None:
     """``--<prefix>-connect-timeout``, ``-read-timeout``, ``-deadline``, ``-max-retries``,
     ``-max-redirects``, ``-max-body-mib`` and ``-max-decoded-mib`` on ``parser`` (a parser or
     an argument group); ``what`` names the server in the help, ``limits`` gives the defaults."""
+    connect, read = limits.timeout
+    retries = limits.max_retries
     parser.add_argument(f"--{prefix}-connect-timeout", type=positive_float, default=connect,
                         help=f"seconds to wait for a connection to {what} (default {connect:g})")
     parser.add_argument(f"--{prefix}-read-timeout", type=positive_float, default=read,
@@ -51,30 +55,40 @@ def add_limit_arguments(parser: Any, prefix: str, what: str, limits: Any, *,
                              "not retried)")
 
 
-def limit_options(args: argparse.Namespace, prefix: str) -> dict[str, Any]:
-    """Client keyword arguments (plain, picklable values) of the parsed ``--<prefix>-*``."""
+def limit_options(args: argparse.Namespace, prefix: str) -> RequestLimits:
+    """The :class:`RequestLimits` (frozen, picklable) of the parsed ``--<prefix>-*``."""
     def value(name: str) -> Any:
         return getattr(args, f"{prefix}_{name}")
 
-    return {
-        "timeout": (value("connect_timeout"), value("read_timeout")),
-        "deadline": value("deadline"),
-        "max_retries": value("max_retries"),
-        "max_redirects": value("max_redirects"),
-        "max_body_bytes": mib_to_bytes(value("max_body_mib")),
-        "max_decoded_bytes": mib_to_bytes(value("max_decoded_mib")),
-    }
+    return RequestLimits(
+        timeout=(value("connect_timeout"), value("read_timeout")),
+        deadline=value("deadline"),
+        max_retries=value("max_retries"),
+        max_redirects=value("max_redirects"),
+        max_body_bytes=mib_to_bytes(value("max_body_mib")),
+        max_decoded_bytes=mib_to_bytes(value("max_decoded_mib")),
+    )
 
 
 def add_wayback_limit_arguments(parser: Any) -> None:
     """The Wayback source's ``--wayback-*`` limits."""
-    add_limit_arguments(parser, "wayback", "the archive", WAYBACK_LIMITS, connect=10.0,
-                        read=60.0, retries=5)
+    add_limit_arguments(parser, "wayback", "the archive", WaybackPolicy().limits)
 
 
-def wayback_limit_options(args: argparse.Namespace) -> dict[str, Any]:
-    """Keyword arguments of ``ReadWaybackPages`` from the parsed ``--wayback-*`` options."""
+def wayback_limit_options(args: argparse.Namespace) -> RequestLimits:
+    """The Wayback request limits of the parsed ``--wayback-*`` options."""
     return limit_options(args, "wayback")
+
+
+def wayback_policy(args: argparse.Namespace) -> WaybackPolicy:
+    """The ``ReadWaybackPages`` policy of the parsed Wayback source options: ``--cache-dir``,
+    ``--fetch-workers``, ``--fetches-per-minute``, ``--cdx-per-minute``,
+    ``--rate-limit-pause`` and the ``--wayback-*`` limits."""
+    return WaybackPolicy(cdx_per_minute=args.cdx_per_minute,
+                         fetches_per_minute=args.fetches_per_minute,
+                         rate_limit_pause=args.rate_limit_pause,
+                         fetch_workers=args.fetch_workers, cache_dir=args.cache_dir,
+                         limits=wayback_limit_options(args))
 
 
 def add_decoded_limit_argument(parser: Any, default_mib: float | None, what: str,

@@ -8,8 +8,10 @@ from typing import Any
 from pipelines.cli.errors import UsageError
 from pipelines.cli.http_limits import add_limit_arguments, limit_options
 from pipelines.cli.options import non_negative_float, positive_int
-from transforms.clients.http_json import DEFAULT_LIMITS
+from transforms.clients.bounded_http import RequestLimits
+from transforms.clients.http_json import HttpPolicy
 from transforms.clients.local_search import IndexFormatError
+from transforms.clients.search_backends import SearchEndpoints
 from transforms.nq.backends import BackendOptions
 from transforms.sources.index_copy import check_index_dir
 from transforms.sources.search_corpus import ensure_sample_index
@@ -51,22 +53,20 @@ def add_linking_arguments(parser: argparse.ArgumentParser, lang: str):
 
 def add_http_limit_arguments(group: Any) -> None:
     """Time, size, redirect and retry limits of each search or page request (``--http-*``)."""
-    add_limit_arguments(group, "http", "a search or page API", DEFAULT_LIMITS, connect=10.0,
-                        read=30.0, retries=4)
+    add_limit_arguments(group, "http", "a search or page API", HttpPolicy().limits)
 
 
-def http_limit_options(args: argparse.Namespace) -> dict[str, Any]:
-    """PoliteHttp keyword arguments of the parsed ``--http-*`` options (plain, picklable)."""
+def http_limit_options(args: argparse.Namespace) -> RequestLimits:
+    """The search and page request limits of the parsed ``--http-*`` options."""
     return limit_options(args, "http")
 
 
 def backend_options(args: argparse.Namespace) -> BackendOptions:
     """BackendOptions from parsed linking arguments (``args.pages`` already resolved)."""
     per_client = args.requests_per_minute / max(1, args.shards)
-    http = {"per_minute": per_client, "cache_dir": args.http_cache_dir,
-            **http_limit_options(args)}
-    search = {"mediawiki": {"api_url": args.mediawiki_api_url},
-              "web": {"endpoint": args.web_endpoint}}.get(args.search, {})
+    http = HttpPolicy(per_minute=per_client, cache_dir=args.http_cache_dir,
+                      limits=http_limit_options(args))
+    search = SearchEndpoints(api_url=args.mediawiki_api_url, endpoint=args.web_endpoint)
     return BackendOptions(args.search, args.pages, args.lang, args.index_dir, http, search,
                           args.rest_url)
 

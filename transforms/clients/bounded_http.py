@@ -28,8 +28,8 @@ from __future__ import annotations
 import time
 import zlib
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
-from typing import Any
+from dataclasses import dataclass, fields, replace
+from typing import Any, TypeVar
 from urllib.parse import urljoin
 
 import requests
@@ -43,22 +43,46 @@ DEADLINE_EXCEEDED = "deadline_exceeded"
 TOO_MANY_REDIRECTS = "too_many_redirects"
 TRUNCATED = "truncated"
 _GZIP = 16 + zlib.MAX_WBITS
+S = TypeVar("S")
 
 
 @dataclass(frozen=True)
-class HttpLimits:
-    """Per-request limits: total seconds, raw and decoded body bytes, redirect hops."""
+class RequestLimits:
+    """Per-request limits: requests' ``(connect, read)`` socket timeout, total seconds per
+    attempt, retries after the first attempt, redirect hops, raw and decoded body bytes.
 
+    Each client kind owns its defaults once (``http_json.DEFAULT_LIMITS``,
+    ``wayback.policy.DEFAULT_LIMITS``); a single number as ``timeout`` is both.
+    """
+
+    timeout: tuple[float, float]
     deadline: float
+    max_retries: int
+    max_redirects: int
     max_body_bytes: int
     max_decoded_bytes: int
-    max_redirects: int
 
     def __post_init__(self) -> None:
+        pair = self.timeout
+        pair = (pair, pair) if isinstance(pair, int | float) else tuple(pair)
+        object.__setattr__(self, "timeout", pair)
         if self.deadline <= 0 or self.max_body_bytes <= 0 or self.max_decoded_bytes <= 0:
             raise ValueError(f"HTTP limits must be positive: {self}")
         if self.max_redirects < 0:
             raise ValueError(f"max_redirects must be >= 0, got {self.max_redirects}")
+
+
+_LIMIT_FIELDS = frozenset(f.name for f in fields(RequestLimits))
+
+
+def with_overrides(settings: S, **changes: Any) -> S:
+    """Frozen ``settings`` (a policy with a ``limits`` field) with fields replaced by name;
+    names of :class:`RequestLimits` fields replace those of ``settings.limits``. An unknown
+    name is a TypeError, as an unexpected keyword argument was."""
+    limits = {name: changes.pop(name) for name in list(changes) if name in _LIMIT_FIELDS}
+    if limits:
+        changes["limits"] = replace(settings.limits, **limits)  # type: ignore[attr-defined]
+    return replace(settings, **changes) if changes else settings
 
 
 class BoundedHttpError(Exception):
@@ -165,7 +189,7 @@ def declared_length(resp: requests.Response) -> int | None:
 
 def read_body(
     resp: requests.Response,
-    limits: HttpLimits,
+    limits: RequestLimits,
     deadline: Deadline,
     read_timeout: float,
     decoder: BoundedDecoder | None = None,

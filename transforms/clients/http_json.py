@@ -46,10 +46,11 @@ from transforms.clients.bounded_http import (
     BoundedDecoder,
     BoundedHttpError,
     Deadline,
-    HttpLimits,
+    RequestLimits,
     get_following_redirects,
     read_body,
     timeout_pair,
+    with_overrides,
 )
 from transforms.clients.cache_store import CacheStore, ObjectStorage
 from transforms.clients.rate_limit import RateLimiter
@@ -68,8 +69,9 @@ RETRYABLE_KINDS = frozenset({"server_error", "timeout", "deadline_exceeded", "co
 CACHED_ERROR_STATUSES = frozenset({404, 410})
 REDIRECT_STATUSES = frozenset({301, 302, 303, 307, 308})
 DEFAULT_REDACT = ("key", "api_key", "apikey", "access_token", "subscription-key")
-DEFAULT_LIMITS = HttpLimits(deadline=120.0, max_body_bytes=16 * MIB,
-                            max_decoded_bytes=64 * MIB, max_redirects=5)
+DEFAULT_LIMITS = RequestLimits(timeout=(10.0, 30.0), deadline=120.0, max_retries=4,
+                               max_redirects=5, max_body_bytes=16 * MIB,
+                               max_decoded_bytes=64 * MIB)
 _RATE_LIMIT_API_CODES = frozenset({"maxlag", "ratelimited"})
 _SERVER_API_CODES = frozenset({"readonly", "internal_api_error"})
 _DROPPED_HEADERS = frozenset({"set-cookie", "content-encoding", "transfer-encoding"})
@@ -94,13 +96,38 @@ def toolkit_user_agent(contact: str | None = None) -> str:
     return f"{TOOL_NAME}/{_tool_version()} ({contact}) python-requests/{requests.__version__}"
 
 
+@dataclass(frozen=True)
+class HttpPolicy:
+    """How a :class:`PoliteHttp` treats its server (frozen, picklable: DoFns hold it).
+
+    ``per_minute`` is the rate limit (``<= 0``: none; None: the client kind's own default,
+    see :func:`build_http`); ``cache_dir`` the on-disk cache (None: none; ``gs://...`` needs
+    a ``cache_storage``); a rate-limited answer pauses ``max(rate_limit_pause,
+    Retry-After)``, other retryable failures back off from ``backoff_base`` up to
+    ``backoff_max``; ``limits`` bound every request.
+    """
+
+    per_minute: float | None = None
+    cache_dir: str | os.PathLike[str] | None = None
+    rate_limit_pause: float = 60.0
+    backoff_base: float = 1.0
+    backoff_max: float = 60.0
+    limits: RequestLimits = DEFAULT_LIMITS
+
+    def override(self, **changes: Any) -> HttpPolicy:
+        """This policy with fields (or fields of ``limits``) replaced by name."""
+        return with_overrides(self, **changes)
+
+
 def build_http(default_per_minute: float, /, **options: Any) -> PoliteHttp:
-    """A :class:`PoliteHttp` from ``options``, with the toolkit User-Agent and
-    ``default_per_minute`` unless they are given (the User-Agent is only built, and a missing
-    contact only logged, when needed)."""
+    """A :class:`PoliteHttp` from ``options`` (its keywords: ``policy`` and overrides of its
+    fields), with the toolkit User-Agent and ``default_per_minute`` unless they are given (the
+    User-Agent is only built, and a missing contact only logged, when needed)."""
     if "user_agent" not in options:
         options["user_agent"] = toolkit_user_agent()
-    options.setdefault("per_minute", default_per_minute)
+    policy = options.get("policy") or HttpPolicy()
+    if policy.per_minute is None:
+        options.setdefault("per_minute", default_per_minute)
     return PoliteHttp(**options)
 
 
@@ -180,46 +207,44 @@ class HttpError(Exception):
 class PoliteHttp(PoliteClientBase):
     """requests-based GET client with a rate limit, retries, backoff and an on-disk cache.
 
-    ``per_minute <= 0`` disables the rate limit; ``max_retries`` counts retries after the first
-    attempt; ``timeout`` is requests' ``(connect, read)``, per socket operation; ``deadline``
-    bounds each attempt in total (seconds, redirects included); ``max_body_bytes`` /
-    ``max_decoded_bytes`` cap a body as sent and once decoded; ``max_redirects`` caps the
-    hops followed (each one rate-limited and counted); ``redact_params`` name query
-    parameters holding secrets. ``cache_storage`` stores a remote ``cache_dir`` (``gs://...``);
-    a local one is a directory. ``stats`` counts requests, retries, rate_limited, cache_hits,
-    failures and ``error_<kind>``.
+    ``policy`` (an :class:`HttpPolicy`; ``overrides`` replace its fields, or those of its
+    ``limits``, by name) sets the rate limit, cache, retries and request limits: ``timeout``
+    is requests' ``(connect, read)``, per socket operation; ``deadline`` bounds each attempt
+    in total (seconds, redirects included); ``max_body_bytes`` / ``max_decoded_bytes`` cap a
+    body as sent and once decoded; ``max_redirects`` caps the hops followed (each one
+    rate-limited and counted). ``redact_params`` name query parameters holding secrets.
+    ``cache_storage`` stores a remote ``cache_dir`` (``gs://...``); a local one is a
+    directory. ``sleep`` is the clock of waits and pauses (tests inject one). ``stats``
+    counts requests, retries, rate_limited, cache_hits, failures and ``error_<kind>``.
     """
 
     def __init__(
         self,
         user_agent: str,
-        per_minute: float,
-        max_retries: int = 4,
-        backoff_base: float = 1.0,
-        backoff_max: float = 60.0,
-        rate_limit_pause: float = 60.0,
-        timeout: tuple[float, float] = (10.0, 30.0),
-        cache_dir: str | os.PathLike[str] | None = None,
+        *,
+        policy: HttpPolicy | None = None,
         sleep: Callable[[float], Any] = time.sleep,
         redact_params: Iterable[str] = DEFAULT_REDACT,
         cache_storage: ObjectStorage | None = None,
-        deadline: float = DEFAULT_LIMITS.deadline,
-        max_body_bytes: int = DEFAULT_LIMITS.max_body_bytes,
-        max_decoded_bytes: int = DEFAULT_LIMITS.max_decoded_bytes,
-        max_redirects: int = DEFAULT_LIMITS.max_redirects,
+        **overrides: Any,
     ) -> None:
+        policy = (policy or HttpPolicy()).override(**overrides)
+        if policy.per_minute is None:
+            raise ValueError("PoliteHttp needs a per_minute rate (0 = no limit)")
         self.user_agent = user_agent
-        self.timeout = timeout
-        self.limits = HttpLimits(deadline=deadline, max_body_bytes=max_body_bytes,
-                                 max_decoded_bytes=max_decoded_bytes, max_redirects=max_redirects)
-        self.cache_dir = cache_dir
-        self._cache = CacheStore(cache_dir, cache_storage) if cache_dir else None
+        self.policy = policy
+        self.timeout = policy.limits.timeout
+        self.limits = policy.limits
+        self.cache_dir = policy.cache_dir
+        self._cache = CacheStore(policy.cache_dir, cache_storage) if policy.cache_dir else None
         self.redact_params = frozenset(name.lower() for name in redact_params)
         self._sleep = sleep
-        self._limiter = RateLimiter(per_minute, sleep=sleep)
+        self._limiter = RateLimiter(policy.per_minute, sleep=sleep)
         self._open_session(user_agent, "gzip")
-        self._init_retry_policy(max_retries=max_retries, backoff_base=backoff_base,
-                                backoff_max=backoff_max, rate_limit_pause=rate_limit_pause,
+        self._init_retry_policy(max_retries=policy.limits.max_retries,
+                                backoff_base=policy.backoff_base,
+                                backoff_max=policy.backoff_max,
+                                rate_limit_pause=policy.rate_limit_pause,
                                 rate_limit_kinds=RATE_LIMIT_KINDS, stat_keys=STAT_KEYS)
 
     def get(

@@ -260,14 +260,30 @@ class WebSearch:
         return self.http.stats
 
 
+@dataclass(frozen=True)
+class SearchEndpoints:
+    """Where the network search backends ask (frozen, picklable): the MediaWiki Action API
+    URL and the web search JSON endpoint; None leaves a backend's own default."""
+
+    api_url: str | None = None
+    endpoint: str | None = None
+
+    def for_backend(self, name: str) -> dict[str, str]:
+        """The keyword arguments of backend ``name`` (only the endpoint it takes, when set)."""
+        value = {"mediawiki": self.api_url, "web": self.endpoint}.get(name)
+        key = "api_url" if name == "mediawiki" else "endpoint"
+        return {key: value} if value is not None else {}
+
+
 def search_backend_from_options(name: str, lang: str = "en", **options: Any) -> SearchBackend:
     """Build the backend ``name`` ("mediawiki", "web" or "local").
 
     Options set to None are dropped (unset command-line flags). "local" takes ``index_dir``;
     "mediawiki" takes :class:`MediaWikiSearch` and PoliteHttp keywords; "web" takes
     :class:`WebSearch` and PoliteHttp keywords (``lang`` is not sent: set e.g.
-    ``params={"lr": "lang_ja"}`` for Google). PoliteHttp keywords include ``cache_dir`` and,
-    for a remote one (``gs://...``), ``cache_storage``.
+    ``params={"lr": "lang_ja"}`` for Google). PoliteHttp keywords are ``policy`` (an
+    :class:`~transforms.clients.http_json.HttpPolicy`: rate, ``cache_dir``, limits), overrides
+    of its fields and, for a remote cache (``gs://...``), ``cache_storage``.
     """
     options = {key: value for key, value in options.items() if value is not None}
     if name == "local":

@@ -2,8 +2,9 @@
 
 ``--search``: ``local`` (BM25 index directory), ``mediawiki`` (Wikipedia search API) or
 ``web`` (a web search JSON API). ``--pages``: ``local`` (the page HTML stored in the index
-directory) or ``rest`` (the Wikimedia REST API, revision recorded). A remote HTTP cache
-(``http["cache_dir"]`` such as ``gs://...``) is stored through Beam's filesystems.
+directory) or ``rest`` (the Wikimedia REST API, revision recorded). The network clients
+follow ``http`` (an ``HttpPolicy``: rate, cache, request limits); a remote HTTP cache
+(``http.cache_dir`` such as ``gs://...``) is stored through Beam's filesystems.
 """
 
 from __future__ import annotations
@@ -13,6 +14,8 @@ from typing import TYPE_CHECKING, Any
 
 from apache_beam.utils.shared import Shared
 
+from transforms.clients.http_json import HttpPolicy
+from transforms.clients.search_backends import SearchEndpoints
 from transforms.core.beam_storage import beam_storage_for
 
 if TYPE_CHECKING:
@@ -22,14 +25,14 @@ if TYPE_CHECKING:
 
 @dataclass(frozen=True)
 class BackendOptions:
-    """Everything a worker needs to build its clients (plain values: picklable)."""
+    """Everything a worker needs to build its clients (frozen values: picklable)."""
 
     search: str = "local"
     pages: str = "local"
     lang: str = "en"
     index_dir: str = ""
-    http: dict[str, Any] = field(default_factory=dict)
-    search_options: dict[str, Any] = field(default_factory=dict)
+    http: HttpPolicy = HttpPolicy()
+    search_options: SearchEndpoints = SearchEndpoints()
     rest_url: str | None = None
     shared: Shared = field(default_factory=Shared, compare=False, repr=False)
 
@@ -46,8 +49,8 @@ class BackendOptions:
                 lambda: LocalSearch(local_index(index_dir)), tag=index_dir))
         from transforms.clients.search_backends import search_backend_from_options
 
-        return search_backend_from_options(self.search, self.lang,
-                                           **{**self._http_options(), **self.search_options})
+        return search_backend_from_options(self.search, self.lang, **self._http_options(),
+                                           **self.search_options.for_backend(self.search))
 
     def make_fetcher(self) -> WikipediaPageFetcher | LocalPageFetcher:
         """The page fetcher named by ``pages``."""
@@ -61,12 +64,10 @@ class BackendOptions:
                                     **self._http_options())
 
     def _http_options(self) -> dict[str, Any]:
-        """``http``, plus Beam's filesystems as ``cache_storage`` when the cache is remote.
-
-        Built on the worker: the storage is not part of the pickled options.
-        """
-        storage = beam_storage_for(self.http.get("cache_dir"))
-        return {**self.http, "cache_storage": storage} if storage else dict(self.http)
+        """``http`` as the clients' ``policy``, plus Beam's filesystems as ``cache_storage``
+        when the cache is remote. Built on the worker: the storage is not pickled."""
+        storage = beam_storage_for(self.http.cache_dir)
+        return {"policy": self.http, **({"cache_storage": storage} if storage else {})}
 
 
 class SharedSearch:

@@ -174,7 +174,7 @@ class LinkAndFetch(beam.PTransform):
 
     Searches and page fetches run on ``shards`` keys, one client each, so however many
     workers run, the API sees at most ``shards`` clients, each limited to its share of the
-    global rate (``BackendOptions.http["per_minute"]`` is already divided). ``options`` is a
+    global rate (``BackendOptions.http.per_minute`` is already divided). ``options`` is a
     ``transforms.nq.backends.BackendOptions``; returns the pairs and the tagged results that
     carry the accounting outputs."""
 

@@ -9,27 +9,37 @@
    the earliest non-AMP capture wins, the one nearest to publication.
 3. ``FetchCaptures``: fetch raw captures (``id_`` URLs, no banner) with a bounded global rate:
    captures are keyed onto ``fetch_workers`` keys so at most that many fetchers run, each
-   limited to ``fetches_per_minute / fetch_workers``. Retries, 429 pauses, the request limits
-   (``timeout``, ``deadline``, ``max_redirects``, ``max_body_bytes``, ``max_decoded_bytes``)
-   and the on-disk cache (re-runs never refetch, a crashed run resumes) live in
-   ``transforms.clients.wayback``. A capture or CDX page that fails for good (e.g.
-   ``body_too_large``, ``deadline_exceeded``, ``too_many_redirects``) is tallied as
-   ``<stage>.failed.<kind>`` and dead-lettered with its ``kind``.
+   limited to ``fetches_per_minute / fetch_workers`` (``WaybackPolicy.per_fetcher``).
+   Retries, 429 pauses, the request limits (``timeout``, ``deadline``, ``max_redirects``,
+   ``max_body_bytes``, ``max_decoded_bytes``) and the on-disk cache (re-runs never refetch,
+   a crashed run resumes) live in ``transforms.clients.wayback``. A capture or CDX page
+   that fails for good (e.g. ``body_too_large``, ``deadline_exceeded``,
+   ``too_many_redirects``) is tallied as ``<stage>.failed.<kind>`` and dead-lettered with
+   its ``kind``.
 
-HTTP clients are built in ``DoFn.setup()`` (sessions are not picklable), with Beam's
+The DoFns hold a frozen ``WaybackPolicy`` (rates, cache, limits; its defaults are the only
+ones); clients are built from it in ``DoFn.setup()`` (sessions are not picklable), with Beam's
 filesystems as the cache storage when ``cache_dir`` is remote (``gs://...``).
 """
 
 from __future__ import annotations
 
 import hashlib
+import time
+from collections.abc import Callable
+from typing import Any
 
 import apache_beam as beam
 
 from filters.bbc.urls import classify_bbc_url
-from transforms.clients.wayback import CdxCapture, WaybackClient, WaybackError, bbc_cdx_queries
+from transforms.clients.wayback import (
+    CdxCapture,
+    WaybackClient,
+    WaybackError,
+    WaybackPolicy,
+    bbc_cdx_queries,
+)
 from transforms.clients.wayback.cdx import ADJACENT_DUPLICATE, CdxBadRow, CdxDuplicate
-from transforms.clients.wayback.client import DEFAULT_LIMITS
 from transforms.core.accounting import SIDE_OUTPUTS, dead_letter, rejected, tally
 from transforms.core.beam_storage import beam_storage_for
 from transforms.core.progress import Progress
@@ -41,17 +51,23 @@ ROWS_READ = "rows_read"
 CAPTURES_LISTED = "captures_listed"
 SKIPPED_ADJACENT_DUPLICATE = f"skipped.{ADJACENT_DUPLICATE}"
 MALFORMED = "malformed"
+DEFAULT_POLICY = WaybackPolicy()
 
 
 class _WaybackDoFn(beam.DoFn):
-    """A DoFn owning one WaybackClient per worker (sessions are built in ``setup``)."""
+    """A DoFn owning one WaybackClient per worker (sessions are built in ``setup``) of
+    ``base_url`` under ``policy``; ``sleep`` is the clock of its waits (tests inject one)."""
 
-    def __init__(self, client_options: dict):
-        self.client_options = client_options
+    def __init__(self, base_url: str, policy: WaybackPolicy,
+                 sleep: Callable[[float], Any] = time.sleep):
+        self.base_url = base_url
+        self.policy = policy
+        self.sleep = sleep
 
     def setup(self):
-        storage = beam_storage_for(self.client_options.get("cache_dir"))
-        self._client = WaybackClient(**self.client_options, cache_storage=storage)
+        storage = beam_storage_for(self.policy.cache_dir)
+        self._client = WaybackClient(self.base_url, self.policy, sleep=self.sleep,
+                                     cache_storage=storage)
         self._progress = Progress(f"{self.STAGE} items", 10.0)
 
     def teardown(self):
@@ -169,38 +185,26 @@ class FetchCaptures(_WaybackDoFn):
 class ReadWaybackPages(beam.PTransform):
     """BBC News article captures of ``from_year``..``to_year`` from the Wayback Machine.
 
-    ``timeout`` (connect, read), ``deadline`` (total seconds per attempt), ``max_retries``,
-    ``max_redirects``, ``max_body_bytes`` and ``max_decoded_bytes`` bound every request
-    (see :class:`transforms.clients.wayback.WaybackClient`).
+    ``policy`` (:class:`transforms.clients.wayback.WaybackPolicy`) sets the rates, the
+    fetchers, the cache and the limits of every request; each of its ``fetch_workers``
+    fetchers gets its share of the fetch rate.
     """
 
-    def __init__(self, base_url: str, from_year: int, to_year: int, cache_dir: str,
-                 fetch_workers: int = 2, fetches_per_minute: float = 240,
-                 cdx_per_minute: float = 20, rate_limit_pause: float = 60.0,
-                 max_captures: int = 0, timeout: tuple[float, float] = (10.0, 60.0),
-                 max_retries: int = 5, backoff_base: float = 2.0,
-                 deadline: float = DEFAULT_LIMITS.deadline,
-                 max_redirects: int = DEFAULT_LIMITS.max_redirects,
-                 max_body_bytes: int = DEFAULT_LIMITS.max_body_bytes,
-                 max_decoded_bytes: int = DEFAULT_LIMITS.max_decoded_bytes):
+    def __init__(self, base_url: str, from_year: int, to_year: int,
+                 policy: WaybackPolicy = DEFAULT_POLICY, max_captures: int = 0):
         super().__init__()
+        self.base_url = base_url
         self.from_year, self.to_year = from_year, to_year
-        self.fetch_workers = max(1, fetch_workers)
+        self.fetch_workers = max(1, policy.fetch_workers)
         self.max_captures = max_captures
-        common = {"base_url": base_url, "cache_dir": cache_dir, "timeout": tuple(timeout),
-                  "max_retries": max_retries, "rate_limit_pause": rate_limit_pause,
-                  "backoff_base": backoff_base, "deadline": deadline,
-                  "max_redirects": max_redirects, "max_body_bytes": max_body_bytes,
-                  "max_decoded_bytes": max_decoded_bytes}
-        self.cdx_options = {**common, "cdx_per_minute": cdx_per_minute}
-        self.fetch_options = {**common,
-                              "fetch_per_minute": fetches_per_minute / self.fetch_workers}
+        self.cdx_policy = policy
+        self.fetch_policy = policy.per_fetcher()
 
     def expand(self, pbegin):
         listed = (pbegin
                   | "CdxQueries" >> beam.Create(bbc_cdx_queries(self.from_year, self.to_year))
-                  | "ListCdx" >> beam.ParDo(ListCdxCaptures(self.cdx_options)).with_outputs(
-                      *SIDE_OUTPUTS, main="main"))
+                  | "ListCdx" >> beam.ParDo(ListCdxCaptures(self.base_url, self.cdx_policy))
+                  .with_outputs(*SIDE_OUTPUTS, main="main"))
         classified = (listed.main
                       | "ArticleUrls" >> beam.FlatMap(_classify).with_outputs(
                           *SIDE_OUTPUTS, main="main"))
@@ -226,6 +230,6 @@ class ReadWaybackPages(beam.PTransform):
         fetched = (chosen
                    | "KeyByFetcher" >> beam.Map(lambda kv: (_fetch_key(kv[0], workers), kv[1]))
                    | "GroupByFetcher" >> beam.GroupByKey()
-                   | "Fetch" >> beam.ParDo(FetchCaptures(self.fetch_options)).with_outputs(
-                       *SIDE_OUTPUTS, main="main"))
+                   | "Fetch" >> beam.ParDo(FetchCaptures(self.base_url, self.fetch_policy))
+                   .with_outputs(*SIDE_OUTPUTS, main="main"))
         return fetched.main, [*accounting, fetched]

@@ -16,7 +16,7 @@ def test_global_rate_is_divided_between_shards():
     args = parser.parse_args(["--requests-per-minute", "120", "--shards", "4",
                               "--pages", "rest", "--search", "mediawiki"])
     options = backend_options(args)
-    assert options.http["per_minute"] == 30
+    assert options.http.per_minute == 30
     assert (options.search, options.pages, options.lang) == ("mediawiki", "rest", "en")
 
 
@@ -29,9 +29,10 @@ def _options(argv):
 
 
 def test_http_limits_default_to_the_client_defaults():
-    http = _options([]).http
-    assert {k: http[k] for k in ("timeout", "deadline", "max_retries", "max_redirects",
-                                 "max_body_bytes", "max_decoded_bytes")} == {
+    limits = _options([]).http.limits
+    assert {k: getattr(limits, k) for k in ("timeout", "deadline", "max_retries",
+                                            "max_redirects", "max_body_bytes",
+                                            "max_decoded_bytes")} == {
         "timeout": (10.0, 30.0), "deadline": 120.0, "max_retries": 4, "max_redirects": 5,
         "max_body_bytes": 16 << 20, "max_decoded_bytes": 64 << 20}
 
@@ -41,8 +42,9 @@ def test_http_limits_reach_the_clients_with_flex_template_names():
                         "--http_read_timeout=2", "--http-max-retries", "0",
                         "--http_max_redirects=1", "--http-max-body-mib", "0.5",
                         "--http_max_decoded_mib=2"])
-    assert options.http["timeout"] == (1.0, 2.0) and options.http["deadline"] == 2.5
-    assert options.http["max_body_bytes"] == 512 * 1024
+    limits = options.http.limits
+    assert limits.timeout == (1.0, 2.0) and limits.deadline == 2.5
+    assert limits.max_body_bytes == 512 * 1024
     client = options.make_fetcher().http
     assert (client.limits.deadline, client.limits.max_redirects, client.max_retries) == (
         2.5, 1, 0)

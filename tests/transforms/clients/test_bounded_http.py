@@ -11,7 +11,7 @@ from transforms.clients.bounded_http import (
     BoundedDecoder,
     BoundedHttpError,
     Deadline,
-    HttpLimits,
+    RequestLimits,
     timeout_pair,
 )
 
@@ -97,6 +97,8 @@ def test_deadline_caps_timeouts_and_extends_on_waits() -> None:
 
 def test_limits_must_be_positive() -> None:
     with pytest.raises(ValueError):
-        HttpLimits(deadline=0, max_body_bytes=1, max_decoded_bytes=1, max_redirects=0)
+        RequestLimits(timeout=1.0, deadline=0, max_retries=0, max_body_bytes=1,
+                      max_decoded_bytes=1, max_redirects=0)
     with pytest.raises(ValueError):
-        HttpLimits(deadline=1, max_body_bytes=1, max_decoded_bytes=1, max_redirects=-1)
+        RequestLimits(timeout=1.0, deadline=1, max_retries=0, max_body_bytes=1,
+                      max_decoded_bytes=1, max_redirects=-1)

@@ -6,6 +6,8 @@ import pickle
 
 from tests.fakes.object_store import use_bucket
 from tests.fakes.wiki_server import FakePage, FakeWiki
+from transforms.clients.http_json import HttpPolicy
+from transforms.clients.search_backends import SearchEndpoints
 from transforms.core.beam_storage import BeamFileSystemStorage, beam_storage_for
 from transforms.nq.backends import BackendOptions
 
@@ -32,8 +34,8 @@ def test_backend_options_build_clients_on_a_remote_cache(tmp_path):
     use_bucket(tmp_path / "bucket")
     with FakeWiki([FakePage("Nile", "A river flowing north.", 7)]) as wiki:
         options = BackendOptions(search="mediawiki", pages="rest",
-                                 http={"per_minute": 0, "cache_dir": "fakegs://http"},
-                                 search_options={"api_url": wiki.api_url},
+                                 http=HttpPolicy(per_minute=0, cache_dir="fakegs://http"),
+                                 search_options=SearchEndpoints(api_url=wiki.api_url),
                                  rest_url=wiki.rest_url)
         options = pickle.loads(pickle.dumps(options))  # shipped to the workers
         for _ in range(2):  # the second worker is served from the object store
@@ -41,4 +43,4 @@ def test_backend_options_build_clients_on_a_remote_cache(tmp_path):
             assert [hit.title for hit in options.make_search().search("river")] == ["Nile"]
         assert len(wiki.requests) == 2
     assert list((tmp_path / "bucket" / "http").rglob("*.http"))
-    assert "cache_storage" not in options.http
+    assert not hasattr(options.http, "cache_storage")

@@ -11,6 +11,8 @@ from pipelines.cli.http_limits import add_wayback_limit_arguments, wayback_limit
 from tests.conftest import TEST_RUNNER
 from tests.fakes.object_store import use_bucket
 from tests.fakes.wayback_server import FakeWayback
+from transforms.clients.bounded_http import RequestLimits
+from transforms.clients.wayback import WaybackPolicy
 from transforms.core.accounting import DEAD_LETTER, TALLY
 from transforms.sources.wayback import ReadWaybackPages
 
@@ -29,9 +31,9 @@ CAPTURES = [
 
 def _source(server, cache_dir):
     return ReadWaybackPages(
-        base_url=server.base_url, from_year=2016, to_year=2020, cache_dir=str(cache_dir),
-        fetch_workers=2, fetches_per_minute=0, cdx_per_minute=0, rate_limit_pause=0.01,
-        timeout=(2.0, 2.0), max_retries=3, backoff_base=0.01)
+        base_url=server.base_url, from_year=2016, to_year=2020, policy=WaybackPolicy().override(
+            cache_dir=str(cache_dir), fetch_workers=2, fetches_per_minute=0, cdx_per_minute=0,
+            rate_limit_pause=0.01, timeout=(2.0, 2.0), max_retries=3, backoff_base=0.01))
 
 
 def _run(server, cache_dir, first_run):
@@ -97,9 +99,9 @@ def _limited_source(server, cache_dir, argv):
     add_wayback_limit_arguments(parser)
     limits = wayback_limit_options(parser.parse_args(argv))
     return ReadWaybackPages(
-        base_url=server.base_url, from_year=2016, to_year=2020, cache_dir=str(cache_dir),
-        fetch_workers=1, fetches_per_minute=0, cdx_per_minute=0, rate_limit_pause=0.01,
-        backoff_base=0.01, **limits)
+        base_url=server.base_url, from_year=2016, to_year=2020, policy=WaybackPolicy(
+            cache_dir=str(cache_dir), fetch_workers=1, fetches_per_minute=0, cdx_per_minute=0,
+            rate_limit_pause=0.01, backoff_base=0.01, limits=limits))
 
 
 def test_hostile_capture_is_dead_lettered_with_its_kind(tmp_path):
@@ -146,11 +148,12 @@ def test_limit_options_map_to_source_arguments():
     parser = argparse.ArgumentParser()
     add_wayback_limit_arguments(parser)
     defaults = wayback_limit_options(parser.parse_args([]))
-    assert defaults == {"timeout": (10.0, 60.0), "deadline": 300.0, "max_retries": 5,
-                        "max_redirects": 5, "max_body_bytes": 64 << 20,
-                        "max_decoded_bytes": 256 << 20}
-    source = ReadWaybackPages("http://127.0.0.1:9", 2016, 2016, "", **defaults)
-    assert source.fetch_options["max_body_bytes"] == 64 << 20
-    assert source.cdx_options["deadline"] == 300.0
+    assert defaults == RequestLimits(timeout=(10.0, 60.0), deadline=300.0, max_retries=5,
+                                     max_redirects=5, max_body_bytes=64 << 20,
+                                     max_decoded_bytes=256 << 20)
+    source = ReadWaybackPages("http://127.0.0.1:9", 2016, 2016,
+                              WaybackPolicy(cache_dir="", limits=defaults))
+    assert source.fetch_policy.limits.max_body_bytes == 64 << 20
+    assert source.cdx_policy.limits.deadline == 300.0
     with pytest.raises(SystemExit):
         parser.parse_args(["--wayback-deadline", "0"])

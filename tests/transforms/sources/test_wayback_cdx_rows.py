@@ -12,6 +12,7 @@ from apache_beam import pvalue
 
 from tests.fakes.wayback_server import FakeWayback
 from tests.transforms.clients.wayback.helpers import ScriptedCdx, cdx_page, cdx_row, html
+from transforms.clients.wayback import WaybackPolicy
 from transforms.clients.wayback.cdx import (
     BAD_TIMESTAMP,
     CONTROL_CHARACTER,
@@ -31,13 +32,13 @@ from transforms.sources.wayback import (
 )
 
 QUERY = {"url": "bbc.co.uk/news/", "match_type": "prefix", "limit": 3}
-OPTIONS = {"cdx_per_minute": 0, "max_retries": 1, "backoff_base": 0.0, "timeout": (2.0, 2.0),
-           "rate_limit_pause": 0.0, "cache_dir": None, "sleep": lambda _seconds: None}
+POLICY = WaybackPolicy().override(cdx_per_minute=0, max_retries=1, backoff_base=0.0,
+                                  timeout=(2.0, 2.0), rate_limit_pause=0.0, cache_dir=None)
 
 
 def _list(base_url: str, queries: list[dict[str, Any]]) -> tuple[list, Counter, list[dict]]:
     """Run ListCdxCaptures on ``queries``: the captures, the tallies and the dead letters."""
-    stage = ListCdxCaptures({**OPTIONS, "base_url": base_url})
+    stage = ListCdxCaptures(base_url, POLICY, sleep=lambda _seconds: None)
     stage.setup()
     captures, tallies, dead = [], Counter(), []
     try:

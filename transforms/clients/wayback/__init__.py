@@ -13,7 +13,8 @@ on permanent errors. CDX pages and fetched payloads are cached on disk with atom
 re-run after a crash never asks the archive twice for the same thing.
 
 Modules: :mod:`.cdx` (captures, queries, parsing), :mod:`.digest` (CDX digests),
-:mod:`.errors` (failure kinds), :mod:`.body` (reading and decoding payloads) and
+:mod:`.errors` (failure kinds), :mod:`.body` (reading and decoding payloads),
+:mod:`.policy` (:class:`WaybackPolicy`: rates, pauses and limits, defaults included) and
 :mod:`.client` (:class:`WaybackClient`). This package deliberately has no Apache Beam
 dependency: Beam DoFns build a client in ``DoFn.setup()`` and export
 :attr:`WaybackClient.stats` as metrics.
@@ -39,6 +40,7 @@ from transforms.clients.wayback.client import (
 )
 from transforms.clients.wayback.digest import sha1_base32
 from transforms.clients.wayback.errors import WaybackError
+from transforms.clients.wayback.policy import WaybackPolicy
 
 __all__ = [
     "BBC_NEWS_PREFIXES",
@@ -54,6 +56,7 @@ __all__ = [
     "FetchResult",
     "WaybackClient",
     "WaybackError",
+    "WaybackPolicy",
     "bbc_cdx_queries",
     "parse_cdx_json",
     "sha1_base32",

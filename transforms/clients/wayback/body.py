@@ -20,7 +20,7 @@ from transforms.clients.bounded_http import (
     BoundedDecoder,
     BoundedHttpError,
     Deadline,
-    HttpLimits,
+    RequestLimits,
     declared_length,
     read_body,
 )
@@ -28,7 +28,7 @@ from transforms.clients.wayback.errors import WaybackError
 
 
 def read_capture_body(
-    resp: requests.Response, url: str, limits: HttpLimits, deadline: Deadline,
+    resp: requests.Response, url: str, limits: RequestLimits, deadline: Deadline,
     read_timeout: float,
 ) -> tuple[bytes, bytes]:
     """``(raw, content)`` of a streamed ``id_`` response: the bytes as sent and the payload
@@ -45,7 +45,7 @@ def read_capture_body(
 
 
 def read_text_body(
-    resp: requests.Response, url: str, limits: HttpLimits, deadline: Deadline,
+    resp: requests.Response, url: str, limits: RequestLimits, deadline: Deadline,
     read_timeout: float,
 ) -> bytes:
     """The decoded body of a streamed API (CDX) response, decoded as requests would; a body

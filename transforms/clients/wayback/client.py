@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 import time
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
@@ -25,10 +24,8 @@ import requests
 
 from filters.text import safe_json
 from transforms.clients.bounded_http import (
-    MIB,
     BoundedHttpError,
     Deadline,
-    HttpLimits,
     get_following_redirects,
     timeout_pair,
 )
@@ -53,13 +50,12 @@ from transforms.clients.wayback.errors import (
     classify_request_exception,
     raise_for_status,
 )
+from transforms.clients.wayback.policy import WaybackPolicy
 
 T = TypeVar("T")
 
 DEFAULT_BASE_URL = "https://web.archive.org"
 DEFAULT_USER_AGENT = "qa-dataset-toolkit/0.1 (+https://github.com/; dataset research)"
-DEFAULT_LIMITS = HttpLimits(deadline=300.0, max_body_bytes=64 * MIB,
-                            max_decoded_bytes=256 * MIB, max_redirects=5)
 VERIFY_MODES: tuple[str, ...] = ("strict", "warn", "off")
 STAT_KEYS: tuple[str, ...] = (
     "requests",
@@ -95,52 +91,49 @@ class FetchResult:
 class WaybackClient(PoliteClientBase):
     """requests-based Wayback client with retries, rate limits and an on-disk cache.
 
-    ``cdx_per_minute`` / ``fetch_per_minute`` of 0 disable the corresponding rate limit.
-    ``max_retries`` counts retries after the first attempt. ``timeout`` is requests'
-    ``(connect, read)``, per socket operation; ``deadline`` bounds each attempt in total
-    (seconds, redirects included); ``max_body_bytes`` / ``max_decoded_bytes`` cap a body as
-    sent and once decoded; ``max_redirects`` caps the hops followed (each one rate-limited and
-    counted in ``stats["requests"]``). ``verify_digest`` is "strict"
-    (mismatch is an error), "warn" (accept, ``digest_ok=False``) or "off". The cache is keyed
-    without the host, so use one ``cache_dir`` per archive; a remote ``cache_dir``
-    (``gs://...``) needs ``cache_storage`` (see :class:`CacheStore`).
+    ``policy`` (a :class:`WaybackPolicy`; ``overrides`` replace its fields, or those of its
+    ``limits``, by name) sets the rates, pauses, cache and request limits: the CDX limiter
+    runs at ``cdx_per_minute`` and the fetch limiter at ``fetches_per_minute`` (0 disables
+    either; give a fetcher its :meth:`WaybackPolicy.per_fetcher` share); ``max_retries``
+    counts retries after the first attempt; ``timeout`` is requests' ``(connect, read)``, per
+    socket operation; ``deadline`` bounds each attempt in total (seconds, redirects included);
+    ``max_body_bytes`` / ``max_decoded_bytes`` cap a body as sent and once decoded;
+    ``max_redirects`` caps the hops followed (each one rate-limited and counted in
+    ``stats["requests"]``). ``verify_digest`` is "strict" (mismatch is an error), "warn"
+    (accept, ``digest_ok=False``) or "off". ``sleep`` is the clock of waits and pauses (tests
+    inject one). The cache is keyed without the host, so use one ``cache_dir`` per archive;
+    a remote ``cache_dir`` (``gs://...``) needs ``cache_storage`` (see :class:`CacheStore`).
     """
 
     def __init__(
         self,
         base_url: str = DEFAULT_BASE_URL,
-        cache_dir: str | os.PathLike[str] | None = None,
-        cdx_per_minute: float = 20,
-        fetch_per_minute: float = 240,
-        max_retries: int = 5,
-        backoff_base: float = 2.0,
-        backoff_max: float = 120.0,
-        rate_limit_pause: float = 60.0,
-        timeout: tuple[float, float] = (10.0, 60.0),
+        policy: WaybackPolicy | None = None,
+        *,
         user_agent: str = DEFAULT_USER_AGENT,
         verify_digest: str = "strict",
         sleep: Callable[[float], Any] = time.sleep,
         cache_storage: ObjectStorage | None = None,
-        deadline: float = DEFAULT_LIMITS.deadline,
-        max_body_bytes: int = DEFAULT_LIMITS.max_body_bytes,
-        max_decoded_bytes: int = DEFAULT_LIMITS.max_decoded_bytes,
-        max_redirects: int = DEFAULT_LIMITS.max_redirects,
+        **overrides: Any,
     ) -> None:
         if verify_digest not in VERIFY_MODES:
             raise ValueError(f"verify_digest must be one of {VERIFY_MODES}, got {verify_digest!r}")
+        policy = (policy or WaybackPolicy()).override(**overrides)
+        self.policy = policy
         self.base_url = base_url.rstrip("/")
-        self.cache_dir = cache_dir
-        self._cache = CacheStore(cache_dir, cache_storage) if cache_dir else None
-        self.timeout = timeout
-        self.limits = HttpLimits(deadline=deadline, max_body_bytes=max_body_bytes,
-                                 max_decoded_bytes=max_decoded_bytes, max_redirects=max_redirects)
+        self.cache_dir = policy.cache_dir
+        self._cache = CacheStore(policy.cache_dir, cache_storage) if policy.cache_dir else None
+        self.timeout = policy.limits.timeout
+        self.limits = policy.limits
         self.verify_digest = verify_digest
         self._sleep = sleep
-        self._cdx_limiter = RateLimiter(cdx_per_minute, sleep=sleep)
-        self._fetch_limiter = RateLimiter(fetch_per_minute, sleep=sleep)
+        self._cdx_limiter = RateLimiter(policy.cdx_per_minute, sleep=sleep)
+        self._fetch_limiter = RateLimiter(policy.fetches_per_minute, sleep=sleep)
         self._open_session(user_agent, "gzip, deflate")
-        self._init_retry_policy(max_retries=max_retries, backoff_base=backoff_base,
-                                backoff_max=backoff_max, rate_limit_pause=rate_limit_pause,
+        self._init_retry_policy(max_retries=policy.limits.max_retries,
+                                backoff_base=policy.backoff_base,
+                                backoff_max=policy.backoff_max,
+                                rate_limit_pause=policy.rate_limit_pause,
                                 rate_limit_kinds=RATE_LIMIT_KINDS, stat_keys=STAT_KEYS)
 
     # CDX -----------------------------------------------------------------------------------

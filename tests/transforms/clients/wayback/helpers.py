@@ -23,7 +23,7 @@ def make_client(base_url: str, sleeps: list[float], **overrides: object) -> Wayb
     """Client with no rate limiting, recorded (not real) sleeps and short timeouts."""
     options: dict = {
         "cdx_per_minute": 0,
-        "fetch_per_minute": 0,
+        "fetches_per_minute": 0,
         "max_retries": 3,
         "rate_limit_pause": 30.0,
         "timeout": (2.0, 2.0),

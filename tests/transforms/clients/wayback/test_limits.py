@@ -60,7 +60,7 @@ def test_redirect_loop_is_capped_and_every_hop_counted(
 ) -> None:
     fake.fail("id_/", ["redirect_loop"])
     # one fetch a minute: every later hop waits however fast the machine is (sleeps are fake)
-    error, stats, _ = _fails(fake, sleeps, tmp_path, max_redirects=3, fetch_per_minute=1)
+    error, stats, _ = _fails(fake, sleeps, tmp_path, max_redirects=3, fetches_per_minute=1)
     assert error.kind == "too_many_redirects" and not error.retryable
     assert len(fake.requests) == 4 and stats["requests"] == 4
     assert len(sleeps) == 3  # every hop waited for its own rate-limiter slot
