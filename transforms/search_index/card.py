@@ -5,7 +5,9 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any
 
+from transforms.core.counters import Counts
 from transforms.release import CardInfo, DatasetCard, group_tallies, md_text
+from transforms.search_index.counters import COUNTERS, MALFORMED_LINES, READ, UNREADABLE_FILES
 
 BM25S_BIBTEX = """@misc{lu-2024-bm25s,
     title = "{BM25S}: Orders of magnitude faster lexical search via eager sparse scoring",
@@ -74,7 +76,7 @@ def index_stats(tallies: dict[str, int], histograms: dict) -> dict[str, Any]:
 
 
 def _body(manifest: dict[str, Any], stats: dict[str, Any]) -> str:
-    pages = stats["counts"].get("pages", {})
+    counts = Counts(stats["counts"], COUNTERS)
     kind = manifest["source"].get("kind")
     lang = manifest["options"].get("lang", "")
     return "\n".join([
@@ -86,10 +88,10 @@ def _body(manifest: dict[str, Any], stats: dict[str, Any]) -> str:
         "",
         "| what | count |",
         "|---|---|",
-        f"| pages read | {pages.get('read', 0)} |",
+        f"| pages read | {counts[READ]} |",
         f"| pages indexed | {manifest['rows_per_split'].get('docs', 0)} |",
-        f"| malformed dump lines | {pages.get('malformed_lines', 0)} |",
-        f"| unreadable page files | {pages.get('unreadable_files', 0)} |",
+        f"| malformed dump lines | {counts[MALFORMED_LINES]} |",
+        f"| unreadable page files | {counts[UNREADABLE_FILES]} |",
         "",
         "## Files",
         "",

@@ -18,6 +18,15 @@ from apache_beam.io.filesystem import CompressionTypes
 
 from transforms.core.accounting import dead_letter, tally
 from transforms.release import ReleaseTarget, iter_group_rows
+from transforms.search_index.counters import (
+    MALFORMED_LINES,
+    PAGES,
+    READ,
+    SKIPPED,
+    UNREADABLE_DUMPS,
+    UNREADABLE_FILES,
+    UNREADABLE_INDEX,
+)
 from transforms.sources.search_corpus import (
     DOC_SCHEMA,
     Skipped,
@@ -28,6 +37,7 @@ from transforms.sources.search_corpus import (
 )
 
 EXTRACTED = "_extracted"
+EXTRACT_GROUP = "pages"  # the staged group of extracted pages under EXTRACTED
 EXTRACT_SCHEMA = DOC_SCHEMA.remove(DOC_SCHEMA.get_field_index("doc_id"))
 EXTRACT_ROWS_PER_SHARD = 2_000  # a shard is sorted in one worker's memory: HTML included
 
@@ -44,14 +54,14 @@ class ReadCorpusDirectory(beam.DoFn):
         try:
             for record in corpus_directory_records(directory, self.max_decoded_bytes):
                 if isinstance(record, UnreadablePage):
-                    yield tally("pages", "unreadable_files")
-                    yield dead_letter("pages", record.error, source=record.path)
+                    yield tally(UNREADABLE_FILES)
+                    yield dead_letter(PAGES, record.error, source=record.path)
                     continue
-                yield tally("pages", "read")
+                yield tally(READ)
                 yield record
         except (OSError, ValueError) as error:  # index.tsv
-            yield tally("pages", "unreadable_index")
-            yield dead_letter("pages", error, source=directory)
+            yield tally(UNREADABLE_INDEX)
+            yield dead_letter(PAGES, error, source=directory)
 
 
 class ReadEnterpriseDump(beam.DoFn):
@@ -67,23 +77,23 @@ class ReadEnterpriseDump(beam.DoFn):
                 for record in enterprise_records(stream, self.lang,
                                                  self.max_decoded_bytes):
                     if isinstance(record, Exception):
-                        yield tally("pages", "malformed_lines")
-                        yield dead_letter("pages", record, source=path)
+                        yield tally(MALFORMED_LINES)
+                        yield dead_letter(PAGES, record, source=path)
                         continue
                     if isinstance(record, Skipped):
-                        yield tally("pages", f"skipped.{record.reason}")
+                        yield tally(SKIPPED.member(record.reason))
                         continue
-                    yield tally("pages", "read")
+                    yield tally(READ)
                     yield record
         except Exception as error:  # noqa: BLE001 - a truncated dump must not stop the job
-            yield tally("pages", "unreadable_dumps")
-            yield dead_letter("pages", error, source=path)
+            yield tally(UNREADABLE_DUMPS)
+            yield dead_letter(PAGES, error, source=path)
 
 
 def index_extracted(target: ReleaseTarget, lang: str) -> int:
     """Build docs/, bm25/ and pages/ in the staging directory from the extracted pages."""
     extracted = os.path.join(target.staging_dir, EXTRACTED)
-    count = build_index(iter_group_rows(extracted, "pages"), target.staging_dir, lang,
+    count = build_index(iter_group_rows(extracted, EXTRACT_GROUP), target.staging_dir, lang,
                         ordered=True)
     shutil.rmtree(extracted, ignore_errors=True)
     return count
