@@ -167,8 +167,9 @@ class ReleaseOptions:
 
     output: str = option("releases", "release root (local or gs://...); the release goes to "
                                      "<output>/{dataset}/<version>/", group=RELEASE_GROUP)
-    version: str | None = option(None, "dataset version to write (default {version}); 'auto' names it "
-                              "by the UTC launch date, YYYY.MM.DD", group=RELEASE_GROUP)
+    version: str | None = option(None, "dataset version to write (default {version}); 'auto' "
+                                       "names it by the UTC launch date, YYYY.MM.DD",
+                                 group=RELEASE_GROUP)
     overwrite: bool = option(False, "replace an existing release of the same version",
                              flag=True, group=RELEASE_GROUP)
     skip_existing: bool = option(False, "when the version is already published, do nothing "

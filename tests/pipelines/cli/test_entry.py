@@ -97,8 +97,12 @@ def test_third_party_loggers_stay_at_warning_unless_verbose(monkeypatch):
 
 
 def test_progress_and_verbose_are_accepted_but_not_recorded(monkeypatch):
-    from pipelines.build_categories import parse_args
+    from pipelines.build_categories import build_parser
+    from pipelines.cli.beam_options import parse_pipeline_args
     from transforms.core.progress import ENV_EVERY
+
+    def parse_args(argv):
+        return parse_pipeline_args(build_parser(), argv)
 
     monkeypatch.setenv(ENV_EVERY, "")
     args, beam_args = parse_args(["--progress=5", "--verbose", "--runner=FnApiRunner"])
