@@ -43,14 +43,12 @@ from pipelines.cli.options import (
 )
 from pipelines.cli.summary import dead_letter_line, empty_release_warning
 from transforms.release import (
-    MANIFEST,
     HistogramFn,
     InvalidLatestError,
     NotAReleaseError,
     ReleaseTarget,
     WriteAccounting,
     WriteShards,
-    latest_version,
     list_files,
     parquet_bytes,
     publish,
@@ -158,9 +156,7 @@ def resolve_input(source: str, path: str | None, split: str = "") -> str:
         return sample_path(source)
     if not _is_dir(path):
         return path
-    root = path.rstrip("/")
-    if not FileSystems.exists(FileSystems.join(root, MANIFEST)) and latest_version(root):
-        root = resolve_release(root)  # LATEST must name a sibling version (InvalidLatestError)
+    root = _release_dir(path) or path.rstrip("/")  # else a directory of input files
     part = split or "*"
     if source == "nq":
         if FileSystems.exists(FileSystems.join(root, "nq_original")):
@@ -191,6 +187,13 @@ def release_of(path: str | None) -> str | None:
     """The release version directory ``--input`` names, if it names one."""
     if not path or not _is_dir(path):
         return None
+    return _release_dir(path)
+
+
+def _release_dir(path: str) -> str | None:
+    """The version directory a directory means (itself, or its ``LATEST``'s version:
+    ``resolve_release``), ``None`` when it is no release; a ``LATEST`` naming no sibling
+    version raises ``InvalidLatestError`` (a usage error, exit 2)."""
     try:
         return resolve_release(path)
     except InvalidLatestError:

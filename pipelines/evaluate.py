@@ -6,7 +6,7 @@
 Prints one JSON object (sorted keys) to stdout; warnings go to stderr.
 
 ``--gold`` may be a dataset root with a ``LATEST`` file (``releases/nlquad``): its latest
-version is read.
+version is read; a ``LATEST`` that names no sibling version directory exits 2.
 
 * ``nq``: gold in the NQ original format (``.jsonl.gz`` or ``.jsonl``; a glob, a file or a
   directory — a ``build_nq`` release reads ``nq_original/[<split>/]``), predictions in the
@@ -39,7 +39,6 @@ from __future__ import annotations
 import argparse
 import glob
 import json
-import os
 import sys
 from collections.abc import Callable, Collection, Iterable, Sequence
 from pathlib import Path
@@ -52,9 +51,15 @@ from transforms.metrics import jnq as eval_jnq
 from transforms.metrics import nlquad as eval_nlquad
 from transforms.metrics import nq as eval_nq
 from transforms.metrics import reqa as eval_reqa
-from transforms.release import MANIFEST, DamagedReleaseError, require_intact
-from transforms.release.target import LATEST
-from transforms.release.verify import InvalidLatestError, latest_version
+from transforms.release import (
+    MANIFEST,
+    DamagedReleaseError,
+    InvalidLatestError,
+    NotAReleaseError,
+    require_intact,
+    resolve_release,
+)
+from transforms.release.storage import is_local
 
 TASKS = ("nq", "nlquad", "reqa", "jnq")
 
@@ -118,21 +123,18 @@ def load_object(path: str, what: str) -> dict[str, Any]:
 
 
 def resolve_latest(path: str) -> str:
-    """A dataset root holding ``LATEST`` (``<output>/<dataset>/``) -> its latest version.
-    ``LATEST`` must name a sibling version directory (``transforms.release.verify.
-    latest_version``: a plain version name, a real directory, not a link), else
-    :class:`EvaluationError`. Any other path is returned as given."""
-    root = Path(path)
-    if not os.path.lexists(root / LATEST) or (root / MANIFEST).is_file():
+    """``--gold``: a dataset root holding ``LATEST`` means the version it names
+    (``transforms.release.resolve_release``; a ``LATEST`` naming no sibling version directory
+    is an :class:`EvaluationError`); any other local path (a file, a glob, a version or bare
+    Parquet directory) is returned as given. Gold is read from local files only."""
+    if not is_local(path):
         return path
     try:
-        version = latest_version(path)
+        return resolve_release(path, require_manifest=False)
     except InvalidLatestError as err:
         raise EvaluationError(str(err)) from err
-    if not version or not (root / version).is_dir():
-        raise EvaluationError(f"{path}: LATEST names {version!r}, which is not a version "
-                              "directory")
-    return str(root / version)
+    except NotAReleaseError:
+        return path
 
 
 def parquet_files(path: str, split: str | None = None) -> list[str]:

@@ -10,7 +10,6 @@ tasks per stage) next to its tasks.
 from __future__ import annotations
 
 import hashlib
-import os
 from dataclasses import dataclass
 from typing import Any
 
@@ -50,12 +49,11 @@ class ReleaseRef:
 
 
 def read_release(path: str) -> ReleaseRef:
-    """The release at ``path`` (a version directory or a dataset root with ``LATEST``);
-    ``NotAReleaseError`` for anything else, a local file included, ``InvalidLatestError`` for
-    a ``LATEST`` naming no sibling version, and ``DamagedReleaseError`` for a manifest that is
-    unreadable, too deep or of the wrong shape (``read_manifest``)."""
-    if "://" not in path and os.path.exists(path) and not os.path.isdir(path):
-        raise NotAReleaseError(f"{path} is a file, not a release directory")
+    """The release at ``path`` (a version directory or a dataset root with ``LATEST``:
+    ``resolve_release``); ``NotAReleaseError`` for anything else, a local file included,
+    ``InvalidLatestError`` for a ``LATEST`` naming no sibling release, and
+    ``DamagedReleaseError`` for a manifest that is unreadable, too deep or of the wrong shape
+    (``read_manifest``)."""
     directory = resolve_release(path)
     try:
         data = read_bytes(FileSystems.join(directory, MANIFEST))

@@ -31,7 +31,8 @@ stale ``LATEST``. ``stats.json`` counts dead-letter records per stage as
 
 This package's modules, lowest first (each imports only those before it):
 ``storage`` (bytes on any Beam filesystem), ``formats`` (Parquet/JSON bytes), ``provenance``
-(code version, time), ``target`` (names, root and paths, the overwrite check), ``staging``
+(code version, time), ``target`` (names, root and paths, the overwrite check), ``resolve``
+(the version a path means: a version, a dataset's ``LATEST`` or ``auto``), ``staging``
 (ownership markers, abandoned staging, interrupted overwrites), ``shards`` (sorted,
 hash-sharded group files), ``accounting`` (tallies, histograms, rejects), ``stats``,
 ``manifest``, ``card`` (``CardInfo``, ``DatasetCard``), ``tables`` (the Parquet tables as
@@ -48,6 +49,13 @@ from transforms.release.card import CardInfo, DatasetCard, baseline_table, md_te
 from transforms.release.commit import LatestNotUpdatedError
 from transforms.release.formats import jsonl_bytes, parquet_bytes, to_json_bytes
 from transforms.release.manifest import parquet_rows, recorded_options, rows_in_split_order
+from transforms.release.resolve import (
+    AUTO,
+    InvalidLatestError,
+    NotAReleaseError,
+    latest_version,
+    resolve_release,
+)
 from transforms.release.run import EmptyReleaseError, publish, published, run_release
 from transforms.release.shards import (
     WriteJson,
@@ -70,17 +78,13 @@ from transforms.release.target import (
 )
 from transforms.release.verify import (
     DamagedReleaseError,
-    InvalidLatestError,
-    NotAReleaseError,
-    latest_version,
     list_releases,
     require_intact,
-    resolve_release,
     verify_release,
 )
 
 __all__ = [
-    "baseline_table", "CardInfo", "check_name", "check_release_root", "DamagedReleaseError",
+    "AUTO", "baseline_table", "CardInfo", "check_name", "check_release_root", "DamagedReleaseError",
     "DatasetCard", "EmptyReleaseError", "ensure_empty_splits", "group_tallies", "HistogramFn",
     "InvalidLatestError", "InvalidReleaseName", "InvalidReleaseRoot", "iter_group_rows",
     "jsonl_bytes", "latest_path", "latest_version", "LatestNotUpdatedError", "length_statistics",

@@ -12,9 +12,8 @@ The manifest is the one file no checksum covers: one that is unreadable, nested 
 or of the wrong shape (``manifest.read_manifest``) makes its release damaged, never a
 traceback, and costs ``list_releases`` only that entry. A listed file that is a link or
 not a regular file (a FIFO would block) is a problem, never followed nor opened.
-``LATEST`` is input too: ``latest_version`` accepts only a plain version name
-(``check_name``) of a real sibling directory, read from a regular local file without
-following links (``InvalidLatestError``, list status ``invalid_latest``).
+``LATEST`` is input too: ``list_releases`` reads it through ``resolve.latest_version``
+(list status ``invalid_latest`` for one naming no sibling version).
 """
 
 from __future__ import annotations
@@ -29,97 +28,15 @@ import pyarrow.parquet as pq
 from apache_beam.io.filesystems import FileSystems
 
 from transforms.release.manifest import ManifestError, read_manifest
+from transforms.release.resolve import InvalidLatestError, latest_version
 from transforms.release.storage import RAW, is_local, list_files, sha256_of
-from transforms.release.target import (
-    LATEST,
-    MANIFEST,
-    STAGING,
-    SUCCESS_MARKER,
-    InvalidReleaseName,
-    check_name,
-)
+from transforms.release.target import MANIFEST, STAGING, SUCCESS_MARKER
 
-MAX_LATEST_BYTES = 1024  # a version name is at most 64 characters
 INVALID_LATEST = "invalid_latest"  # list status: LATEST names no sibling version
-
-
-class NotAReleaseError(ValueError):
-    """The path is not a published release (no ``dataset_info.json``, no ``LATEST``)."""
-
-
-class InvalidLatestError(NotAReleaseError):
-    """A ``LATEST`` that does not name a sibling version: not a valid version name
-    (``check_name``), a link, or not a regular file of at most ``MAX_LATEST_BYTES``."""
-
-    def __init__(self, message: str, named: str = "") -> None:
-        super().__init__(message)
-        self.named = named  # what LATEST says, as text
 
 
 class DamagedReleaseError(RuntimeError):
     """A release does not match its manifest; the message names each bad file."""
-
-
-def resolve_release(path: str) -> str:
-    """A version directory as given, or the latest version of a dataset root with ``LATEST``
-    (which must name a sibling version directory: ``latest_version``)."""
-    root = path.rstrip("/") or path
-    if FileSystems.exists(FileSystems.join(root, MANIFEST)):
-        return root
-    latest = latest_version(root)
-    if latest and FileSystems.exists(FileSystems.join(root, latest, MANIFEST)):
-        return FileSystems.join(root, latest)
-    if latest:
-        raise NotAReleaseError(f"{path}: LATEST names {latest!r}, which is not a release")
-    raise NotAReleaseError(f"{path} is not a release directory (no {MANIFEST}, no LATEST)")
-
-
-def latest_version(dataset_dir: str) -> str | None:
-    """The version ``<dataset_dir>/LATEST`` names, ``None`` without a ``LATEST``.
-
-    ``InvalidLatestError`` unless it names a sibling: a valid version name (``check_name``:
-    no ``/``, no ``..``, not absolute) whose directory, when present, is a real directory
-    inside ``dataset_dir``, not a link. A local ``LATEST`` must be a regular file (not a link,
-    FIFO or device) of at most ``MAX_LATEST_BYTES``; it is read without following links."""
-    path = FileSystems.join(dataset_dir, LATEST)
-    if is_local(path):
-        text = _read_local_latest(path)
-        if text is None:
-            return None
-    else:
-        if not FileSystems.exists(path):
-            return None
-        with FileSystems.open(path, compression_type=RAW) as handle:
-            text = handle.read(MAX_LATEST_BYTES + 1)
-    name = text.decode("utf-8", errors="replace").strip()
-    if len(text) > MAX_LATEST_BYTES:
-        raise InvalidLatestError(f"{path}: LATEST is larger than {MAX_LATEST_BYTES} bytes",
-                                 name[:64])
-    try:
-        check_name(name, "version")
-    except InvalidReleaseName as error:
-        raise InvalidLatestError(f"{path}: LATEST does not name a sibling version: "
-                                 f"{error}", name) from None
-    version_dir = FileSystems.join(dataset_dir, name)
-    if is_local(version_dir) and os.path.lexists(version_dir) and (
-            os.path.islink(version_dir) or not os.path.isdir(version_dir)):
-        raise InvalidLatestError(f"{path}: LATEST names {name!r}, which is a link or a file, "
-                                 f"not a version directory inside {dataset_dir}", name)
-    return name
-
-
-def _read_local_latest(path: str) -> bytes | None:
-    try:
-        info = os.lstat(path)
-    except (FileNotFoundError, NotADirectoryError):  # no LATEST, or the root is a file
-        return None
-    if not stat.S_ISREG(info.st_mode):
-        raise InvalidLatestError(f"{path}: LATEST is a link or a special file, not a regular "
-                                 "file")
-    flags = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0)
-    descriptor = os.open(path, flags)
-    with os.fdopen(descriptor, "rb") as handle:
-        return handle.read(MAX_LATEST_BYTES + 1)
 
 
 def require_intact(path: str, deep: bool = True) -> None:
