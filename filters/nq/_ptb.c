@@ -3,39 +3,100 @@
  * ``tokenize_text(text)`` returns exactly what ``filters.nq.text_tokens.tokenize_text``
  * returns: a list of (start, end, token) tuples over the code points of ``text``.  The
  * Python module stays the reference; every regex there is a hand-written scanner here that
- * gives the same (leftmost, backtracking) match.  No mutable global state.
+ * gives the same (leftmost, backtracking) match.  The only global written is a bitmap of
+ * PUNCT, at import.  The word and character tables are rendered from the sets of
+ * text_tokens.py between the GENERATED markers by filters/nq/gen_c_tables.py (never edit
+ * them by hand); the module exports copies of them (CLITICS, ABBREVIATIONS, PUNCT, ...)
+ * for the tests.
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
+#include <stdint.h>
 #include <string.h>
 
 #define NO_CHAR ((Py_UCS4)0xFFFFFFFFu)
 
 /* ---- character classes ------------------------------------------------------------ */
 
+/* BEGIN GENERATED: chars (python -m filters.nq.gen_c_tables --write) */
+/* The characters of filters/nq/text_tokens.py, sorted (CURRENCY: the signs _NUMBER
+ * starts with); OPENERS as zero-terminated code points; TRANSLATE: _TRANSLATE. */
+#define N_PUNCT 85
+static const Py_UCS4 PUNCT[] = {
+    0x21, 0x22, 0x23, 0x24, 0x25, 0x26, 0x27, 0x28, 0x29, 0x2A, 0x2B, 0x2C, 0x2E, 0x2F, 0x3A,
+    0x3B, 0x3C, 0x3D, 0x3E, 0x3F, 0x40, 0x5B, 0x5C, 0x5D, 0x5E, 0x60, 0x7B, 0x7C, 0x7D, 0x7E,
+    0xA1, 0xA2, 0xA3, 0xA5, 0xA7, 0xA9, 0xAB, 0xAE, 0xB0, 0xB6, 0xB7, 0xBB, 0xBF, 0x60C, 0x61B,
+    0x61F, 0x964, 0x2013, 0x2014, 0x2015, 0x2018, 0x2019, 0x201A, 0x201C, 0x201D, 0x201E,
+    0x2022, 0x2026, 0x2032, 0x2033, 0x2039, 0x203A, 0x20AC, 0x2122, 0x3001, 0x3002, 0x3008,
+    0x3009, 0x300A, 0x300B, 0x300C, 0x300D, 0x300E, 0x300F, 0x3010, 0x3011, 0x3014, 0x3015,
+    0xFF01, 0xFF08, 0xFF09, 0xFF0C, 0xFF1A, 0xFF1B, 0xFF1F,
+};
+#define N_URL_TRAIL 12
+static const Py_UCS4 URL_TRAIL[] = {
+    0x21, 0x22, 0x27, 0x29, 0x2C, 0x2E, 0x3A, 0x3B, 0x3F, 0x5D, 0x2019, 0x201D,
+};
+#define N_DQUOTES 4
+static const Py_UCS4 DQUOTES[] = {
+    0x22, 0x201C, 0x201D, 0x201E,
+};
+#define N_APOSTROPHES 2
+static const Py_UCS4 APOSTROPHES[] = {
+    0x27, 0x2019,
+};
+#define N_CURRENCY 4
+static const Py_UCS4 CURRENCY[] = {
+    0x24, 0xA3, 0xA5, 0x20AC,
+};
+static const struct { const char *name; const Py_UCS4 *set; Py_ssize_t n; } CHAR_TABLES[] = {
+    {"APOSTROPHES", APOSTROPHES, N_APOSTROPHES},
+    {"CURRENCY", CURRENCY, N_CURRENCY},
+    {"DQUOTES", DQUOTES, N_DQUOTES},
+    {"PUNCT", PUNCT, N_PUNCT},
+    {"URL_TRAIL", URL_TRAIL, N_URL_TRAIL},
+    {NULL, NULL, 0},
+};
+#define N_OPENERS 9
+#define OPENER_CAP 3
+static const Py_UCS4 OPENERS[N_OPENERS][OPENER_CAP] = {
+    {0x28}, {0x2D}, {0x2F}, {0x5B}, {0x60}, {0x7B}, {0x2018}, {0x201C}, {0x2D, 0x2D},
+};
+#define N_TRANSLATE 9
+static const struct { Py_UCS4 ch; const char *to; } TRANSLATE[] = {
+    {0x5B, "("}, {0x5D, ")"}, {0x2013, "--"}, {0x2014, "--"}, {0x2015, "--"}, {0x2018, "'"},
+    {0x2019, "'"}, {0x201A, "'"}, {0x2026, "..."},
+};
+/* END GENERATED: chars */
+
+/* ch in the sorted set[0:n] */
+static inline int
+in_sorted(Py_UCS4 ch, const Py_UCS4 *set, Py_ssize_t n)
+{
+    Py_ssize_t lo = 0, hi = n;
+    if (n == 0 || ch < set[0] || ch > set[n - 1])
+        return 0;
+    while (lo < hi) {
+        Py_ssize_t mid = (lo + hi) / 2;
+        if (set[mid] < ch)
+            lo = mid + 1;
+        else if (set[mid] > ch)
+            hi = mid;
+        else
+            return 1;
+    }
+    return 0;
+}
+
+/* The Latin-1 characters of PUNCT as bits, set from PUNCT at import (is_punct tests every
+ * character of the text). */
+static uint64_t punct_latin1[4];
+
 /* _PUNCT */
-static int
+static inline int
 is_punct(Py_UCS4 ch)
 {
-    switch (ch) {
-    case 0x21: case 0x22: case 0x23: case 0x24: case 0x25: case 0x26: case 0x27:
-    case 0x28: case 0x29: case 0x2A: case 0x2B: case 0x2C: case 0x2E: case 0x2F:
-    case 0x3A: case 0x3B: case 0x3C: case 0x3D: case 0x3E: case 0x3F: case 0x40:
-    case 0x5B: case 0x5C: case 0x5D: case 0x5E: case 0x60: case 0x7B: case 0x7C:
-    case 0x7D: case 0x7E: case 0xA1: case 0xA2: case 0xA3: case 0xA5: case 0xA7:
-    case 0xA9: case 0xAB: case 0xAE: case 0xB0: case 0xB6: case 0xB7: case 0xBB:
-    case 0xBF: case 0x60C: case 0x61B: case 0x61F: case 0x964: case 0x2013:
-    case 0x2014: case 0x2015: case 0x2018: case 0x2019: case 0x201A: case 0x201C:
-    case 0x201D: case 0x201E: case 0x2022: case 0x2026: case 0x2032: case 0x2033:
-    case 0x2039: case 0x203A: case 0x20AC: case 0x2122: case 0x3001: case 0x3002:
-    case 0x3008: case 0x3009: case 0x300A: case 0x300B: case 0x300C: case 0x300D:
-    case 0x300E: case 0x300F: case 0x3010: case 0x3011: case 0x3014: case 0x3015:
-    case 0xFF01: case 0xFF08: case 0xFF09: case 0xFF0C: case 0xFF1A: case 0xFF1B:
-    case 0xFF1F:
-        return 1;
-    default:
-        return 0;
-    }
+    if (ch < 256)
+        return (int)((punct_latin1[ch >> 6] >> (ch & 63)) & 1);
+    return in_sorted(ch, PUNCT, N_PUNCT);
 }
 
 /* [^_PUNCT\-]: a character of a word atom (and of _PLAIN). */
@@ -55,32 +116,27 @@ is_chunk_sep(Py_UCS4 ch)
 static inline int
 is_dquote(Py_UCS4 ch)
 {
-    return ch == '"' || ch == 0x201C || ch == 0x201D || ch == 0x201E;
+    return in_sorted(ch, DQUOTES, N_DQUOTES);
 }
 
 static inline int
 is_apos_ch(Py_UCS4 ch)
 {
-    return ch == '\'' || ch == 0x2019;
+    return in_sorted(ch, APOSTROPHES, N_APOSTROPHES);
 }
 
+/* the currency signs _NUMBER starts with */
 static inline int
 is_currency(Py_UCS4 ch)
 {
-    return ch == '$' || ch == 0x20AC || ch == 0xA3 || ch == 0xA5;
+    return in_sorted(ch, CURRENCY, N_CURRENCY);
 }
 
 /* _URL_TRAIL */
 static inline int
 is_url_trail(Py_UCS4 ch)
 {
-    switch (ch) {
-    case '.': case ',': case ';': case ':': case '!': case '?': case ')': case ']':
-    case '\'': case '"': case 0x201D: case 0x2019:
-        return 1;
-    default:
-        return 0;
-    }
+    return in_sorted(ch, URL_TRAIL, N_URL_TRAIL);
 }
 
 /* [^\s"<>] */
@@ -128,23 +184,33 @@ ci_eq(Py_UCS4 ch, char lit)
 
 /* ---- word sets and str.lower() ------------------------------------------------------ */
 
-static const char *const CLITICS[] = {"s", "m", "d", "ll", "re", "ve", NULL};
-
-static const char *const HYPHEN_PREFIXES[] = {
-    "e", "a", "u", "x", "agro", "ante", "anti", "arch", "be", "bi", "bio", "co", "counter",
-    "cross", "cyber", "de", "eco", "ex", "extra", "inter", "intra", "macro", "mega", "micro",
-    "mid", "mini", "multi", "neo", "non", "over", "pan", "para", "peri", "post", "pre", "pro",
-    "pseudo", "quasi", "re", "semi", "sub", "super", "tri", "ultra", "un", "uni", "vice",
-    NULL};
-
-static const char *const ABBREVIATIONS[] = {
-    "mr", "mrs", "ms", "dr", "prof", "st", "sr", "jr", "mt", "ft", "lt", "col", "gen", "gov",
-    "sen", "rep", "rev", "hon", "capt", "sgt", "vs", "v", "inc", "corp", "co", "ltd", "no",
-    "vol", "vols", "p", "pp", "ed", "eds", "fig", "ch", "op", "cf", "ca", "approx", "dept",
-    "jan", "feb", "mar", "apr", "jun", "jul", "aug", "sep", "sept", "oct", "nov", "dec",
-    NULL};
-
+/* BEGIN GENERATED: words (python -m filters.nq.gen_c_tables --write) */
+/* The word sets of filters/nq/text_tokens.py (lower-case ASCII; a word is looked
+ * up by its str.lower(), of at most KEY_CAP characters); WORD_TABLES: their export
+ * names. */
 #define KEY_CAP 16
+static const char *const CLITICS[] = {
+    "d", "ll", "m", "re", "s", "ve", NULL,
+};
+static const char *const HYPHEN_PREFIXES[] = {
+    "a", "agro", "ante", "anti", "arch", "be", "bi", "bio", "co", "counter", "cross", "cyber",
+    "de", "e", "eco", "ex", "extra", "inter", "intra", "macro", "mega", "micro", "mid", "mini",
+    "multi", "neo", "non", "over", "pan", "para", "peri", "post", "pre", "pro", "pseudo",
+    "quasi", "re", "semi", "sub", "super", "tri", "u", "ultra", "un", "uni", "vice", "x", NULL,
+};
+static const char *const ABBREVIATIONS[] = {
+    "approx", "apr", "aug", "ca", "capt", "cf", "ch", "co", "col", "corp", "dec", "dept", "dr",
+    "ed", "eds", "feb", "fig", "ft", "gen", "gov", "hon", "inc", "jan", "jr", "jul", "jun",
+    "lt", "ltd", "mar", "mr", "mrs", "ms", "mt", "no", "nov", "oct", "op", "p", "pp", "prof",
+    "rep", "rev", "sen", "sep", "sept", "sgt", "sr", "st", "v", "vol", "vols", "vs", NULL,
+};
+static const struct { const char *name; const char *const *words; } WORD_TABLES[] = {
+    {"ABBREVIATIONS", ABBREVIATIONS},
+    {"CLITICS", CLITICS},
+    {"HYPHEN_PREFIXES", HYPHEN_PREFIXES},
+    {NULL, NULL},
+};
+/* END GENERATED: words */
 
 /* str.lower() of t[s:e] into key when the result is ASCII and short; -1 otherwise (then
  * it is in none of the ASCII word sets).  The only non-ASCII code point whose lower() is
@@ -418,7 +484,7 @@ emit_buf(Ctx *c, Py_ssize_t s, Py_ssize_t e, const Py_UCS4 *buf, Py_ssize_t n)
 }
 
 static int
-emit_ascii(Ctx *c, Py_ssize_t s, Py_ssize_t e, const char *str)
+emit_utf8(Ctx *c, Py_ssize_t s, Py_ssize_t e, const char *str)
 {
     return emit_obj(c, s, e, PyUnicode_FromString(str));
 }
@@ -427,20 +493,11 @@ emit_ascii(Ctx *c, Py_ssize_t s, Py_ssize_t e, const char *str)
 static int
 emit_translated(Ctx *c, Py_ssize_t s)
 {
-    switch (c->t[s]) {
-    case '[':
-        return emit_ascii(c, s, s + 1, "(");
-    case ']':
-        return emit_ascii(c, s, s + 1, ")");
-    case 0x2019: case 0x2018: case 0x201A:
-        return emit_ascii(c, s, s + 1, "'");
-    case 0x2013: case 0x2014: case 0x2015:
-        return emit_ascii(c, s, s + 1, "--");
-    case 0x2026:
-        return emit_ascii(c, s, s + 1, "...");
-    default:
-        return emit_slice(c, s, s + 1);
-    }
+    Py_ssize_t k;
+    for (k = 0; k < N_TRANSLATE; k++)
+        if (TRANSLATE[k].ch == c->t[s])
+            return emit_utf8(c, s, s + 1, TRANSLATE[k].to);
+    return emit_slice(c, s, s + 1);
 }
 
 /* ---- _ChunkSplitter ------------------------------------------------------------------ */
@@ -669,16 +726,16 @@ split_word(Splitter *sp, Py_ssize_t i)
 static int
 atom_opener(const Splitter *sp, Py_ssize_t j)
 {
-    Py_ssize_t n = alen(sp, j);
-    if (n == 1) {
-        switch (first(sp, j)) {
-        case '(': case '[': case '{': case 0x201C: case 0x2018: case '`': case '-': case '/':
+    Py_ssize_t n = alen(sp, j), k, i;
+    if (n == 0 || n >= OPENER_CAP)
+        return 0;
+    for (k = 0; k < N_OPENERS; k++) {
+        for (i = 0; i < n && OPENERS[k][i] == sp->t[sp->a[j].s + i]; i++)
+            ;
+        if (i == n && OPENERS[k][n] == 0)
             return 1;
-        default:
-            return 0;
-        }
     }
-    return n == 2 && first(sp, j) == '-';  /* "--" (atoms starting "-" of two are "--") */
+    return 0;
 }
 
 static int
@@ -713,13 +770,13 @@ split_punct(Splitter *sp, Py_ssize_t i)
             return finish_word(sp, s, amount);
     }
     if (n == 1 && is_dquote(ch)) {
-        if (emit_ascii(sp->c, s, e, quote_kind(sp, i) == Q_OPEN ? "``" : "''") < 0)
+        if (emit_utf8(sp->c, s, e, quote_kind(sp, i) == Q_OPEN ? "``" : "''") < 0)
             return -1;
     } else if (n >= 2 && ch == '.') {
-        if (emit_ascii(sp->c, s, e, "...") < 0)
+        if (emit_utf8(sp->c, s, e, "...") < 0)
             return -1;
     } else if (n >= 2 && ch == '-') {
-        if (emit_ascii(sp->c, s, e, "--") < 0)
+        if (emit_utf8(sp->c, s, e, "--") < 0)
             return -1;
     } else if (n == 1 && is_apos_ch(ch) && is_clitic(sp, i) && i > 0) {
         if (emit_clitic(sp, i) < 0)
@@ -963,8 +1020,78 @@ static struct PyModuleDef ptb_module = {
     NULL, NULL, NULL, NULL,
 };
 
+static int
+add_object(PyObject *module, const char *name, PyObject *value)  /* steals value */
+{
+    int r = value ? PyModule_AddObjectRef(module, name, value) : -1;
+    Py_XDECREF(value);
+    return r;
+}
+
+/* Add str (a new reference, NULL on error) to the new frozenset *set; clears it on error. */
+static void
+set_add(PyObject **set, PyObject *str)
+{
+    if (str == NULL || PySet_Add(*set, str) < 0)
+        Py_CLEAR(*set);
+    Py_XDECREF(str);
+}
+
+/* The tables the splitter uses, as module attributes (copies: frozensets of the words and
+ * characters, OPENERS, TRANSLATE as sorted pairs), which tests/filters/nq/test_c_tables.py
+ * compares with the Python sets. */
+static int
+add_tables(PyObject *module)
+{
+    Py_ssize_t t, k;
+    PyObject *set, *pairs;
+    for (t = 0; WORD_TABLES[t].name; t++) {
+        const char *const *word;
+        set = PyFrozenSet_New(NULL);
+        for (word = WORD_TABLES[t].words; set && *word; word++)
+            set_add(&set, PyUnicode_FromString(*word));
+        if (add_object(module, WORD_TABLES[t].name, set) < 0)
+            return -1;
+    }
+    for (t = 0; CHAR_TABLES[t].name; t++) {
+        set = PyFrozenSet_New(NULL);
+        for (k = 0; set && k < CHAR_TABLES[t].n; k++)
+            set_add(&set, PyUnicode_FromKindAndData(PyUnicode_4BYTE_KIND,
+                                                    &CHAR_TABLES[t].set[k], 1));
+        if (add_object(module, CHAR_TABLES[t].name, set) < 0)
+            return -1;
+    }
+    set = PyFrozenSet_New(NULL);
+    for (k = 0; set && k < N_OPENERS; k++) {
+        Py_ssize_t n = 0;
+        while (n < OPENER_CAP && OPENERS[k][n])
+            n++;
+        set_add(&set, PyUnicode_FromKindAndData(PyUnicode_4BYTE_KIND, OPENERS[k], n));
+    }
+    if (add_object(module, "OPENERS", set) < 0)
+        return -1;
+    pairs = PyTuple_New(N_TRANSLATE);
+    for (k = 0; pairs && k < N_TRANSLATE; k++) {
+        PyObject *pair = Py_BuildValue("(Ns)", PyUnicode_FromOrdinal((int)TRANSLATE[k].ch),
+                                       TRANSLATE[k].to);
+        if (pair == NULL)
+            Py_CLEAR(pairs);
+        else
+            PyTuple_SET_ITEM(pairs, k, pair);
+    }
+    return add_object(module, "TRANSLATE", pairs);
+}
+
 PyMODINIT_FUNC
 PyInit__ptb(void)
 {
-    return PyModule_Create(&ptb_module);
+    PyObject *module;
+    Py_ssize_t k;
+    for (k = 0; k < N_PUNCT; k++)
+        if (PUNCT[k] < 256)
+            punct_latin1[PUNCT[k] >> 6] |= (uint64_t)1 << (PUNCT[k] & 63);
+    module = PyModule_Create(&ptb_module);
+    if (module != NULL && add_tables(module) < 0)
+        Py_CLEAR(module);
+    return module;
 }

@@ -11,26 +11,37 @@
  * Each call keeps its state in a Walker struct; the only globals are constants made at
  * import (html.unescape, tag token strings). region_of is called once per (tag name, raw
  * attributes) of a page: it is pure, and the reference caches the parsed attributes.
+ * The tag, id and class tables are rendered from the sets of tokens.py between the
+ * GENERATED markers by filters/nq/gen_c_tables.py (never edit them by hand); the module
+ * exports copies of them (KNOWN_TAGS, TOKEN_TAGS, ..., SKIP_TEXT_IDS) for the tests.
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
 #include <stdint.h>
 #include <string.h>
 
-/* generated from the sets of filters/nq/tokens.py */
-#define F_TOKEN (1u << 0)
-#define F_CELL (1u << 1)
-#define F_VOID (1u << 2)
-#define F_INLINE (1u << 3)
-#define F_RAW (1u << 4)
-#define F_SKIPTAG (1u << 5)
-#define F_CLOSES_P (1u << 6)
-#define F_HEADTAG (1u << 7)
-#define F_HEADING (1u << 8)
-#define F_DSCOPE (1u << 9)
-#define F_TSCOPE (1u << 10)
-#define F_TPART (1u << 11)
-#define F_LISTSTOP (1u << 12)
+/* BEGIN GENERATED: tags (python -m filters.nq.gen_c_tables --write) */
+/* The tag sets of filters/nq/tokens.py as flag bits; KNOWN: every tag in one of
+ * them or named by the walker's code, sorted, N_<TAG> its index. */
+#define F_TOKEN (1u << 0)  /* TOKEN_TAGS */
+#define F_CELL (1u << 1)  /* CELL_TAGS */
+#define F_VOID (1u << 2)  /* VOID_TAGS */
+#define F_INLINE (1u << 3)  /* INLINE_TAGS */
+#define F_RAW (1u << 4)  /* RAW_TEXT_TAGS */
+#define F_SKIPTAG (1u << 5)  /* SKIP_TEXT_TAGS */
+#define F_CLOSES_P (1u << 6)  /* CLOSES_P */
+#define F_HEADTAG (1u << 7)  /* HEAD_TAGS */
+#define F_HEADING (1u << 8)  /* HEADINGS */
+#define F_DSCOPE (1u << 9)  /* _DEFAULT_SCOPE */
+#define F_TSCOPE (1u << 10)  /* _TABLE_SCOPE */
+#define F_TPART (1u << 11)  /* _TABLE_PARTS */
+#define F_LISTSTOP (1u << 12)  /* _LIST_ITEM_STOP */
+#define N_FLAGS 13
+static const char *const FLAG_SETS[N_FLAGS] = {
+    "TOKEN_TAGS", "CELL_TAGS", "VOID_TAGS", "INLINE_TAGS", "RAW_TEXT_TAGS", "SKIP_TEXT_TAGS",
+    "CLOSES_P", "HEAD_TAGS", "HEADINGS", "DEFAULT_SCOPE", "TABLE_SCOPE", "TABLE_PARTS",
+    "LIST_ITEM_STOP",
+};
 enum {
     N_A,
     N_ABBR,
@@ -266,6 +277,7 @@ static const struct { const char *name; unsigned flags; } KNOWN[N_KNOWN] = {
     {"wbr", F_VOID | F_INLINE},
     {"xmp", F_RAW | F_CLOSES_P},
 };
+/* END GENERATED: tags */
 
 /* ---- constants (built once at module init, never changed) ---------------------------- */
 
@@ -984,9 +996,25 @@ error:
     return NULL;
 }
 
-static const char *const SKIP_IDS[] = {"siteSub", "mw-navigation", "p-lang-label",
-                                       "footer-places", "footer-icons"};
-static const char *const SKIP_CLASSES[] = {"noprint", "navbar", "collapseButton"};
+/* BEGIN GENERATED: skip_text (python -m filters.nq.gen_c_tables --write) */
+/* The ids and classes of filters/nq/tokens.py whose elements skip (or keep) text;
+ * WORD_TABLES: their export names. */
+static const char *const SKIP_IDS[] = {
+    "footer-icons", "footer-places", "mw-navigation", "p-lang-label", "siteSub", NULL,
+};
+static const char *const KEEP_IDS[] = {
+    "p-lang", NULL,
+};
+static const char *const SKIP_CLASSES[] = {
+    "collapseButton", "navbar", "noprint", NULL,
+};
+static const struct { const char *name; const char *const *words; } WORD_TABLES[] = {
+    {"KEEP_TEXT_IDS", KEEP_IDS},
+    {"SKIP_TEXT_CLASSES", SKIP_CLASSES},
+    {"SKIP_TEXT_IDS", SKIP_IDS},
+    {NULL, NULL},
+};
+/* END GENERATED: skip_text */
 
 /* skips_text(name, attrs); -2 on error */
 static int skips_text(Walker *w, int name, PyObject *attrs)
@@ -997,10 +1025,11 @@ static int skips_text(Walker *w, int name, PyObject *attrs)
     if (!id && PyErr_Occurred())
         return -2;
     if (id) {
-        if (PyUnicode_CompareWithASCIIString(id, "p-lang") == 0)
-            return -1;
-        for (size_t i = 0; i < sizeof(SKIP_IDS) / sizeof(*SKIP_IDS); i++)
-            if (PyUnicode_CompareWithASCIIString(id, SKIP_IDS[i]) == 0)
+        for (const char *const *keep = KEEP_IDS; *keep; keep++)
+            if (PyUnicode_CompareWithASCIIString(id, *keep) == 0)
+                return -1;
+        for (const char *const *skip = SKIP_IDS; *skip; skip++)
+            if (PyUnicode_CompareWithASCIIString(id, *skip) == 0)
                 return 1;
     }
     PyObject *cls = PyDict_GetItemWithError(attrs, STR_CLASS);
@@ -1015,9 +1044,9 @@ static int skips_text(Walker *w, int name, PyObject *attrs)
             Py_ssize_t j = i;
             while (j < n && !is_ascii_space(c[j]))
                 j++;
-            for (size_t k = 0; j > i && k < sizeof(SKIP_CLASSES) / sizeof(*SKIP_CLASSES); k++)
-                if ((Py_ssize_t)strlen(SKIP_CLASSES[k]) == j - i
-                    && memcmp(c + i, SKIP_CLASSES[k], (size_t)(j - i)) == 0)
+            for (const char *const *skip = SKIP_CLASSES; j > i && *skip; skip++)
+                if ((Py_ssize_t)strlen(*skip) == j - i
+                    && memcmp(c + i, *skip, (size_t)(j - i)) == 0)
                     return 1;
             i = j;
         }
@@ -1029,8 +1058,8 @@ static int skips_text(Walker *w, int name, PyObject *attrs)
     int skip = 0;
     for (Py_ssize_t i = 0; i < PyList_GET_SIZE(parts) && !skip; i++) {
         PyObject *part = PyList_GET_ITEM(parts, i);
-        for (size_t c = 0; c < sizeof(SKIP_CLASSES) / sizeof(*SKIP_CLASSES); c++)
-            if (PyUnicode_CompareWithASCIIString(part, SKIP_CLASSES[c]) == 0)
+        for (const char *const *c = SKIP_CLASSES; *c; c++)
+            if (PyUnicode_CompareWithASCIIString(part, *c) == 0)
                 skip = 1;
     }
     Py_DECREF(parts);
@@ -1890,6 +1919,60 @@ static int capitalized(const char *name, char *out, size_t size, int closing)
     return snprintf(out, size, closing ? "</%s>" : "<%s>", cap);
 }
 
+/* The frozenset of the NULL-terminated ASCII strings `words`. */
+static PyObject *words_set(const char *const *words)
+{
+    PyObject *set = PyFrozenSet_New(NULL);
+    for (; set && *words; words++) {
+        PyObject *word = PyUnicode_FromString(*words);
+        if (!word || PySet_Add(set, word) < 0)
+            Py_CLEAR(set);
+        Py_XDECREF(word);
+    }
+    return set;
+}
+
+static int add_object(PyObject *module, const char *name, PyObject *value)  /* steals */
+{
+    int rc = value ? PyModule_AddObjectRef(module, name, value) : -1;
+    Py_XDECREF(value);
+    return rc;
+}
+
+/* The tables the walker uses, as module attributes (copies: KNOWN_TAGS, a frozenset of tag
+ * names per flag, the id and class sets), which tests/filters/nq/test_c_tables.py compares
+ * with the Python sets. */
+static int add_tables(PyObject *module)
+{
+    PyObject *names = PyTuple_New(N_KNOWN);
+    for (int k = 0; names && k < N_KNOWN; k++) {
+        PyObject *name = PyUnicode_FromString(KNOWN[k].name);
+        if (!name)
+            Py_CLEAR(names);
+        else
+            PyTuple_SET_ITEM(names, k, name);
+    }
+    if (add_object(module, "KNOWN_TAGS", names) < 0)
+        return -1;
+    for (int bit = 0; bit < N_FLAGS; bit++) {
+        PyObject *set = PyFrozenSet_New(NULL);
+        for (int k = 0; set && k < N_KNOWN; k++) {
+            if (!(KNOWN[k].flags & (1u << bit)))
+                continue;
+            PyObject *name = PyUnicode_FromString(KNOWN[k].name);
+            if (!name || PySet_Add(set, name) < 0)
+                Py_CLEAR(set);
+            Py_XDECREF(name);
+        }
+        if (add_object(module, FLAG_SETS[bit], set) < 0)
+            return -1;
+    }
+    for (int t = 0; WORD_TABLES[t].name; t++)
+        if (add_object(module, WORD_TABLES[t].name, words_set(WORD_TABLES[t].words)) < 0)
+            return -1;
+    return 0;
+}
+
 PyMODINIT_FUNC PyInit__walker(void)
 {
     if (!UNESCAPE) {
@@ -1918,5 +2001,8 @@ PyMODINIT_FUNC PyInit__walker(void)
                 return NULL;
         }
     }
-    return PyModule_Create(&MODULE);
+    PyObject *module = PyModule_Create(&MODULE);
+    if (module && add_tables(module) < 0)
+        Py_CLEAR(module);
+    return module;
 }

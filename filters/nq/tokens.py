@@ -72,19 +72,36 @@ from __future__ import annotations
 
 import html as html_lib
 import re
+import warnings
 from bisect import bisect_right
 from collections import defaultdict
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from itertools import accumulate
+from pathlib import Path
 from typing import NamedTuple
 
 from filters.nq.text_tokens import WORD_BREAK, tokenize_text
 
+
+def fallback_warning(error: ImportError, package: Path) -> str | None:
+    """Why the C walker is missing, or None in a source tree (setup.py beside the package)
+    where no extension was ever built: there the Python walker is expected."""
+    source_tree = (package / "_walker.c").is_file() and (package.parents[1] / "setup.py").is_file()
+    built = any(path.suffix in (".so", ".pyd") for path in package.glob("_[pw]*.*"))
+    if source_tree and not built:
+        return None
+    return (f"the C extensions filters.nq._ptb and filters.nq._walker did not import ({error}): "
+            "NQ tokens fall back to the Python walker, about 10x slower; build them with "
+            "`pip install .` (in a source tree: python setup.py build_ext --inplace)")
+
+
 try:  # the C walker and word splitter (setup.py builds them at install; same tokens)
     from filters.nq import _ptb, _walker
-except ImportError:  # a source tree that was never installed: the Python walker below
+except ImportError as _error:  # the Python walker below; warned unless never built
     _ptb = _walker = None
+    if _message := fallback_warning(_error, Path(__file__).resolve().parent):
+        warnings.warn(_message, RuntimeWarning, stacklevel=1)
 
 NATIVE_TOKENS = _walker is not None
 

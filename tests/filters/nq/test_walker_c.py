@@ -1,6 +1,7 @@
 """The C walker ``filters.nq._walker.scan`` gives exactly the tokens and regions of the Python
 ``_Walker`` of :mod:`filters.nq.tokens` (the reference): on every snippet of the token and
-candidate tests, on seeded tag soup, on the bundled sample pages and on the shared NQ and TyDi
+candidate tests, on seeded tag soup and every pair of known tags (both built from the sets of
+tokens.py, which the C tables mirror), on the bundled sample pages and on the shared NQ and TyDi
 pages; errors raised by ``split`` or ``region_of`` propagate."""
 
 from __future__ import annotations
@@ -8,14 +9,25 @@ from __future__ import annotations
 import gzip
 import json
 import random
+import re
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
 
+from filters.nq import gen_c_tables
 from filters.nq.candidates import page_region
 from filters.nq.text_tokens import tokenize_text
-from filters.nq.tokens import NATIVE_TOKENS, NqToken, Region, RegionOf, _Walker, scan_nq_html
+from filters.nq.tokens import (
+    NATIVE_TOKENS,
+    NqToken,
+    Region,
+    RegionOf,
+    _Walker,
+    iter_tags,
+    scan_nq_html,
+    tag_attrs,
+)
 from tests.filters.nq.test_candidates import DESKTOP, PARSOID
 
 _walker = pytest.importorskip("filters.nq._walker")
@@ -135,29 +147,53 @@ def test_tokens_are_nq_tokens_built_in_c() -> None:
 
 # --- 2. seeded tag soup ----------------------------------------------------------------
 
-_NAMES = [
-    "p", "table", "tr", "td", "th", "ul", "ol", "li", "dl", "dd", "dt", "h1", "h2", "h3",
-    "h6", "a", "b", "i", "span", "small", "sup", "sub", "abbr", "br", "wbr", "img", "hr",
-    "meta", "link", "base", "input", "script", "style", "title", "textarea", "xmp", "noscript",
-    "iframe", "noembed", "noframes", "head", "body", "html", "template", "div", "section",
-    "tbody", "thead", "tfoot", "caption", "menu", "blockquote", "pre", "nav", "form", "center",
-    "object", "marquee", "applet", "foo", "x-y", "a:b", "my_tag", "listing",
-]
-_ATTRS = [
-    "", "", "", " ", ' class="noprint"', " class='navbar mini'", ' class="a collapseButton"',
-    ' class="toc"', " CLASS=toc", ' class=" noprint\u3000"', ' class="NOPRINT"',
-    ' id="siteSub"', ' id="mw-navigation"', " id='p-lang'", ' id="p-lang-label"',
-    ' id="footer-places"', ' id="footer-icons"', ' id="toc"', ' id="mw-content-text"',
+# The tag sets of tokens.py the C walker's table mirrors (gen_c_tables), and every tag it
+# knows with a few it does not: a set changed in Python alone gives pages the two walkers
+# read differently. Most tags are drawn set first, so that the members of small sets
+# (headings, table scope) meet each other often.
+_TAG_SETS = [sorted(tags) for tags in gen_c_tables.tag_sets().values()]
+_NAMES = [*gen_c_tables.known_tags(), "foo", "x-y", "a:b", "my_tag"]
+# Attribute spellings the walker parses: ids and classes named by no set.
+_GENERIC_ATTRS = [
+    "", "", "", " ", ' class="toc"', " CLASS=toc", ' id="toc"', ' id="mw-content-text"',
     ' ID = "mw-content-text"', ' id="mw-content-text" class="toc"', ' class="toc" id="x"',
     ' colspan="2"', " COLSPAN='3'", " colspan=4", ' colspan=" &#50; "', ' colspan="&amp;"',
     ' colspan=""', ' colSpan="1&quot;"', ' colspan="\u00a0x\u2003"', ' colspan="&#0;"',
-    ' title="a>b"', " title='x>y' class=noprint", ' data-class="noprint"', " xid=toc",
-    ' class="a"id="toc"', ' class = "toc"', ' id=', ' class="unclosed', " a \"", " x='y",
-    " =", ' style="x" /', " /", "/", ' rowspan="2" colspan=5 id=p-lang', ' class="&#110;oprint"',
-    " class=noprint/", ' id="p-lang" class="noprint"', ' class="café"', ' id="\xff"',
-    ' class="\x1cnoprint\x1f"', " id='\x0bp-lang\x1d'", ' class="toc\x85"', ' id="toc\x00"',
-    ' CLASS="a\tnavbar\r\n"', ' class=\'x\' class="noprint"', ' class="" id=""',
+    ' title="a>b"', " xid=toc", ' class="a"id="toc"', ' class = "toc"', ' id=',
+    ' class="unclosed', " a \"", " x='y", " =", ' style="x" /', " /", "/", ' class="café"',
+    ' id="\xff"', ' class="toc\x85"', ' id="toc\x00"', ' class="" id=""',
 ]
+
+
+def _spellings(key: str, value: str) -> list[str]:
+    """``key=value`` written the ways the walker must read alike (quotes, case of the key,
+    white space str.strip() and str.split() drop, an entity) or not (a longer or upper-case
+    value, another key, an earlier value of the key)."""
+    entity = f"&#{ord(value[0])};{value[1:]}"
+    return [
+        f' {key}="{value}"', f" {key.upper()}='{value}'", f" {key}={value}", f" {key}={value}/",
+        f' {key} = "\x1c{value}\u3000"', f" {key}='\x0b{value}\x1f'", f' {key}="{entity}"',
+        f' {key}="{value.upper()}"', f' {key}="{value}x"', f' data-{key}="{value}"',
+        f" title='x>y' {key}={value}", f" {key}='x' {key}=\"{value}\"",
+    ]
+
+
+def _set_attrs() -> list[str]:
+    """Every id and class the skip sets of tokens.py name, spelled the ways of _spellings; the
+    classes among others (tab and CR LF apart), each kept id with each skipped class."""
+    words = gen_c_tables.walker_words()
+    ids = sorted(words["SKIP_TEXT_IDS"] | words["KEEP_TEXT_IDS"])
+    classes = sorted(words["SKIP_TEXT_CLASSES"])
+    out = [attr for element_id in ids for attr in _spellings("id", element_id)]
+    for name in classes:
+        out += [*_spellings("class", name), f" class='a {name} mini'", f' CLASS="a\t{name}\r\n"']
+    out += [f' id="{keep}" class="{name}"' for keep in sorted(words["KEEP_TEXT_IDS"])
+            for name in classes]
+    out += [f" rowspan=2 colspan=5 id={keep}" for keep in sorted(words["KEEP_TEXT_IDS"])]
+    return out
+
+
+_SET_ATTRS = _set_attrs()
 _ENTITIES = [
     "&amp;", "&nbsp;", "&#39;", "&#x27;", "&#128512;", "&#x1F600;", "&amp", "&ampxyz",
     "&foo;", "&foo", "&#0;", "&#1;", "&#xD800;", "&#99999999;", "&#x110000;", "&notin;",
@@ -183,13 +219,14 @@ def soup_page(rng: random.Random) -> str:
     for _ in range(rng.randint(0, 60)):
         kind = rng.random()
         if kind < 0.45:
-            name = rng.choice(_NAMES)
+            name = rng.choice(rng.choice(_TAG_SETS) if rng.random() < 0.7 else _NAMES)
             if rng.random() < 0.2:
                 name = "".join(c.upper() if rng.random() < 0.5 else c for c in name)
             if rng.random() < 0.35:
                 parts.append(f"</{name}{rng.choice(['', ' ', ' x', '/'])}>")
             else:
-                parts.append(f"<{name}{rng.choice(_ATTRS)}{rng.choice(['', '', '', '/'])}>")
+                attrs = rng.choice(_SET_ATTRS if rng.random() < 0.35 else _GENERIC_ATTRS)
+                parts.append(f"<{name}{attrs}{rng.choice(['', '', '', '/'])}>")
         elif kind < 0.55:
             parts.append(rng.choice(_ENTITIES))
         elif kind < 0.65:
@@ -220,11 +257,79 @@ def test_many_and_long_tag_names() -> None:
     assert_same("".join(parts))
 
 
-@pytest.mark.parametrize("seed", range(6))
+SOUP_SEEDS, SOUP_PAGES = range(6), 500
+
+
+@pytest.mark.parametrize("seed", SOUP_SEEDS)
 def test_tag_soup(seed: int) -> None:
     """500 random pages per seed (3,000 in all)."""
-    for html in soup_pages(seed, 500):
+    for html in soup_pages(seed, SOUP_PAGES):
         assert_same(html)
+
+
+def pair_pages() -> Iterator[str]:
+    """For every ordered pair of tags the C walker knows (and one it does not): one element
+    started inside the other and then the outer one ended, so that each flag of each tag
+    (token, cell, void, inline, raw, skipped, closes <p>, head, heading, scopes, table part,
+    list item stop) decides some page."""
+    names = [*gen_c_tables.known_tags(), "foo"]
+    for outer in names:
+        for inner in names:
+            yield f"<{outer}>1.<{inner}>2.<{outer}>3.</{inner}>4.</{outer}>5."
+            yield f"<{outer}>1.<{inner} colspan=2>2.</{inner}>3.<{inner}>4.</{outer}>5."
+
+
+def test_every_pair_of_known_tags() -> None:
+    """The pair pages (about 31,000) give the same tokens."""
+    for html in pair_pages():
+        assert c_scan(html, None, True) == python_scan(html, None, True), html
+
+
+def all_soup_pages() -> Iterator[str]:
+    """The pages of test_tag_soup."""
+    for seed in SOUP_SEEDS:
+        yield from soup_pages(seed, SOUP_PAGES)
+
+
+def test_the_soup_opens_and_closes_every_known_tag() -> None:
+    """Each tag of the C walker's table (every tag of a set of tokens.py) starts and ends
+    elements of the tag soup, so a tag whose sets differ between the walkers fails it."""
+    opened: set[str] = set()
+    closed: set[str] = set()
+    for html in all_soup_pages():
+        for tag in iter_tags(html.encode("utf-8")):
+            (closed if tag.closing else opened).add(tag.name)
+    known = set(gen_c_tables.known_tags())
+    assert known - opened == set() and known - closed == set()
+
+
+def _structure(html: str) -> tuple[list[tuple[int, int, bool]], list[Region]]:
+    """The Python walker's token spans and regions, not the token texts."""
+    tokens, regions = python_scan(html, page_region, True)
+    return [(t.start_byte, t.end_byte, t.html_token) for t in tokens], regions
+
+
+def _renamed(html: str, value: str) -> str:
+    """``html`` with the attribute value ``value`` (a whole id or class) made "zz...z"."""
+    return re.sub(rf"(?<![\w-]){re.escape(value)}(?![\w-])", "z" * len(value), html)
+
+
+@pytest.mark.parametrize("table", [name for _, name in gen_c_tables.WALKER_WORDS])
+def test_every_skipped_id_and_class_changes_some_soup_page(table: str) -> None:
+    """Without monkeypatching: for each id or class of the set, some soup page gives other
+    tokens or regions when that id or class is renamed (same length, named by no set), so a C
+    table without it, which reads the page as the renamed one, fails test_tag_soup."""
+    parsed: set[str] = set()
+    for html in all_soup_pages():
+        for tag in iter_tags(html.encode("utf-8")):
+            attrs = tag_attrs(tag.attrs)
+            parsed.update([attrs.get("id", ""), *attrs.get("class", "").split()])
+    values = gen_c_tables.walker_words()[table]
+    assert values <= parsed
+    assert not any(set(value) == {"z"} for value in values)
+    for value in sorted(values):
+        pages = (html for html in all_soup_pages() if value in html)
+        assert any(_structure(html) != _structure(_renamed(html, value)) for html in pages), value
 
 
 # --- 3. the sample pages -----------------------------------------------------------------
