@@ -11,6 +11,7 @@ import pytest
 from pipelines import build_categories, build_nq
 from pipelines.cli.errors import NoInputError, UsageError
 from tests.conftest import PROJECT_ROOT, TEST_RUNNER
+from transforms.nq.spec import SPEC
 
 GOLDEN = json.loads((PROJECT_ROOT / "tests" / "golden" / "nq_sample_expected.json").read_text())
 SAMPLES = PROJECT_ROOT / "pipelines" / "samples"
@@ -30,6 +31,7 @@ def test_sample_log_counts_match_golden(nq_release):
     assert counts["log"]["rows"] == GOLDEN["events"]
     assert counts["log"]["malformed_rows"] == GOLDEN["malformed"]
     assert counts["queries"]["distinct"] == GOLDEN["queries_after_normalization"]
+    assert SPEC.counters.undeclared(result["stats"]["counts"]) == []
 
 
 def test_users_window_selection_matches_golden(nq_release):

@@ -13,6 +13,7 @@ from pipelines import build_nq, build_search_index
 from tests.conftest import PROJECT_ROOT, TEST_RUNNER
 from transforms.nq.examples import HF_SCHEMA
 from transforms.nq.linking import example_id
+from transforms.nq.spec import SPEC
 
 GOLDEN = json.loads((PROJECT_ROOT / "tests" / "golden" / "nq_search_expected.json").read_text())
 SPLITS = ("train", "dev", "test")
@@ -59,6 +60,7 @@ def test_drops_are_named_and_counted(release):
         q for qs in GOLDEN["expected_drops"].values() for q in qs}
     share = result["stats"]["wikipedia_in_top5_share"]
     assert share == round(1 - 3 / counts["linking"]["questions"], 4)
+    assert SPEC.counters.undeclared(result["stats"]["counts"]) == []
 
 
 def test_original_format_is_nq_compatible(release):

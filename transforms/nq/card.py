@@ -4,6 +4,21 @@ from __future__ import annotations
 
 from typing import Any
 
+from transforms.core.counters import Counts
+from transforms.nq.counters import (
+    ACCEPTED,
+    CANDIDATE_TAG,
+    COUNTERS,
+    DISTINCT,
+    HEURISTICS,
+    LOG_MALFORMED_ROWS,
+    LOG_ROWS,
+    NO_WIKIPEDIA_IN_TOP5,
+    REJECTED,
+    SEARCH_FAILED,
+    SEARCHED,
+    fired,
+)
 from transforms.release import (
     CardInfo,
     DatasetCard,
@@ -18,10 +33,9 @@ from transforms.release.citations import NOT_ANNOTATED, NQ_BIBTEX, QUERY_LOG_LIC
 
 def nq_stats(tallies: dict[str, int], histograms: dict) -> dict[str, Any]:
     counts = group_tallies(tallies)
-    linking = counts.get("linking", {})
-    asked = linking.get("questions", 0)
-    with_wikipedia = asked - linking.get("dropped.no_wikipedia_in_top5", 0) - sum(
-        v for k, v in linking.items() if k.startswith("search_failed."))
+    read = Counts(counts, COUNTERS)
+    asked = read[SEARCHED]
+    with_wikipedia = asked - read[NO_WIKIPEDIA_IN_TOP5] - sum(read.family(SEARCH_FAILED).values())
     return {"counts": counts, "lengths": length_statistics(histograms),
             "question_prefixes": top_prefixes(tallies),
             "wikipedia_in_top5_share": round(with_wikipedia / asked, 4) if asked else None}
@@ -121,8 +135,8 @@ NQ_INFO = CardInfo(
 
 
 def _questions_body(manifest: dict[str, Any], stats: dict[str, Any]) -> str:
-    counts = stats["counts"]
-    queries, heuristics = counts.get("queries", {}), counts.get("heuristics", {})
+    counts = Counts(stats["counts"], COUNTERS)
+    heuristics = fired(stats["counts"], COUNTERS, HEURISTICS)
     options = manifest["options"]
     return "\n".join([
         f"# NQ question selection, version {md_text(manifest['version'])}",
@@ -134,24 +148,21 @@ def _questions_body(manifest: dict[str, Any], stats: dict[str, Any]) -> str:
         "",
         "| what | count |",
         "|---|---|",
-        f"| log rows | {counts.get('log', {}).get('rows', 0)} |",
-        f"| malformed rows (dead-lettered) | {counts.get('log', {}).get('malformed_rows', 0)} |",
-        f"| distinct normalized queries | {queries.get('distinct', 0)} |",
-        *[f"| rejected, {k.split('.', 1)[1]} | {v} |" for k, v in sorted(queries.items())
-          if k.startswith("rejected.")],
-        f"| accepted questions | {queries.get('accepted', 0)} |",
+        f"| log rows | {counts[LOG_ROWS]} |",
+        f"| malformed rows (dead-lettered) | {counts[LOG_MALFORMED_ROWS]} |",
+        f"| distinct normalized queries | {counts[DISTINCT]} |",
+        *[f"| rejected, {k} | {v} |" for k, v in counts.family(REJECTED).items()],
+        f"| accepted questions | {counts[ACCEPTED]} |",
         *[f"| accepted by heuristic {k[1:]} | {v} |" for k, v in sorted(heuristics.items())],
         "",
     ])
 
 
 def _examples_body(manifest: dict[str, Any], stats: dict[str, Any]) -> str:
-    counts = stats["counts"]
     share = stats["wikipedia_in_top5_share"]
     rows = manifest["rows_per_split"]
     source = manifest["source"]
-    tags = {k.split(".", 1)[1]: v for k, v in counts.get("candidates", {}).items()
-            if k.startswith("tag.")}
+    tags = Counts(stats["counts"], COUNTERS).family(CANDIDATE_TAG)
     return "\n".join([
         f"# Natural Questions-style examples, version {md_text(manifest['version'])}",
         "",

@@ -24,6 +24,23 @@ import apache_beam as beam
 
 from filters.nq.search_hits import top_wikipedia_hit, wikipedia_title
 from transforms.core.accounting import dead_letter, rejected, tally
+from transforms.core.counters import CounterFamily
+from transforms.nq.counters import (
+    BUILT,
+    CANDIDATE_TAG,
+    EXAMPLES,
+    EXAMPLES_DROPPED,
+    FETCHED,
+    LINKING,
+    LINKING_DROPPED,
+    PAGE_FAILED,
+    PAGES,
+    PAGES_DROPPED,
+    SEARCH_FAILED,
+    SEARCHED,
+    TOP_K,
+    wikipedia_rank,
+)
 
 _REDIRECT = re.compile(r'rel="mw:PageProp/redirect"|<div class="redirectMsg"|'
                        r"^\s*#REDIRECT", re.I)
@@ -35,8 +52,8 @@ def example_id(question: str) -> int:
                           signed=True)
 
 
-def _drop(stage: str, row: dict[str, Any], reason: str, **extra: Any):
-    yield tally(stage, f"dropped.{reason}")
+def _drop(dropped: CounterFamily, row: dict[str, Any], reason: str, **extra: Any):
+    yield tally(dropped.member(reason))
     yield rejected("unlinked_questions", {"question": row["question"], "reason": reason,
                                           **extra})
 
@@ -44,9 +61,9 @@ def _drop(stage: str, row: dict[str, Any], reason: str, **extra: Any):
 class LinkQuestions(beam.DoFn):
     """``(shard, [question rows])`` -> ``(title, row with the chosen hit)`` or a named drop."""
 
-    STAGE = "linking"
+    STAGE = LINKING
 
-    def __init__(self, make_backend: Callable[[], Any], lang: str, k: int = 5):
+    def __init__(self, make_backend: Callable[[], Any], lang: str, k: int = TOP_K):
         self.make_backend = make_backend
         self.lang = lang
         self.k = k
@@ -63,19 +80,19 @@ class LinkQuestions(beam.DoFn):
             yield from self._link(row)
 
     def _link(self, row: dict[str, Any]):
-        yield tally(self.STAGE, "questions")
+        yield tally(SEARCHED)
         try:
             hits = self._backend.search(row["question"], self.k)
         except Exception as error:  # noqa: BLE001 - a failed search drops one question only
-            yield tally(self.STAGE, f"search_failed.{getattr(error, 'kind', 'error')}")
+            yield tally(SEARCH_FAILED.member(getattr(error, "kind", "error")))
             yield dead_letter(self.STAGE, error, question=row["question"])
             return
         hit = top_wikipedia_hit(hits, self.lang, self.k)
         if hit is None:
-            yield from _drop(self.STAGE, row, "no_wikipedia_in_top5",
+            yield from _drop(LINKING_DROPPED, row, "no_wikipedia_in_top5",
                              hits=[h.url for h in hits])
             return
-        yield tally(self.STAGE, f"wikipedia_rank_{hit.rank}")
+        yield tally(wikipedia_rank(hit.rank))
         title = wikipedia_title(hit.url, self.lang)
         yield title, {**row, "search_rank": hit.rank, "search_snippet": hit.snippet,
                       "search_hits": [h.url for h in hits]}
@@ -88,7 +105,7 @@ class FetchPages(beam.DoFn):
     ``make_fetcher()`` returns an object with ``fetch(title) -> WikiPage`` raising an error
     with a ``kind`` attribute (``page_missing``, ``page_redirected``, HTTP kinds)."""
 
-    STAGE = "pages"
+    STAGE = PAGES
 
     def __init__(self, make_fetcher: Callable[[], Any]):
         self.make_fetcher = make_fetcher
@@ -113,13 +130,13 @@ class FetchPages(beam.DoFn):
                 raise PageDrop("page_redirected")
         except Exception as error:  # noqa: BLE001 - one page failing drops its questions
             kind = getattr(error, "kind", "error")
-            yield tally(self.STAGE, f"failed.{kind}")
+            yield tally(PAGE_FAILED.member(kind))
             if kind not in ("page_missing", "page_redirected"):
                 yield dead_letter(self.STAGE, error, title=title)
             for row in rows:
-                yield from _drop(self.STAGE, row, kind, title=title)
+                yield from _drop(PAGES_DROPPED, row, kind, title=title)
             return
-        yield tally(self.STAGE, "fetched")
+        yield tally(FETCHED)
         for row in rows:
             yield page, row
 
@@ -138,7 +155,7 @@ class BuildExamples(beam.DoFn):
     Pages are tokenized once per bundle (cache by URL) since several questions share a page.
     """
 
-    STAGE = "examples"
+    STAGE = EXAMPLES
 
     def __init__(self, tokenize: Callable[[str], tuple[list, list]]):
         self.tokenize = tokenize
@@ -156,11 +173,11 @@ class BuildExamples(beam.DoFn):
             yield dead_letter(self.STAGE, error, title=page.title, question=row["question"])
             return
         if not candidates:
-            yield from _drop(self.STAGE, row, "no_long_answer_candidates", title=page.title)
+            yield from _drop(EXAMPLES_DROPPED, row, "no_long_answer_candidates", title=page.title)
             return
-        yield tally(self.STAGE, "built")
+        yield tally(BUILT)
         for tag, count in sorted(Counter(c.tag for c in candidates).items()):
-            yield tally("candidates", f"tag.{tag}", count)
+            yield tally(CANDIDATE_TAG.member(tag), count)
         yield page, row, tokens, candidates
 
 

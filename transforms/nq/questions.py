@@ -19,9 +19,9 @@ from filters.nq.queries import INT64_MAX, MIN_TOKENS, cheap_rejection
 from filters.text.spacy_models import load_english
 from filters.text.stats import question_prefixes
 from transforms.core.accounting import tally
+from transforms.nq.counters import ACCEPTED, DISTINCT, HEURISTIC_FIRED, REJECTED, prefix_counters
 from transforms.sources.query_logs import QueryStats
 
-STAGE = "queries"
 REJECTED_QUERIES = "rejected_queries"
 
 
@@ -40,7 +40,7 @@ def candidate_row(question: str, stats: QueryStats, window_days: int) -> dict[st
 
 def _reject(row: dict[str, Any], reason: str, keep: bool):
     """Count a rejected query; with ``keep`` also emit it (``--keep-rejected``)."""
-    yield tally(STAGE, f"rejected.{reason}")
+    yield tally(REJECTED.member(reason))
     if keep:
         yield beam.pvalue.TaggedOutput(REJECTED_QUERIES, {**row, "reason": reason})
 
@@ -65,7 +65,7 @@ class FilterByUsers(beam.DoFn):
 
     def process(self, item: tuple[str, QueryStats]):
         question, stats = item
-        yield tally(STAGE, "distinct")
+        yield tally(DISTINCT)
         row = candidate_row(question, stats, self.window_days)
         keep = self.keep_rejected
         if any(row[name] > INT64_MAX for name in _COUNT_COLUMNS):
@@ -111,12 +111,11 @@ class SelectQuestions(beam.DoFn):
             if not fired:
                 yield from _reject(row, "no_heuristic", self.keep_rejected)
                 continue
-            yield tally(STAGE, "accepted")
-            first_word, first_two_words = question_prefixes(row["question"])
-            yield tally("question_prefix_1", first_word)
-            yield tally("question_prefix_2", first_two_words)
+            yield tally(ACCEPTED)
+            for prefix in prefix_counters(*question_prefixes(row["question"])):
+                yield tally(prefix)
             for number in fired:
-                yield tally("heuristics", f"h{number}")
+                yield tally(HEURISTIC_FIRED[number])
             yield row
 
 

@@ -1,0 +1,93 @@
+"""The counters of NQ: what its stages tally and its card, stats and summary read.
+
+The query-log reader (``transforms.sources.query_logs``, stage ``log``) names its tallies
+itself; they are declared here once (``QUERY_LOG_COUNTERS``) for NQ and JNQ. The users/window
+stage and the linking stages (search, pages, examples) are JNQ's too (``LINKING_COUNTERS``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from transforms.core.counters import (
+    Counter,
+    CounterFamily,
+    CounterSet,
+    UnknownCounterError,
+)
+
+LOG = "log"
+QUERIES = "queries"
+HEURISTICS = "heuristics"
+LINKING = "linking"
+PAGES = "pages"
+EXAMPLES = "examples"
+CANDIDATES = "candidates"
+FIRST_WORD = "question_prefix_1"  # names are the first words (``top_prefixes`` reads them)
+FIRST_TWO_WORDS = "question_prefix_2"
+DEAD_LETTERED = "dead_lettered"
+
+# the query-log reader
+LOG_ROWS = Counter(LOG, "rows")
+LOG_MALFORMED_ROWS = Counter(LOG, "malformed_rows")
+LOG_MALFORMED = CounterFamily(LOG, "malformed")  # malformed.<reason>
+LOG_UNREADABLE_FILES = Counter(LOG, "unreadable_files")
+LOG_UNREADABLE = CounterFamily(LOG, "unreadable")  # unreadable.<reason>
+LOG_DEAD_LETTERED = Counter(LOG, DEAD_LETTERED)
+QUERY_LOG_COUNTERS = CounterSet.of(LOG_ROWS, LOG_MALFORMED_ROWS, LOG_MALFORMED,
+                                   LOG_UNREADABLE_FILES, LOG_UNREADABLE, LOG_DEAD_LETTERED)
+
+# question selection: users within a window (NQ and JNQ), then NQ's heuristics
+DISTINCT = Counter(QUERIES, "distinct")
+ACCEPTED = Counter(QUERIES, "accepted")
+REJECTED = CounterFamily(QUERIES, "rejected")  # rejected.<reason>
+HEURISTIC_FIRED = {number: Counter(HEURISTICS, f"h{number}") for number in range(1, 9)}
+
+# stage 2: search, pages, examples (NQ and JNQ)
+TOP_K = 5  # NQ §3.1: a Wikipedia page among the top 5 hits
+SEARCHED = Counter(LINKING, "questions")
+WIKIPEDIA_RANK = {rank: Counter(LINKING, f"wikipedia_rank_{rank}")
+                  for rank in range(1, TOP_K + 1)}
+SEARCH_FAILED = CounterFamily(LINKING, "search_failed")  # search_failed.<kind>
+LINKING_DROPPED = CounterFamily(LINKING, "dropped")  # dropped.<reason>
+NO_WIKIPEDIA_IN_TOP5 = LINKING_DROPPED.member("no_wikipedia_in_top5")
+LINKING_DEAD_LETTERED = Counter(LINKING, DEAD_LETTERED)
+FETCHED = Counter(PAGES, "fetched")
+PAGE_FAILED = CounterFamily(PAGES, "failed")  # failed.<kind>
+PAGES_DROPPED = CounterFamily(PAGES, "dropped")  # dropped.<kind>, one per question
+PAGES_DEAD_LETTERED = Counter(PAGES, DEAD_LETTERED)
+BUILT = Counter(EXAMPLES, "built")
+EXAMPLES_DROPPED = CounterFamily(EXAMPLES, "dropped")  # dropped.<reason>
+EXAMPLES_DEAD_LETTERED = Counter(EXAMPLES, DEAD_LETTERED)
+LINKING_COUNTERS = CounterSet.of(SEARCHED, *WIKIPEDIA_RANK.values(), SEARCH_FAILED,
+                                 LINKING_DROPPED, LINKING_DEAD_LETTERED, FETCHED, PAGE_FAILED,
+                                 PAGES_DROPPED, PAGES_DEAD_LETTERED, BUILT, EXAMPLES_DROPPED,
+                                 EXAMPLES_DEAD_LETTERED)
+
+CANDIDATE_TAG = CounterFamily(CANDIDATES, "tag")  # tag.<HTML tag> of long-answer candidates
+
+COUNTERS = CounterSet.of(CounterSet.from_module(globals()), *HEURISTIC_FIRED.values(),
+                         *WIKIPEDIA_RANK.values())
+
+
+def wikipedia_rank(rank: int) -> Counter:
+    """The counter of the top Wikipedia page found at ``rank`` (1 to ``TOP_K``)."""
+    return WIKIPEDIA_RANK.get(rank) or Counter(LINKING, f"wikipedia_rank_{rank}")
+
+
+def prefix_counters(first_word: str, first_two_words: str) -> tuple[Counter, Counter]:
+    """The question-prefix tallies of an accepted question (``top_prefixes`` reads them into
+    ``stats.json``; ``group_tallies`` leaves them out of the counts, so they are not
+    declared: their names are the words themselves)."""
+    return Counter(FIRST_WORD, first_word), Counter(FIRST_TWO_WORDS, first_two_words)
+
+
+def fired(counts: Mapping[str, Mapping[str, int]], declared: CounterSet,
+          stage: str) -> dict[str, int]:
+    """``{name: count}`` of every count of ``stage`` that fired, sorted by name; a count the
+    dataset does not declare raises ``UnknownCounterError`` (as ``Counts`` does)."""
+    names = counts.get(stage, {})
+    for name in names:
+        if not declared.declares(Counter(stage, name)):
+            raise UnknownCounterError(f"counter {stage}.{name} is not declared by this dataset")
+    return {name: int(count) for name, count in sorted(names.items())}

@@ -1,0 +1,333 @@
+"""Natural Questions-style data from search-query logs, declared once (``transforms.core.spec``).
+
+Stage 1 (NQ §3.1): query logs -> normalization -> users within a window -> 8+ tokens -> NQ
+heuristics 1-5 (and our 6-8) -> the accepted questions (``--stop-after questions`` publishes
+them as ``nq_questions``). Stage 2 (NQ §3.1, §4.1): search -> the top-ranked Wikipedia page
+among the top 5 -> its page -> NQ tokens and long-answer candidates -> the release ``nq`` in
+the NQ original format (``nq_original/<split>/*.jsonl.gz``) and the HuggingFace layout
+(``<split>/*.parquet``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import partial
+from typing import Any
+
+import apache_beam as beam
+from apache_beam.io.filesystems import FileSystems
+
+from filters.text.splits import assign_split
+from transforms.core.accounting import SIDE_OUTPUTS
+from transforms.core.counters import Counts
+from transforms.core.errors import UsageError
+from transforms.core.inputs import require_inputs
+from transforms.core.options import (
+    ReleaseOptions,
+    non_negative_int,
+    option,
+    positive_int,
+    split_ratios_option,
+)
+from transforms.core.progress import ShowProgress
+from transforms.core.samples import sample_path
+from transforms.core.spec import DatasetSpec, Plan, ReleaseKind
+from transforms.core.summary import dead_letter_line, empty_release_warning
+from transforms.nq.card import nq_card, nq_questions_card, nq_stats
+from transforms.nq.counters import (
+    ACCEPTED,
+    COUNTERS,
+    DISTINCT,
+    EXAMPLES,
+    HEURISTICS,
+    LINKING,
+    LOG_MALFORMED_ROWS,
+    LOG_ROWS,
+    PAGES,
+    REJECTED,
+    fired,
+)
+from transforms.nq.examples import FIELD_DOCS as EXAMPLE_FIELD_DOCS
+from transforms.nq.examples import (
+    HF_SCHEMA,
+    hf_example,
+    jsonl_gz_bytes,
+    nq_shard_name,
+    original_example,
+)
+from transforms.nq.linking import BuildExamples, LinkAndFetch, summary_label
+from transforms.nq.linking_options import (
+    LinkingOptions,
+    ResolvedLinking,
+    backend_options,
+    linking_option,
+    resolve_linking,
+)
+from transforms.nq.publish import ensure_empty_jsonl, nq_dev_baselines
+from transforms.nq.questions import REJECTED_QUERIES, IssuedByUsers, SelectQuestions
+from transforms.nq.schema import FIELD_DOCS, QUESTION_SCHEMA, REJECTED_QUERY_SCHEMA
+from transforms.release import (
+    HistogramFn,
+    ReleaseTarget,
+    WriteAccounting,
+    WriteShards,
+    parquet_bytes,
+    rows_in_split_order,
+)
+from transforms.sources.query_log_options import (
+    QueryLogOptions,
+    input_option,
+    log_fields,
+    min_users_option,
+    reader_options,
+)
+from transforms.sources.query_logs import key_by_normalized_query
+
+DATASET_QUESTIONS = "nq_questions"
+DATASET_VERSION = "1.0.0"
+DATASET_EXAMPLES = "nq"
+QUESTIONS = "questions"
+STAGES = (QUESTIONS, "examples")
+NQ_SPLITS = "train=307373,dev=7830,test=7842"  # NQ's own split sizes
+
+
+@dataclass(frozen=True)
+class _Selection:
+    """Question selection options (listed after the query-log options, as ``--help`` has
+    always shown them)."""
+
+    categories: str = option(sample_path("nq", "categories.tsv"),
+                             "category lexicon TSV (from build_categories) or a categories "
+                             "release directory; default: the bundled lexicon")
+    min_category_count: int = option(2, "lexicon entries found fewer times are ignored",
+                                     parse=non_negative_int)
+    keep_rejected: bool = option(False, "also write the rejected queries with reasons to "
+                                        "rejected/queries/", flag=True)
+    stop_after: str = option("examples", "questions: write the selected questions (release "
+                                         "nq_questions); examples (default): link, fetch pages, "
+                                         "write NQ examples (release nq)", choices=STAGES)
+
+
+@dataclass(frozen=True)
+class NqOptions(LinkingOptions, ReleaseOptions, _Selection, QueryLogOptions):
+    """``python -m pipelines.build_nq`` options."""
+
+    input: str = input_option(sample_path("nq", "query_log.tsv"))
+    min_users: int = min_users_option(2)
+    split_ratios: tuple = linking_option(split_ratios_option(NQ_SPLITS),
+                                         f"split names and sizes/ratios (default NQ's: "
+                                         f"{NQ_SPLITS})", parse=split_ratios_option,
+                                         cli_default=NQ_SPLITS)
+    split_salt: str = linking_option("nq", "salt of the split hash of the normalized question")
+    max_rows_per_shard: int = linking_option(500, "examples per output file (pages are large)",
+                                             parse=positive_int)
+    batch_size: int = option(256, "queries per spaCy batch", parse=positive_int)
+
+
+@dataclass(frozen=True)
+class NqContext:
+    """What the job needs that is decided before it: the category lexicon's text (read once,
+    up front) and the resolved linking (page source, index directory)."""
+
+    categories_tsv: str
+    linking: ResolvedLinking
+
+
+QUESTIONS_RELEASE = ReleaseKind(
+    DATASET_QUESTIONS, "NQ question selection: questions selected from a search query log",
+    schema=QUESTION_SCHEMA, field_docs=FIELD_DOCS, make_stats=nq_stats,
+    make_card=nq_questions_card)
+EXAMPLES_RELEASE = ReleaseKind(
+    DATASET_EXAMPLES, "Natural Questions-style examples: questions with a Wikipedia page and "
+                      "its long-answer candidates",
+    schema=HF_SCHEMA, field_docs={**FIELD_DOCS, **EXAMPLE_FIELD_DOCS}, make_stats=nq_stats,
+    make_card=nq_card, baselines=nq_dev_baselines, renderer="nq", evaluator="nq")
+ANNOTATED_RELEASE = ReleaseKind(
+    "nq_annotated", "NQ examples with crowd annotations (python -m pipelines.annotate import)",
+    renderer="nq", evaluator="nq")
+
+
+def categories_file(path: str) -> str:
+    """The lexicon TSV of ``--categories``: the file, or ``categories.tsv`` of a release."""
+    return path if path.endswith(".tsv") else FileSystems.join(path, "categories.tsv")
+
+
+def read_categories(path: str) -> str:
+    """The lexicon TSV text from a file or a categories release directory."""
+    path = categories_file(path)
+    with FileSystems.open(path) as handle:
+        return handle.read().decode("utf-8")
+
+
+def plan(options: NqOptions) -> Plan[NqOptions]:
+    """The logs and the lexicon must exist; the lexicon is read now (``Plan.context``); the
+    linking options are resolved (``--pages``, the bundled index) for stage 2."""
+    if options.min_users < 1:
+        raise UsageError("--min-users must be at least 1")
+    require_inputs([options.input, categories_file(options.categories)])
+    try:
+        categories_tsv = read_categories(options.categories)
+    except OSError as error:
+        raise UsageError(f"cannot read --categories {options.categories}: {error}") from None
+    questions_only = options.stop_after == QUESTIONS
+    linking = resolve_linking(options, needs_index=not questions_only)
+    source = {"kind": "query_log", "description": f"query logs matching {options.input}",
+              "categories": options.categories, "search": options.search,
+              "pages": linking.pages, "index_dir": linking.index_dir, "lang": options.lang}
+    recorded = {"pages": linking.pages, "index_dir": linking.index_dir,
+                "split_ratios": dict(options.split_ratios)}
+    context = NqContext(categories_tsv, linking)
+    if questions_only:
+        return Plan(options, QUESTIONS_RELEASE, (QUESTIONS,), source, recorded,
+                    context=context)
+    splits = tuple(name for name, _ in options.split_ratios)
+    return Plan(options, EXAMPLES_RELEASE, splits, source, recorded,
+                before_publish=partial(_ensure_empty_jsonl, splits=splits), context=context)
+
+
+def _ensure_empty_jsonl(target: ReleaseTarget, splits: tuple[str, ...]) -> None:
+    ensure_empty_jsonl(target, list(splits))
+
+
+class BuildNq(beam.PTransform):
+    """Query logs -> selected questions -> (stage 2) linked NQ examples in both formats, the
+    rejected queries (``--keep-rejected``) and the accounting, all staged in ``target``."""
+
+    def __init__(self, plan: Plan[NqOptions], target: ReleaseTarget):
+        super().__init__()
+        self.options, self.context, self.target = plan.options, plan.context, target
+
+    def expand(self, pbegin):
+        options, staging = self.options, self.target.staging_dir
+        by_users, results = pbegin | "Users" >> IssuedByUsers(
+            options.input, log_fields(options), options.format, key_by_normalized_query,
+            options.min_users, options.window, options.keep_rejected,
+            **reader_options(options))
+        selected = (by_users.main
+                    | "Progress" >> ShowProgress("queries aggregated")
+                    | "Batch" >> beam.BatchElements(min_batch_size=options.batch_size,
+                                                    max_batch_size=options.batch_size)
+                    | "Heuristics" >> beam.ParDo(SelectQuestions(
+                        self.context.categories_tsv, options.min_category_count,
+                        options.keep_rejected))
+                    .with_outputs(*SIDE_OUTPUTS, REJECTED_QUERIES, main="main"))
+        questions = selected.main
+        results = [*results, by_users, selected]
+        if options.stop_after == QUESTIONS:
+            written = [questions
+                       | "KeyQuestions" >> beam.Map(lambda row: (QUESTIONS, row))
+                       | "WriteQuestions" >> WriteShards(staging, lambda r: r["question"],
+                                                         parquet_bytes, "parquet",
+                                                         QUESTION_SCHEMA)]
+            page_stats = []
+        else:
+            page_stats, linked_results, written = self._examples(questions)
+            results += linked_results
+        if options.keep_rejected:
+            written.append((by_users[REJECTED_QUERIES], selected[REJECTED_QUERIES])
+                           | "RejectedQueries" >> beam.Flatten()
+                           | "KeyRejected" >> beam.Map(lambda row: ("queries", row))
+                           | "WriteRejected" >> WriteShards(
+                               staging, lambda r: r["question"], parquet_bytes, "parquet",
+                               REJECTED_QUERY_SCHEMA, subdir="rejected"))
+        lengths = (questions
+                   | "Lengths" >> beam.FlatMap(lambda row: [
+                       ("all/question_tokens", row["tokens"]),
+                       ("all/users_in_window", row["users_in_window"])]))
+        histograms = ((lengths, *page_stats)
+                      | "AllLengths" >> beam.Flatten()
+                      | "Histograms" >> beam.CombinePerKey(HistogramFn()))
+        written.append(pbegin | "Accounting" >> WriteAccounting(staging, results, histograms))
+        return tuple(written)
+
+    def _examples(self, questions):
+        """Stage 2: link, fetch, tokenize, split, write both formats.
+        Returns (length stats, accounting results, writers' outputs)."""
+        from filters.nq.candidates import nq_document
+
+        options, staging = self.options, self.target.staging_dir
+        pairs, linked_results = (questions
+                                 | "LinkProgress" >> ShowProgress("questions linked")
+                                 | "LinkAndFetch" >> LinkAndFetch(
+                                     backend_options(options, self.context.linking),
+                                     options.lang, options.shards))
+        built = (pairs
+                 | "Tokenize" >> beam.ParDo(BuildExamples(nq_document))
+                 .with_outputs(*SIDE_OUTPUTS, main="main"))
+        salt, ratios = options.split_salt, options.split_ratios
+        examples = (built.main
+                    | "Example" >> beam.MapTuple(original_example)
+                    | "Split" >> beam.Map(lambda ex: (
+                        assign_split(ex["question_text"], salt, ratios), ex)))
+        sort_key = lambda ex: ex["question_text"]  # noqa: E731 - shared by both writers
+        written = [
+            examples | "WriteParquet" >> WriteShards(
+                staging, sort_key, _hf_parquet, "parquet", HF_SCHEMA,
+                options.max_rows_per_shard),
+            examples | "WriteOriginal" >> WriteShards(
+                staging, sort_key, jsonl_gz_bytes, "jsonl.gz",
+                max_rows_per_shard=options.max_rows_per_shard, subdir="nq_original",
+                namer=nq_shard_name),
+        ]
+        page_stats = examples | "PageLengths" >> beam.FlatMap(lambda kv: _page_lengths(kv[1]))
+        return [page_stats], [*linked_results, built], written
+
+
+def _hf_parquet(rows: list[dict], schema) -> bytes:
+    return parquet_bytes([hf_example(row) for row in rows], schema)
+
+
+def _page_lengths(example: dict) -> list[tuple[str, int]]:
+    return [("all/page_bytes", len(example["document_html"].encode("utf-8"))),
+            ("all/page_tokens", len(example["document_tokens"])),
+            ("all/candidates_per_page", len(example["long_answer_candidates"]))]
+
+
+def summary(result: dict[str, Any]) -> str:
+    """The lines ``build_nq`` prints after a run."""
+    raw = result["stats"]["counts"]
+    counts = Counts(raw, COUNTERS)
+    lines = [
+        f"{result['manifest']['dataset']} {result['manifest']['version']} written to "
+        f"{result['path']}",
+        f"  log rows read:         {counts[LOG_ROWS]}",
+        f"  malformed rows:        {counts[LOG_MALFORMED_ROWS]} (see rejected/dead_letter/)",
+        f"  distinct queries:      {counts[DISTINCT]}",
+    ]
+    for name, count in counts.family(REJECTED).items():
+        lines.append(f"  rejected, {name}: {count}")
+    lines.append(f"  accepted questions:    {counts[ACCEPTED]}")
+    for name, count in fired(raw, COUNTERS, HEURISTICS).items():
+        lines.append(f"    heuristic {name[1:]} fired: {count}")
+    if result["manifest"]["dataset"] == DATASET_QUESTIONS:
+        lines.append("  stopped after question selection (--stop-after questions)")
+        lines.append(dead_letter_line(raw))
+        return "\n".join(lines + empty_release_warning(result["manifest"]))
+    for stage in (LINKING, PAGES, EXAMPLES):
+        for name, count in fired(raw, COUNTERS, stage).items():
+            lines.append(f"  {summary_label(stage, name)}: {count}")
+    share = result["stats"]["wikipedia_in_top5_share"]
+    lines.append(f"  questions with a Wikipedia page in the top 5: "
+                 f"{'-' if share is None else f'{share:.1%}'}")
+    lines.append(dead_letter_line(raw))
+    for split, rows in rows_in_split_order(result["manifest"]):
+        lines.append(f"  examples in {split}: {rows}")
+    return "\n".join(lines + empty_release_warning(result["manifest"]))
+
+
+SPEC = DatasetSpec(
+    name="nq",
+    module="build_nq",
+    version=DATASET_VERSION,
+    about="Natural Questions-style data from search-query logs and Wikipedia",
+    description="Select Natural Questions-style questions from search-query logs (NQ §3.1). "
+                "Any other --option is passed to Apache Beam.",
+    options=NqOptions,
+    releases=(EXAMPLES_RELEASE, QUESTIONS_RELEASE),
+    counters=COUNTERS,
+    plan=plan,
+    transform=BuildNq,
+    summary=summary,
+    output_label="nq or nq_questions",
+    extra_releases=(ANNOTATED_RELEASE,),
+)
