@@ -21,6 +21,7 @@ import os
 
 from apache_beam.io.filesystems import FileSystems
 
+from transforms.release.resolve import InvalidLatestError, latest_version
 from transforms.release.staging import (
     latest_temporary,
     recover_replaced,
@@ -28,14 +29,12 @@ from transforms.release.staging import (
     remove_empty_staging_root,
     replaced_dir,
 )
-from transforms.release.storage import RAW, is_local, list_files, read_json, write_bytes
+from transforms.release.storage import is_local, list_files, read_json, write_bytes
 from transforms.release.target import (
     MANIFEST,
     SUCCESS_MARKER,
-    InvalidReleaseName,
     ReleaseExistsError,
     ReleaseTarget,
-    check_name,
     latest_path,
 )
 
@@ -122,15 +121,12 @@ def _write_latest_file(path: str, content: bytes, temporary: str) -> None:
 
 
 def read_latest(root: str, dataset: str) -> str | None:
-    """The version ``LATEST`` names; None when it is missing, empty, unreadable or not a
-    valid version name."""
-    path = latest_path(root, dataset)
+    """The version ``LATEST`` names; None when it is missing, empty, unreadable, a link or
+    special file (never opened: a FIFO would block), or not a valid sibling version name
+    (``resolve.latest_version``; ``--skip-existing`` then rewrites it)."""
     try:
-        if not FileSystems.exists(path):
-            return None
-        with FileSystems.open(path, compression_type=RAW) as handle:
-            return check_name(handle.read(200).decode("utf-8").strip())
-    except (OSError, UnicodeDecodeError, InvalidReleaseName):
+        return latest_version(FileSystems.join(root, dataset))
+    except (OSError, InvalidLatestError):
         return None
 
 

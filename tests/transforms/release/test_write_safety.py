@@ -226,3 +226,17 @@ def test_skip_existing_works_on_a_read_only_output(tmp_path, monkeypatch):
     monkeypatch.setattr(target_module.os, "access", lambda path, mode: False)
     again = run_toy(tmp_path, ["b"], skip_existing=True)
     assert again["manifest"]["run_id"] == first["manifest"]["run_id"]
+
+
+def test_a_fifo_or_link_named_latest_is_never_opened(tmp_path):
+    dataset = tmp_path / "toy"
+    (dataset / "1.0.0").mkdir(parents=True)
+    os.mkfifo(dataset / "LATEST")  # opening it for reading would block forever
+    assert read_latest(str(tmp_path), "toy") is None
+    (dataset / "LATEST").unlink()
+    (tmp_path / "elsewhere").write_text("1.0.0")
+    (dataset / "LATEST").symlink_to(tmp_path / "elsewhere")
+    assert read_latest(str(tmp_path), "toy") is None
+    (dataset / "LATEST").unlink()
+    (dataset / "LATEST").write_text("1.0.0\n")
+    assert read_latest(str(tmp_path), "toy") == "1.0.0"
