@@ -12,6 +12,7 @@ import pytest
 
 from pipelines import build_jnq
 from tests.conftest import PROJECT_ROOT, TEST_RUNNER
+from transforms.jnq.spec import SPEC
 
 GOLDEN = json.loads((PROJECT_ROOT / "tests" / "golden" / "jnq_sample_expected.json")
                     .read_text(encoding="utf-8"))
@@ -48,6 +49,7 @@ def test_log_counts(jnq):
     assert counts["log"]["rows"] == GOLDEN["events"]
     assert counts["log"]["malformed_rows"] == GOLDEN["malformed"]
     assert counts["queries"]["distinct"] == len(QUERIES)
+    assert SPEC.counters.undeclared(result["stats"]["counts"]) == []
 
 
 def test_jnq_questions_patterns_and_links(jnq):

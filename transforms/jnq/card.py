@@ -5,6 +5,9 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any
 
+from transforms.core.counters import Counts
+from transforms.jnq.counters import COUNTERS, PATTERNS
+from transforms.nq.counters import ACCEPTED, DISTINCT, REJECTED, fired
 from transforms.release import (
     CardInfo,
     DatasetCard,
@@ -116,8 +119,8 @@ CANDIDATES_NOTE = (
 
 def _body(manifest: dict[str, Any], stats: dict[str, Any]) -> str:
     """Markdown body: what, the selection rule, counts and rejection reasons, baselines."""
-    counts = stats["counts"]
-    queries, patterns = counts.get("queries", {}), counts.get("patterns", {})
+    counts = Counts(stats["counts"], COUNTERS)
+    patterns = fired(stats["counts"], COUNTERS, PATTERNS)
     options = manifest["options"]
     variant = options["variant"]
     info = JBOOLQ_INFO if variant == "jboolq" else JNQ_INFO
@@ -135,10 +138,9 @@ def _body(manifest: dict[str, Any], stats: dict[str, Any]) -> str:
         "",
         "| what | count |",
         "|---|---|",
-        f"| distinct queries | {queries.get('distinct', 0)} |",
-        *[f"| rejected, {k.split('.', 1)[1]} | {v} |" for k, v in sorted(queries.items())
-          if k.startswith("rejected.")],
-        f"| accepted questions | {queries.get('accepted', 0)} |",
+        f"| distinct queries | {counts[DISTINCT]} |",
+        *[f"| rejected, {k} | {v} |" for k, v in counts.family(REJECTED).items()],
+        f"| accepted questions | {counts[ACCEPTED]} |",
         *[f"| pattern {k[1:]} matched | {v} |" for k, v in sorted(patterns.items())],
         *[f"| examples in {md_text(split)} | {n} |"
           for split, n in manifest["rows_per_split"].items()],

@@ -14,9 +14,10 @@ import apache_beam as beam
 from filters.jnq.paragraphs import page_paragraphs, select_candidates
 from filters.jnq.rules import QuestionFilter, normalize_ja
 from transforms.core.accounting import dead_letter, rejected, tally
+from transforms.jnq.counters import NO_PARAGRAPHS, PATTERN_MATCHED
+from transforms.nq.counters import ACCEPTED, BUILT, EXAMPLES, REJECTED
 from transforms.nq.linking import example_id
 
-STAGE = "queries"
 REJECTED_QUERIES = "rejected_queries"
 
 
@@ -47,7 +48,7 @@ class SelectJapaneseQuestions(beam.DoFn):
         self._filter = QuestionFilter(self.variant, self.count_symbols, self.extended)
 
     def _reject(self, row: dict[str, Any], reason: str):
-        yield tally(STAGE, f"rejected.{reason}")
+        yield tally(REJECTED.member(reason))
         if self.keep_rejected:
             yield beam.pvalue.TaggedOutput(REJECTED_QUERIES, {**row, "reason": reason})
 
@@ -59,16 +60,16 @@ class SelectJapaneseQuestions(beam.DoFn):
         if reason:
             yield from self._reject(out, reason)
             return
-        yield tally(STAGE, "accepted")
+        yield tally(ACCEPTED)
         for number in patterns:
-            yield tally("patterns", f"p{number}")
+            yield tally(PATTERN_MATCHED[number])
         yield out
 
 
 class BuildJnqExamples(beam.DoFn):
     """``(page, row)`` -> a JNQ row: all paragraphs and the 5 snippet-relevant candidates."""
 
-    STAGE = "examples"
+    STAGE = EXAMPLES
 
     def setup(self):
         from transforms.clients.local_search import IndexTokenizer
@@ -80,7 +81,7 @@ class BuildJnqExamples(beam.DoFn):
         try:
             paragraphs = page_paragraphs(page.html)
             if not paragraphs:
-                yield tally(self.STAGE, "dropped.no_paragraphs")
+                yield tally(NO_PARAGRAPHS)
                 yield rejected("unlinked_questions", {"question": row["question"],
                                                       "reason": "no_paragraphs",
                                                       "title": page.title})
@@ -89,7 +90,7 @@ class BuildJnqExamples(beam.DoFn):
         except Exception as error:  # noqa: BLE001 - one page must not stop the job
             yield dead_letter(self.STAGE, error, title=page.title, question=row["question"])
             return
-        yield tally(self.STAGE, "built")
+        yield tally(BUILT)
         yield {
             "id": str(example_id(row["question"])),
             **{k: row[k] for k in ("question", "variant", "variants", "users_in_window",
