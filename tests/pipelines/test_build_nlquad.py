@@ -12,6 +12,7 @@ import pytest
 
 from pipelines.build_nlquad import format_summary, main, run
 from tests.conftest import PROJECT_ROOT, TEST_RUNNER
+from transforms.nlquad.spec import SPEC
 from transforms.sources.page_files import sample_index
 
 EXPECTED = json.loads((PROJECT_ROOT / "tests" / "golden" / "nlquad_sample_expected.json")
@@ -111,6 +112,11 @@ def test_skipped_and_duplicate_pages_are_accounted(release):
     questions = counts["questions"]
     assert questions["kept"] + sum(v for k, v in questions.items()
                                    if k.startswith("dropped.")) == questions["found"]
+
+
+def test_every_counter_that_fired_is_declared(release):
+    result, _ = release
+    assert SPEC.counters.undeclared(result["stats"]["counts"]) == []
 
 
 def test_splits_group_articles_and_are_stable(release):

@@ -4,6 +4,25 @@ from __future__ import annotations
 
 from typing import Any
 
+from transforms.core.counters import Counts
+from transforms.nlquad.counters import (
+    CDX,
+    CDX_ADJACENT_DUPLICATES,
+    CDX_CAPTURES_LISTED,
+    CDX_FAILED,
+    CDX_MALFORMED,
+    CDX_ROWS_READ,
+    COUNTERS,
+    DROPPED,
+    DUPLICATE_CAPTURE,
+    DUPLICATE_CONTENT,
+    FOUND,
+    KEPT,
+    PAGES_PARSED,
+    PAGES_READ,
+    PAGES_SKIPPED,
+    PROMO_LIST_REMOVED,
+)
 from transforms.release import (
     CardInfo,
     DatasetCard,
@@ -14,12 +33,6 @@ from transforms.release import (
     top_prefixes,
 )
 from transforms.release.citations import NLQUAD_BIBTEX
-from transforms.sources.wayback import (
-    CAPTURES_LISTED,
-    MALFORMED,
-    ROWS_READ,
-    SKIPPED_ADJACENT_DUPLICATE,
-)
 
 PAPER_REFERENCE = {
     "source": "Soleimani, Monz, Worring. NLQuAD. EACL 2021, Table 2",
@@ -48,9 +61,8 @@ def _mean(stats: dict, metric: str) -> str:
     return "-" if value is None else f"{value:g}"
 
 
-def _reasons(counts: dict[str, int], prefix: str) -> list[str]:
-    return [f"| {name[len(prefix):]} | {count} |" for name, count in sorted(counts.items())
-            if name.startswith(prefix)]
+def _reasons(counts: dict[str, int]) -> list[str]:
+    return [f"| {name} | {count} |" for name, count in counts.items()]
 
 
 SOURCE_TEXT = {
@@ -122,27 +134,23 @@ def cdx_count_rows(counts: dict[str, dict[str, int]]) -> list[tuple[str, int]]:
     """``(label, count)`` of the Wayback CDX listing for the card and the summary: rows
     read = captures listed + adjacent duplicates + malformed rows (by reason), then failed
     queries by kind; empty when the pages came from files."""
-    cdx = counts.get("cdx", {})
-    if not cdx:
+    if not counts.get(CDX):
         return []
-    rows = [("CDX rows read", cdx.get(ROWS_READ, 0)),
-            ("captures listed", cdx.get(CAPTURES_LISTED, 0)),
-            ("adjacent duplicate CDX rows", cdx.get(SKIPPED_ADJACENT_DUPLICATE, 0))]
-    for name, count in sorted(cdx.items()):
-        if name.startswith(f"{MALFORMED}."):
-            rows.append((f"malformed CDX rows, {name[len(MALFORMED) + 1:]}", count))
-        elif name.startswith("failed."):
-            rows.append((f"CDX queries failed, {name[7:]}", count))
+    cdx = Counts(counts, COUNTERS)
+    rows = [("CDX rows read", cdx[CDX_ROWS_READ]),
+            ("captures listed", cdx[CDX_CAPTURES_LISTED]),
+            ("adjacent duplicate CDX rows", cdx[CDX_ADJACENT_DUPLICATES])]
+    # failed.* sorts before malformed.*: the order of the stage's sorted names
+    rows += [(f"CDX queries failed, {kind}", count)
+             for kind, count in cdx.family(CDX_FAILED).items()]
+    rows += [(f"malformed CDX rows, {reason}", count)
+             for reason, count in cdx.family(CDX_MALFORMED).items()]
     return rows
 
 
 def _body(manifest: dict[str, Any], stats: dict[str, Any]) -> str:
     """Markdown body: what, method, splits, counts and drop reasons, lengths, baselines."""
-    counts = stats["counts"]
-    pages = counts.get("pages", {})
-    questions = counts.get("questions", {})
-    dedup = counts.get("dedup", {})
-    documents = counts.get("documents", {})
+    counts = Counts(stats["counts"], COUNTERS)
     rows = manifest["rows_per_split"]
     options = manifest["options"]
     source = manifest["source"].get("kind")
@@ -187,26 +195,27 @@ def _body(manifest: dict[str, Any], stats: dict[str, Any]) -> str:
         "",
         "| what | count |",
         "|---|---|",
-        *[f"| {md_text(label)} | {count} |" for label, count in cdx_count_rows(counts)],
-        f"| pages read | {pages.get('read', 0)} |",
-        f"| articles parsed | {pages.get('parsed', 0)} |",
-        f"| duplicate captures removed | {dedup.get('duplicate_capture', 0)} |",
-        f"| duplicate texts removed | {dedup.get('duplicate_content', 0)} |",
-        f"| promo link lists removed | {documents.get('promo_list_removed', 0)} |",
-        f"| interrogative sub-headings | {questions.get('found', 0)} |",
-        f"| questions kept | {questions.get('kept', 0)} |",
+        *[f"| {md_text(label)} | {count} |"
+          for label, count in cdx_count_rows(stats["counts"])],
+        f"| pages read | {counts[PAGES_READ]} |",
+        f"| articles parsed | {counts[PAGES_PARSED]} |",
+        f"| duplicate captures removed | {counts[DUPLICATE_CAPTURE]} |",
+        f"| duplicate texts removed | {counts[DUPLICATE_CONTENT]} |",
+        f"| promo link lists removed | {counts[PROMO_LIST_REMOVED]} |",
+        f"| interrogative sub-headings | {counts[FOUND]} |",
+        f"| questions kept | {counts[KEPT]} |",
         "",
         "Pages skipped, by reason:",
         "",
         "| reason | pages |",
         "|---|---|",
-        *_reasons(pages, "skipped."),
+        *_reasons(counts.family(PAGES_SKIPPED)),
         "",
         "Questions dropped, by reason:",
         "",
         "| reason | questions |",
         "|---|---|",
-        *_reasons(questions, "dropped."),
+        *_reasons(counts.family(DROPPED)),
         "",
         "## Lengths (means; see stats.json for medians and per-split values)",
         "",

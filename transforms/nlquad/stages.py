@@ -26,7 +26,33 @@ from filters.text.html_decoding import decode_html
 from filters.text.splits import assign_split
 from filters.text.stats import SentenceCounter, question_prefixes, word_count
 from transforms.core.accounting import SIDE_OUTPUTS, dead_letter, rejected, tally
+from transforms.core.counters import Counter as CounterName
 from transforms.core.progress import Progress
+from transforms.nlquad.counters import (
+    DEDUP,
+    DEDUPLICATED,
+    DOCUMENTS_KEPT,
+    DROPPED,
+    DUPLICATE_CAPTURE,
+    DUPLICATE_CONTENT,
+    ENCODING,
+    FIRST_TWO_WORDS,
+    FIRST_WORD,
+    FOUND,
+    KEPT,
+    NON_INTERROGATIVE_SUBHEADINGS,
+    PAGES,
+    PAGES_PARSED,
+    PAGES_READ,
+    PAGES_SKIPPED,
+    PARSED_ERA,
+    PROMO_LIST_REMOVED,
+    QUESTIONS,
+    REPEATED_PARAGRAPHS_REMOVED,
+    SUBHEADINGS,
+    TEMPLATE_PARAGRAPHS_REMOVED,
+    WITHOUT_QUESTIONS,
+)
 from transforms.sources.pages import CapturedPage
 
 
@@ -58,7 +84,7 @@ class ArticleRecord:
 class ParsePages(beam.DoFn):
     """CapturedPage -> ArticleRecord, or a skip with a named reason, or a dead letter."""
 
-    STAGE = "pages"
+    STAGE = PAGES
 
     def __init__(self, progress_every_s: float | None = None,
                  progress_total: int | None = None):
@@ -68,7 +94,7 @@ class ParsePages(beam.DoFn):
         self._progress = Progress("pages parsed", self.progress_every_s, self.progress_total)
 
     def process(self, page: CapturedPage):
-        yield tally(self.STAGE, "read")
+        yield tally(PAGES_READ)
         self._progress.tick()
         try:
             yield from self._parse(page)
@@ -76,7 +102,7 @@ class ParsePages(beam.DoFn):
             yield dead_letter(self.STAGE, error, **page.describe())
 
     def _skip(self, page: CapturedPage, reason: str, detail: str = ""):
-        yield tally(self.STAGE, f"skipped.{reason}")
+        yield tally(PAGES_SKIPPED.member(reason))
         yield rejected("skipped_pages", {**page.describe(), "reason": reason, "detail": detail})
 
     def _parse(self, page: CapturedPage):
@@ -85,14 +111,14 @@ class ParsePages(beam.DoFn):
             yield from self._skip(page, url_class.kind)
             return
         decoded = decode_html(page.content, page.content_type)
-        if decoded.method in ("detected", "fallback", "replaced"):
-            yield tally(self.STAGE, f"encoding_{decoded.method}")
+        if decoded.method in ENCODING:
+            yield tally(ENCODING[decoded.method])
         parsed = parse_bbc_article(decoded.text)
         if isinstance(parsed, ParseSkip):
             yield from self._skip(page, parsed.reason, parsed.detail)
             return
-        yield tally(self.STAGE, "parsed")
-        yield tally(self.STAGE, f"parsed_era_{parsed.era}")
+        yield tally(PAGES_PARSED)
+        yield tally(PARSED_ERA[parsed.era])
         yield ArticleRecord(
             document_id="bbc-" + url_class.asset_key.split("/")[-1],
             asset_key=url_class.asset_key,
@@ -108,13 +134,13 @@ class ParsePages(beam.DoFn):
         )
 
 
-def _pick(records: Iterable[ArticleRecord], key, stage: str, reason: str):
+def _pick(records: Iterable[ArticleRecord], key, duplicate: CounterName):
     ordered = sorted(records, key=key)
     winner = ordered[0]
     yield winner
     for loser in ordered[1:]:
-        yield tally(stage, reason)
-        yield rejected("duplicates", {**loser.describe(), "reason": reason,
+        yield tally(duplicate)
+        yield rejected("duplicates", {**loser.describe(), "reason": duplicate.name,
                                       "kept_url": winner.capture_url,
                                       "kept_timestamp": winner.capture_timestamp})
 
@@ -122,7 +148,7 @@ def _pick(records: Iterable[ArticleRecord], key, stage: str, reason: str):
 class DeduplicateArticles(beam.PTransform):
     """One record per asset key (capture dedup), then one per body text (content dedup)."""
 
-    STAGE = "dedup"
+    STAGE = DEDUP
 
     def expand(self, articles):
         by_capture = (
@@ -132,14 +158,14 @@ class DeduplicateArticles(beam.PTransform):
             | "PickCapture" >> beam.FlatMap(lambda kv: _pick(
                 kv[1], lambda a: capture_preference(a.published, a.capture_timestamp,
                                                     a.is_amp, a.capture_url),
-                self.STAGE, "duplicate_capture")).with_outputs(*SIDE_OUTPUTS, main="main"))
+                DUPLICATE_CAPTURE)).with_outputs(*SIDE_OUTPUTS, main="main"))
         by_content = (
             by_capture.main
             | "KeyByText" >> beam.Map(lambda a: (document_fingerprint(a.paragraphs), a))
             | "GroupText" >> beam.GroupByKey()
             | "PickText" >> beam.FlatMap(lambda kv: _pick(
                 kv[1], lambda a: content_preference(a.published, a.canonical_url),
-                self.STAGE, "duplicate_content")).with_outputs(*SIDE_OUTPUTS, main="main"))
+                DUPLICATE_CONTENT)).with_outputs(*SIDE_OUTPUTS, main="main"))
         return by_content.main, [by_capture, by_content]
 
 
@@ -173,7 +199,7 @@ class ExtractQuestionAnswers(beam.DoFn):
     Side output ``STATS`` carries ``(metric key, integer value)`` for length statistics.
     """
 
-    STAGE = "questions"
+    STAGE = QUESTIONS
     STATS = "stats"
 
     def __init__(self, split_salt: str, ratios: tuple[tuple[str, float], ...],
@@ -203,36 +229,36 @@ class ExtractQuestionAnswers(beam.DoFn):
             return False
 
         document = build_document(article.blocks, is_boilerplate, self.separator)
-        yield tally("documents", "deduplicated")
+        yield tally(DEDUPLICATED)
         by_pattern = document.removed_template_paragraphs - removed_repeated["n"]
         if by_pattern:
-            yield tally("documents", "template_paragraphs_removed", by_pattern)
+            yield tally(TEMPLATE_PARAGRAPHS_REMOVED, by_pattern)
         if removed_repeated["n"]:
-            yield tally("documents", "repeated_paragraphs_removed", removed_repeated["n"])
+            yield tally(REPEATED_PARAGRAPHS_REMOVED, removed_repeated["n"])
         if document.removed_promo_lists:
-            yield tally("documents", "promo_list_removed", document.removed_promo_lists)
-        yield tally(self.STAGE, "subheadings", document.subheadings)
-        yield tally(self.STAGE, "non_interrogative_subheadings",
+            yield tally(PROMO_LIST_REMOVED, document.removed_promo_lists)
+        yield tally(SUBHEADINGS, document.subheadings)
+        yield tally(NON_INTERROGATIVE_SUBHEADINGS,
                     document.subheadings - document.interrogative_subheadings)
-        yield tally(self.STAGE, "found", document.interrogative_subheadings)
+        yield tally(FOUND, document.interrogative_subheadings)
         for drop in document.dropped:
-            yield tally(self.STAGE, f"dropped.{drop.reason}")
+            yield tally(DROPPED.member(drop.reason))
             yield rejected("dropped_questions", {**article.describe(),
                                                  "question": drop.question,
                                                  "question_index": drop.ordinal,
                                                  "reason": drop.reason})
         if not document.qas:
-            yield tally("documents", "without_questions")
+            yield tally(WITHOUT_QUESTIONS)
             return
         split = assign_split(article.document_id, self.split_salt, self.ratios)
-        yield tally("documents", f"kept.{split}")
+        yield tally(DOCUMENTS_KEPT.member(split))
         yield from self._stats(split, document)
         date = article.published[:10]
         for qa in document.qas:
-            yield tally(self.STAGE, "kept")
+            yield tally(KEPT)
             first_word, first_two_words = question_prefixes(qa.question)
-            yield tally("question_prefix_1", first_word or "<empty>")
-            yield tally("question_prefix_2", first_two_words or "<empty>")
+            yield tally(FIRST_WORD, first_word or "<empty>")
+            yield tally(FIRST_TWO_WORDS, first_two_words or "<empty>")
             yield split, {
                 "id": f"{article.document_id}-q{qa.ordinal}",
                 "document_id": article.document_id,

@@ -1,0 +1,357 @@
+"""NLQuAD (Soleimani, Monz, Worring, EACL 2021) from BBC News pages, declared once
+(``transforms.core.spec``).
+
+Pages come from the bundled sample, saved HTML files, WARC/ARC archives or the Wayback
+Machine; they are parsed, deduplicated, stripped of boilerplate, and every interrogative
+sub-heading with the paragraphs under it becomes a question and its long answer. The Wayback
+source's rates and request limits are options whose defaults are ``WaybackPolicy``'s
+(``transforms.clients.wayback.policy``); ``wayback_policy`` turns them back into a policy.
+"""
+
+from __future__ import annotations
+
+import argparse
+from dataclasses import dataclass
+from functools import partial
+from typing import Any
+
+import apache_beam as beam
+from apache_beam.io.filesystems import FileSystems
+
+from transforms.clients.bounded_http import RequestLimits
+from transforms.clients.wayback.policy import WaybackPolicy
+from transforms.core.accounting import SIDE_OUTPUTS
+from transforms.core.counters import Counts
+from transforms.core.errors import UsageError
+from transforms.core.inputs import matching_files, require_inputs
+from transforms.core.options import (
+    MIB,
+    ReleaseOptions,
+    max_decoded_option,
+    mib_to_bytes,
+    non_negative_float,
+    non_negative_int,
+    option,
+    positive_float,
+    positive_int,
+    split_ratios_option,
+)
+from transforms.core.spec import DatasetSpec, Plan, ReleaseKind
+from transforms.core.summary import dead_letter_line, empty_release_warning
+from transforms.nlquad.card import cdx_count_rows, nlquad_baselines, nlquad_card, nlquad_stats
+from transforms.nlquad.counters import (
+    COUNTERS,
+    DROPPED,
+    DUPLICATE_CAPTURE,
+    DUPLICATE_CONTENT,
+    FOUND,
+    INPUT,
+    INPUT_PAGES,
+    KEPT,
+    PAGES_PARSED,
+    PAGES_READ,
+    PAGES_SKIPPED,
+    PROMO_LIST_REMOVED,
+)
+from transforms.nlquad.schema import FIELD_DOCS, NLQUAD_SCHEMA
+from transforms.nlquad.stages import (
+    DeduplicateArticles,
+    ExtractQuestionAnswers,
+    FindRepeatedParagraphs,
+    ParsePages,
+    squad_file,
+)
+from transforms.release import (
+    HistogramFn,
+    ReleaseTarget,
+    WriteAccounting,
+    WriteShards,
+    parquet_bytes,
+    rows_in_split_order,
+    to_json_bytes,
+    write_bytes,
+)
+from transforms.sources.page_files import ReadHtmlPages, ReadSamplePages, ReadWarcPages
+
+DATASET = "nlquad"
+DATASET_VERSION = "1.0.0"
+ABOUT = "NLQuAD-style long-answer QA from BBC News pages"
+SOURCES = ("sample", "html", "warc", "wayback")
+FILE_SOURCES = ("html", "warc")  # the sources that read --input
+SPLIT_RATIOS = "train=0.8,dev=0.1,test=0.1"
+MAX_PAGE_MIB = 64  # --max-decoded-mib: a real article page is well under 5 MiB
+WAYBACK_GROUP = "wayback source"
+WAYBACK = WaybackPolicy()  # the defaults of the wayback source options
+LIMITS = WAYBACK.limits  # the defaults of the --wayback-* request limits
+CONNECT_TIMEOUT, READ_TIMEOUT = LIMITS.timeout
+
+
+def boilerplate_min_docs(value: str) -> int:
+    """The value parser of ``--boilerplate-min-docs``: 2 or more (at 1 or below every
+    paragraph, found in its own article, would be boilerplate)."""
+    number = positive_int(value)
+    if number < 2:
+        raise argparse.ArgumentTypeError(f"must be 2 or more, got {number}")
+    return number
+
+
+@dataclass(frozen=True)
+class _PageOptions:
+    """Where the pages come from (listed before the release options, as ``--help`` has
+    always shown them)."""
+
+    source: str = option("sample", "where pages come from: the bundled sample (default, "
+                                   "offline), saved HTML files, WARC/ARC files, or the Wayback "
+                                   "Machine", choices=SOURCES)
+    input: str | None = option(None, "glob of input files for --source html|warc "
+                                     "(any Beam filesystem: local, gs://, ...)")
+    index: str | None = option(None, "--source html: TSV sidecar (file, url, timestamp); "
+                                     "default: index.tsv next to each page")
+
+
+@dataclass(frozen=True)
+class NlquadOptions(ReleaseOptions, _PageOptions):
+    """``python -m pipelines.build_nlquad`` options."""
+
+    from_year: int = option(2016, "--source wayback: first capture year (default 2016)",
+                            parse=int)
+    to_year: int = option(2020, "--source wayback: last capture year (default 2020)",
+                          parse=int)
+    split_ratios: tuple[tuple[str, float], ...] = option(
+        split_ratios_option(SPLIT_RATIOS), "split names and ratios, e.g. "
+        "train=0.8,dev=0.1,test=0.1 or 80/10/10", parse=split_ratios_option,
+        cli_default=SPLIT_RATIOS)
+    split_salt: str = option("nlquad", "salt of the split hash; keep it fixed across versions")
+    export_squad: bool = option(False, "also write squad/<split>.json in exactly the SQuAD "
+                                       "v1.1 format", flag=True)
+    squad_extra_fields: bool = option(False, "with --export-squad, add NLQuAD's own fields "
+                                             "(date, url, answer_end), which strict SQuAD v1.1 "
+                                             "readers may refuse", flag=True)
+    boilerplate_min_docs: int = option(3, "a paragraph found in at least this many articles "
+                                          "(2 or more) is boilerplate",
+                                       parse=boilerplate_min_docs)
+    boilerplate_min_words: int = option(4, "shorter paragraphs are never treated as repeated "
+                                           "boilerplate", parse=non_negative_int)
+    paragraph_separator: str = option("\n", "whitespace placed between paragraphs in the "
+                                            "context")
+    max_rows_per_shard: int = option(20_000, "Parquet rows per shard file", parse=positive_int)
+    max_decoded_mib: float = max_decoded_option(
+        MAX_PAGE_MIB, "page (--source html: a page file; warc: one record's page)")
+    wayback_url: str = option("https://web.archive.org", "Wayback Machine base URL (tests "
+                                                         "point it at a local server)",
+                              group=WAYBACK_GROUP)
+    cache_dir: str = option(".cache/wayback", "cache of CDX pages and captures, local or "
+                                              "gs:// (re-runs never refetch; a crashed run "
+                                              "resumes from it)", group=WAYBACK_GROUP)
+    fetch_workers: int = option(WAYBACK.fetch_workers, "parallel fetchers; the archive sees at "
+                                                       "most fetch-workers x per-worker rate",
+                                parse=positive_int, group=WAYBACK_GROUP)
+    fetches_per_minute: float = option(WAYBACK.fetches_per_minute, "global page fetch rate "
+                                       "(archive limit ~480/min per IP)",
+                                       parse=positive_float, group=WAYBACK_GROUP)
+    cdx_per_minute: float = option(WAYBACK.cdx_per_minute, "CDX request rate (archive limit "
+                                                           "~24/min per IP)",
+                                   parse=positive_float, group=WAYBACK_GROUP)
+    rate_limit_pause: float = option(WAYBACK.rate_limit_pause, "seconds to pause after HTTP "
+                                     "429 or a refused connection",
+                                     parse=non_negative_float, group=WAYBACK_GROUP)
+    max_captures: int = option(0, "stop after this many article captures (0 = all)",
+                               parse=non_negative_int, group=WAYBACK_GROUP)
+    wayback_connect_timeout: float = option(
+        CONNECT_TIMEOUT, "seconds to wait for a connection to the archive (default "
+        f"{CONNECT_TIMEOUT:g})", parse=positive_float, group=WAYBACK_GROUP)
+    wayback_read_timeout: float = option(
+        READ_TIMEOUT, f"seconds to wait for each read from the archive (default "
+        f"{READ_TIMEOUT:g})", parse=positive_float, group=WAYBACK_GROUP)
+    wayback_deadline: float = option(
+        LIMITS.deadline, "total seconds per request attempt, redirects included, however "
+        f"slowly bytes arrive (default {LIMITS.deadline:g}; failure kind deadline_exceeded, "
+        "retried)", parse=positive_float, group=WAYBACK_GROUP)
+    wayback_max_retries: int = option(
+        LIMITS.max_retries, "retries after the first attempt of a request (default "
+        f"{LIMITS.max_retries})", parse=non_negative_int, group=WAYBACK_GROUP)
+    wayback_max_redirects: int = option(
+        LIMITS.max_redirects, "redirect hops followed per request, each rate-limited and "
+        f"counted (default {LIMITS.max_redirects}; failure kind too_many_redirects)",
+        parse=non_negative_int, group=WAYBACK_GROUP)
+    wayback_max_body_mib: float = option(
+        LIMITS.max_body_bytes / MIB, "largest response body as sent, in MiB (default "
+        f"{LIMITS.max_body_bytes // MIB}; failure kind body_too_large, not retried)",
+        parse=positive_float, group=WAYBACK_GROUP)
+    wayback_max_decoded_mib: float = option(
+        LIMITS.max_decoded_bytes / MIB, "largest body once gzip/deflate is undone, in MiB "
+        f"(default {LIMITS.max_decoded_bytes // MIB}; failure kind body_too_large, not "
+        "retried)", parse=positive_float, group=WAYBACK_GROUP)
+
+
+def wayback_policy(options: NlquadOptions) -> WaybackPolicy:
+    """The ``ReadWaybackPages`` policy of the Wayback source options: ``--cache-dir``,
+    ``--fetch-workers``, the rates, ``--rate-limit-pause`` and the ``--wayback-*`` limits
+    (backoff as ``WaybackPolicy`` has it)."""
+    limits = RequestLimits(
+        timeout=(options.wayback_connect_timeout, options.wayback_read_timeout),
+        deadline=options.wayback_deadline,
+        max_retries=options.wayback_max_retries,
+        max_redirects=options.wayback_max_redirects,
+        max_body_bytes=mib_to_bytes(options.wayback_max_body_mib),
+        max_decoded_bytes=mib_to_bytes(options.wayback_max_decoded_mib),
+    )
+    return WaybackPolicy(cdx_per_minute=options.cdx_per_minute,
+                         fetches_per_minute=options.fetches_per_minute,
+                         rate_limit_pause=options.rate_limit_pause,
+                         fetch_workers=options.fetch_workers, cache_dir=options.cache_dir,
+                         limits=limits)
+
+
+RELEASE = ReleaseKind(DATASET, ABOUT, schema=NLQUAD_SCHEMA, field_docs=FIELD_DOCS,
+                      make_stats=nlquad_stats, make_card=nlquad_card,
+                      baselines=nlquad_baselines, renderer="nlquad", evaluator="nlquad")
+
+
+def source_description(options: NlquadOptions) -> dict[str, Any]:
+    """The manifest's ``source``: the kind of pages and where they came from."""
+    descriptions = {
+        "sample": "pages bundled with the toolkit (synthetic BBC-like markup of every era)",
+        "html": f"saved HTML pages matching {options.input}",
+        "warc": f"WARC/ARC archives matching {options.input}",
+        "wayback": f"Wayback Machine CDX captures of bbc.co.uk/news and bbc.com/news, "
+                   f"{options.from_year}-{options.to_year}, via {options.wayback_url}",
+    }
+    return {"kind": options.source, "description": descriptions[options.source]}
+
+
+def squad_path(staging_dir: str, split: str) -> str:
+    """Where ``--export-squad`` writes a split: ``squad/<split>.json``."""
+    return FileSystems.join(staging_dir, "squad", f"{split}.json")
+
+
+def write_empty_squad_files(target: ReleaseTarget, splits: tuple[str, ...]) -> None:
+    """An empty SQuAD file for every split that kept no question (before publishing)."""
+    for split in splits:
+        path = squad_path(target.staging_dir, split)
+        if not FileSystems.exists(path):
+            write_bytes(path, to_json_bytes(squad_file([])))
+
+
+def plan(options: NlquadOptions) -> Plan[NlquadOptions]:
+    """``--source html|warc`` need ``--input`` (and it, with ``--index``, must match
+    files); the paragraph separator must be whitespace. The manifest records the split
+    ratios as a dict; with ``--export-squad`` empty splits get an empty SQuAD file."""
+    if options.source in FILE_SOURCES and not options.input:
+        raise UsageError(f"--source {options.source} needs --input GLOB")
+    if options.paragraph_separator.strip() or not options.paragraph_separator:
+        raise UsageError("--paragraph-separator must be non-empty whitespace")
+    if options.source in FILE_SOURCES:
+        require_inputs([options.input, *([options.index] if options.index else [])])
+    splits = tuple(name for name, _ in options.split_ratios)
+    return Plan(options, RELEASE, splits, source_description(options),
+                recorded={"split_ratios": dict(options.split_ratios)},
+                before_publish=(partial(write_empty_squad_files, splits=splits)
+                                if options.export_squad else None))
+
+
+def read_pages(pbegin, options: NlquadOptions):
+    """The chosen source: ``(pages, [tagged results carrying accounting outputs])``."""
+    if options.source == "sample":
+        return pbegin | "Sample" >> ReadSamplePages()
+    max_decoded = mib_to_bytes(options.max_decoded_mib)
+    if options.source == "html":
+        return pbegin | "Html" >> ReadHtmlPages(options.input, options.index, max_decoded)
+    if options.source == "warc":
+        return pbegin | "Warc" >> ReadWarcPages(options.input, max_decoded)
+    from transforms.sources.wayback import ReadWaybackPages
+
+    return pbegin | "Wayback" >> ReadWaybackPages(
+        base_url=options.wayback_url, from_year=options.from_year, to_year=options.to_year,
+        policy=wayback_policy(options), max_captures=options.max_captures)
+
+
+def _write_squad(split_rows: tuple[str, list[dict[str, Any]]], staging_dir: str,
+                 extra_fields: bool) -> None:
+    split, rows = split_rows
+    write_bytes(squad_path(staging_dir, split), to_json_bytes(squad_file(rows, extra_fields)))
+
+
+class BuildNlquad(beam.PTransform):
+    """Pages -> articles (parsed, deduplicated) -> question-answer rows: Parquet splits,
+    the SQuAD export with ``--export-squad`` and the accounting, all staged in ``target``."""
+
+    def __init__(self, plan: Plan[NlquadOptions], target: ReleaseTarget):
+        super().__init__()
+        self.options, self.target = plan.options, target
+
+    def expand(self, pbegin):
+        options, staging = self.options, self.target.staging_dir
+        pages, results = read_pages(pbegin, options)
+        total = len(matching_files(options.input)) if options.source == "html" else None
+        parsed = pages | "Parse" >> beam.ParDo(ParsePages(progress_total=total)).with_outputs(
+            *SIDE_OUTPUTS, main="main")
+        articles, dedup_results = parsed.main | "Deduplicate" >> DeduplicateArticles()
+        repeated = articles | "RepeatedParagraphs" >> FindRepeatedParagraphs(
+            options.boilerplate_min_docs, options.boilerplate_min_words)
+        extracted = articles | "ExtractQA" >> beam.ParDo(
+            ExtractQuestionAnswers(options.split_salt, options.split_ratios,
+                                   options.paragraph_separator),
+            repeated=beam.pvalue.AsDict(repeated),
+        ).with_outputs(*SIDE_OUTPUTS, ExtractQuestionAnswers.STATS, main="main")
+        rows = extracted.main
+        written = [rows | "WriteSplits" >> WriteShards(
+            staging, lambda row: row["id"], parquet_bytes, "parquet", NLQUAD_SCHEMA,
+            options.max_rows_per_shard)]
+        if options.export_squad:
+            written.append(rows
+                           | "GroupForSquad" >> beam.GroupByKey()
+                           | "WriteSquad" >> beam.Map(_write_squad, staging,
+                                                      options.squad_extra_fields))
+        histograms = (extracted[ExtractQuestionAnswers.STATS]
+                      | "Histograms" >> beam.CombinePerKey(HistogramFn()))
+        written.append(pbegin | "Accounting" >> WriteAccounting(
+            staging, [*results, parsed, *dedup_results, extracted], histograms))
+        return tuple(written)
+
+
+def summary(result: dict[str, Any]) -> str:
+    """The readable end-of-run summary ``build_nlquad`` prints."""
+    raw = result["stats"]["counts"]
+    counts = Counts(raw, COUNTERS)
+    lines = [
+        f"NLQuAD release {result['manifest']['version']} written to {result['path']}",
+        *[f"  {label + ':':<22} {count}" for label, count in cdx_count_rows(raw)],
+        f"  pages read:            {counts[PAGES_READ]}",
+        f"  articles parsed:       {counts[PAGES_PARSED]}",
+    ]
+    for name, count in sorted(raw.get(INPUT, {}).items()):  # whatever the source counted
+        if name != INPUT_PAGES.name:
+            lines.append(f"  input {name}: {count}")
+    for reason, count in counts.family(PAGES_SKIPPED).items():
+        lines.append(f"  pages skipped, {reason}: {count}")
+    lines += [
+        f"  duplicate captures:    {counts[DUPLICATE_CAPTURE]}",
+        f"  duplicate texts:       {counts[DUPLICATE_CONTENT]}",
+        f"  promo link lists removed: {counts[PROMO_LIST_REMOVED]}",
+        f"  questions found:       {counts[FOUND]}",
+        f"  QA pairs kept:         {counts[KEPT]}",
+    ]
+    for reason, count in counts.family(DROPPED).items():
+        lines.append(f"  QA pairs dropped, {reason}: {count}")
+    lines.append(dead_letter_line(raw))
+    for split, rows in rows_in_split_order(result["manifest"]):
+        lines.append(f"  rows in {split}: {rows}")
+    return "\n".join(lines + empty_release_warning(result["manifest"]))
+
+
+SPEC = DatasetSpec(
+    name=DATASET,
+    module="build_nlquad",
+    version=DATASET_VERSION,
+    about=ABOUT,
+    description="Build an NLQuAD-style long-answer QA release from BBC News pages. "
+                "Any other --option is passed to Apache Beam (e.g. --runner, "
+                "--direct_running_mode=multi_processing, --direct_num_workers=2).",
+    options=NlquadOptions,
+    releases=(RELEASE,),
+    counters=COUNTERS,
+    plan=plan,
+    transform=BuildNlquad,
+    summary=summary,
+)
