@@ -44,12 +44,13 @@ def build_parser(spec: DatasetSpec) -> argparse.ArgumentParser:
         if info.group and info.group != "release":
             target = groups.get(info.group) or groups.setdefault(
                 info.group, parser.add_argument_group(info.group))
-        name = "--" + field.name.replace("_", "-")
+        name = info.name or "--" + field.name.replace("_", "-")
         text = _help(spec, info.help)
         if info.flag:
             add_flag(target, name, text)
             continue
-        kwargs: dict[str, Any] = {"default": cli_default(spec, field, info), "help": text}
+        kwargs: dict[str, Any] = {"default": cli_default(spec, field, info), "help": text,
+                                  "dest": field.name}
         if info.parse is not None:
             kwargs["type"] = info.parse
         if info.choices:

@@ -52,15 +52,18 @@ class OptionInfo:
     metavar: str | None = None
     group: str | None = None  # the argument group's title in ``--help``
     cli_default: Any = SAME  # the parser's default, when it differs from the field's
+    name: str | None = None  # ``--from`` for a field whose name is not the option's
 
 
 def option(default: Any, help: str, *, parse: Callable[[str], Any] | None = None,  # noqa: A002
            choices: tuple[Any, ...] | None = None, flag: bool = False, repeat: bool = False,
            metavar: str | None = None, group: str | None = None,
-           cli_default: Any = SAME) -> Any:
-    """A dataclass field that is also a command-line option (see the module docstring)."""
+           cli_default: Any = SAME, name: str | None = None) -> Any:
+    """A dataclass field that is also a command-line option (see the module docstring);
+    ``name`` is its command-line name when that is not ``--<field-name>`` (``--from`` for
+    ``from_year``: ``from`` is a Python keyword)."""
     info = OptionInfo(help, parse, tuple(choices) if choices else None, flag, repeat,
-                      metavar, group, cli_default)
+                      metavar, group, cli_default, name)
     return dataclasses.field(default=default, metadata={CLI: info})
 
 

@@ -114,9 +114,9 @@ class NlquadOptions(ReleaseOptions, _PageOptions):
     """``python -m pipelines.build_nlquad`` options."""
 
     from_year: int = option(2016, "--source wayback: first capture year (default 2016)",
-                            parse=int)
+                            parse=int, name="--from")
     to_year: int = option(2020, "--source wayback: last capture year (default 2020)",
-                          parse=int)
+                          parse=int, name="--to")
     split_ratios: tuple[tuple[str, float], ...] = option(
         split_ratios_option(SPLIT_RATIOS), "split names and ratios, e.g. "
         "train=0.8,dev=0.1,test=0.1 or 80/10/10", parse=split_ratios_option,
