@@ -12,6 +12,7 @@ from pipelines.build_reqa import format_summary, main, resolve_input, run, sampl
 from pipelines.cli.errors import UsageError
 from tests.conftest import TEST_RUNNER
 from transforms.release import DamagedReleaseError
+from transforms.reqa.spec import SPEC
 
 
 def _rows(path: Path, group: str) -> list[dict]:
@@ -79,6 +80,7 @@ def test_squad_sample_release(squad):
     assert stats["correct_per_question"] == {"1": 8, "2": 2}
     assert stats["counts"]["answers"] == {"cross_sentence_boundary": 1,
                                           "dropped.answer_offset_mismatch": 1}
+    assert SPEC.counters.undeclared(stats["counts"]) == []
     by_text = {q["question"]: q for q in questions}
     built = by_text["When was it built?"]  # asked of two articles: both answers count
     assert built["example_ids"] == ["reqa-sample-01", "reqa-sample-10"]

@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any
 
+from transforms.core.counters import Counts
 from transforms.release import (
     CardInfo,
     DatasetCard,
@@ -14,6 +15,16 @@ from transforms.release import (
     md_text,
 )
 from transforms.release.citations import NLQUAD_BIBTEX, NQ_BIBTEX, REQA_BIBTEX, SQUAD_BIBTEX
+from transforms.reqa.counters import (
+    CANDIDATES_UNIQUE,
+    COUNTERS,
+    CROSS_SENTENCE_BOUNDARY,
+    DROPPED,
+    KEPT,
+    MALFORMED,
+    QUESTIONS_UNIQUE,
+    READ,
+)
 
 # What the paper reports for the train sets (Ahmad et al. 2019, Table 1 and §3).
 PAPER_SIZES = {"squad": "87,599 questions, 91,707 sentences (SQuAD v1.1 train)",
@@ -25,18 +36,17 @@ SOURCE_NAMES = {"squad": "SQuAD v1.1", "nq": "Natural Questions (original format
 def reqa_stats(tallies: dict[str, int], histograms: dict) -> dict[str, Any]:
     """stats.json: totals, drop reasons, distributions and every tally."""
     counts = group_tallies(tallies)
-    examples = counts.get("examples", {})
+    declared = Counts(counts, COUNTERS)
+    drop_reasons = declared.family(DROPPED)
     per_paragraph = histograms.get("all/sentences_per_paragraph", {})
     return {
-        "questions": counts.get("questions", {}).get("unique", 0),
-        "candidates": counts.get("candidates", {}).get("unique", 0),
+        "questions": declared[QUESTIONS_UNIQUE],
+        "candidates": declared[CANDIDATES_UNIQUE],
         "paragraphs": sum(per_paragraph.values()),
-        "examples": {"read": examples.get("read", 0), "kept": examples.get("kept", 0),
-                     "dropped": sum(v for k, v in examples.items()
-                                    if k.startswith("dropped.")),
-                     "malformed": examples.get("malformed", 0)},
-        "drop_reasons": {k.split(".", 1)[1]: v for k, v in sorted(examples.items())
-                         if k.startswith("dropped.")},
+        "examples": {"read": declared[READ], "kept": declared[KEPT],
+                     "dropped": sum(drop_reasons.values()),
+                     "malformed": declared[MALFORMED]},
+        "drop_reasons": drop_reasons,
         "sentences_per_paragraph": dict(sorted(per_paragraph.items())),
         "correct_per_question": dict(sorted(
             histograms.get("all/correct_per_question", {}).items())),
@@ -162,8 +172,7 @@ def _body(manifest: dict[str, Any], stats: dict[str, Any]) -> str:
     source = manifest["options"]["source"]
     splitter = manifest["options"].get("splitter") or "senter"
     lengths, examples = stats["lengths"], stats["examples"]
-    counts = stats["counts"]
-    answers = counts.get("answers", {})
+    counts = Counts(stats["counts"], COUNTERS)
     return "\n".join([
         f"# ReQA retrieval set from {md_text(SOURCE_NAMES.get(source, source))}, version "
         f"{md_text(manifest['version'])}",
@@ -188,7 +197,7 @@ def _body(manifest: dict[str, Any], stats: dict[str, Any]) -> str:
         f"| candidate sentences | {stats['candidates']} |",
         f"| paragraphs | {stats['paragraphs']} |",
         f"| answers crossing a sentence boundary | "
-        f"{answers.get('cross_sentence_boundary', 0)} |",
+        f"{counts[CROSS_SENTENCE_BOUNDARY]} |",
         "",
         f"Sentences per paragraph: {summary_value(lengths, 'sentences_per_paragraph')}.  ",
         f"Correct sentences per question: {summary_value(lengths, 'correct_per_question')}.  ",

@@ -13,8 +13,20 @@ import apache_beam as beam
 from filters.text.reqa_sentences import ReqaSentenceSplitter
 from filters.text.sentences import SentenceSplitter
 from transforms.core.accounting import dead_letter, tally
+from transforms.reqa.counters import (
+    CANDIDATES_DUPLICATES,
+    CANDIDATES_EMITTED,
+    CANDIDATES_UNIQUE,
+    CROSS_SENTENCE_BOUNDARY,
+    KEPT,
+    MALFORMED,
+    PARAGRAPHS_WITHOUT_SENTENCES,
+    QUESTIONS_MERGED,
+    QUESTIONS_UNIQUE,
+    SENTENCES,
+)
 from transforms.reqa.schema import ANSWER_NOT_IN_SENTENCES, candidate_id, question_id
-from transforms.reqa.tasks import EXAMPLES, Drop, ReqaTask, drop_outputs
+from transforms.reqa.tasks import Drop, ReqaTask, drop_outputs
 
 CANDIDATES = "candidates"  # tagged output of LabelSentences: (candidate_id, row)
 STATS = "stats"  # tagged output: (histogram key, integer value)
@@ -111,8 +123,8 @@ class LabelSentences(beam.DoFn):
                 [p.text for p in task.paragraphs]))
         except Exception as error:  # noqa: BLE001 - dead-letter the task's examples
             if task.questions:
-                yield tally(EXAMPLES, "malformed", len(task.questions))
-            yield dead_letter("sentences", error, source=task.source, document=task.document,
+                yield tally(MALFORMED, len(task.questions))
+            yield dead_letter(SENTENCES, error, source=task.source, document=task.document,
                               examples=[q.example_id for q in task.questions])
             return
         yield from self._outputs(task, labeled)
@@ -121,14 +133,14 @@ class LabelSentences(beam.DoFn):
         for drop in labeled.drops:
             yield from drop_outputs(task.source, task.document, drop)
         if labeled.crossing_answers:
-            yield tally("answers", "cross_sentence_boundary", labeled.crossing_answers)
+            yield tally(CROSS_SENTENCE_BOUNDARY, labeled.crossing_answers)
         if labeled.empty_paragraphs:
-            yield tally("paragraphs", "without_sentences", labeled.empty_paragraphs)
-        yield tally("candidates", "emitted", len(labeled.candidates))
+            yield tally(PARAGRAPHS_WITHOUT_SENTENCES, labeled.empty_paragraphs)
+        yield tally(CANDIDATES_EMITTED, len(labeled.candidates))
         for row in labeled.candidates:
             yield beam.pvalue.TaggedOutput(CANDIDATES, (row["candidate_id"], row))
         for occurrence in labeled.occurrences:
-            yield tally(EXAMPLES, "kept")
+            yield tally(KEPT)
             yield occurrence["qid"], occurrence
 
 
@@ -150,9 +162,9 @@ class MergeQuestions(beam.DoFn):
         qid, occurrences = element
         occurrences = list(occurrences)
         row = merge_question(qid, occurrences)
-        yield tally("questions", "unique")
+        yield tally(QUESTIONS_UNIQUE)
         if len(occurrences) > 1:
-            yield tally("questions", "merged_occurrences", len(occurrences) - 1)
+            yield tally(QUESTIONS_MERGED, len(occurrences) - 1)
         yield beam.pvalue.TaggedOutput(STATS, ("all/correct_per_question",
                                                len(row["correct_candidate_ids"])))
         yield row
@@ -166,9 +178,9 @@ class DeduplicateCandidates(beam.DoFn):
         _, rows = element
         rows = list(rows)
         row = min(rows, key=lambda r: json.dumps(r, sort_keys=True, ensure_ascii=False))
-        yield tally("candidates", "unique")
+        yield tally(CANDIDATES_UNIQUE)
         if len(rows) > 1:
-            yield tally("candidates", "duplicates", len(rows) - 1)
+            yield tally(CANDIDATES_DUPLICATES, len(rows) - 1)
         yield beam.pvalue.TaggedOutput(STATS, ("all/sentence_words",
                                                len(row["sentence"].split())))
         yield row

@@ -11,6 +11,16 @@ import apache_beam as beam
 from apache_beam.io.filesystem import CompressionTypes
 
 from transforms.core.accounting import dead_letter, tally
+from transforms.reqa.counters import (
+    EXAMPLES,
+    FILES,
+    INPUT,
+    MALFORMED,
+    PARAGRAPHS_READ,
+    READ,
+    ROWS,
+    UNREADABLE_FILES,
+)
 from transforms.reqa.input_files import readable_path
 from transforms.reqa.schema import (
     EMPTY_QUESTION,
@@ -20,7 +30,6 @@ from transforms.reqa.schema import (
     stable_id,
 )
 from transforms.reqa.tasks import (
-    EXAMPLES,
     Drop,
     ReqaTask,
     TaskParagraph,
@@ -87,14 +96,14 @@ class ParseNlquadFiles(beam.DoFn):
     dead-lettered. Takes a ``fileio.ReadableFile`` or, for tests, a ``(path, rows)`` pair."""
 
     def process(self, readable: Any) -> Iterator[Any]:
-        yield tally("input", "files")
+        yield tally(FILES)
         path = readable_path(readable)
         try:
             for row in self._rows(readable):
                 yield from self._row(path, row)
         except Exception as error:  # noqa: BLE001 - an unreadable file is dead-lettered
-            yield tally("input", "unreadable_files")
-            yield dead_letter("input", error, file=path)
+            yield tally(UNREADABLE_FILES)
+            yield dead_letter(INPUT, error, file=path)
 
     @staticmethod
     def _rows(readable: Any) -> Iterator[dict[str, Any]]:
@@ -108,8 +117,8 @@ class ParseNlquadFiles(beam.DoFn):
                 yield from batch.to_pylist()
 
     def _row(self, path: str, row: dict[str, Any]) -> Iterator[Any]:
-        yield tally("input", "rows")
-        yield tally(EXAMPLES, "read")
+        yield tally(ROWS)
+        yield tally(READ)
         texts = {name: row.get(name) for name in ("id", "question", "context", "document_id",
                                                   "url", "title")}
         bad = [name for name, text in texts.items() if has_lone_surrogate(text)]
@@ -123,7 +132,7 @@ class ParseNlquadFiles(beam.DoFn):
         try:
             yield nlquad_key(row)
         except Exception as error:  # noqa: BLE001 - a malformed row is dead-lettered
-            yield tally(EXAMPLES, "malformed")
+            yield tally(MALFORMED)
             yield dead_letter(EXAMPLES, error, file=path, id=str(row.get("id")))
 
 
@@ -133,7 +142,7 @@ class BuildNlquadTasks(beam.DoFn):
     def process(self, element: tuple[str, Iterable[dict[str, Any]]]) -> Iterator[Any]:
         _, rows = element
         task, drops = nlquad_task(rows)
-        yield tally("paragraphs", "read", len(task.paragraphs))
+        yield tally(PARAGRAPHS_READ, len(task.paragraphs))
         for drop in drops:
             yield from drop_outputs("nlquad", task.document, drop)
         yield task

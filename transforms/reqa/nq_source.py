@@ -13,6 +13,17 @@ import apache_beam as beam
 
 from filters.text import safe_json
 from transforms.core.accounting import dead_letter, tally
+from transforms.reqa.counters import (
+    EXAMPLES,
+    FILES,
+    INPUT,
+    LINES,
+    MALFORMED,
+    PARAGRAPHS_READ,
+    READ,
+    UNREADABLE,
+    UNREADABLE_FILES,
+)
 from transforms.reqa.input_files import readable_lines, readable_path
 from transforms.reqa.schema import (
     EMPTY_QUESTION,
@@ -26,7 +37,6 @@ from transforms.reqa.schema import (
     paragraph_id,
 )
 from transforms.reqa.tasks import (
-    EXAMPLES,
     Drop,
     ReqaTask,
     TaskParagraph,
@@ -127,7 +137,7 @@ class ParseNqFiles(beam.DoFn):
         self.max_decoded_bytes = max_decoded_bytes
 
     def process(self, readable: Any) -> Iterator[Any]:
-        yield tally("input", "files")
+        yield tally(FILES)
         number = 0
         try:
             # A corrupt or oversized stream is found only at its end: check it before
@@ -143,20 +153,20 @@ class ParseNqFiles(beam.DoFn):
             yield from self._unreadable(readable_path(readable), damage.reason, damage.error,
                                         rows_read=number)
         except Exception as error:  # noqa: BLE001 - an unreadable file is dead-lettered
-            yield tally("input", "unreadable_files")
-            yield dead_letter("input", error, file=readable_path(readable), line=number)
+            yield tally(UNREADABLE_FILES)
+            yield dead_letter(INPUT, error, file=readable_path(readable), line=number)
 
     @staticmethod
     def _unreadable(path: str, reason: str, error: Exception, rows_read: int) -> Iterator[Any]:
-        yield tally("input", "unreadable_files")
-        yield tally("input", f"unreadable.{reason}")
-        yield dead_letter("input", error, file=path, reason=reason, rows_read=rows_read)
+        yield tally(UNREADABLE_FILES)
+        yield tally(UNREADABLE.member(reason))
+        yield dead_letter(INPUT, error, file=path, reason=reason, rows_read=rows_read)
 
     def _line(self, path: str, number: int, line: str | UnicodeDecodeError) -> Iterator[Any]:
         if isinstance(line, str) and not line.strip():
             return
-        yield tally("input", "lines")
-        yield tally(EXAMPLES, "read")
+        yield tally(LINES)
+        yield tally(READ)
         try:
             if isinstance(line, UnicodeDecodeError):
                 raise line
@@ -165,7 +175,7 @@ class ParseNqFiles(beam.DoFn):
                 raise TypeError(f"an example is a JSON object, not {type(example).__name__}")
             outcome = nq_task(example)
         except Exception as error:  # noqa: BLE001 - a malformed line is dead-lettered
-            yield tally(EXAMPLES, "malformed")
+            yield tally(MALFORMED)
             text = line[:200] if isinstance(line, str) else repr(line.object[:200])
             reason = getattr(error, "reason", None)
             yield dead_letter(EXAMPLES, error, file=path, line=number, text=text,
@@ -174,5 +184,5 @@ class ParseNqFiles(beam.DoFn):
         if isinstance(outcome, Drop):
             yield from drop_outputs("nq", example.get("document_title") or "", outcome)
         else:
-            yield tally("paragraphs", "read")
+            yield tally(PARAGRAPHS_READ)
             yield outcome

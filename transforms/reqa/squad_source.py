@@ -16,6 +16,21 @@ import apache_beam as beam
 
 from filters.text import safe_json
 from transforms.core.accounting import dead_letter, tally
+from transforms.reqa.counters import (
+    ANSWER_OFFSET_MISMATCHES,
+    EXAMPLES,
+    FILES,
+    INPUT,
+    MALFORMED,
+    MALFORMED_ARTICLES,
+    MALFORMED_PARAGRAPHS,
+    PARAGRAPHS_INVALID_UNICODE,
+    PARAGRAPHS_READ,
+    PARAGRAPHS_WITHOUT_QUESTIONS,
+    READ,
+    UNREADABLE,
+    UNREADABLE_FILES,
+)
 from transforms.reqa.input_files import readable_path
 from transforms.reqa.schema import (
     ANSWER_OFFSET_MISMATCH,
@@ -30,7 +45,6 @@ from transforms.reqa.schema import (
     paragraph_id,
 )
 from transforms.reqa.tasks import (
-    EXAMPLES,
     Drop,
     ReqaTask,
     TaskParagraph,
@@ -137,7 +151,7 @@ class ParseSquadFiles(beam.DoFn):
         self.max_decoded_bytes = max_decoded_bytes
 
     def process(self, readable: Any) -> Iterator[Any]:
-        yield tally("input", "files")
+        yield tally(FILES)
         damage = None
         try:
             if isinstance(readable, tuple):
@@ -151,33 +165,33 @@ class ParseSquadFiles(beam.DoFn):
             if damage is None:
                 content = safe_json.loads(text)
         except safe_json.JsonTooDeep as error:
-            yield tally("input", "unreadable_files")
-            yield tally("input", f"unreadable.{error.reason}")
-            yield dead_letter("input", error, file=readable_path(readable), reason=error.reason)
+            yield tally(UNREADABLE_FILES)
+            yield tally(UNREADABLE.member(error.reason))
+            yield dead_letter(INPUT, error, file=readable_path(readable), reason=error.reason)
             return
         except Exception as error:  # noqa: BLE001 - an unreadable file is dead-lettered
-            yield tally("input", "unreadable_files")
-            yield dead_letter("input", error, file=readable_path(readable))
+            yield tally(UNREADABLE_FILES)
+            yield dead_letter(INPUT, error, file=readable_path(readable))
             return
         if damage is not None:  # one JSON document: nothing before the damage is a record
             reason = damage_reason(damage)
-            yield tally("input", "unreadable_files")
-            yield tally("input", f"unreadable.{reason}")
-            yield dead_letter("input", damage, file=path, reason=reason, rows_read=0)
+            yield tally(UNREADABLE_FILES)
+            yield tally(UNREADABLE.member(reason))
+            yield dead_letter(INPUT, damage, file=path, reason=reason, rows_read=0)
             return
         articles = content.get("data") if isinstance(content, dict) else None
         if not isinstance(articles, list):
-            yield tally("input", "unreadable_files")
-            yield tally("input", f"unreadable.{MALFORMED_FILE}")
-            yield dead_letter("input", 'not a SQuAD file: expected {"data": [articles]}',
+            yield tally(UNREADABLE_FILES)
+            yield tally(UNREADABLE.member(MALFORMED_FILE))
+            yield dead_letter(INPUT, 'not a SQuAD file: expected {"data": [articles]}',
                               file=path, reason=MALFORMED_FILE)
             return
         for article_index, article in enumerate(articles):
             title = str(article.get("title", "")) if isinstance(article, dict) else ""
             paragraphs = article.get("paragraphs", []) if isinstance(article, dict) else None
             if not isinstance(paragraphs, list):
-                yield tally("input", f"malformed.{MALFORMED_ARTICLE}")
-                yield dead_letter("input", "article without a paragraphs list", file=path,
+                yield tally(MALFORMED_ARTICLES)
+                yield dead_letter(INPUT, "article without a paragraphs list", file=path,
                                   article=article_index, reason=MALFORMED_ARTICLE)
                 continue
             for index, paragraph in enumerate(paragraphs):
@@ -188,27 +202,27 @@ class ParseSquadFiles(beam.DoFn):
         qas = paragraph.get("qas") if isinstance(paragraph, dict) else None
         count = len(qas) if isinstance(qas, list) else 0
         if count:
-            yield tally(EXAMPLES, "read", count)
+            yield tally(READ, count)
         try:
             task, drops, mismatched = squad_task(title, paragraph)
         except Exception as error:  # noqa: BLE001 - a malformed paragraph is dead-lettered
-            yield tally("paragraphs", f"malformed.{MALFORMED_PARAGRAPH}")
+            yield tally(MALFORMED_PARAGRAPHS)
             if count:
-                yield tally(EXAMPLES, "malformed", count)
+                yield tally(MALFORMED, count)
             yield dead_letter(EXAMPLES, error, file=path, title=title, paragraph=index,
                               questions=count, reason=MALFORMED_PARAGRAPH)
             return
         if not task.paragraphs:  # its text cannot be written: its questions are dropped below
-            yield tally("paragraphs", f"dropped.{INVALID_UNICODE}")
+            yield tally(PARAGRAPHS_INVALID_UNICODE)
         else:
-            yield tally("paragraphs", "read")
+            yield tally(PARAGRAPHS_READ)
         if not count and task.paragraphs:
-            yield tally("paragraphs", "without_questions")
+            yield tally(PARAGRAPHS_WITHOUT_QUESTIONS)
         if mismatched:
-            yield tally("answers", f"dropped.{ANSWER_OFFSET_MISMATCH}", mismatched)
+            yield tally(ANSWER_OFFSET_MISMATCHES, mismatched)
         for drop in drops:
             if drop.reason == MALFORMED_QUESTION:
-                yield tally(EXAMPLES, "malformed")
+                yield tally(MALFORMED)
                 yield dead_letter(EXAMPLES, drop.detail, file=path, title=printable(title),
                                   paragraph=index, example_id=printable(drop.example_id),
                                   reason=MALFORMED_QUESTION)

@@ -10,9 +10,9 @@ from dataclasses import dataclass
 from typing import Any, NamedTuple
 
 from transforms.core.accounting import rejected, tally
+from transforms.reqa.counters import DROPPED
 
 DROPPED_EXAMPLES = "dropped_examples"  # rejected/<kind>/
-EXAMPLES = "examples"  # tally stage of every input example
 _SURROGATE = re.compile("[\ud800-\udfff]")
 
 
@@ -70,7 +70,7 @@ class Drop(NamedTuple):
 
 def drop_outputs(source: str, document: str, drop: Drop) -> Iterator[Any]:
     """The ``examples.dropped.<reason>`` tally and the ``rejected/dropped_examples/`` row."""
-    yield tally(EXAMPLES, f"dropped.{drop.reason}")
+    yield tally(DROPPED.member(drop.reason))
     yield rejected(DROPPED_EXAMPLES, {"source": source, "document": printable(document),
                                       "example_id": printable(drop.example_id),
                                       "question": printable(drop.question),
