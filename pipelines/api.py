@@ -18,6 +18,7 @@ unknown keyword or a bad value raises ``UsageError`` with the message the comman
 
 from __future__ import annotations
 
+import argparse
 import difflib
 import importlib
 import inspect
@@ -30,10 +31,15 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 from apache_beam.io.filesystems import FileSystems
 
+from pipelines.cli.beam_options import check_beam_args
 from pipelines.cli.entry import quiet_loggers
 from pipelines.cli.errors import NoInputError, UsageError
 from pipelines.cli.keywords import keyword_argv, keyword_help, subcommand_parser
 from pipelines.cli.parsers import raise_usage_errors
+from pipelines.cli.spec_parser import api_signature, build_parser
+from pipelines.cli.spec_runner import run_options, run_spec
+from transforms import registry
+from transforms.core.spec import DatasetSpec
 from transforms.release import (
     MANIFEST,
     RAW,
@@ -61,14 +67,13 @@ from transforms.release.tables import (
 __all__ = [
     "DamagedReleaseError", "EmptyReleaseError", "InvalidReleaseName", "InvalidReleaseRoot",
     "NoInputError", "NotAReleaseError", "ReleaseExistsError", "UsageError", "annotate", "browse",
+    "build",
     "build_categories", "build_jnq", "build_nlquad", "build_nq", "build_reqa",
     "build_search_index", "diff", "evaluate", "keywords", "leakage", "list_releases",
     "load_release", "verify_release",
 ]
 
 OUR_SPLIT_NAMES = {hub: ours for ours, hub in SPLIT_NAMES.items()}  # validation -> dev
-PIPELINES = ("build_nlquad", "build_nq", "build_jnq", "build_reqa", "build_search_index",
-             "build_categories")
 
 
 def _module(name: str) -> Any:
@@ -85,45 +90,66 @@ def _no_exit(run: Callable[[list[str]], dict[str, Any]], argv: list[str]) -> dic
         raise UsageError(str(stop.code)) from None
 
 
-def _build(name: str, options: dict[str, Any]) -> dict[str, Any]:
-    module = _module(name)
-    return _no_exit(module.run, keyword_argv(module.build_parser(), options, f"{name}()"))
+def build(dataset: str | DatasetSpec | Any, /, **options: Any) -> dict[str, Any]:
+    """Build a dataset: ``build("nq", min_users=5)``, ``build(SPEC, ...)`` for a spec that is
+    not registered (a dataset of your own), or ``build(NqOptions(min_users=5), runner=...)``
+    with a spec's typed options dataclass (an IDE completes its fields); other keywords are
+    Beam pipeline options. Returns manifest, stats and path."""
+    if isinstance(dataset, DatasetSpec):
+        spec = dataset
+    elif isinstance(dataset, str):
+        try:
+            spec = registry.spec(dataset.removeprefix("build_").replace("_", "-"))
+        except KeyError:
+            close = difflib.get_close_matches(dataset, registry.names(), n=1)
+            hint = f" (did you mean {close[0]!r}?)" if close else ""
+            raise UsageError(f"build(): unknown dataset {dataset!r}{hint}") from None
+    else:
+        spec = registry.by_options(type(dataset))
+        beam_args = keyword_argv(argparse.ArgumentParser(), options, f"build({spec.name!r})")
+        check_beam_args(beam_args, f"build({spec.name!r})")
+        quiet_loggers(("bm25s",))
+        return run_options(spec, dataset, beam_args)
+    return _no_exit(lambda argv: run_spec(spec, argv),
+                    keyword_argv(build_parser(spec), options, f"{spec.module}()"))
 
 
-def build_nlquad(**options: Any) -> dict[str, Any]:
-    """``python -m pipelines.build_nlquad`` with keywords, e.g. ``source="html",
-    input="pages/*.html", output="releases"``; returns manifest, stats and path."""
-    return _build("build_nlquad", options)
+class _Builder:
+    """``build_<dataset>(**options)``: ``build`` for one registered dataset. Its signature
+    (``help()``, ``inspect.signature``, Jupyter completion) is generated from the spec's
+    options when first asked for, so importing this module imports no dataset's stages."""
+
+    def __init__(self, module: str):
+        self.module = self.__name__ = self.__qualname__ = module
+
+    @property
+    def spec(self) -> DatasetSpec:
+        return registry.by_module(self.module)
+
+    @property
+    def __signature__(self) -> inspect.Signature:
+        return api_signature(self.spec)
+
+    @property
+    def __doc__(self) -> str:  # type: ignore[override]
+        spec = self.spec
+        return (f"``{spec.command}`` with keywords ({spec.about}); returns manifest, stats "
+                "and path. Keywords are the options with underscores; others are Beam "
+                "pipeline options.")
+
+    def __call__(self, **options: Any) -> dict[str, Any]:
+        return build(self.spec, **options)
+
+    def __repr__(self) -> str:
+        return f"<pipelines.api.{self.module}>"
 
 
-def build_nq(**options: Any) -> dict[str, Any]:
-    """``python -m pipelines.build_nq`` with keywords, e.g. ``input="logs/*.parquet",
-    min_users=5``; returns manifest, stats and path."""
-    return _build("build_nq", options)
-
-
-def build_jnq(**options: Any) -> dict[str, Any]:
-    """``python -m pipelines.build_jnq`` with keywords, e.g. ``variant="jboolq"``; returns
-    manifest, stats and path."""
-    return _build("build_jnq", options)
-
-
-def build_reqa(**options: Any) -> dict[str, Any]:
-    """``python -m pipelines.build_reqa`` with keywords, e.g. ``source="nlquad",
-    input="releases/nlquad"``; returns manifest, stats and path."""
-    return _build("build_reqa", options)
-
-
-def build_search_index(**options: Any) -> dict[str, Any]:
-    """``python -m pipelines.build_search_index`` with keywords, e.g. ``source="pages",
-    input="corpus"``; returns manifest, stats and path."""
-    return _build("build_search_index", options)
-
-
-def build_categories(**options: Any) -> dict[str, Any]:
-    """``python -m pipelines.build_categories`` with keywords, e.g. ``input=["a.txt",
-    "b.txt"]``; returns manifest, stats and path."""
-    return _build("build_categories", options)
+build_nlquad = _Builder("build_nlquad")
+build_nq = _Builder("build_nq")
+build_jnq = _Builder("build_jnq")
+build_reqa = _Builder("build_reqa")
+build_search_index = _Builder("build_search_index")
+build_categories = _Builder("build_categories")
 
 
 def annotate(command: str, **options: Any) -> dict[str, Any]:
@@ -159,8 +185,9 @@ def keywords(function: str, command: str | None = None) -> dict[str, str]:
     """The keywords of ``function`` (``"build_nlquad"``, ..., ``"annotate"`` with its
     ``command``, ``"evaluate"``) with their help and defaults; Beam options not listed."""
     name = function.removeprefix("pipelines.")
-    if name not in (*PIPELINES, "annotate", "evaluate"):
-        close = difflib.get_close_matches(name, [*PIPELINES, "annotate", "evaluate"], n=1)
+    known = [*(spec.module for spec in registry.specs()), "annotate", "evaluate"]
+    if name not in known:
+        close = difflib.get_close_matches(name, known, n=1)
         hint = f" (did you mean {close[0]!r}?)" if close else ""
         raise UsageError(f"no pipeline function {function!r}{hint}")
     parser = _module(name).build_parser()

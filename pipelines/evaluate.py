@@ -47,6 +47,7 @@ from typing import Any
 from filters.text import safe_json
 from filters.text.terminal import printable
 from pipelines.cli.errors import EXIT_DAMAGED
+from transforms import registry
 from transforms.metrics import jnq as eval_jnq
 from transforms.metrics import nlquad as eval_nlquad
 from transforms.metrics import nq as eval_nq
@@ -60,8 +61,6 @@ from transforms.release import (
     resolve_release,
 )
 from transforms.release.storage import is_local
-
-TASKS = ("nq", "nlquad", "reqa", "jnq")
 
 
 class EvaluationError(Exception):
@@ -340,7 +339,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="python -m pipelines.evaluate",
         description="Score predictions against NQ, NLQuAD, ReQA or JNQ gold; prints JSON.")
-    parser.add_argument("task", choices=TASKS)
+    parser.add_argument("task", choices=registry.evaluation_tasks())
     parser.add_argument("--gold", required=True, help="gold file, glob or release directory")
     parser.add_argument("--predictions", required=True, help="predictions JSON file")
     parser.add_argument("--threshold", type=_positive_int, default=None,

@@ -16,25 +16,12 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from pipelines import (
-    build_categories,
-    build_jnq,
-    build_nlquad,
-    build_nq,
-    build_reqa,
-    build_search_index,
-)
 from pipelines.cli.options import parse_bool
+from pipelines.cli.spec_parser import build_parser
+from transforms import registry
+from transforms.core.spec import DatasetSpec
 
 TEMPLATES_DIR = Path(__file__).resolve().parent.parent / "templates"
-PIPELINES = {
-    "build_nlquad": (build_nlquad, "NLQuAD release from BBC News pages (Wayback, WARC, HTML)"),
-    "build_nq": (build_nq, "Natural Questions release from search-query logs"),
-    "build_jnq": (build_jnq, "JNQ / JBoolQ release from Japanese search-query logs"),
-    "build_categories": (build_categories, "NQ category lexicon from a text corpus"),
-    "build_search_index": (build_search_index, "Local BM25 search index over pages"),
-    "build_reqa": (build_reqa, "ReQA sentence-retrieval set from SQuAD, NQ or NLQuAD"),
-}
 _NUMBER = {int: r"^-?[0-9]+$", float: r"^-?[0-9]+(\.[0-9]+)?$"}
 
 
@@ -47,10 +34,14 @@ def _regex(action: argparse.Action) -> str | None:
 
 
 def metadata(name: str) -> dict[str, Any]:
-    """The Flex Template metadata of one pipeline."""
-    module, description = PIPELINES[name]
+    """The Flex Template metadata of one registered pipeline (``build_nq``)."""
+    return metadata_of(registry.by_module(name))
+
+
+def metadata_of(spec: DatasetSpec) -> dict[str, Any]:
+    """The Flex Template metadata of a spec, generated from its options."""
     parameters = []
-    for action in module.build_parser()._actions:
+    for action in build_parser(spec)._actions:
         if not action.option_strings or action.dest == "help":
             continue
         long_name = max(action.option_strings, key=len).lstrip("-").replace("-", "_")
@@ -64,12 +55,17 @@ def metadata(name: str) -> dict[str, Any]:
         if regex:
             parameter["regexes"] = [regex]
         parameters.append(parameter)
-    return {"name": name, "description": description,
+    return {"name": spec.module, "description": spec.about[:1].upper() + spec.about[1:],
             "streaming": False, "parameters": parameters}
 
 
+def pipelines() -> list[str]:
+    """The entry points with a template: every registered spec's module."""
+    return [spec.module for spec in registry.specs()]
+
+
 def write_all(directory: Path = TEMPLATES_DIR) -> None:
-    for name in PIPELINES:
+    for name in pipelines():
         path = directory / name / "metadata.json"
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(json.dumps(metadata(name), indent=2, ensure_ascii=False) + "\n",
@@ -79,7 +75,7 @@ def write_all(directory: Path = TEMPLATES_DIR) -> None:
 def stale(directory: Path = TEMPLATES_DIR) -> list[str]:
     """Pipelines whose shipped metadata differs from their options."""
     out = []
-    for name in PIPELINES:
+    for name in pipelines():
         path = directory / name / "metadata.json"
         if not path.exists() or json.loads(path.read_text(encoding="utf-8")) != metadata(name):
             out.append(name)

@@ -13,6 +13,7 @@ import pytest
 
 from pipelines.cli import console
 from tests.conftest import TEST_RUNNER
+from transforms import registry
 
 BIN = Path(sys.executable).parent
 
@@ -34,15 +35,15 @@ def test_no_or_unknown_dataset_exits_2(capsys):
         "jnq, reqa, search-index, categories")
 
 
-@pytest.mark.parametrize("name", [*console.DATASETS, "search_index"])
+@pytest.mark.parametrize("name", [*registry.names(), "search_index"])
 def test_each_dataset_runs_its_pipelines_main(monkeypatch, name):
-    module_name, _ = console.DATASETS[console.ALIASES.get(name, name)]
-    module = importlib.import_module(f"pipelines.{module_name}")
+    spec = registry.spec(name)
+    module = importlib.import_module(f"pipelines.{spec.module}")
     seen = []
-    monkeypatch.setattr(module, "main", lambda argv: seen.append(argv) or 7)
+    monkeypatch.setattr(console, "spec_main", lambda s, argv: seen.append((s, argv)) or 7)
     assert console.build([name, "--output", "x"]) == 7
-    assert seen == [["--output", "x"]]
-    assert callable(module.build_parser)
+    assert seen == [(spec, ["--output", "x"])]
+    assert callable(module.build_parser) and callable(module.main)
 
 
 def test_the_pipeline_runs_as_qa_build(tmp_path, capsys):

@@ -1,7 +1,8 @@
 """The renderer of each kind of release: dataset name -> module with ``make(view)``.
 
-``nq`` and ``nq_annotated`` -> ``nq``; ``nlquad`` -> ``nlquad``; ``jnq``, ``jboolq`` and any
-other ``*_annotated`` -> ``jnq``; ``reqa_*`` -> ``reqa``; anything else -> ``generic``. A
+Each dataset's spec names the renderer of every release kind it declares
+(``ReleaseKind.renderer``: ``nq`` for ``nq`` and ``nq_annotated``, ``jnq`` for the JNQ and
+JBoolQ kinds, ``reqa`` for ``reqa_*``, ...); a release no spec declares gets ``generic``. A
 module is imported only when its dataset is browsed (ReQA's imports BM25).
 
 A dataset's own renderer is written for its pipeline's column types, so it is used only when
@@ -19,22 +20,17 @@ import re
 import pyarrow as pa
 
 from transforms.browse.base import ReleaseView, Renderer
+from transforms.core.spec import GENERIC_RENDERER
+from transforms.registry import renderer_of
 
-BY_DATASET = {"nq": "nq", "nq_annotated": "nq", "nlquad": "nlquad", "jnq": "jnq",
-              "jboolq": "jnq"}
-GENERIC = "generic"
+GENERIC = GENERIC_RENDERER
 MAX_PROBLEMS = 5
 
 
 def module_name(dataset: str) -> str:
-    """The renderer module (in this package) of a dataset name."""
-    if dataset in BY_DATASET:
-        return BY_DATASET[dataset]
-    if dataset.endswith("_annotated"):
-        return "jnq"
-    if dataset.startswith("reqa_"):
-        return "reqa"
-    return GENERIC
+    """The renderer module (in this package) of a release's dataset name, as its spec
+    declares it (``transforms.registry``); ``generic`` for a release no spec declares."""
+    return renderer_of(dataset)
 
 
 def _type(kind: pa.DataType) -> str:
