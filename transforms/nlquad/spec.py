@@ -18,14 +18,12 @@ from typing import Any
 import apache_beam as beam
 from apache_beam.io.filesystems import FileSystems
 
-from transforms.clients.bounded_http import RequestLimits
 from transforms.clients.wayback.policy import WaybackPolicy
 from transforms.core.accounting import SIDE_OUTPUTS
 from transforms.core.counters import Counts
 from transforms.core.errors import UsageError
 from transforms.core.inputs import matching_files, require_inputs
 from transforms.core.options import (
-    MIB,
     ReleaseOptions,
     max_decoded_option,
     mib_to_bytes,
@@ -36,6 +34,7 @@ from transforms.core.options import (
     positive_int,
     split_ratios_option,
 )
+from transforms.core.request_options import request_limit_options, request_limits_of
 from transforms.core.spec import DatasetSpec, Plan, ReleaseKind
 from transforms.core.summary import dead_letter_line, empty_release_warning
 from transforms.nlquad.card import cdx_count_rows, nlquad_baselines, nlquad_card, nlquad_stats
@@ -83,7 +82,7 @@ MAX_PAGE_MIB = 64  # --max-decoded-mib: a real article page is well under 5 MiB
 WAYBACK_GROUP = "wayback source"
 WAYBACK = WaybackPolicy()  # the defaults of the wayback source options
 LIMITS = WAYBACK.limits  # the defaults of the --wayback-* request limits
-CONNECT_TIMEOUT, READ_TIMEOUT = LIMITS.timeout
+_WAYBACK = request_limit_options("the archive", LIMITS, group=WAYBACK_GROUP)
 
 
 def boilerplate_min_docs(value: str) -> int:
@@ -157,50 +156,24 @@ class NlquadOptions(ReleaseOptions, _PageOptions):
                                      parse=non_negative_float, group=WAYBACK_GROUP)
     max_captures: int = option(0, "stop after this many article captures (0 = all)",
                                parse=non_negative_int, group=WAYBACK_GROUP)
-    wayback_connect_timeout: float = option(
-        CONNECT_TIMEOUT, "seconds to wait for a connection to the archive (default "
-        f"{CONNECT_TIMEOUT:g})", parse=positive_float, group=WAYBACK_GROUP)
-    wayback_read_timeout: float = option(
-        READ_TIMEOUT, f"seconds to wait for each read from the archive (default "
-        f"{READ_TIMEOUT:g})", parse=positive_float, group=WAYBACK_GROUP)
-    wayback_deadline: float = option(
-        LIMITS.deadline, "total seconds per request attempt, redirects included, however "
-        f"slowly bytes arrive (default {LIMITS.deadline:g}; failure kind deadline_exceeded, "
-        "retried)", parse=positive_float, group=WAYBACK_GROUP)
-    wayback_max_retries: int = option(
-        LIMITS.max_retries, "retries after the first attempt of a request (default "
-        f"{LIMITS.max_retries})", parse=non_negative_int, group=WAYBACK_GROUP)
-    wayback_max_redirects: int = option(
-        LIMITS.max_redirects, "redirect hops followed per request, each rate-limited and "
-        f"counted (default {LIMITS.max_redirects}; failure kind too_many_redirects)",
-        parse=non_negative_int, group=WAYBACK_GROUP)
-    wayback_max_body_mib: float = option(
-        LIMITS.max_body_bytes / MIB, "largest response body as sent, in MiB (default "
-        f"{LIMITS.max_body_bytes // MIB}; failure kind body_too_large, not retried)",
-        parse=positive_float, group=WAYBACK_GROUP)
-    wayback_max_decoded_mib: float = option(
-        LIMITS.max_decoded_bytes / MIB, "largest body once gzip/deflate is undone, in MiB "
-        f"(default {LIMITS.max_decoded_bytes // MIB}; failure kind body_too_large, not "
-        "retried)", parse=positive_float, group=WAYBACK_GROUP)
+    wayback_connect_timeout: float = _WAYBACK["connect_timeout"]
+    wayback_read_timeout: float = _WAYBACK["read_timeout"]
+    wayback_deadline: float = _WAYBACK["deadline"]
+    wayback_max_retries: int = _WAYBACK["max_retries"]
+    wayback_max_redirects: int = _WAYBACK["max_redirects"]
+    wayback_max_body_mib: float = _WAYBACK["max_body_mib"]
+    wayback_max_decoded_mib: float = _WAYBACK["max_decoded_mib"]
 
 
 def wayback_policy(options: NlquadOptions) -> WaybackPolicy:
     """The ``ReadWaybackPages`` policy of the Wayback source options: ``--cache-dir``,
     ``--fetch-workers``, the rates, ``--rate-limit-pause`` and the ``--wayback-*`` limits
     (backoff as ``WaybackPolicy`` has it)."""
-    limits = RequestLimits(
-        timeout=(options.wayback_connect_timeout, options.wayback_read_timeout),
-        deadline=options.wayback_deadline,
-        max_retries=options.wayback_max_retries,
-        max_redirects=options.wayback_max_redirects,
-        max_body_bytes=mib_to_bytes(options.wayback_max_body_mib),
-        max_decoded_bytes=mib_to_bytes(options.wayback_max_decoded_mib),
-    )
     return WaybackPolicy(cdx_per_minute=options.cdx_per_minute,
                          fetches_per_minute=options.fetches_per_minute,
                          rate_limit_pause=options.rate_limit_pause,
                          fetch_workers=options.fetch_workers, cache_dir=options.cache_dir,
-                         limits=limits)
+                         limits=request_limits_of(options, "wayback"))
 
 
 RELEASE = ReleaseKind(DATASET, ABOUT, schema=NLQUAD_SCHEMA, field_docs=FIELD_DOCS,

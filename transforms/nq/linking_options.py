@@ -15,19 +15,17 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from transforms.clients.bounded_http import MIB, RequestLimits
+from transforms.clients.bounded_http import RequestLimits
 from transforms.clients.http_json import DEFAULT_LIMITS, HttpPolicy
 from transforms.clients.local_search import IndexFormatError
 from transforms.clients.search_backends import SearchEndpoints
 from transforms.core.errors import UsageError
 from transforms.core.options import (
-    mib_to_bytes,
     non_negative_float,
-    non_negative_int,
     option,
-    positive_float,
     positive_int,
 )
+from transforms.core.request_options import request_limit_options, request_limits_of
 from transforms.nq.backends import BackendOptions
 
 LINKING_GROUP = "linking and pages (NQ §3.1, §4.1)"
@@ -44,42 +42,7 @@ def lang_option(lang: str) -> Any:
     return linking_option(lang, f"Wikipedia language (default {lang})")
 
 
-def _limit_options(what: str, limits: RequestLimits) -> dict[str, Any]:
-    """The ``--<prefix>-*`` request limits as options (the help ``pipelines.cli.http_limits``
-    gives them), by suffix."""
-    connect, read = limits.timeout
-    retries = limits.max_retries
-    return {
-        "connect_timeout": linking_option(
-            connect, f"seconds to wait for a connection to {what} (default {connect:g})",
-            parse=positive_float),
-        "read_timeout": linking_option(
-            read, f"seconds to wait for each read from {what} (default {read:g})",
-            parse=positive_float),
-        "deadline": linking_option(
-            limits.deadline, "total seconds per request attempt, redirects included, however "
-                             f"slowly bytes arrive (default {limits.deadline:g}; failure kind "
-                             "deadline_exceeded, retried)", parse=positive_float),
-        "max_retries": linking_option(
-            retries, f"retries after the first attempt of a request (default {retries})",
-            parse=non_negative_int),
-        "max_redirects": linking_option(
-            limits.max_redirects, "redirect hops followed per request, each rate-limited and "
-                                  f"counted (default {limits.max_redirects}; failure kind "
-                                  "too_many_redirects)", parse=non_negative_int),
-        "max_body_mib": linking_option(
-            limits.max_body_bytes / MIB, "largest response body as sent, in MiB (default "
-                                         f"{limits.max_body_bytes // MIB}; failure kind "
-                                         "body_too_large, not retried)", parse=positive_float),
-        "max_decoded_mib": linking_option(
-            limits.max_decoded_bytes / MIB, "largest body once gzip/deflate is undone, in MiB "
-                                            f"(default {limits.max_decoded_bytes // MIB}; "
-                                            "failure kind body_too_large, not retried)",
-            parse=positive_float),
-    }
-
-
-_HTTP = _limit_options(HTTP_WHAT, DEFAULT_LIMITS)
+_HTTP = request_limit_options(HTTP_WHAT, DEFAULT_LIMITS, group=LINKING_GROUP)
 
 
 @dataclass(frozen=True)
@@ -157,14 +120,7 @@ def resolve_linking(options: Any, needs_index: bool) -> ResolvedLinking:
 
 def http_limits(options: Any) -> RequestLimits:
     """The search and page request limits of the ``--http-*`` options."""
-    return RequestLimits(
-        timeout=(options.http_connect_timeout, options.http_read_timeout),
-        deadline=options.http_deadline,
-        max_retries=options.http_max_retries,
-        max_redirects=options.http_max_redirects,
-        max_body_bytes=mib_to_bytes(options.http_max_body_mib),
-        max_decoded_bytes=mib_to_bytes(options.http_max_decoded_mib),
-    )
+    return request_limits_of(options, "http")
 
 
 def backend_options(options: Any, resolved: ResolvedLinking) -> BackendOptions:

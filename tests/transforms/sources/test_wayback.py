@@ -1,19 +1,21 @@
 """ReadWaybackPages end to end against the local fake Wayback server (127.0.0.1 only)."""
 
-import argparse
 
 import apache_beam as beam
 import pytest
 from apache_beam.options.pipeline_options import PipelineOptions
 from apache_beam.testing.util import assert_that, equal_to
 
-from pipelines.cli.http_limits import add_wayback_limit_arguments, wayback_limit_options
+from pipelines.cli.spec_parser import build_parser, options_from
 from tests.conftest import TEST_RUNNER
 from tests.fakes.object_store import use_bucket
 from tests.fakes.wayback_server import FakeWayback
 from transforms.clients.bounded_http import RequestLimits
 from transforms.clients.wayback import WaybackPolicy
 from transforms.core.accounting import DEAD_LETTER, TALLY
+from transforms.core.errors import UsageError
+from transforms.core.request_options import request_limits_of
+from transforms.nlquad.spec import SPEC as NLQUAD
 from transforms.sources.wayback import ReadWaybackPages
 
 PAGE = b"<html><body><div class='story-body__inner'><p>Text.</p></div></body></html>"
@@ -94,10 +96,14 @@ def test_max_captures_counts_what_it_leaves_out(tmp_path):
                         label="beyond")
 
 
+def _wayback_limits(argv):
+    """The --wayback-* limits as build_nlquad parses them."""
+    args, _ = build_parser(NLQUAD).parse_known_args(argv)
+    return request_limits_of(options_from(NLQUAD, args), "wayback")
+
+
 def _limited_source(server, cache_dir, argv):
-    parser = argparse.ArgumentParser()
-    add_wayback_limit_arguments(parser)
-    limits = wayback_limit_options(parser.parse_args(argv))
+    limits = _wayback_limits(argv)
     return ReadWaybackPages(
         base_url=server.base_url, from_year=2016, to_year=2020, policy=WaybackPolicy(
             cache_dir=str(cache_dir), fetch_workers=1, fetches_per_minute=0, cdx_per_minute=0,
@@ -145,9 +151,7 @@ def test_failed_cdx_listing_is_dead_lettered_with_its_kind(tmp_path):
 
 
 def test_limit_options_map_to_source_arguments():
-    parser = argparse.ArgumentParser()
-    add_wayback_limit_arguments(parser)
-    defaults = wayback_limit_options(parser.parse_args([]))
+    defaults = _wayback_limits([])
     assert defaults == RequestLimits(timeout=(10.0, 60.0), deadline=300.0, max_retries=5,
                                      max_redirects=5, max_body_bytes=64 << 20,
                                      max_decoded_bytes=256 << 20)
@@ -155,5 +159,5 @@ def test_limit_options_map_to_source_arguments():
                               WaybackPolicy(cache_dir="", limits=defaults))
     assert source.fetch_policy.limits.max_body_bytes == 64 << 20
     assert source.cdx_policy.limits.deadline == 300.0
-    with pytest.raises(SystemExit):
-        parser.parse_args(["--wayback-deadline", "0"])
+    with pytest.raises(UsageError, match="--wayback-deadline"):
+        _wayback_limits(["--wayback-deadline", "0"])
