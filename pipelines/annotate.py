@@ -38,6 +38,7 @@ from pipelines.cli.options import (
 from pipelines.cli.summary import dead_letter_line, empty_release_warning
 from transforms.annotation import jnq_import, nq_import
 from transforms.annotation.build import AnnotateRelease, ImportInput
+from transforms.annotation.counters import EXAMPLES, VOTES
 from transforms.annotation.export import STAGES, TOOLS, ExportError, export_tasks
 from transforms.annotation.manifest import (
     EXPORT_MANIFEST,
@@ -419,7 +420,7 @@ def format_summary(result: dict[str, Any]) -> str:
     counts = result["stats"]["counts"]
     manifest = result["manifest"]
     lines = [f"{manifest['dataset']} {manifest['version']} written to {result['path']}"]
-    for stage in ("votes", "examples"):
+    for stage in (VOTES, EXAMPLES):
         lines += [f"  {stage} {name.replace('.', ', ')}: {n}"
                   for name, n in sorted(counts.get(stage, {}).items())]
     if result["stats"].get("simulated_votes"):

@@ -22,11 +22,20 @@ import pyarrow as pa
 
 from filters.annotation.jnq import JnqThresholds, JnqVoteError, aggregate_question, check_vote
 from filters.annotation.votes import JnqVote, latest_votes
+from transforms.annotation.counters import (
+    DUPLICATE_QUESTION,
+    KEPT_LONG_ANSWER_ONLY,
+    KEPT_NO_LONG_ANSWER,
+    NOT_NEEDED,
+    OUTCOME,
+    PENDING_AT,
+    USED,
+    VOTES_PENDING,
+)
 from transforms.annotation.read_votes import count_repeats, of_release, refuse
 from transforms.core.accounting import rejected, tally
 from transforms.jnq.schema import EXAMPLE_SCHEMA
 
-STAGE = "examples"
 JUDGMENTS = "judgments"
 
 ANNOTATION = pa.struct([
@@ -144,7 +153,7 @@ class AnnotateJnqRows(beam.DoFn):
             return
         held = sorted(grouped["examples"], key=lambda e: (e[2] != self.prefer, e[0]))
         if len(held) > 1:
-            yield tally(STAGE, "duplicate_question", len(held) - 1)
+            yield tally(DUPLICATE_QUESTION, len(held) - 1)
         split, row, order, fingerprint = held[0]
         candidates = list(row["candidate_paragraph_ids"])
         lengths = {p["id"]: len(p["text"]) for p in row["paragraphs"]}
@@ -152,7 +161,7 @@ class AnnotateJnqRows(beam.DoFn):
         for vote in votes:
             if not of_release(vote, fingerprint):
                 if any(vote.release == other[3] for other in held[1:]):
-                    yield tally("votes", "not_needed")  # the other release's copy is used
+                    yield tally(NOT_NEEDED)  # the other release's copy is used
                     continue
                 yield from refuse("other_release", f"the vote names release {vote.release}, "
                                   f"not {fingerprint}", **_context(vote))
@@ -175,18 +184,18 @@ class AnnotateJnqRows(beam.DoFn):
             outcome = "kept"
         elif self.dataset == "jboolq" and order == "jnq" and outcome == "kept":
             outcome = "not_yes_no_question"
-        yield tally(STAGE, outcome)
+        yield tally(OUTCOME[outcome])
         if result.outcome == "pending":
-            yield tally("votes", "pending", len(usable))
-            yield tally(STAGE, f"pending.{result.pending_stage}")
+            yield tally(VOTES_PENDING, len(usable))
+            yield tally(PENDING_AT.member(result.pending_stage))
             yield rejected("pending_examples", {
                 "question_id": question_id, "split": split, "stage": result.pending_stage,
                 "required": ways, "question": row["question"]})
             return
         used = [vote for vote in usable if consulted(vote, result)]
-        yield tally("votes", "used", len(used))
+        yield tally(USED, len(used))
         if len(usable) > len(used):
-            yield tally("votes", "not_needed", len(usable) - len(used))
+            yield tally(NOT_NEEDED, len(usable) - len(used))
         for vote in used:
             yield beam.pvalue.TaggedOutput(JUDGMENTS, (split, {
                 "question_id": question_id, "split": split, "annotator_id": vote.annotator_id,
@@ -199,7 +208,7 @@ class AnnotateJnqRows(beam.DoFn):
             return
         exist = [p for p in result.paragraphs if p.label == "EXIST"]
         if not exist:
-            yield tally(STAGE, "kept.no_long_answer")
+            yield tally(KEPT_NO_LONG_ANSWER)
         elif all(p.short_answer_type == "none" for p in exist):
-            yield tally(STAGE, "kept.long_answer_only")
+            yield tally(KEPT_LONG_ANSWER_ONLY)
         yield split, annotated_row(row, result)

@@ -22,10 +22,17 @@ import pyarrow as pa
 
 from filters.annotation.nq import NqVoteError, check_nq_vote, long_answer_type, nq_annotation
 from filters.annotation.votes import NqVote, latest_votes
+from transforms.annotation.counters import (
+    ANNOTATED,
+    ANNOTATED_NO_LONG_ANSWER,
+    PENDING,
+    USED,
+    VOTES_PENDING,
+    WAYS,
+)
 from transforms.annotation.read_votes import count_repeats, of_release, refuse
 from transforms.core.accounting import rejected, tally
 
-STAGE = "examples"
 JUDGMENTS = "judgments"
 
 VOTE_SCHEMA = pa.schema([
@@ -97,17 +104,17 @@ class AnnotateNqExamples(beam.DoFn):
         latest.sort(key=lambda v: (v.order, v.annotator_id))
         needed = self.ways.get(split, 1)
         if len(latest) < needed:
-            yield tally(STAGE, "pending")
-            yield tally("votes", "pending", len(latest))
+            yield tally(PENDING)
+            yield tally(VOTES_PENDING, len(latest))
             yield rejected("pending_examples", {
                 "example_id": example_id, "split": split, "annotators": len(latest),
                 "required": needed, "question": example.get("question_text", "")})
             return
-        yield tally("votes", "used", len(latest))
-        yield tally(STAGE, "annotated")
-        yield tally(STAGE, f"ways.{len(latest)}")
+        yield tally(USED, len(latest))
+        yield tally(ANNOTATED)
+        yield tally(WAYS.member(str(len(latest))))
         if all(v.long_answer_candidate < 0 for v in latest):
-            yield tally(STAGE, "annotated.no_long_answer")
+            yield tally(ANNOTATED_NO_LONG_ANSWER)
         annotations = [nq_annotation(vote, example) for vote in latest]
         for vote, annotation in zip(latest, annotations, strict=True):
             yield beam.pvalue.TaggedOutput(JUDGMENTS, (split, {

@@ -14,6 +14,8 @@ from dataclasses import replace
 from functools import partial
 from typing import Any
 
+from transforms.annotation.counters import COUNTERS, EXAMPLES, SIMULATED, VOTES
+from transforms.core.counters import Counts
 from transforms.jnq.card import JBOOLQ_INFO, JNQ_INFO
 from transforms.metrics.agreement import fleiss_kappa, worker_agreement
 from transforms.metrics.annotation_quality import jnq_quality, nq_quality, quality_tables_markdown
@@ -107,7 +109,7 @@ def annotation_stats(base: str, staging_dir: str, splits: list[str],
         rows = [row for split in splits for row in read_group_rows(staging_dir, split)]
         figures = jnq_annotation_figures(votes, rows)
     return {"counts": counts, "lengths": length_statistics(histograms),
-            "simulated_votes": counts.get("votes", {}).get("simulated", 0), **figures}
+            "simulated_votes": Counts(counts, COUNTERS)[SIMULATED], **figures}
 
 
 def jnq_baselines(staging_dir: str, split: str = "dev") -> dict[str, Any]:
@@ -148,7 +150,7 @@ def annotation_card(base: str, manifest: dict[str, Any], stats: dict[str, Any]) 
     """The data card of an annotated release."""
     counts = stats["counts"]
     annotates = manifest["source"]["annotates"]
-    examples, votes = counts.get("examples", {}), counts.get("votes", {})
+    examples, votes = counts.get(EXAMPLES, {}), counts.get(VOTES, {})
     paper = ("Natural Questions (Kwiatkowski et al. 2019): each annotator's judgment is one "
              "entry of `annotations` (§3.2); train 1-way, dev/test 5-way (§5)"
              if base == "nq" else

@@ -34,11 +34,22 @@ from filters.annotation.votes import (
     parse_nq_vote,
 )
 from filters.text import safe_json
+from transforms.annotation.counters import (
+    DUPLICATE,
+    LABEL_STUDIO_EXPORTS,
+    REFUSED,
+    SIMULATED,
+    SUPERSEDED,
+    UNREADABLE,
+    VOTE_FILES,
+    VOTES,
+    VOTES_READ,
+)
 from transforms.annotation.label_studio.exports import votes_from_export
 from transforms.core.accounting import SIDE_OUTPUTS, dead_letter, tally
 from transforms.sources.compressed import CompressionDamage, iter_complete_lines
 
-STAGE = "votes"
+STAGE = VOTES
 NOT_A_REGULAR_FILE = "not_a_regular_file"
 
 
@@ -51,7 +62,7 @@ def of_release(vote: NqVote | JnqVote, fingerprint: str | None) -> bool:
 def refuse(reason: str, message: str, **context: Any) -> Iterator[Any]:
     """Count a vote refused for ``reason`` and dead-letter it with its context (text that
     holds a lone surrogate is escaped: the dead-letter file is UTF-8)."""
-    yield tally(STAGE, f"refused.{reason}")
+    yield tally(REFUSED.member(reason))
     yield dead_letter(STAGE, utf8_safe(message), reason=reason,
                       **{k: utf8_safe(v) if isinstance(v, str) else v
                          for k, v in context.items()})
@@ -62,10 +73,10 @@ def count_repeats(votes: list) -> Iterator[Any]:
     judgments a worker replaced (``votes.superseded``): only each worker's latest counts."""
     distinct = set(votes)
     if len(votes) > len(distinct):
-        yield tally("votes", "duplicate", len(votes) - len(distinct))
+        yield tally(DUPLICATE, len(votes) - len(distinct))
     replaced = len(distinct) - len({vote.key for vote in distinct})
     if replaced:
-        yield tally("votes", "superseded", replaced)
+        yield tally(SUPERSEDED, replaced)
 
 
 class ParseVoteFile(beam.DoFn):
@@ -83,7 +94,7 @@ class ParseVoteFile(beam.DoFn):
 
     def process(self, readable: fileio.ReadableFile) -> Iterator[Any]:
         path = readable.metadata.path
-        yield tally(STAGE, "files")
+        yield tally(VOTE_FILES)
         if not_regular_file(path):
             yield from unreadable(NOT_A_REGULAR_FILE, f"{path} is not a regular file (a "
                                   "directory, FIFO or device): votes are read from files", path)
@@ -119,9 +130,9 @@ class ParseVoteFile(beam.DoFn):
             yield from refuse(error.reason, str(error), file=path, line=number,
                               record=shown(record))
             return
-        yield tally(STAGE, "read")
+        yield tally(VOTES_READ)
         if isinstance(record, dict) and record.get("simulated") is True:
-            yield tally(STAGE, "simulated")
+            yield tally(SIMULATED)
         item = vote.example_id if self.dataset == "nq" else vote.question_id
         yield item, vote
 
@@ -138,7 +149,7 @@ class ParseVoteFile(beam.DoFn):
             yield from unreadable("malformed_export", "a Label Studio JSON export is a list "
                                   "of tasks", path)
             return
-        yield tally(STAGE, "label_studio_exports")
+        yield tally(LABEL_STUDIO_EXPORTS)
         for number, converted in enumerate(votes_from_export(tasks, self.dataset), start=1):
             if "error" in converted:
                 yield from refuse(converted["error"], converted.get("message", ""), file=path,
@@ -149,7 +160,7 @@ class ParseVoteFile(beam.DoFn):
 
 def unreadable(reason: str, error: BaseException | str, path: str) -> Iterator[Any]:
     """Count a votes file that cannot be read (``votes.unreadable.<reason>``), dead-letter it."""
-    yield tally(STAGE, f"unreadable.{reason}")
+    yield tally(UNREADABLE.member(reason))
     yield dead_letter(STAGE, error, reason=reason, file=utf8_safe(path))
 
 

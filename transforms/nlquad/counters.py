@@ -1,8 +1,8 @@
 """The counters of NLQuAD: what its stages and page sources tally and its card and summary read.
 
 The ``input``, ``cdx`` and ``fetch`` stages are the page sources' (``transforms.sources.
-page_files``, ``transforms.sources.wayback``), which tally with their own names: they are
-declared here, with the sources' name constants where they have them. The question prefix
+page_files``, ``transforms.sources.wayback``): their counters are declared in
+``transforms.sources.counters`` and re-exported here. The question prefix
 tallies (``question_prefix_1.<first word>``) are not counts: ``stats.json`` ranks them under
 ``question_prefixes`` (``transforms.release.stats``), so they are stage names only.
 """
@@ -12,59 +12,54 @@ from __future__ import annotations
 from transforms.core.counters import Counter, CounterFamily, CounterSet
 from transforms.core.summary import DEAD_LETTERED
 from transforms.release.stats import PREFIX_TALLIES
-from transforms.sources.compressed import DECODED_TOO_LARGE
-from transforms.sources.wayback import (
+from transforms.sources.compressed import DECODED_TOO_LARGE  # noqa: F401 - re-exported
+from transforms.sources.counters import (  # noqa: F401 - re-exported
+    CACHE_HITS,
     CAPTURES_LISTED,
+    CDX,
+    CDX_ADJACENT_DUPLICATES,
+    CDX_CAPTURES_LISTED,
+    CDX_DEAD_LETTERED,
+    CDX_DUPLICATE_ARTICLE_URLS,
+    CDX_FAILED,
+    CDX_HTTP_RATE_LIMITED,
+    CDX_HTTP_REQUESTS,
+    CDX_MALFORMED,
+    CDX_ROWS_READ,
+    CDX_SKIPPED,
+    DECODED_TOO_LARGE_FILES,
+    DIGEST_MISMATCH_KEPT,
+    FETCH,
+    FETCH_DEAD_LETTERED,
+    FETCH_FAILED,
+    FETCH_HTTP_RATE_LIMITED,
+    FETCH_HTTP_REQUESTS,
+    FETCHED,
+    INPUT,
+    INPUT_DEAD_LETTERED,
+    INPUT_PAGES,
+    INPUT_SKIPPED,
     MALFORMED,
+    RETRIES,
     ROWS_READ,
     SKIPPED_ADJACENT_DUPLICATE,
+    SOURCE_COUNTERS,
+    TRUNCATED_OR_CORRUPT_FILES,
+    UNREADABLE_FILES,
+    UNSUPPORTED_COMPRESSION_FILES,
+    WARC_DECODED_TOO_LARGE_RECORDS,
+    WARC_EMPTY_FILES,
+    WARC_NOT_ARCHIVE_FILES,
+    WARC_SKIPPED,
+    WARC_TRUNCATED_OR_CORRUPT_FILES,
+    WARC_TRUNCATED_RECORDS,
 )
 
-INPUT = "input"
-CDX = "cdx"
-FETCH = "fetch"
 PAGES = "pages"
 DEDUP = "dedup"
 DOCUMENTS = "documents"
 QUESTIONS = "questions"
 FIRST_WORD, FIRST_TWO_WORDS = (prefix.rstrip(".") for prefix in PREFIX_TALLIES)
-
-# input: page files (sample, html, warc) and fetched Wayback captures
-INPUT_PAGES = Counter(INPUT, "pages")
-INPUT_SKIPPED = CounterFamily(INPUT, "skipped")  # skipped.no_capture_url
-UNREADABLE_FILES = Counter(INPUT, "unreadable_files")
-TRUNCATED_OR_CORRUPT_FILES = Counter(INPUT, "truncated_or_corrupt_files")
-DECODED_TOO_LARGE_FILES = Counter(INPUT, f"{DECODED_TOO_LARGE}_files")
-UNSUPPORTED_COMPRESSION_FILES = Counter(INPUT, "unsupported_compression_files")
-WARC_EMPTY_FILES = Counter(INPUT, "warc_empty_files")
-WARC_NOT_ARCHIVE_FILES = Counter(INPUT, "warc_not_archive_files")
-WARC_TRUNCATED_OR_CORRUPT_FILES = Counter(INPUT, "warc_truncated_or_corrupt_files")
-WARC_TRUNCATED_RECORDS = Counter(INPUT, "warc_truncated_records")
-WARC_DECODED_TOO_LARGE_RECORDS = Counter(INPUT, f"warc_{DECODED_TOO_LARGE}_records")
-WARC_SKIPPED = CounterFamily(INPUT, "warc_skipped")  # warc_skipped.<record kind>
-INPUT_DEAD_LETTERED = Counter(INPUT, DEAD_LETTERED)
-
-# cdx: the Wayback CDX listing (rows_read = listed + adjacent duplicates + malformed)
-CDX_ROWS_READ = Counter(CDX, ROWS_READ)
-CDX_CAPTURES_LISTED = Counter(CDX, CAPTURES_LISTED)
-CDX_ADJACENT_DUPLICATES = Counter(CDX, SKIPPED_ADJACENT_DUPLICATE)
-CDX_SKIPPED = CounterFamily(CDX, "skipped")  # skipped.<url kind>, skipped.beyond_max_captures
-CDX_MALFORMED = CounterFamily(CDX, MALFORMED)  # malformed.<reason>
-CDX_FAILED = CounterFamily(CDX, "failed")  # failed.<kind>
-CDX_DUPLICATE_ARTICLE_URLS = Counter(CDX, "duplicate_article_urls")
-CDX_HTTP_REQUESTS = Counter(CDX, "http_requests")
-CDX_HTTP_RATE_LIMITED = Counter(CDX, "http_rate_limited")
-CDX_DEAD_LETTERED = Counter(CDX, DEAD_LETTERED)
-
-# fetch: Wayback captures
-FETCHED = Counter(FETCH, "fetched")
-CACHE_HITS = Counter(FETCH, "cache_hits")
-RETRIES = Counter(FETCH, "retries")
-DIGEST_MISMATCH_KEPT = Counter(FETCH, "digest_mismatch_kept")
-FETCH_FAILED = CounterFamily(FETCH, "failed")  # failed.<kind>
-FETCH_HTTP_REQUESTS = Counter(FETCH, "http_requests")
-FETCH_HTTP_RATE_LIMITED = Counter(FETCH, "http_rate_limited")
-FETCH_DEAD_LETTERED = Counter(FETCH, DEAD_LETTERED)
 
 # pages: ParsePages
 PAGES_READ = Counter(PAGES, "read")
@@ -103,4 +98,4 @@ KEPT = Counter(QUESTIONS, "kept")
 DROPPED = CounterFamily(QUESTIONS, "dropped")  # dropped.<reason>
 QUESTIONS_DEAD_LETTERED = Counter(QUESTIONS, DEAD_LETTERED)
 
-COUNTERS = CounterSet.from_module(globals())
+COUNTERS = CounterSet.of(SOURCE_COUNTERS, CounterSet.from_module(globals()))

@@ -39,6 +39,21 @@ from transforms.sources.compressed import (
     read_decompressed,
     resolve_limit,
 )
+from transforms.sources.counters import (
+    DECODED_TOO_LARGE_FILES,
+    INPUT,
+    INPUT_PAGES,
+    NO_CAPTURE_URL,
+    TRUNCATED_OR_CORRUPT_FILES,
+    UNREADABLE_FILES,
+    UNSUPPORTED_COMPRESSION_FILES,
+    WARC_DECODED_TOO_LARGE_RECORDS,
+    WARC_EMPTY_FILES,
+    WARC_NOT_ARCHIVE_FILES,
+    WARC_SKIPPED,
+    WARC_TRUNCATED_OR_CORRUPT_FILES,
+    WARC_TRUNCATED_RECORDS,
+)
 from transforms.sources.pages import CapturedPage
 
 SAMPLE_PACKAGE = "pipelines"
@@ -52,9 +67,11 @@ _SNIFF_BYTES = 65536
 _GZIP_MAGIC = b"\x1f\x8b"
 _ARCHIVE_START = re.compile(
     rb"WARC/\d|\S+ \S+ \d{14}(?: \S+)* \d+\s*$")  # a WARC record or an ARC header line
-_FILE_TALLIES = {"empty_archive": "warc_empty_files", "not_an_archive": "warc_not_archive_files",
-                 DECODED_TOO_LARGE: "decoded_too_large_files",
-                 UNSUPPORTED_COMPRESSION: "unsupported_compression_files"}
+_FILE_TALLIES = {"empty_archive": WARC_EMPTY_FILES, "not_an_archive": WARC_NOT_ARCHIVE_FILES,
+                 DECODED_TOO_LARGE: DECODED_TOO_LARGE_FILES,
+                 UNSUPPORTED_COMPRESSION: UNSUPPORTED_COMPRESSION_FILES}
+#: the record-level tallies of a WARC page that ``iter_warc_pages`` dead-letters, by reason
+_RECORD_TALLIES = {DECODED_TOO_LARGE: WARC_DECODED_TOO_LARGE_RECORDS}
 _CANONICAL = re.compile(
     rb"""<link[^>]+rel=["']canonical["'][^>]*href=["']([^"']+)["']"""
     rb"""|<meta[^>]+property=["']og:url["'][^>]*content=["']([^"']+)["']""", re.I)
@@ -104,11 +121,11 @@ class _ReadSampleFile(beam.DoFn):
             base = resources.files(SAMPLE_PACKAGE).joinpath(*SAMPLE_DIR, "pages")
             content = base.joinpath(name).read_bytes()
         except OSError as error:
-            yield tally("input", "unreadable_files")
-            yield dead_letter("input", error, url=url, timestamp=timestamp,
+            yield tally(UNREADABLE_FILES)
+            yield dead_letter(INPUT, error, url=url, timestamp=timestamp,
                               source=f"sample:{name}")
             return
-        yield tally("input", "pages")
+        yield tally(INPUT_PAGES)
         yield CapturedPage(url, timestamp, content, f"sample:{name}")
 
 
@@ -237,23 +254,23 @@ class _ReadHtmlFile(beam.DoFn):
             url, timestamp = index.get(relative) or index.get(posixpath.basename(path)) or (
                 capture_from_content(path, content))
         except DamagedInputError as error:
-            yield tally("input", _FILE_TALLIES.get(error.reason, "truncated_or_corrupt_files"))
-            yield dead_letter("input", error, url="", timestamp="", source=path,
+            yield tally(_FILE_TALLIES.get(error.reason, TRUNCATED_OR_CORRUPT_FILES))
+            yield dead_letter(INPUT, error, url="", timestamp="", source=path,
                               reason=error.reason, pages_read=0,
                               detail="no page emitted from a damaged or oversized file")
             return
         except Exception as error:  # noqa: BLE001 - an unreadable file must not stop the job
-            yield tally("input", "unreadable_files")
-            yield dead_letter("input", error, url="", timestamp="", source=path,
+            yield tally(UNREADABLE_FILES)
+            yield dead_letter(INPUT, error, url="", timestamp="", source=path,
                               reason="unreadable")
             return
         if not url:
-            yield tally("input", "skipped.no_capture_url")
+            yield tally(NO_CAPTURE_URL)
             yield rejected("skipped_pages", {"url": "", "timestamp": timestamp, "source": path,
                                              "reason": "no_capture_url",
                                              "detail": "not in the index and no URL in the page"})
             return
-        yield tally("input", "pages")
+        yield tally(INPUT_PAGES)
         yield CapturedPage(url, timestamp, content, path)
 
 
@@ -476,31 +493,30 @@ class _ReadWarcFile(beam.DoFn):
                                             max_decoded_bytes=self.max_decoded_bytes):
                     if isinstance(item, CapturedPage):
                         pages += 1
-                        yield tally("input", "pages")
+                        yield tally(INPUT_PAGES)
                         yield item
                     elif item[0] == "dead_letter":
-                        yield tally("input", f"warc_{item[1]}_records")
-                        yield dead_letter("input", f"page content over the cap of {path}",
+                        yield tally(_RECORD_TALLIES[item[1]])
+                        yield dead_letter(INPUT, f"page content over the cap of {path}",
                                           url="", timestamp="", source=path, reason=item[1],
                                           record=item[2])
                     else:
-                        yield tally("input", f"warc_skipped.{item[1]}")
+                        yield tally(WARC_SKIPPED.member(item[1]))
         except DamagedInputError as error:
             if error.reason == "truncated_record":
-                yield tally("input", "warc_truncated_records")
-            yield tally("input", _FILE_TALLIES.get(error.reason,
-                                                   "warc_truncated_or_corrupt_files"))
+                yield tally(WARC_TRUNCATED_RECORDS)
+            yield tally(_FILE_TALLIES.get(error.reason, WARC_TRUNCATED_OR_CORRUPT_FILES))
             yield self._dead_letter(path, error, error.reason, pages,
                                     getattr(error, "records_read", None))
         except Exception as error:  # noqa: BLE001 - a damaged archive must not stop the job
-            yield tally("input", "warc_truncated_or_corrupt_files")
+            yield tally(WARC_TRUNCATED_OR_CORRUPT_FILES)
             yield self._dead_letter(path, error, "corrupt_archive", pages, None)
 
     @staticmethod
     def _dead_letter(path: str, error: Exception, reason: str, pages: int,
                      records: int | None):
         counted = "" if records is None else f" ({records} complete records)"
-        return dead_letter("input", error, url="", timestamp="", source=path, reason=reason,
+        return dead_letter(INPUT, error, url="", timestamp="", source=path, reason=reason,
                            record=getattr(error, "record", ""), pages_read=pages,
                            records_read=records,
                            detail=f"archive ended after {pages} HTML pages were read{counted}")

@@ -39,18 +39,39 @@ from transforms.clients.wayback import (
     WaybackPolicy,
     bbc_cdx_queries,
 )
-from transforms.clients.wayback.cdx import ADJACENT_DUPLICATE, CdxBadRow, CdxDuplicate
+from transforms.clients.wayback.cdx import CdxBadRow, CdxDuplicate
 from transforms.core.accounting import SIDE_OUTPUTS, dead_letter, rejected, tally
 from transforms.core.beam_storage import beam_storage_for
 from transforms.core.progress import Progress
+from transforms.sources.counters import (
+    BEYOND_MAX_CAPTURES,
+    CACHE_HITS,
+    CDX,
+    CDX_ADJACENT_DUPLICATES,
+    CDX_CAPTURES_LISTED,
+    CDX_DUPLICATE_ARTICLE_URLS,
+    CDX_FAILED,
+    CDX_MALFORMED,
+    CDX_ROWS_READ,
+    CDX_SKIPPED,
+    DIGEST_MISMATCH_KEPT,
+    FETCH,
+    FETCH_FAILED,
+    FETCHED,
+    HTTP_TALLIES,
+    INPUT_PAGES,
+    RETRIES,
+)
+from transforms.sources.counters import CAPTURES_LISTED as CAPTURES_LISTED
+from transforms.sources.counters import MALFORMED as MALFORMED
+from transforms.sources.counters import ROWS_READ as ROWS_READ
+from transforms.sources.counters import SKIPPED_ADJACENT_DUPLICATE as SKIPPED_ADJACENT_DUPLICATE
 from transforms.sources.pages import CapturedPage
 
-# Tallies of the ``cdx`` stage: rows_read = captures_listed + skipped.adjacent_duplicate
-# + malformed.<reason> (one of transforms.clients.wayback.cdx.MALFORMED_ROW_REASONS).
-ROWS_READ = "rows_read"
-CAPTURES_LISTED = "captures_listed"
-SKIPPED_ADJACENT_DUPLICATE = f"skipped.{ADJACENT_DUPLICATE}"
-MALFORMED = "malformed"
+# CAPTURES_LISTED, MALFORMED, ROWS_READ and SKIPPED_ADJACENT_DUPLICATE, the names of the ``cdx``
+# stage's tallies (rows_read = captures_listed + skipped.adjacent_duplicate + malformed.<reason>),
+# are declared in ``transforms.sources.counters`` and re-exported here.
+
 DEFAULT_POLICY = WaybackPolicy()
 
 
@@ -75,10 +96,10 @@ class _WaybackDoFn(beam.DoFn):
 
     def _client_tallies(self, before: dict[str, int]):
         """HTTP requests made and rate-limit pauses taken while handling one element."""
-        for name in ("requests", "rate_limited"):
+        for name, counter in HTTP_TALLIES[self.STAGE].items():
             delta = self._client.stats.get(name, 0) - before.get(name, 0)
             if delta:
-                yield tally(self.STAGE, f"http_{name}", delta)
+                yield tally(counter, delta)
 
 
 class ListCdxCaptures(_WaybackDoFn):
@@ -92,31 +113,31 @@ class ListCdxCaptures(_WaybackDoFn):
     dead-lettered; the other queries go on.
     """
 
-    STAGE = "cdx"
+    STAGE = CDX
 
     def process(self, query: dict):
         listed, before = 0, dict(self._client.stats)
         try:
             for entry in self._client.iter_cdx_entries(**query):
-                yield tally(self.STAGE, ROWS_READ)
+                yield tally(CDX_ROWS_READ)
                 if isinstance(entry, CdxCapture):
                     listed += 1
                     self._progress.tick()
-                    yield tally(self.STAGE, CAPTURES_LISTED)
+                    yield tally(CDX_CAPTURES_LISTED)
                     yield entry
                 elif isinstance(entry, CdxDuplicate):
-                    yield tally(self.STAGE, SKIPPED_ADJACENT_DUPLICATE)
+                    yield tally(CDX_ADJACENT_DUPLICATES)
                 else:
                     yield from self._malformed(query, entry)
         except WaybackError as error:
-            yield tally(self.STAGE, f"failed.{error.kind}")
+            yield tally(CDX_FAILED.member(error.kind))
             yield dead_letter(self.STAGE, error, url=query.get("url", ""), timestamp="",
                               source="cdx", kind=error.kind,
                               detail=f"listing stopped after {listed} captures")
         yield from self._client_tallies(before)
 
     def _malformed(self, query: dict, bad_row: CdxBadRow):
-        yield tally(self.STAGE, f"{MALFORMED}.{bad_row.reason}")
+        yield tally(CDX_MALFORMED.member(bad_row.reason))
         yield dead_letter(self.STAGE, f"{bad_row.reason}: {bad_row.detail}",
                           url=query.get("url", ""), timestamp="", source="cdx",
                           reason=bad_row.reason, row=bad_row.row, page=bad_row.page,
@@ -126,7 +147,7 @@ class ListCdxCaptures(_WaybackDoFn):
 def _classify(capture: CdxCapture):
     url_class = classify_bbc_url(capture.original)
     if not url_class.is_article:
-        yield tally("cdx", f"skipped.{url_class.kind}")
+        yield tally(CDX_SKIPPED.member(url_class.kind))
         return
     yield (url_class.asset_key, (int(url_class.is_amp), capture.timestamp, capture.original,
                                  capture))
@@ -136,7 +157,7 @@ def _pick_capture(item):
     asset_key, candidates = item
     ordered = sorted(candidates, key=lambda c: c[:3])
     for _ in ordered[1:]:
-        yield tally("cdx", "duplicate_article_urls")
+        yield tally(CDX_DUPLICATE_ARTICLE_URLS)
     yield asset_key, ordered[0][3]
 
 
@@ -147,7 +168,7 @@ def _fetch_key(asset_key: str, workers: int) -> int:
 class FetchCaptures(_WaybackDoFn):
     """``(worker key, [CdxCapture])`` -> CapturedPage, fetched sequentially per key."""
 
-    STAGE = "fetch"
+    STAGE = FETCH
 
     def process(self, item):
         _, captures = item
@@ -160,7 +181,7 @@ class FetchCaptures(_WaybackDoFn):
             try:
                 result = self._client.fetch(capture)
             except WaybackError as error:
-                yield tally(self.STAGE, f"failed.{error.kind}")
+                yield tally(FETCH_FAILED.member(error.kind))
                 yield dead_letter(self.STAGE, error, url=capture.original,
                                   timestamp=capture.timestamp, source="wayback",
                                   kind=error.kind)
@@ -170,14 +191,14 @@ class FetchCaptures(_WaybackDoFn):
                                   timestamp=capture.timestamp, source="wayback")
                 continue
             self._progress.tick()
-            yield tally(self.STAGE, "cache_hits" if result.from_cache else "fetched")
+            yield tally(CACHE_HITS if result.from_cache else FETCHED)
             if result.attempts > 1:
-                yield tally(self.STAGE, "retries", result.attempts - 1)
+                yield tally(RETRIES, result.attempts - 1)
             if result.digest_ok is False:
-                yield tally(self.STAGE, "digest_mismatch_kept")
+                yield tally(DIGEST_MISMATCH_KEPT)
                 yield rejected("digest_mismatch", {"url": capture.original,
                                                    "timestamp": capture.timestamp})
-            yield tally("input", "pages")
+            yield tally(INPUT_PAGES)
             yield CapturedPage(capture.original, capture.timestamp, result.content, "wayback",
                                result.headers.get("Content-Type", ""))
 
@@ -219,7 +240,7 @@ class ReadWaybackPages(beam.PTransform):
             beyond = (chosen
                       | "CountArticles" >> beam.combiners.Count.Globally()
                       | "BeyondLimit" >> beam.FlatMap(
-                          lambda n: [tally("cdx", "skipped.beyond_max_captures", n - limit)]
+                          lambda n: [tally(BEYOND_MAX_CAPTURES, n - limit)]
                           if n > limit else []).with_outputs(*SIDE_OUTPUTS, main="main"))
             accounting.append(beyond)
             chosen = (chosen

@@ -1,0 +1,47 @@
+"""The counters of an annotation import: what its stages tally (``votes``: reading and using
+the workers' votes; ``examples``: the release's rows and what became of them) and its card,
+``stats.json`` and summary read.
+
+Every vote read ends as ``votes.used``, ``votes.pending``, ``votes.not_needed``,
+``votes.duplicate``, ``votes.superseded`` or ``votes.refused.<reason>`` (dead-lettered). A JNQ
+or JBoolQ question ends as one of ``OUTCOME`` (``filters.annotation.jnq.OUTCOMES``); an NQ
+example as ``examples.annotated`` or ``examples.pending``.
+"""
+
+from __future__ import annotations
+
+from filters.annotation.jnq import OUTCOMES
+from transforms.core.counters import Counter, CounterFamily, CounterSet
+from transforms.core.summary import DEAD_LETTERED
+
+VOTES = "votes"
+EXAMPLES = "examples"
+
+# votes: ReadVotes, then the imports' use of each vote
+VOTE_FILES = Counter(VOTES, "files")
+LABEL_STUDIO_EXPORTS = Counter(VOTES, "label_studio_exports")
+VOTES_READ = Counter(VOTES, "read")
+SIMULATED = Counter(VOTES, "simulated")  # votes marked "simulated": true (annotate simulate)
+REFUSED = CounterFamily(VOTES, "refused")  # refused.<reason>, dead-lettered
+UNREADABLE = CounterFamily(VOTES, "unreadable")  # unreadable.<reason>, dead-lettered
+DUPLICATE = Counter(VOTES, "duplicate")
+SUPERSEDED = Counter(VOTES, "superseded")
+NOT_NEEDED = Counter(VOTES, "not_needed")
+VOTES_PENDING = Counter(VOTES, "pending")
+USED = Counter(VOTES, "used")
+VOTES_DEAD_LETTERED = Counter(VOTES, DEAD_LETTERED)
+
+# examples: the release's rows (ReadReleaseExamples), then the NQ or JNQ import
+EXAMPLES_READ = Counter(EXAMPLES, "read")
+DUPLICATE_QUESTION = Counter(EXAMPLES, "duplicate_question")
+#: the outcome of a JNQ / JBoolQ question (``examples.kept``, ``examples.pending``, ...)
+OUTCOME = {outcome: Counter(EXAMPLES, outcome) for outcome in OUTCOMES}
+PENDING = OUTCOME["pending"]  # NQ's too: an example with fewer annotators than required
+PENDING_AT = CounterFamily(EXAMPLES, "pending")  # pending.<JNQ stage>
+KEPT_NO_LONG_ANSWER = Counter(EXAMPLES, "kept.no_long_answer")
+KEPT_LONG_ANSWER_ONLY = Counter(EXAMPLES, "kept.long_answer_only")
+ANNOTATED = Counter(EXAMPLES, "annotated")
+ANNOTATED_NO_LONG_ANSWER = Counter(EXAMPLES, "annotated.no_long_answer")
+WAYS = CounterFamily(EXAMPLES, "ways")  # ways.<annotators of an annotated NQ example>
+
+COUNTERS = CounterSet.of(CounterSet.from_module(globals()), *OUTCOME.values())
