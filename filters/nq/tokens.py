@@ -1,5 +1,9 @@
 """NQ "original format" document tokens from a page's HTML (Kwiatkowski et al. 2019, §4.1).
 
+One algorithm, kept whole past the 600-line guide: the HTML walker, its tag tables and the
+specification below, the Python reference of ``_walker.c`` (read them side by side; the C
+tables are generated from the sets here by ``filters.nq.gen_c_tables``).
+
 Every NQ example carries ``document_tokens``: ``{token, start_byte, end_byte, html_token}``
 with [start_byte, end_byte) into ``document_html.encode("utf-8")``. What the official dev
 data shows (``../shared/data/nq/nq_dev_original_first3.jsonl.gz``: 3 pages, 20,068 tokens),
