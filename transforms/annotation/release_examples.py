@@ -20,11 +20,12 @@ import pyarrow.parquet as pq
 from apache_beam.io.filesystems import FileSystems
 
 from filters.annotation.nq import LONG_ANSWER_TYPES
+from transforms.annotation.counters import EXAMPLES, EXAMPLES_READ
 from transforms.core.accounting import SIDE_OUTPUTS, tally
 from transforms.release import RAW
 from transforms.sources.compressed import CompressionDamage, iter_path_lines
 
-STAGE = "examples"
+STAGE = EXAMPLES
 
 
 def split_patterns(release_dir: str, base: str, splits: list[str]) -> list[tuple[str, str]]:
@@ -102,13 +103,13 @@ class _ReadSplitFile(beam.DoFn):
             with FileSystems.open(path, compression_type=RAW) as handle:
                 table = pq.read_table(handle)
             for row in table.to_pylist():
-                yield tally(STAGE, "read")
+                yield tally(EXAMPLES_READ)
                 yield str(row["id"]), (split, row)
             return
         try:
             for line in iter_lines(path):
                 example = json.loads(line)
-                yield tally(STAGE, "read")
+                yield tally(EXAMPLES_READ)
                 yield str(example["example_id"]), (split, nq_view(example))
         except (CompressionDamage, ValueError, KeyError, IndexError) as error:
             raise DamagedReleaseError(f"{path} is damaged or not NQ's original format "

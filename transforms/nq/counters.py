@@ -1,7 +1,7 @@
 """The counters of NQ: what its stages tally and its card, stats and summary read.
 
-The query-log reader (``transforms.sources.query_logs``, stage ``log``) names its tallies
-itself; they are declared here once (``QUERY_LOG_COUNTERS``) for NQ and JNQ. The users/window
+The query-log reader's counters (stage ``log``) are ``transforms.sources.query_log_counters``,
+re-exported here for NQ and JNQ. The users/window
 stage and the linking stages (search, pages, examples) are JNQ's too (``LINKING_COUNTERS``).
 """
 
@@ -15,8 +15,17 @@ from transforms.core.counters import (
     CounterSet,
     UnknownCounterError,
 )
+from transforms.sources.query_log_counters import (  # noqa: F401 - re-exported
+    LOG,
+    LOG_DEAD_LETTERED,
+    LOG_MALFORMED,
+    LOG_MALFORMED_ROWS,
+    LOG_ROWS,
+    LOG_UNREADABLE,
+    LOG_UNREADABLE_FILES,
+    QUERY_LOG_COUNTERS,
+)
 
-LOG = "log"
 QUERIES = "queries"
 HEURISTICS = "heuristics"
 LINKING = "linking"
@@ -26,16 +35,6 @@ CANDIDATES = "candidates"
 FIRST_WORD = "question_prefix_1"  # names are the first words (``top_prefixes`` reads them)
 FIRST_TWO_WORDS = "question_prefix_2"
 DEAD_LETTERED = "dead_lettered"
-
-# the query-log reader
-LOG_ROWS = Counter(LOG, "rows")
-LOG_MALFORMED_ROWS = Counter(LOG, "malformed_rows")
-LOG_MALFORMED = CounterFamily(LOG, "malformed")  # malformed.<reason>
-LOG_UNREADABLE_FILES = Counter(LOG, "unreadable_files")
-LOG_UNREADABLE = CounterFamily(LOG, "unreadable")  # unreadable.<reason>
-LOG_DEAD_LETTERED = Counter(LOG, DEAD_LETTERED)
-QUERY_LOG_COUNTERS = CounterSet.of(LOG_ROWS, LOG_MALFORMED_ROWS, LOG_MALFORMED,
-                                   LOG_UNREADABLE_FILES, LOG_UNREADABLE, LOG_DEAD_LETTERED)
 
 # question selection: users within a window (NQ and JNQ), then NQ's heuristics
 DISTINCT = Counter(QUERIES, "distinct")

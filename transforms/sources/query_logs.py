@@ -47,6 +47,14 @@ from transforms.sources.compressed import (
     damage_reason,
     read_decompressed,
 )
+from transforms.sources.query_log_counters import (
+    LOG,
+    LOG_MALFORMED,
+    LOG_MALFORMED_ROWS,
+    LOG_ROWS,
+    LOG_UNREADABLE,
+    LOG_UNREADABLE_FILES,
+)
 
 FORMATS = ("tsv", "csv", "jsonl", "parquet")
 FIELD_TOO_LONG = "field_too_long"
@@ -216,7 +224,7 @@ def to_record(row: dict, fields: LogFields) -> QueryRecord:
 
 
 class _ParseLogFile(beam.DoFn):
-    STAGE = "log"
+    STAGE = LOG
 
     def __init__(self, fields: LogFields, fmt: str | None,
                  max_decoded_bytes: int | None = None):
@@ -225,8 +233,8 @@ class _ParseLogFile(beam.DoFn):
         self.max_decoded_bytes = max_decoded_bytes
 
     def _unreadable(self, path: str, reason: str, error: Exception, rows_read: int):
-        yield tally(self.STAGE, "unreadable_files")
-        yield tally(self.STAGE, f"unreadable.{reason}")
+        yield tally(LOG_UNREADABLE_FILES)
+        yield tally(LOG_UNREADABLE.member(reason))
         yield dead_letter(self.STAGE, error, source=path, reason=reason, rows_read=rows_read)
 
     def process(self, readable: fileio.ReadableFile):
@@ -260,15 +268,15 @@ class _ParseLogFile(beam.DoFn):
             yield from self._unreadable(path, reason, damage, rows_read)
 
     def _row(self, path: str, number: int, row: dict | Exception):
-        yield tally(self.STAGE, "rows")
+        yield tally(LOG_ROWS)
         try:
             if isinstance(row, Exception):
                 raise row
             yield to_record(row, self.fields)
         except (ValueError, TypeError, OverflowError) as error:
-            yield tally(self.STAGE, "malformed_rows")
+            yield tally(LOG_MALFORMED_ROWS)
             if isinstance(error, MalformedRow):
-                yield tally(self.STAGE, f"malformed.{error.reason}")
+                yield tally(LOG_MALFORMED.member(error.reason))
                 context = {"reason": error.reason}
             else:
                 context = {}
