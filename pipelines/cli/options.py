@@ -14,9 +14,12 @@ import sys
 
 from pipelines.cli.parsers import raise_usage_errors
 from transforms.core.options import (
+    ReleaseOptions,
+    dash_name,
     fraction,
     non_negative_float,
     non_negative_int,
+    option_fields,
     parse_bool,
     positive_float,
     positive_int,
@@ -51,19 +54,15 @@ def add_underscore_aliases(parser: argparse.ArgumentParser) -> argparse.Argument
 
 def add_release_arguments(parser: argparse.ArgumentParser, dataset: str, version: str) -> None:
     """``--output``, ``--version``, ``--overwrite``, ``--skip-existing`` and ``--allow-empty``
-    for every pipeline."""
-    parser.add_argument("--output", default="releases",
-                        help=f"release root (local or gs://...); the release goes to "
-                             f"<output>/{dataset}/<version>/")
-    parser.add_argument("--version", default=version,
-                        help=f"dataset version to write (default {version}); 'auto' names it "
-                             "by the UTC launch date, YYYY.MM.DD")
-    add_flag(parser, "--overwrite", "replace an existing release of the same version")
-    add_flag(parser, "--skip-existing", "when the version is already published, do nothing "
-                                        "and exit 0 (for retried scheduled launches)")
-    add_flag(parser, "--allow-empty", "publish the release even when the job kept no rows "
-                                      "(otherwise an empty result fails with exit code 4 and "
-                                      "nothing is published)")
+    on a hand-built parser (``annotate import``), from ``ReleaseOptions`` (the fields every
+    spec's options derive from), so the two cannot drift."""
+    for field, info in option_fields(ReleaseOptions):
+        text = info.help.replace("{dataset}", dataset).replace("{version}", version)
+        if info.flag:
+            add_flag(parser, dash_name(field.name), text)
+        else:
+            parser.add_argument(dash_name(field.name), help=text,
+                                default=version if field.name == "version" else field.default)
 
 
 
