@@ -93,3 +93,10 @@ def test_reading_an_undeclared_counter_fails():
     assert counts[Counter("questions", "kept")] == 0
     with pytest.raises(UnknownCounterError):
         counts[Counter("questions", "raed")]
+
+
+def test_a_whole_stage_is_read_only_when_every_count_is_declared():
+    counts = Counts({"questions": {"read": 2, "kept": 1}}, SPEC.counters)
+    assert counts.fired("questions") == {"kept": 1, "read": 2}
+    with pytest.raises(UnknownCounterError):
+        Counts({"questions": {"read": 2, "raed": 1}}, SPEC.counters).fired("questions")

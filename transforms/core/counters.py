@@ -113,6 +113,17 @@ class Counts:
         return {name[len(start):]: int(count) for name, count in sorted(names.items())
                 if name.startswith(start)}
 
+    def fired(self, stage: str) -> dict[str, int]:
+        """``{name: count}`` of every count of ``stage`` that fired, sorted by name (for a
+        card or summary that lists a whole stage); an undeclared one raises
+        ``UnknownCounterError``."""
+        names = self._counts.get(stage, {})
+        for name in names:
+            if not self._declared.declares(Counter(stage, name)):
+                raise UnknownCounterError(f"counter {stage}.{name} is not declared by this "
+                                          "dataset")
+        return {name: int(count) for name, count in sorted(names.items())}
+
     def total(self, counters: Iterable[Counter]) -> int:
         """The sum of several declared counters."""
         return sum(self[counter] for counter in counters)

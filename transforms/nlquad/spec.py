@@ -293,7 +293,7 @@ def summary(result: dict[str, Any]) -> str:
         f"  pages read:            {counts[PAGES_READ]}",
         f"  articles parsed:       {counts[PAGES_PARSED]}",
     ]
-    for name, count in sorted(raw.get(INPUT, {}).items()):  # whatever the source counted
+    for name, count in counts.fired(INPUT).items():  # whatever the source counted
         if name != INPUT_PAGES.name:
             lines.append(f"  input {name}: {count}")
     for reason, count in counts.family(PAGES_SKIPPED).items():

@@ -13,7 +13,7 @@ from transforms.core.counters import (
     Counter,
     CounterFamily,
     CounterSet,
-    UnknownCounterError,
+    Counts,
 )
 from transforms.sources.query_log_counters import (  # noqa: F401 - re-exported
     LOG,
@@ -85,8 +85,4 @@ def fired(counts: Mapping[str, Mapping[str, int]], declared: CounterSet,
           stage: str) -> dict[str, int]:
     """``{name: count}`` of every count of ``stage`` that fired, sorted by name; a count the
     dataset does not declare raises ``UnknownCounterError`` (as ``Counts`` does)."""
-    names = counts.get(stage, {})
-    for name in names:
-        if not declared.declares(Counter(stage, name)):
-            raise UnknownCounterError(f"counter {stage}.{name} is not declared by this dataset")
-    return {name: int(count) for name, count in sorted(names.items())}
+    return Counts(counts, declared).fired(stage)
