@@ -18,7 +18,7 @@ unknown keyword or a bad value raises ``UsageError`` with the message the comman
 
 from __future__ import annotations
 
-import argparse
+import dataclasses
 import difflib
 import importlib
 import inspect
@@ -31,13 +31,12 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 from apache_beam.io.filesystems import FileSystems
 
-from pipelines.cli.beam_options import check_beam_args
 from pipelines.cli.entry import quiet_loggers
 from pipelines.cli.errors import NoInputError, UsageError
 from pipelines.cli.keywords import keyword_argv, keyword_help, subcommand_parser
 from pipelines.cli.parsers import raise_usage_errors
 from pipelines.cli.spec_parser import api_signature, build_parser
-from pipelines.cli.spec_runner import run_options, run_spec
+from pipelines.cli.spec_runner import run_spec
 from transforms import registry
 from transforms.core.spec import DatasetSpec
 from transforms.release import (
@@ -106,10 +105,13 @@ def build(dataset: str | DatasetSpec | Any, /, **options: Any) -> dict[str, Any]
             raise UsageError(f"build(): unknown dataset {dataset!r}{hint}") from None
     else:
         spec = registry.by_options(type(dataset))
-        beam_args = keyword_argv(argparse.ArgumentParser(), options, f"build({spec.name!r})")
-        check_beam_args(beam_args, f"build({spec.name!r})")
-        quiet_loggers(("bm25s",))
-        return run_options(spec, dataset, beam_args)
+        own = {field.name: getattr(dataset, field.name) for field in dataclasses.fields(dataset)
+               if getattr(dataset, field.name) != field.default}  # the rest: the parser's
+        clash = sorted(set(own) & set(options))
+        if clash:
+            raise UsageError(f"build({spec.name!r}): {', '.join(clash)} given twice (in the "
+                             "options and as keywords)")
+        options = {**own, **options}  # checked by the parser, as on the command line
     return _no_exit(lambda argv: run_spec(spec, argv),
                     keyword_argv(build_parser(spec), options, f"{spec.module}()"))
 

@@ -210,3 +210,16 @@ def test_browse_writes_the_site_and_refuses_unknown_keywords(built, tmp_path):
     with pytest.raises(UsageError, match="page_sise"):
         api.browse(result["path"], out=tmp_path / "other", page_sise=10)
     assert not (tmp_path / "other").exists()
+
+
+def test_typed_options_are_checked_like_the_command_line(tmp_path):
+    from transforms.categories.spec import CategoriesOptions
+
+    with pytest.raises(UsageError, match="--batch-size"):
+        api.build(CategoriesOptions(batch_size=0, output=str(tmp_path)))
+    with pytest.raises(UsageError, match="given twice"):
+        api.build(CategoriesOptions(batch_size=8), batch_size=9)
+    assert not any(tmp_path.iterdir())
+    result = api.build(CategoriesOptions(output=str(tmp_path), version="9.9.9"),
+                       runner="FnApiRunner")
+    assert result["manifest"]["version"] == "9.9.9" and result["manifest"]["rows_per_split"]
