@@ -7,7 +7,7 @@ from typing import Any
 
 from transforms.core.counters import Counts
 from transforms.jnq.counters import COUNTERS, PATTERNS
-from transforms.nq.counters import ACCEPTED, DISTINCT, REJECTED, fired
+from transforms.nq.counters import ACCEPTED, DISTINCT, REJECTED
 from transforms.release import (
     CardInfo,
     DatasetCard,
@@ -120,7 +120,7 @@ CANDIDATES_NOTE = (
 def _body(manifest: dict[str, Any], stats: dict[str, Any]) -> str:
     """Markdown body: what, the selection rule, counts and rejection reasons, baselines."""
     counts = Counts(stats["counts"], COUNTERS)
-    patterns = fired(stats["counts"], COUNTERS, PATTERNS)
+    patterns = counts.fired(PATTERNS)
     options = manifest["options"]
     variant = options["variant"]
     info = JBOOLQ_INFO if variant == "jboolq" else JNQ_INFO

@@ -49,7 +49,6 @@ from transforms.nq.counters import (
     LOG_ROWS,
     PAGES,
     REJECTED,
-    fired,
 )
 from transforms.nq.linking import LinkAndFetch, summary_label
 from transforms.nq.linking_options import (
@@ -254,10 +253,10 @@ def summary(result: dict[str, Any]) -> str:
              f"  distinct queries:   {counts[DISTINCT]}"]
     lines += [f"  rejected, {k}: {v}" for k, v in counts.family(REJECTED).items()]
     lines.append(f"  accepted questions: {counts[ACCEPTED]}")
-    lines += [f"    pattern {k[1:]}: {v}" for k, v in fired(raw, COUNTERS, PATTERNS).items()]
+    lines += [f"    pattern {k[1:]}: {v}" for k, v in counts.fired(PATTERNS).items()]
     for stage in (LINKING, PAGES, EXAMPLES):
         lines += [f"  {summary_label(stage, k)}: {v}"
-                  for k, v in fired(raw, COUNTERS, stage).items()]
+                  for k, v in counts.fired(stage).items()]
     lines.append(dead_letter_line(raw, width=20))
     lines += [f"  rows in {split}: {n}" for split, n in rows_in_split_order(result["manifest"])]
     return "\n".join(lines + empty_release_warning(result["manifest"]))

@@ -17,7 +17,6 @@ from transforms.nq.counters import (
     REJECTED,
     SEARCH_FAILED,
     SEARCHED,
-    fired,
 )
 from transforms.release import (
     CardInfo,
@@ -136,7 +135,7 @@ NQ_INFO = CardInfo(
 
 def _questions_body(manifest: dict[str, Any], stats: dict[str, Any]) -> str:
     counts = Counts(stats["counts"], COUNTERS)
-    heuristics = fired(stats["counts"], COUNTERS, HEURISTICS)
+    heuristics = counts.fired(HEURISTICS)
     options = manifest["options"]
     return "\n".join([
         f"# NQ question selection, version {md_text(manifest['version'])}",

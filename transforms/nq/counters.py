@@ -7,13 +7,10 @@ stage and the linking stages (search, pages, examples) are JNQ's too (``LINKING_
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-
 from transforms.core.counters import (
     Counter,
     CounterFamily,
     CounterSet,
-    Counts,
 )
 from transforms.sources.query_log_counters import (  # noqa: F401 - re-exported
     LOG,
@@ -79,10 +76,3 @@ def prefix_counters(first_word: str, first_two_words: str) -> tuple[Counter, Cou
     ``stats.json``; ``group_tallies`` leaves them out of the counts, so they are not
     declared: their names are the words themselves)."""
     return Counter(FIRST_WORD, first_word), Counter(FIRST_TWO_WORDS, first_two_words)
-
-
-def fired(counts: Mapping[str, Mapping[str, int]], declared: CounterSet,
-          stage: str) -> dict[str, int]:
-    """``{name: count}`` of every count of ``stage`` that fired, sorted by name; a count the
-    dataset does not declare raises ``UnknownCounterError`` (as ``Counts`` does)."""
-    return Counts(counts, declared).fired(stage)

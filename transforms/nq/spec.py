@@ -45,7 +45,6 @@ from transforms.nq.counters import (
     LOG_ROWS,
     PAGES,
     REJECTED,
-    fired,
 )
 from transforms.nq.examples import FIELD_DOCS as EXAMPLE_FIELD_DOCS
 from transforms.nq.examples import (
@@ -297,14 +296,14 @@ def summary(result: dict[str, Any]) -> str:
     for name, count in counts.family(REJECTED).items():
         lines.append(f"  rejected, {name}: {count}")
     lines.append(f"  accepted questions:    {counts[ACCEPTED]}")
-    for name, count in fired(raw, COUNTERS, HEURISTICS).items():
+    for name, count in counts.fired(HEURISTICS).items():
         lines.append(f"    heuristic {name[1:]} fired: {count}")
     if result["manifest"]["dataset"] == DATASET_QUESTIONS:
         lines.append("  stopped after question selection (--stop-after questions)")
         lines.append(dead_letter_line(raw))
         return "\n".join(lines + empty_release_warning(result["manifest"]))
     for stage in (LINKING, PAGES, EXAMPLES):
-        for name, count in fired(raw, COUNTERS, stage).items():
+        for name, count in counts.fired(stage).items():
             lines.append(f"  {summary_label(stage, name)}: {count}")
     share = result["stats"]["wikipedia_in_top5_share"]
     lines.append(f"  questions with a Wikipedia page in the top 5: "
