@@ -9,9 +9,8 @@ options, with the same help, defaults and value parsers, to any parser, and
 from __future__ import annotations
 
 import argparse
-from typing import Any
 
-from pipelines.cli.options import add_flag
+from pipelines.cli.options import add_option
 from transforms.core.options import CLI, dash_name, option_fields
 from transforms.nq.backends import BackendOptions
 from transforms.nq.linking_options import (
@@ -35,15 +34,7 @@ def add_linking_arguments(parser: argparse.ArgumentParser, lang: str):
         default = field.default
         if field.name == "lang":
             default, info = lang_field.default, lang_field.metadata[CLI]
-        if info.flag:
-            add_flag(linking, dash_name(field.name), info.help)
-            continue
-        kwargs: dict[str, Any] = {"default": default, "help": info.help}
-        if info.parse is not None:
-            kwargs["type"] = info.parse
-        if info.choices:
-            kwargs["choices"] = info.choices
-        linking.add_argument(dash_name(field.name), **kwargs)
+        add_option(linking, dash_name(field.name), info, default, info.help)
     return linking
 
 

@@ -11,9 +11,11 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+from typing import Any
 
 from pipelines.cli.parsers import raise_usage_errors
 from transforms.core.options import (
+    OptionInfo,
     ReleaseOptions,
     dash_name,
     fraction,
@@ -27,16 +29,39 @@ from transforms.core.options import (
     split_ratios_option,
 )
 
-__all__ = ["PROGRESS_AUTO", "RUN_OPTIONS", "add_flag", "add_release_arguments",
+__all__ = ["PROGRESS_AUTO", "RUN_OPTIONS", "add_flag", "add_option", "add_release_arguments",
            "add_run_arguments", "add_underscore_aliases", "apply_progress_choice", "fraction",
            "non_negative_float", "non_negative_int", "parse_bool", "parse_progress",
            "positive_float", "positive_int", "resolve_version", "split_ratios_option"]
 
 
-def add_flag(parser, name: str, help: str) -> None:  # noqa: A002 - argparse's name
+def add_flag(parser, name: str, help: str,  # noqa: A002 - argparse's name
+             dest: str | None = None) -> None:
     """A boolean option usable as ``--name`` or ``--name=true|false``."""
+    extra = {"dest": dest} if dest else {}
     parser.add_argument(name, nargs="?", const=True, default=False, type=parse_bool,
-                        metavar="BOOL", help=help)
+                        metavar="BOOL", help=help, **extra)
+
+
+def add_option(parser, name: str, info: OptionInfo, default: Any, help: str,  # noqa: A002
+               dest: str | None = None) -> None:
+    """One declared option (``transforms.core.options.option``) on an argparse parser or
+    group: a flag, a repeatable option or a value, with its parser and choices."""
+    if info.flag:
+        add_flag(parser, name, help, dest)
+        return
+    kwargs: dict[str, Any] = {"default": default, "help": help}
+    if dest:
+        kwargs["dest"] = dest
+    if info.parse is not None:
+        kwargs["type"] = info.parse
+    if info.choices:
+        kwargs["choices"] = info.choices
+    if info.metavar:
+        kwargs["metavar"] = info.metavar
+    if info.repeat:
+        kwargs["action"] = "append"
+    parser.add_argument(name, **kwargs)
 
 
 def add_underscore_aliases(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
@@ -58,11 +83,8 @@ def add_release_arguments(parser: argparse.ArgumentParser, dataset: str, version
     spec's options derive from), so the two cannot drift."""
     for field, info in option_fields(ReleaseOptions):
         text = info.help.replace("{dataset}", dataset).replace("{version}", version)
-        if info.flag:
-            add_flag(parser, dash_name(field.name), text)
-        else:
-            parser.add_argument(dash_name(field.name), help=text,
-                                default=version if field.name == "version" else field.default)
+        add_option(parser, dash_name(field.name), info, help=text,
+                   default=version if field.name == "version" else field.default)
 
 
 

@@ -13,8 +13,8 @@ import dataclasses
 import inspect
 from typing import Any
 
-from pipelines.cli.options import add_flag, add_underscore_aliases
-from transforms.core.options import SAME, option_fields
+from pipelines.cli.options import add_option, add_underscore_aliases
+from transforms.core.options import SAME, dash_name, option_fields
 from transforms.core.spec import DatasetSpec
 
 
@@ -44,22 +44,9 @@ def build_parser(spec: DatasetSpec) -> argparse.ArgumentParser:
         if info.group and info.group != "release":
             target = groups.get(info.group) or groups.setdefault(
                 info.group, parser.add_argument_group(info.group))
-        name = info.name or "--" + field.name.replace("_", "-")
-        text = _help(spec, info.help)
-        if info.flag:
-            add_flag(target, name, text)
-            continue
-        kwargs: dict[str, Any] = {"default": cli_default(spec, field, info), "help": text,
-                                  "dest": field.name}
-        if info.parse is not None:
-            kwargs["type"] = info.parse
-        if info.choices:
-            kwargs["choices"] = info.choices
-        if info.metavar:
-            kwargs["metavar"] = info.metavar
-        if info.repeat:
-            kwargs["action"] = "append"
-        target.add_argument(name, **kwargs)
+        name = info.name or dash_name(field.name)
+        add_option(target, name, info, cli_default(spec, field, info), _help(spec, info.help),
+                   dest=field.name)
     return add_underscore_aliases(parser)
 
 
