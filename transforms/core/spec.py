@@ -24,12 +24,13 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any, Generic, TypeVar
-
-import apache_beam as beam
-import pyarrow as pa
+from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 from transforms.core.counters import CounterSet
+
+if TYPE_CHECKING:  # annotations only: listing specs imports neither Beam nor pyarrow
+    import apache_beam as beam
+    import pyarrow as pa
 
 O = TypeVar("O")  # noqa: E741 - the options dataclass of a spec
 
