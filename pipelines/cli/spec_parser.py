@@ -14,7 +14,7 @@ import inspect
 from typing import Any
 
 from pipelines.cli.options import add_option, add_underscore_aliases
-from transforms.core.options import SAME, dash_name, option_fields
+from transforms.core.options import RELEASE_GROUP, SAME, dash_name, option_fields
 from transforms.core.spec import DatasetSpec
 
 
@@ -41,7 +41,7 @@ def build_parser(spec: DatasetSpec) -> argparse.ArgumentParser:
     groups: dict[str, Any] = {}
     for field, info in option_fields(spec.options):
         target = parser
-        if info.group and info.group != "release":
+        if info.group and info.group != RELEASE_GROUP:
             target = groups.get(info.group) or groups.setdefault(
                 info.group, parser.add_argument_group(info.group))
         name = info.name or dash_name(field.name)
