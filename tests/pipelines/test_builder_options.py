@@ -19,6 +19,12 @@ import pytest
 from transforms import registry
 
 SNAPSHOT = Path(__file__).resolve().parents[1] / "fixtures" / "builder_options.json"
+REPO = str(Path(__file__).resolve().parents[2])
+
+
+def _default(value: object) -> str:
+    """The default's repr, with this checkout's path written as ``<repo>`` (CI clones elsewhere)."""
+    return repr(value).replace(REPO, "<repo>")
 
 
 def options_of(module_name: str) -> dict[str, dict]:
@@ -31,7 +37,7 @@ def options_of(module_name: str) -> dict[str, dict]:
         name = max((s for s in action.option_strings if "_" not in s[2:] or "-" not in s),
                    key=len)
         rows[name] = {"strings": sorted(action.option_strings), "dest": action.dest,
-                      "default": repr(action.default),
+                      "default": _default(action.default),
                       "choices": list(action.choices) if action.choices else None,
                       "nargs": action.nargs, "const": repr(action.const),
                       "type": getattr(action.type, "__name__", repr(action.type)),
