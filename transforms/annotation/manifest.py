@@ -1,15 +1,15 @@
 """Which release is being annotated: its fingerprint, and the export manifest tasks point to.
 
-A release is identified by the first 16 hex digits of the sha256 of its ``dataset_info.json``:
-any rebuild, even of the same version, gets another fingerprint. Every exported task and
-every simulated vote carries it (``release``), and the import refuses votes that name another
-release. ``annotation_export.json`` records what an export wrote (tool, stages, ways, splits,
-tasks per stage) next to its tasks.
+A release is identified by its fingerprint (``transforms.release.lineage.release_fingerprint``:
+the first 16 hex digits of the sha256 of its ``dataset_info.json``): any rebuild, even of the
+same version, gets another one. Every exported task and every simulated vote carries it
+(``release``), and the import refuses votes that name another release.
+``annotation_export.json`` records what an export wrote (tool, stages, ways, splits, tasks per
+stage) next to its tasks.
 """
 
 from __future__ import annotations
 
-import hashlib
 from dataclasses import dataclass
 from typing import Any
 
@@ -22,6 +22,7 @@ from transforms.release import (
     NotAReleaseError,
     resolve_release,
 )
+from transforms.release.lineage import release_fingerprint
 from transforms.release.manifest import ManifestError, parse_manifest
 from transforms.release.storage import read_bytes
 
@@ -63,7 +64,7 @@ def read_release(path: str) -> ReleaseRef:
         raise DamagedReleaseError(f"{directory}: {MANIFEST} {message}") from error
     return ReleaseRef(path=directory, dataset=manifest.get("dataset", ""),
                       version=manifest.get("version", ""),
-                      fingerprint=hashlib.sha256(data).hexdigest()[:16],
+                      fingerprint=release_fingerprint(data),
                       splits=tuple(manifest.get("splits", ())), manifest=manifest)
 
 
