@@ -434,7 +434,9 @@ def _run(args: argparse.Namespace) -> int:
     for entry in entries:
         mark = " LATEST" if entry["latest"] else ""
         print(printable(f"{entry['dataset']:24s} {entry['version']:16s} {entry['status']:9s}"
-                        f"{mark:7s} {entry['created'] or '-':21s} {_rows(entry)}"))
+                        f"{mark:7s} {entry['created'] or '-':21s} {_rows(entry)}"
+                        + (f"  (built on {entry['previous']})" if entry.get("previous")
+                           else "")))
         if entry.get("problem"):
             print(f"  {printable(entry['problem'])}")
     return EXIT_OK

@@ -33,6 +33,7 @@ from transforms.release import (
     InvalidReleaseName,
     InvalidReleaseRoot,
     LatestNotUpdatedError,
+    NotAReleaseError,
     ReleaseExistsError,
 )
 
@@ -42,7 +43,7 @@ NOISY_LOGGERS = ("apache_beam", "bm25s", "urllib3", "requests", "httpx", "httpco
                  "filelock", "fsspec", "gcsfs", "google", "grpc", "spacy", "numba", "jax",
                  "datasets", "huggingface_hub", "pyarrow")
 LOG_FORMAT = "%(asctime)s %(levelname)s %(message)s"
-USAGE_ERRORS = (UsageError, InvalidReleaseName, InvalidReleaseRoot)
+USAGE_ERRORS = (UsageError, InvalidReleaseName, InvalidReleaseRoot, NotAReleaseError)
 EMPTY_ERRORS = (NoInputError, EmptyReleaseError)
 
 

@@ -18,9 +18,18 @@ from typing import Any, NamedTuple
 from pipelines.cli.beam_options import parse_pipeline_args
 from pipelines.cli.entry import cli_main
 from pipelines.cli.spec_parser import build_parser, options_from
-from transforms.core.options import recorded, resolve_version
+from transforms.core.errors import UsageError
+from transforms.core.options import dash_name, option_fields, recorded, resolve_version
 from transforms.core.spec import DatasetSpec, Plan
 from transforms.release import ReleaseTarget, publish, recorded_options, run_release
+from transforms.release.manifest import json_safe
+from transforms.release.refresh.previous import (
+    PreviousRelease,
+    changed_row_options,
+    open_previous,
+    refuse_changed_options,
+)
+from transforms.release.refresh.report import summary_lines
 
 
 def run_spec(spec: DatasetSpec, argv: list[str] | None = None) -> dict[str, Any]:
@@ -38,6 +47,9 @@ def run_options(spec: DatasetSpec, options: Any,
     version = resolve_version(options.version or spec.version)
     target = ReleaseTarget.create(options.output, plan.release.dataset, version)
     manifest_options = manifest_options_of(spec, plan, version, beam_args)
+    if not (options.skip_existing and not options.overwrite and target.exists()):
+        plan = dataclasses.replace(plan, previous=open_refresh(spec, plan, version,
+                                                               manifest_options))
 
     def finish() -> dict[str, Any]:
         return publish_plan(plan, target, manifest_options)
@@ -45,6 +57,34 @@ def run_options(spec: DatasetSpec, options: Any,
     return run_release(target, options.overwrite, beam_args,
                        lambda pipeline: pipeline | spec.transform(plan, target), finish,
                        skip_existing=options.skip_existing)
+
+
+def open_refresh(spec: DatasetSpec, plan: Plan, version: str,
+                 manifest_options: dict[str, Any]) -> PreviousRelease | None:
+    """The release ``--previous`` names, checked before any work (``transforms.release.
+    refresh.previous``): exit 2 for a dataset that cannot carry rows, for ``--recompute-all``
+    without ``--previous``, and for row-changing options that differ from the previous
+    release's (unless ``--recompute-all``); exit 5 for a damaged previous release."""
+    options = plan.options
+    if options.recompute_all and not options.previous:
+        raise UsageError("--recompute-all only applies with --previous")
+    if not options.previous:
+        return None
+    if spec.refresh is None:
+        raise UsageError(f"{spec.name} does not carry rows between versions: build it "
+                         f"without --previous")
+    previous = open_previous(options.previous, output=options.output,
+                             dataset=plan.release.dataset, version=version,
+                             schema=plan.release.schema)
+    if previous is not None and not options.recompute_all:
+        defaults = spec.options()
+        rows = {field.name: (info.name or dash_name(field.name))
+                for field, info in option_fields(spec.options) if info.rows}
+        changed = changed_row_options(
+            previous, manifest_options,
+            {name: json_safe(getattr(defaults, name)) for name in rows})
+        refuse_changed_options(previous, changed, rows)
+    return previous
 
 
 def manifest_options_of(spec: DatasetSpec, plan: Plan, version: str,
@@ -62,7 +102,8 @@ def publish_plan(plan: Plan, target: ReleaseTarget,
         plan.before_publish(target)
     kind = plan.release
     return publish(target, overwrite=plan.options.overwrite,
-                   allow_empty=plan.options.allow_empty, splits=list(plan.splits),
+                   allow_empty=plan.options.allow_empty, previous=plan.previous,
+                   recompute_all=plan.options.recompute_all, splits=list(plan.splits),
                    schema=kind.schema, field_docs=dict(kind.field_docs),
                    options=manifest_options, source=dict(plan.source),
                    make_stats=kind.make_stats, make_card=kind.make_card,
@@ -71,7 +112,16 @@ def publish_plan(plan: Plan, target: ReleaseTarget,
 
 def spec_main(spec: DatasetSpec, argv: list[str] | None = None) -> int:
     """The ``main`` of a pipeline module: run, print the summary, return the exit code."""
-    return cli_main(lambda arguments: run_spec(spec, arguments), spec.summary, argv)
+    return cli_main(lambda arguments: run_spec(spec, arguments), summary_of(spec), argv)
+
+
+def summary_of(spec: DatasetSpec) -> Callable[[dict[str, Any]], str]:
+    """The end-of-run summary: the spec's, then what a refresh carried."""
+
+    def summary(result: dict[str, Any]) -> str:
+        return "\n".join([spec.summary(result), *summary_lines(result["stats"])])
+
+    return summary
 
 
 class EntryPoints(NamedTuple):
@@ -97,4 +147,4 @@ def entry_points(spec: DatasetSpec) -> EntryPoints:
     def main(argv: list[str] | None = None) -> int:
         return spec_main(spec, argv)
 
-    return EntryPoints(parser, run, main, spec.summary)
+    return EntryPoints(parser, run, main, summary_of(spec))

@@ -53,17 +53,21 @@ class OptionInfo:
     group: str | None = None  # the argument group's title in ``--help``
     cli_default: Any = SAME  # the parser's default, when it differs from the field's
     name: str | None = None  # ``--from`` for a field whose name is not the option's
+    rows: bool = True  # changing it changes published rows: a refresh refuses a new value
 
 
 def option(default: Any, help: str, *, parse: Callable[[str], Any] | None = None,  # noqa: A002
            choices: tuple[Any, ...] | None = None, flag: bool = False, repeat: bool = False,
            metavar: str | None = None, group: str | None = None,
-           cli_default: Any = SAME, name: str | None = None) -> Any:
+           cli_default: Any = SAME, name: str | None = None, rows: bool = True) -> Any:
     """A dataclass field that is also a command-line option (see the module docstring);
     ``name`` is its command-line name when that is not ``--<field-name>`` (``--from`` for
-    ``from_year``: ``from`` is a Python keyword)."""
+    ``from_year``: ``from`` is a Python keyword). ``rows=False`` declares an option that
+    never changes the content of a published row (where the inputs are, rates, limits,
+    shard sizes): a refresh (``--previous``) carries rows across a change of it, and refuses
+    a change of any other option unless ``--recompute-all``."""
     info = OptionInfo(help, parse, tuple(choices) if choices else None, flag, repeat,
-                      metavar, group, cli_default, name)
+                      metavar, group, cli_default, name, rows)
     return dataclasses.field(default=default, metadata={CLI: info})
 
 
@@ -79,6 +83,12 @@ def option_fields(options: type) -> Iterator[tuple[dataclasses.Field, OptionInfo
 def dash_name(field_name: str) -> str:
     """``split_ratios`` -> ``--split-ratios``."""
     return "--" + field_name.replace("_", "-")
+
+
+def row_options(options: type) -> list[str]:
+    """The field names of the options that change row content (declared without
+    ``rows=False``), in declaration order."""
+    return [field.name for field, info in option_fields(options) if info.rows]
 
 
 def recorded(options: Any) -> dict[str, Any]:
@@ -165,22 +175,34 @@ RELEASE_GROUP = "release"
 @dataclass(frozen=True)
 class ReleaseOptions:
     """Where and how every pipeline publishes: ``--output``, ``--version``, ``--overwrite``,
-    ``--skip-existing``, ``--allow-empty``. A spec's options class derives from it; the
-    ``--version`` default and the help's dataset name come from the spec."""
+    ``--skip-existing``, ``--allow-empty``, and what it builds on: ``--previous``,
+    ``--recompute-all`` (``transforms.release.refresh``). A spec's options class derives
+    from it; the ``--version`` default and the help's dataset name come from the spec."""
 
     output: str = option("releases", "release root (local or gs://...); the release goes to "
-                                     "<output>/{dataset}/<version>/", group=RELEASE_GROUP)
+                                     "<output>/{dataset}/<version>/", group=RELEASE_GROUP,
+                         rows=False)
     version: str | None = option(None, "dataset version to write (default {version}); 'auto' "
                                        "names it by the UTC launch date, YYYY.MM.DD",
-                                 group=RELEASE_GROUP)
+                                 group=RELEASE_GROUP, rows=False)
     overwrite: bool = option(False, "replace an existing release of the same version",
-                             flag=True, group=RELEASE_GROUP)
+                             flag=True, group=RELEASE_GROUP, rows=False)
     skip_existing: bool = option(False, "when the version is already published, do nothing "
                                         "and exit 0 (for retried scheduled launches)",
-                                 flag=True, group=RELEASE_GROUP)
+                                 flag=True, group=RELEASE_GROUP, rows=False)
     allow_empty: bool = option(False, "publish the release even when the job kept no rows "
                                       "(otherwise an empty result fails with exit code 4 and "
-                                      "nothing is published)", flag=True, group=RELEASE_GROUP)
+                                      "nothing is published)", flag=True, group=RELEASE_GROUP,
+                               rows=False)
+    previous: str | None = option(
+        None, "build on this earlier release: a version directory, a dataset directory (its "
+              "LATEST) or 'auto' (<output>/{dataset}/LATEST when there is one). Rows of "
+              "unchanged inputs are carried byte for byte, with no work and no network; only "
+              "new inputs are processed", metavar="RELEASE", group=RELEASE_GROUP, rows=False)
+    recompute_all: bool = option(False, "with --previous, recompute every row (also when an "
+                                        "option that changes rows differs from the previous "
+                                        "release's); the manifest still records the lineage",
+                                 flag=True, group=RELEASE_GROUP, rows=False)
 
 
 MIB = 1 << 20

@@ -13,7 +13,9 @@ dataset, once (as TFDS's ``DatasetBuilder`` + ``DatasetInfo`` do):
 * ``plan(options)``: the checks and resolutions made before any work (inputs exist, the
   defaults that depend on other options), giving a ``Plan``;
 * ``transform(plan, target)``: the one composite ``PTransform`` that stages the release;
-* ``summary(result)``: the lines printed after a run.
+* ``summary(result)``: the lines printed after a run;
+* ``refresh``: what one input is and when it is unchanged, so ``--previous`` can carry its
+  rows (``RefreshRule``, ``transforms.release.refresh``).
 
 Specs live next to their stages (``transforms/<dataset>/spec.py``); ``transforms.registry``
 lists them, and everything that enumerates datasets (console scripts, Flex Templates, the
@@ -54,6 +56,16 @@ class ReleaseKind:
 
 
 @dataclass(frozen=True)
+class RefreshRule:
+    """What a refresh (``--previous``) carries: the unit of input whose rows are carried
+    together, when it counts as unchanged, and the key of a published row (the same key as
+    the unit that made it)."""
+
+    unit: str  # one line for --help, the card and the docs: "a capture (URL, timestamp, digest)"
+    row_key: Callable[[dict[str, Any]], str]
+
+
+@dataclass(frozen=True)
 class Plan(Generic[O]):
     """What one run will do, decided before any work from the checked options."""
 
@@ -64,6 +76,7 @@ class Plan(Generic[O]):
     recorded: Mapping[str, Any] = field(default_factory=dict)  # manifest values that differ
     before_publish: Callable[[Any], None] | None = None  # called with the ReleaseTarget
     context: Any = None  # values computed before the job (a frozen dataclass of the dataset)
+    previous: Any = None  # the ``PreviousRelease`` a refresh carries rows from, else None
 
 
 @dataclass(frozen=True)
@@ -83,6 +96,7 @@ class DatasetSpec(Generic[O]):
     summary: Callable[[dict[str, Any]], str]
     output_label: str = ""  # how ``--output``'s help names the release (default: its name)
     extra_releases: tuple[ReleaseKind, ...] = ()  # written by other tools (annotated)
+    refresh: RefreshRule | None = None  # None: --previous is refused (exit 2)
 
     @property
     def command(self) -> str:

@@ -337,7 +337,21 @@ def _means(lengths: Any) -> dict[str, Any]:
 def diff_releases(old_dir: str, new_dir: str) -> dict[str, Any]:
     """What changed from the release at ``old_dir`` to the one at ``new_dir`` (version
     directories; ``IncomparableReleasesError`` when their datasets differ)."""
-    old, new = _Release.read(old_dir), _Release.read(new_dir)
+    return _diff(_Release.read(old_dir), _Release.read(new_dir))
+
+
+def diff_staged(old_dir: str, staging_dir: str, manifest: dict[str, Any],
+                stats: dict[str, Any]) -> dict[str, Any]:
+    """``diff_releases`` of a published release and one being published (its manifest and
+    stats not written yet): what a refresh's card says changed since its previous release."""
+    tables = parquet_tables(manifest.get("files", {}), manifest.get("splits", []))
+    new = _Release(staging_dir, manifest, stats, tables,
+                   {name: table_schema(staging_dir, files) for name, files in tables.items()})
+    return _diff(_Release.read(old_dir), new)
+
+
+def _diff(old: _Release, new: _Release) -> dict[str, Any]:
+    old_dir, new_dir = old.path, new.path
     dataset = old.manifest.get("dataset")
     if dataset != new.manifest.get("dataset"):
         raise IncomparableReleasesError(

@@ -31,10 +31,19 @@ from transforms.release.commit import (
     repair_latest,
 )
 from transforms.release.croissant import croissant_metadata
+from transforms.release.diff import diff_staged
 from transforms.release.formats import to_json_bytes
 from transforms.release.hub import front_matter
 from transforms.release.leakage import within_release_leakage
+from transforms.release.lineage import PREVIOUS
 from transforms.release.manifest import build_manifest
+from transforms.release.refresh.previous import PreviousRelease
+from transforms.release.refresh.report import (
+    changes_section,
+    diff_summary,
+    refresh_stats,
+    take_refresh_tallies,
+)
 from transforms.release.shards import ensure_empty_splits
 from transforms.release.staging import (
     DEFAULT_STALE_AFTER,
@@ -63,7 +72,8 @@ def publish(target: ReleaseTarget, *, overwrite: bool, splits: list[str], schema
             make_stats: Callable[[dict, dict], dict],
             make_card: Callable[[dict, dict], str],
             baselines: Callable[[str], dict] | None = None,
-            allow_empty: bool = False) -> dict[str, Any]:
+            allow_empty: bool = False, previous: PreviousRelease | None = None,
+            recompute_all: bool = False) -> dict[str, Any]:
     """Fold accounting into stats.json, write the card and manifest, move into place.
 
     ``baselines(staging_dir)``, when given, scores untrained baselines on the staged dev split;
@@ -71,10 +81,16 @@ def publish(target: ReleaseTarget, *, overwrite: bool, splits: list[str], schema
     or document in two splits (``stats["leakage"]``, ``leakage.within_release_leakage``). Raises
     ``EmptyReleaseError`` before anything is published when no split has a row, unless
     ``allow_empty``. When this run removed abandoned staging directories,
-    ``stats["release"]["abandoned_staging_removed"]`` says how many."""
+    ``stats["release"]["abandoned_staging_removed"]`` says how many. With ``previous`` (a
+    refresh), the manifest records its lineage, ``stats["refresh"]`` the ``refresh.*``
+    tallies and the diff against it, and the card says what changed
+    (``transforms.release.refresh.report``)."""
     ensure_empty_splits(target.staging_dir, splits, schema)
     tallies, histograms = read_accounting(target)
+    tallies, refresh_counts = take_refresh_tallies(tallies)
     stats = make_stats(tallies, histograms)
+    if previous is not None:
+        stats["refresh"] = refresh_stats(previous, refresh_counts, recompute_all)
     removed = read_owner(target).get(ABANDONED, 0)
     if isinstance(removed, int) and removed > 0:
         stats["release"] = {ABANDONED: removed}
@@ -83,15 +99,20 @@ def publish(target: ReleaseTarget, *, overwrite: bool, splits: list[str], schema
     leakage = within_release_leakage(target.staging_dir)
     if leakage["splits"]:
         stats["leakage"] = leakage
-    write_bytes(FileSystems.join(target.staging_dir, "stats.json"), to_json_bytes(stats))
     manifest = build_manifest(target, options=options, source=source, schema=schema,
-                              field_docs=field_docs, splits=splits)
+                              field_docs=field_docs, splits=splits,
+                              extra={PREVIOUS: previous.lineage.to_dict()} if previous else None)
     if not allow_empty and not any(manifest["rows_per_split"].values()):
         raise EmptyReleaseError(
             f"no rows in any split ({', '.join(splits)}) of {target.dataset} "
             f"{target.version}; pass --allow-empty to publish an empty release")
-    for name, content in release_documents(target.staging_dir, manifest, stats, make_card,
-                                           field_docs).items():
+    if previous is not None:
+        stats["refresh"]["changes"] = diff_summary(
+            diff_staged(previous.path, target.staging_dir, manifest, stats))
+    documents = {"stats.json": to_json_bytes(stats),
+                 **release_documents(target.staging_dir, manifest, stats, make_card,
+                                     field_docs)}
+    for name, content in documents.items():
         write_bytes(FileSystems.join(target.staging_dir, name), content)
         manifest["files"][name] = {"sha256": hashlib.sha256(content).hexdigest(),
                                    "bytes": len(content)}
@@ -103,11 +124,14 @@ def publish(target: ReleaseTarget, *, overwrite: bool, splits: list[str], schema
 def release_documents(staging_dir: str, manifest: dict[str, Any], stats: dict[str, Any],
                       make_card: Callable[[dict, dict], str],
                       field_docs: dict[str, str] | None = None) -> dict[str, bytes]:
-    """The card (``README.md``) and, for a ``DatasetCard``, its YAML front matter and shared
-    sections (``hub``, ``card_sections``) and the Croissant metadata (``croissant.json``).
-    ``field_docs`` describe the columns of every table (the manifest's schema, the main
-    table's only)."""
+    """The card (``README.md``, with "Changes since" for a refresh) and, for a
+    ``DatasetCard``, its YAML front matter and shared sections (``hub``, ``card_sections``)
+    and the Croissant metadata (``croissant.json``). ``field_docs`` describe the columns of
+    every table (the manifest's schema, the main table's only)."""
     body = make_card(manifest, stats)
+    changes = changes_section(stats)
+    if changes:
+        body = f"{body.rstrip()}\n\n{changes}"
     if not isinstance(make_card, DatasetCard):
         return {"README.md": body.encode("utf-8")}
     info = make_card.info

@@ -177,6 +177,12 @@ def _not_a_plain_file(path: str) -> str | None:
     return None
 
 
+def _previous_version(manifest: dict[str, Any]) -> str | None:
+    """The version a release was built on (its manifest's ``previous``), if any."""
+    previous = manifest.get("previous")
+    return previous.get("version") if isinstance(previous, dict) else None
+
+
 def list_releases(root: str, deep: bool = False) -> list[dict[str, Any]]:
     """One entry per dataset version (and staging directory) under a release root; a version
     whose manifest is unreadable or of the wrong shape is ``damaged``, a ``LATEST`` naming a
@@ -207,6 +213,7 @@ def list_releases(root: str, deep: bool = False) -> list[dict[str, Any]]:
                             "status": "complete" if report.ok else "damaged",
                             "latest": version == latest, "created": manifest.get("created"),
                             "rows_per_split": manifest.get("rows_per_split", {}),
+                            "previous": _previous_version(manifest),
                             "problems": len(report.problems)})
         if latest and latest not in versions:
             entries.append({"dataset": dataset, "version": latest, "status": "missing",

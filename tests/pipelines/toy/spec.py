@@ -18,7 +18,7 @@ from transforms.core.accounting import SIDE_OUTPUTS, tally
 from transforms.core.counters import Counter, CounterSet, Counts
 from transforms.core.inputs import require_inputs
 from transforms.core.options import ReleaseOptions, option, positive_int, split_ratios_option
-from transforms.core.spec import DatasetSpec, Plan, ReleaseKind
+from transforms.core.spec import DatasetSpec, Plan, RefreshRule, ReleaseKind
 from transforms.core.summary import dead_letter_line
 from transforms.release import (
     CardInfo,
@@ -28,6 +28,7 @@ from transforms.release import (
     group_tallies,
     parquet_bytes,
 )
+from transforms.release.refresh.carry import Carry
 
 READ = Counter("questions", "read")
 KEPT = Counter("questions", "kept")
@@ -46,7 +47,7 @@ def long_enough(question: str, min_words: int) -> str | None:
 class ToyOptions(ReleaseOptions):
     """The toy's options."""
 
-    input: str = option("", "JSON lines of {\"id\", \"question\"}")
+    input: str = option("", "JSON lines of {\"id\", \"question\"}", rows=False)
     min_words: int = option(3, "shortest question kept, in words", parse=positive_int)
     split_ratios: tuple = option(split_ratios_option(SPLITS), "split names and ratios",
                                  parse=split_ratios_option, cli_default=SPLITS)
@@ -67,24 +68,35 @@ class _Select(beam.DoFn):
         yield {"id": row["id"], "question": row["question"]}
 
 
+def line_key(line: str) -> str:
+    """The toy's unit is one input line; it is unchanged while its id is there."""
+    return json.loads(line)["id"]
+
+
+def row_key(row: dict) -> str:
+    """The unit key of a toy row: its id."""
+    return row["id"]
+
+
 class BuildToy(beam.PTransform):
     """Read, apply the rule, split, write."""
 
     def __init__(self, plan: Plan, target: Any):
         super().__init__()
-        self.options, self.target = plan.options, target
+        self.options, self.target, self.previous = plan.options, target, plan.previous
 
     def expand(self, pbegin):
         options, staging = self.options, self.target.staging_dir
-        selected = (pbegin | "Read" >> beam.io.ReadFromText(options.input)
-                    | "Select" >> beam.ParDo(_Select(options.min_words)).with_outputs(
-                        *SIDE_OUTPUTS, main="main"))
-        written = (selected.main
-                   | "Split" >> beam.Map(lambda row: (assign_split(
-                       row["question"], "toy", options.split_ratios), row))
-                   | "Write" >> WriteShards(staging, lambda row: row["id"], parquet_bytes,
-                                            "parquet", SCHEMA))
-        return written, pbegin | "Accounting" >> WriteAccounting(staging, [selected])
+        carry = Carry(pbegin, self.previous, row_key, recompute_all=options.recompute_all)
+        lines = carry.fresh(pbegin | "Read" >> beam.io.ReadFromText(options.input), line_key)
+        selected = lines | "Select" >> beam.ParDo(_Select(options.min_words)).with_outputs(
+            *SIDE_OUTPUTS, main="main")
+        rows, results = carry.finish(selected.main | "Split" >> beam.Map(lambda row: (
+            assign_split(row["question"], "toy", options.split_ratios), row)))
+        written = rows | "Write" >> WriteShards(staging, row_key, parquet_bytes, "parquet",
+                                                SCHEMA)
+        return written, pbegin | "Accounting" >> WriteAccounting(staging,
+                                                                 [selected, *results])
 
 
 def plan(options: ToyOptions) -> Plan:
@@ -118,4 +130,5 @@ RELEASE = ReleaseKind("toy", "toy questions", schema=SCHEMA, field_docs={"id": "
 SPEC = DatasetSpec(name="toy", module="build_toy", version="0.1.0", about="toy questions",
                    description="Build the toy dataset.", options=ToyOptions,
                    releases=(RELEASE,), counters=COUNTERS, plan=plan, transform=BuildToy,
-                   summary=summary)
+                   summary=summary,
+                   refresh=RefreshRule("an input line, by its id", row_key))
