@@ -60,19 +60,29 @@ def read_previous_file(item: tuple[str, str], version_dir: str) -> Iterator[Spli
             yield split, row
 
 
-class ReadPreviousRows(beam.PTransform):
-    """``(split, row)`` of every data file of the previous release (none without one)."""
+FileReader = Callable[[tuple[str, str], str], Iterator[SplitRow]]
 
-    def __init__(self, previous: PreviousRelease | None):
+
+class ReadPreviousRows(beam.PTransform):
+    """``(split, row)`` of every data file of the previous release (none without one):
+    by default its Parquet split files; ``files`` (``(split, release-relative name)``) and
+    ``reader(item, version_dir)`` read another format (NQ carries its ``nq_original``
+    examples, from which both of its formats are written)."""
+
+    def __init__(self, previous: PreviousRelease | None,
+                 files: list[tuple[str, str]] | None = None,
+                 reader: FileReader = read_previous_file):
         super().__init__()
         self.path = previous.path if previous else ""
-        self.files = previous.split_files() if previous else []
+        self.files = (files if files is not None
+                      else previous.split_files() if previous else [])
+        self.reader = reader
 
     def expand(self, pbegin):
         return (pbegin
                 | "Files" >> beam.Create(self.files)
                 | "SpreadFiles" >> beam.Reshuffle()
-                | "ReadRows" >> beam.FlatMap(read_previous_file, self.path))
+                | "ReadRows" >> beam.FlatMap(self.reader, self.path))
 
 
 class _KeepFresh(beam.DoFn):
@@ -113,11 +123,13 @@ def _count_key(item: tuple[str, dict[str, list]]):
 
 class Carry:
     """The previous release's rows, the filter of fresh units and the refresh counts of one
-    job (see the module docstring); ``label`` prefixes its steps."""
+    job (see the module docstring); ``label`` prefixes its steps; ``files`` and ``reader``
+    choose what is read (``ReadPreviousRows``)."""
 
     def __init__(self, pbegin, previous: PreviousRelease | None,
                  row_key: Callable[[Row], str], *, recompute_all: bool = False,
-                 label: str = "Refresh"):
+                 label: str = "Refresh", files: list[tuple[str, str]] | None = None,
+                 reader: FileReader = read_previous_file):
         self.active = previous is not None
         self.label = label
         self.row_key = row_key
@@ -126,7 +138,7 @@ class Carry:
         if not self.active:
             return
         self.rows = (pbegin
-                     | f"{label}ReadPrevious" >> ReadPreviousRows(previous)
+                     | f"{label}ReadPrevious" >> ReadPreviousRows(previous, files, reader)
                      | f"{label}KeyPrevious" >> beam.Map(lambda split_row: (
                          row_key(split_row[1]), split_row)))
         self.keys = self.rows | f"{label}PreviousKeys" >> beam.Map(lambda kv: (kv[0], 1))

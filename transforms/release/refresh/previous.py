@@ -40,6 +40,7 @@ class PreviousRelease:
     splits: tuple[str, ...]
     files: tuple[str, ...]  # release-relative names of its Parquet files of ``splits``
     options: Mapping[str, Any]  # the options its manifest records
+    all_files: tuple[str, ...] = ()  # every file its manifest lists (other formats too)
 
     @property
     def label(self) -> str:
@@ -86,7 +87,8 @@ def open_previous(value: str | None, *, output: str, dataset: str, version: str,
                          if name.endswith(".parquet") and name.split("/", 1)[0] in splits
                          and name.count("/") == 1))
     return PreviousRelease(path=path, lineage=lineage, splits=splits, files=files,
-                           options=manifest.get("options", {}))
+                           options=manifest.get("options", {}),
+                           all_files=tuple(sorted(manifest.get("files", {}))))
 
 
 def _same_root(path: str, output: str, dataset: str) -> bool:
