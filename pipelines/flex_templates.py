@@ -5,7 +5,10 @@
 
 Each parameter is an option of the pipeline's parser (underscore name, its help text, a
 validation regex for choices, numbers and booleans). ``--runner`` and the other Beam options
-are supplied by Dataflow itself.
+are supplied by Dataflow itself. A template is what a schedule launches, so its defaults are
+those of a scheduled release (``SCHEDULED_DEFAULTS``): ``previous`` is ``auto``, each week
+builds on the last published version and carries what did not change (the console
+pre-fills it; a launch that passes ``previous`` itself decides).
 """
 
 from __future__ import annotations
@@ -23,6 +26,7 @@ from transforms.core.spec import DatasetSpec
 
 TEMPLATES_DIR = Path(__file__).resolve().parent.parent / "templates"
 _NUMBER = {int: r"^-?[0-9]+$", float: r"^-?[0-9]+(\.[0-9]+)?$"}
+SCHEDULED_DEFAULTS = {"previous": "auto"}  # a template's defaults that differ from the CLI's
 
 
 def _regex(action: argparse.Action) -> str | None:
@@ -54,6 +58,8 @@ def metadata_of(spec: DatasetSpec) -> dict[str, Any]:
         regex = _regex(action)
         if regex:
             parameter["regexes"] = [regex]
+        if long_name in SCHEDULED_DEFAULTS:
+            parameter["defaultValue"] = SCHEDULED_DEFAULTS[long_name]
         parameters.append(parameter)
     return {"name": spec.module, "description": spec.about[:1].upper() + spec.about[1:],
             "streaming": False, "parameters": parameters}

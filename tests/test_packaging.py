@@ -64,6 +64,10 @@ def test_scheduled_launch_uses_known_parameters():
     assert set(body["parameters"]) - beam_options <= known
     assert body["parameters"]["version"] == "auto"
     assert body["parameters"]["skip_existing"] == "true"
+    assert body["parameters"]["previous"] == "auto"  # each week builds on the last one
+    previous = next(p for p in flex_templates.metadata("build_nq")["parameters"]
+                    if p["name"] == "previous")
+    assert previous["defaultValue"] == "auto"
     for name, value in body["parameters"].items():
         for parameter in flex_templates.metadata("build_nq")["parameters"]:
             if parameter["name"] == name and "regexes" in parameter:

@@ -3,7 +3,10 @@ Scheduler). Copy to your Composer/Airflow DAGs folder and replace the upper-case
 
 The pipeline commits the release itself (the manifest and _SUCCESS written last, LATEST
 moved only after success), so the operator does not have to wait, and a retried task with
-version "auto" and skip_existing finds the day's release and does nothing.
+version "auto" and skip_existing finds the day's release and does nothing. With previous
+"auto" each week builds on the version LATEST names: questions still in the logs keep their
+examples (no search, no page fetch), only new ones are linked, and the manifest records the
+lineage. Export what still needs judging with ``annotate export --previous`` afterwards.
 """
 
 import json
