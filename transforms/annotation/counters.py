@@ -6,6 +6,14 @@ Every vote read ends as ``votes.used``, ``votes.pending``, ``votes.not_needed``,
 ``votes.duplicate``, ``votes.superseded`` or ``votes.refused.<reason>`` (dead-lettered). A JNQ
 or JBoolQ question ends as one of ``OUTCOME`` (``filters.annotation.jnq.OUTCOMES``); an NQ
 example as ``examples.annotated`` or ``examples.pending``.
+
+With ``--previous`` (``annotations``: what became of the previous annotated release's judged
+items), every item it judged is counted once: ``annotations.carried`` (its annotations and
+votes copied, ``annotations.carried_votes`` votes) or ``annotations.invalidated.<reason>``
+(``question_changed``, ``document_changed``, ``candidates_changed``, ``paragraphs_changed``,
+``split_changed``, ``content_unknown``, ``removed``: not in this release, or
+``recompute_all``). A carried item also counts its outcome (``examples.annotated``,
+``examples.kept``, ...), as if it had been aggregated again.
 """
 
 from __future__ import annotations
@@ -16,6 +24,7 @@ from transforms.core.summary import DEAD_LETTERED
 
 VOTES = "votes"
 EXAMPLES = "examples"
+ANNOTATIONS = "annotations"
 
 # votes: ReadVotes, then the imports' use of each vote
 VOTE_FILES = Counter(VOTES, "files")
@@ -43,5 +52,14 @@ KEPT_LONG_ANSWER_ONLY = Counter(EXAMPLES, "kept.long_answer_only")
 ANNOTATED = Counter(EXAMPLES, "annotated")
 ANNOTATED_NO_LONG_ANSWER = Counter(EXAMPLES, "annotated.no_long_answer")
 WAYS = CounterFamily(EXAMPLES, "ways")  # ways.<annotators of an annotated NQ example>
+
+# annotations: carrying the previous annotated release's judgments (--previous)
+PREVIOUS = Counter(ANNOTATIONS, "previous")  # items the previous annotated release judged
+CARRIED = Counter(ANNOTATIONS, "carried")
+CARRIED_VOTES = Counter(ANNOTATIONS, "carried_votes")  # its votes-table rows copied
+INVALIDATED = CounterFamily(ANNOTATIONS, "invalidated")  # invalidated.<reason>
+REMOVED = "removed"  # an INVALIDATED reason: the item is not in the release annotated
+RECOMPUTE_ALL = "recompute_all"  # an INVALIDATED reason: --recompute-all carries nothing
+SPLIT_CHANGED = "split_changed"  # an INVALIDATED reason: the example moved to another split
 
 COUNTERS = CounterSet.of(CounterSet.from_module(globals()), *OUTCOME.values())

@@ -9,7 +9,9 @@ JNQ §3.2-3.5 (or JBoolQ §4's order) and the outcome is counted as ``examples.<
 ``kept``, ``bad_question``, ``ambiguous_yes_no``, ``moved_to_jboolq`` (a JNQ question the
 workers judged yes/no: kept for the JBoolQ release), ``not_yes_no_question`` or ``pending``
 (listed in ``rejected/pending_examples/``). Dropped questions are listed in
-``rejected/dropped_questions/`` with their reason.
+``rejected/dropped_questions/`` with their reason and the ``content`` digest of what the
+workers saw (``content.content_digest``: a later ``--previous`` import carries the judgment
+while it is unchanged).
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ import pyarrow as pa
 
 from filters.annotation.jnq import JnqThresholds, JnqVoteError, aggregate_question, check_vote
 from filters.annotation.votes import JnqVote, latest_votes
+from transforms.annotation.content import content_digest
 from transforms.annotation.counters import (
     DUPLICATE_QUESTION,
     KEPT_LONG_ANSWER_ONLY,
@@ -204,7 +207,8 @@ class AnnotateJnqRows(beam.DoFn):
         if outcome != "kept":
             yield rejected("dropped_questions", {"question_id": question_id, "split": split,
                                                  "reason": outcome,
-                                                 "question": row["question"]})
+                                                 "question": row["question"],
+                                                 "content": content_digest(order, row)})
             return
         exist = [p for p in result.paragraphs if p.label == "EXIST"]
         if not exist:

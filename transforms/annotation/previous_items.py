@@ -1,0 +1,117 @@
+"""What a previous annotated release judged, item by item, and whether a judgment still holds.
+
+An annotated release holds, per item id (an NQ ``example_id``, a JNQ ``id``):
+
+* ``examples``: the annotated example (NQ ``nq_original/<split>/*.jsonl.gz``, whose full
+  document gives the content digest; JNQ ``<split>/*.parquet``), read as ``{"split",
+  "content", "annotations"}`` (NQ's list) or ``{"split", "content", "columns"}`` (JNQ's
+  annotation columns);
+* ``dropped``: a JNQ question its rules dropped (``rejected/dropped_questions/``, with the
+  ``content`` digest its import recorded), read as ``{"split", "content", "dropped"}``;
+* ``votes``: the rows of its ``votes/<split>/*.parquet`` table, as they are.
+
+Pending examples are not in it (their votes are not either): they are exported again. The
+files are listed from the (verified) manifest, so a file that is not the release's is never
+read.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from typing import Any
+
+import pyarrow.parquet as pq
+from apache_beam.io.filesystems import FileSystems
+
+from transforms.annotation.content import Digest, changed_part, content_digest
+from transforms.annotation.counters import SPLIT_CHANGED
+from transforms.annotation.previous import PreviousAnnotations
+from transforms.annotation.release_examples import iter_lines
+from transforms.jnq.schema import EXAMPLE_SCHEMA
+from transforms.release import RAW
+
+EXAMPLES = "examples"
+DROPPED = "dropped"
+VOTES = "votes"
+DROPPED_DIR = "rejected/dropped_questions/"
+JNQ_BASE_COLUMNS = frozenset(EXAMPLE_SCHEMA.names)  # the rest of a row is its annotation
+
+PreviousFile = tuple[str, str, str]  # (kind, split, path)
+
+
+def previous_files(previous: PreviousAnnotations) -> list[PreviousFile]:
+    """``(kind, split, path)`` of every file of the previous annotated release that says what
+    it judged, in name order (``split`` is empty for ``dropped``: each record names its own)."""
+    root = previous.release.path
+    found = []
+    for name in sorted(previous.release.manifest.get("files", {})):
+        parts = name.split("/")
+        kind = split = ""
+        if previous.base == "nq" and len(parts) == 3 and parts[0] == "nq_original":
+            kind, split = EXAMPLES, parts[1]
+        elif previous.base != "nq" and len(parts) == 2 and name.endswith(".parquet") \
+                and parts[0] in previous.release.splits:
+            kind, split = EXAMPLES, parts[0]
+        elif len(parts) == 3 and parts[0] == VOTES and name.endswith(".parquet"):
+            kind, split = VOTES, parts[1]
+        elif previous.base != "nq" and name.startswith(DROPPED_DIR):
+            kind = DROPPED
+        if kind:
+            found.append((kind, split, FileSystems.join(root, *parts)))
+    return found
+
+
+def _parquet_rows(path: str) -> list[dict[str, Any]]:
+    with FileSystems.open(path, compression_type=RAW) as handle:
+        return pq.read_table(handle).to_pylist()
+
+
+def read_previous(base: str, kind: str, split: str, path: str
+                  ) -> Iterator[tuple[str, dict[str, Any]]]:
+    """``(item id, item)`` of one file listed by ``previous_files`` (a votes row as the item
+    for ``votes``)."""
+    if kind == VOTES:
+        key = "example_id" if base == "nq" else "question_id"
+        for row in _parquet_rows(path):
+            yield str(row[key]), row
+    elif kind == DROPPED:
+        for line in iter_lines(path):
+            record = json.loads(line)
+            yield str(record["question_id"]), {"split": record.get("split"),
+                                               "content": record.get("content"),
+                                               "dropped": record}
+    elif base == "nq":
+        for line in iter_lines(path):
+            example = json.loads(line)
+            yield str(example["example_id"]), {"split": split,
+                                               "content": content_digest(base, example),
+                                               "annotations": example["annotations"]}
+    else:
+        for row in _parquet_rows(path):
+            yield str(row["id"]), {"split": split, "content": content_digest(base, row),
+                                   "columns": {k: v for k, v in row.items()
+                                               if k not in JNQ_BASE_COLUMNS}}
+
+
+def judged_items(previous: PreviousAnnotations) -> dict[str, tuple[str, Any]]:
+    """``{item id: (split, content digest)}`` of every item the previous release judged (what
+    ``annotate export --previous`` leaves out when unchanged)."""
+    items = {}
+    for kind, split, path in previous_files(previous):
+        if kind != VOTES:
+            for key, item in read_previous(previous.base, kind, split, path):
+                items[key] = (item["split"], item["content"])
+    return items
+
+
+def invalidation(base: str, judged_split: Any, judged: Any, split: str,
+                 content: Digest) -> str | None:
+    """Why a judgment of ``judged`` content in ``judged_split`` does not hold for an example
+    of ``content`` in ``split`` (an ``annotations.invalidated`` reason), ``None`` when it does:
+    what the worker saw changed (``content.changed_part``), else the example moved to another
+    split (its ways and its votes rows are per split)."""
+    changed = changed_part(base, judged, content)
+    if changed is None and judged_split != split:
+        return SPLIT_CHANGED
+    return changed
