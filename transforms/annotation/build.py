@@ -1,8 +1,10 @@
 """The import pipeline: release examples + votes -> an annotated release (Beam).
 
 ``AnnotateRelease`` reads the examples of the chosen splits of each input, reads the votes,
-joins them by item id and aggregates per item (``nq_import`` / ``jnq_import``). It returns
-the annotated examples keyed by split, the per-vote judgment rows, and the accounting results.
+joins them by item id and aggregates per item (``nq_import`` / ``jnq_import``). With a
+previous annotated release (``--previous``), what it judged joins too, and ``carry`` carries the
+judgments that still hold before the rest are aggregated. It returns the annotated examples
+keyed by split, the per-vote judgment rows, and the accounting results.
 """
 
 from __future__ import annotations
@@ -12,7 +14,8 @@ from dataclasses import dataclass, field
 import apache_beam as beam
 
 from filters.annotation.jnq import JnqThresholds
-from transforms.annotation import jnq_import, nq_import
+from transforms.annotation import carry, jnq_import, nq_import
+from transforms.annotation.previous import PreviousAnnotations
 from transforms.annotation.read_votes import ReadVotes
 from transforms.annotation.release_examples import ReadReleaseExamples
 from transforms.core.accounting import SIDE_OUTPUTS
@@ -38,23 +41,29 @@ class AnnotateRelease(beam.PTransform):
     and ``(split, annotated row)`` for JNQ / JBoolQ.
 
     ``dataset`` is nq, jnq or jboolq; for jboolq, inputs may include a JNQ release whose
-    questions the workers judged yes/no (JNQ's yes/no questions are merged into JBoolQ)."""
+    questions the workers judged yes/no (JNQ's yes/no questions are merged into JBoolQ).
+
+    ``previous``: the annotated release to carry unchanged judgments from (``carry``; with
+    ``recompute_all`` none is carried)."""
 
     def __init__(self, dataset: str, inputs: list[ImportInput], vote_patterns: list[str],
-                 ways: dict[str, int], thresholds: JnqThresholds | None = None):
+                 ways: dict[str, int], thresholds: JnqThresholds | None = None,
+                 previous: PreviousAnnotations | None = None, recompute_all: bool = False):
         super().__init__()
         self.dataset = dataset
         self.inputs = inputs
         self.vote_patterns = vote_patterns
         self.ways = ways
         self.thresholds = thresholds or JnqThresholds()
+        self.previous = previous
+        self.recompute_all = recompute_all
 
     def expand(self, pbegin):
         results = []
         keyed = []
         for number, item in enumerate(self.inputs):
             read = pbegin | f"Examples{number}" >> ReadReleaseExamples(
-                list(item.files), item.base)
+                list(item.files), item.base, digest=self.previous is not None)
             results.append(read)
             if self.dataset == "nq":
                 keyed.append(read.main)
@@ -65,17 +74,34 @@ class AnnotateRelease(beam.PTransform):
         examples = keyed | "AllExamples" >> beam.Flatten()
         votes = pbegin | "Votes" >> ReadVotes(self.vote_patterns, self.dataset)
         results.append(votes)
-        grouped = ({"examples": examples, "votes": votes.main}
-                   | "JoinVotes" >> beam.CoGroupByKey())
+        joined = {"examples": examples, "votes": votes.main}
+        if self.previous is not None:
+            judged = pbegin | "Previous" >> carry.ReadPreviousAnnotations(self.previous)
+            results.append(judged)
+            joined.update({"previous": judged.main,
+                           carry.PREVIOUS_VOTES: judged[carry.PREVIOUS_VOTES]})
+        grouped = joined | "JoinVotes" >> beam.CoGroupByKey()
+        fingerprint = self.inputs[0].fingerprint
+        carried = None
+        if self.previous is not None:
+            carried = grouped | "Carry" >> beam.ParDo(carry.CarryAnnotations(
+                self.dataset, fingerprint, self.recompute_all)).with_outputs(
+                    *SIDE_OUTPUTS, carry.CARRIED_TAG, carry.JUDGMENTS, main="main")
+            results.append(carried)
+            grouped = carried.main
         if self.dataset == "nq":
-            fingerprint = self.inputs[0].fingerprint
-            annotated = grouped | "Annotate" >> beam.ParDo(
-                nq_import.AnnotateNqExamples(self.ways, fingerprint)).with_outputs(
-                    *SIDE_OUTPUTS, nq_import.JUDGMENTS, main="main")
-            results.append(annotated)
-            return annotated.main, annotated[nq_import.JUDGMENTS], results
-        annotated = grouped | "Annotate" >> beam.ParDo(jnq_import.AnnotateJnqRows(
-            self.dataset, self.ways, self.thresholds)).with_outputs(
-                *SIDE_OUTPUTS, jnq_import.JUDGMENTS, main="main")
+            aggregate = nq_import.AnnotateNqExamples(self.ways, fingerprint)
+            tag = nq_import.JUDGMENTS
+        else:
+            aggregate = jnq_import.AnnotateJnqRows(self.dataset, self.ways, self.thresholds)
+            tag = jnq_import.JUDGMENTS
+        annotated = grouped | "Annotate" >> beam.ParDo(aggregate).with_outputs(
+            *SIDE_OUTPUTS, tag, main="main")
         results.append(annotated)
-        return annotated.main, annotated[jnq_import.JUDGMENTS], results
+        if carried is None:
+            return annotated.main, annotated[tag], results
+        rows = ((annotated.main, carried[carry.CARRIED_TAG])
+                | "WithCarried" >> beam.Flatten())
+        judgments = ((annotated[tag], carried[carry.JUDGMENTS])
+                     | "WithCarriedVotes" >> beam.Flatten())
+        return rows, judgments, results

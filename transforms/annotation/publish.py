@@ -14,7 +14,8 @@ from dataclasses import replace
 from functools import partial
 from typing import Any
 
-from transforms.annotation.counters import COUNTERS, EXAMPLES, SIMULATED, VOTES
+from transforms.annotation.carry_report import STATS_KEY, carried_card_lines, carried_stats
+from transforms.annotation.counters import CARRIED_VOTES, COUNTERS, EXAMPLES, SIMULATED, VOTES
 from transforms.core.counters import Counts
 from transforms.jnq.card import JBOOLQ_INFO, JNQ_INFO
 from transforms.metrics.agreement import fleiss_kappa, worker_agreement
@@ -99,8 +100,13 @@ def jnq_annotation_figures(votes: list[dict[str, Any]], rows: list[dict[str, Any
 
 
 def annotation_stats(base: str, staging_dir: str, splits: list[str],
-                     tallies: dict[str, int], histograms: dict) -> dict[str, Any]:
-    """``stats.json`` of an annotated release."""
+                     tallies: dict[str, int], histograms: dict,
+                     carried_from: dict[str, Any] | None = None,
+                     recompute_all: bool = False, carried_simulated: bool = False
+                     ) -> dict[str, Any]:
+    """``stats.json`` of an annotated release. ``carried_from``: the previous annotated
+    release (``--previous``), whose carried annotations ``stats["annotations"]`` describes;
+    ``carried_simulated``: its votes were simulated, so the carried ones count as such."""
     votes = [row for split in splits for row in read_group_rows(staging_dir, f"votes/{split}")]
     counts = group_tallies(tallies)
     if base == "nq":
@@ -108,8 +114,13 @@ def annotation_stats(base: str, staging_dir: str, splits: list[str],
     else:
         rows = [row for split in splits for row in read_group_rows(staging_dir, split)]
         figures = jnq_annotation_figures(votes, rows)
-    return {"counts": counts, "lengths": length_statistics(histograms),
-            "simulated_votes": Counts(counts, COUNTERS)[SIMULATED], **figures}
+    read = Counts(counts, COUNTERS)
+    simulated = read[SIMULATED] + (read[CARRIED_VOTES] if carried_simulated else 0)
+    stats = {"counts": counts, "lengths": length_statistics(histograms),
+             "simulated_votes": simulated, **figures}
+    if carried_from is not None:
+        stats[STATS_KEY] = carried_stats(counts, carried_from, recompute_all)
+    return stats
 
 
 def jnq_baselines(staging_dir: str, split: str = "dev") -> dict[str, Any]:
@@ -176,6 +187,7 @@ def annotation_card(base: str, manifest: dict[str, Any], stats: dict[str, Any]) 
         "`rejected/pending_examples/`. Refused votes are in `rejected/dead_letter/` with "
         "their reason.",
         "",
+        *carried_card_lines(stats),
         quality_tables_markdown(base if base == "nq" else "jnq", stats["quality"]),
         "",
         *_agreement_lines(stats),

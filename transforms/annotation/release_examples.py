@@ -20,6 +20,7 @@ import pyarrow.parquet as pq
 from apache_beam.io.filesystems import FileSystems
 
 from filters.annotation.nq import LONG_ANSWER_TYPES
+from transforms.annotation.content import content_digest
 from transforms.annotation.counters import EXAMPLES, EXAMPLES_READ
 from transforms.core.accounting import SIDE_OUTPUTS, tally
 from transforms.release import RAW
@@ -94,8 +95,9 @@ def nq_view(example: dict[str, Any]) -> dict[str, Any]:
 
 
 class _ReadSplitFile(beam.DoFn):
-    def __init__(self, base: str):
+    def __init__(self, base: str, digest: bool = False):
         self.base = base
+        self.digest = digest
 
     def process(self, element: tuple[str, str, int, int]) -> Iterator[Any]:
         split, path, _, _ = element
@@ -110,7 +112,10 @@ class _ReadSplitFile(beam.DoFn):
             for line in iter_lines(path):
                 example = json.loads(line)
                 yield tally(EXAMPLES_READ)
-                yield str(example["example_id"]), (split, nq_view(example))
+                view = nq_view(example)
+                if self.digest:
+                    view["content"] = content_digest("nq", example)
+                yield str(example["example_id"]), (split, view)
         except (CompressionDamage, ValueError, KeyError, IndexError) as error:
             raise DamagedReleaseError(f"{path} is damaged or not NQ's original format "
                                       f"({type(error).__name__}: {error}); nothing is "
@@ -119,15 +124,17 @@ class _ReadSplitFile(beam.DoFn):
 
 class ReadReleaseExamples(beam.PTransform):
     """``(id, (split, example))`` from ``(split, path, index, count)`` files: NQ views
-    (``nq_view``) or JNQ rows."""
+    (``nq_view``) or JNQ rows. ``digest``: an NQ view also holds its example's ``content``
+    digest (``content.content_digest``, for ``--previous``)."""
 
-    def __init__(self, files: list[tuple[str, str, int, int]], base: str):
+    def __init__(self, files: list[tuple[str, str, int, int]], base: str, digest: bool = False):
         super().__init__()
         self.files = files
         self.base = base
+        self.digest = digest
 
     def expand(self, pbegin):
         return (pbegin
                 | "ExampleFiles" >> beam.Create(self.files)
-                | "ReadExamples" >> beam.ParDo(_ReadSplitFile(self.base))
+                | "ReadExamples" >> beam.ParDo(_ReadSplitFile(self.base, self.digest))
                 .with_outputs(*SIDE_OUTPUTS, main="main"))
