@@ -1,14 +1,18 @@
 """The annotation round trip: export tasks, simulate workers, import votes into a release.
 
     python -m pipelines.annotate export --release DIR --tool label-studio|votes --out DIR
-        [--stage S ...] [--ways K] [--split S ...] [--votes GLOB ...]
+        [--stage S ...] [--ways K] [--split S ...] [--votes GLOB ...] [--previous ANNOTATED]
     python -m pipelines.annotate simulate --release DIR --out votes.jsonl [--ways K]
         [--split S ...] [--workers N] [--spammers SHARE] [--seed N]
     python -m pipelines.annotate import --dataset nq|jnq|jboolq --input DIR --votes GLOB
-        [--output ROOT] [--version V] [--ways train=1,dev=5,test=5] [Beam options]
+        [--output ROOT] [--version V] [--ways train=1,dev=5,test=5]
+        [--previous ANNOTATED [--recompute-all]] [Beam options]
 
 ``import`` is a Beam pipeline that writes a versioned annotated release
 (``<output>/<dataset>_annotated/<version>/``); ``export`` and ``simulate`` write plain files.
+With ``--previous`` (an earlier annotated release, or ``auto``), ``export`` writes tasks only
+for the examples that still need judgments and ``import`` carries the judgments that still
+hold (``transforms.annotation.carry``).
 """
 
 from __future__ import annotations
@@ -38,8 +42,9 @@ from pipelines.cli.options import (
 from pipelines.cli.summary import dead_letter_line, empty_release_warning
 from transforms.annotation import jnq_import, nq_import
 from transforms.annotation.build import AnnotateRelease, ImportInput
+from transforms.annotation.carry_report import carried_summary_line
 from transforms.annotation.counters import EXAMPLES, VOTES
-from transforms.annotation.export import STAGES, TOOLS, ExportError, export_tasks
+from transforms.annotation.export import STAGES, TOOLS, ExportError, check_export, export_tasks
 from transforms.annotation.manifest import (
     EXPORT_MANIFEST,
     InvalidLatestError,
@@ -48,6 +53,13 @@ from transforms.annotation.manifest import (
     read_release,
 )
 from transforms.annotation.nq_attach import AttachNqAnnotations
+from transforms.annotation.previous import (
+    PreviousAnnotations,
+    PreviousRefused,
+    changed_options,
+    open_previous,
+    previous_path,
+)
 from transforms.annotation.publish import annotation_dataset_card, annotation_stats, jnq_baselines
 from transforms.annotation.read_votes import not_regular_file
 from transforms.annotation.release_examples import split_files, split_patterns
@@ -134,6 +146,11 @@ def build_parser() -> argparse.ArgumentParser:
                              "Studio exports); later stages then ask only about the good "
                              "questions and EXIST paragraphs")
     export.add_argument("--tasks-per-file", type=positive_int, default=1000)
+    export.add_argument("--previous", default=None, metavar="ANNOTATED",
+                        help="an earlier annotated release (version directory, dataset "
+                             "directory with LATEST, or 'auto': <root>/<dataset>_annotated "
+                             "next to --release): export only the examples it did not judge "
+                             "or whose annotated content changed; its ways are the default")
 
     simulate = commands.add_parser("simulate", help="write votes of a seeded synthetic "
                                    "worker pool (for demos and tests, never for real data)")
@@ -177,10 +194,29 @@ def build_parser() -> argparse.ArgumentParser:
                               help=f"JNQ threshold (default {getattr(thresholds, name)}, the "
                                    "paper's; counts out of --workers)")
     add_release_arguments(imported, "<dataset>_annotated", DATASET_VERSION)
+    _add_previous(imported)
     imported.add_argument("--max-rows-per-shard", type=positive_int, default=50_000)
     for sub in (export, simulate, imported):
         add_underscore_aliases(sub)
     return parser
+
+
+PREVIOUS_HELP = ("an earlier annotated release (version directory, dataset directory with "
+                 "LATEST, or 'auto': <output>/<dataset>_annotated/LATEST when there is one) "
+                 "of this release or an ancestor: carry its judgments, votes included, of "
+                 "every example whose annotated content is unchanged")
+
+
+def _add_previous(parser: argparse.ArgumentParser) -> None:
+    """``--previous`` and ``--recompute-all`` on ``import``, with its help (the release
+    options may declare them already)."""
+    for action in parser._actions:
+        if "--previous" in action.option_strings:
+            action.help = PREVIOUS_HELP
+            return
+    parser.add_argument("--previous", default=None, metavar="ANNOTATED", help=PREVIOUS_HELP)
+    parser.add_argument("--recompute-all", action="store_true",
+                        help="with --previous, carry nothing: aggregate every item anew")
 
 
 def _ways_for(ways: dict[str, int] | int, splits: list[str]) -> dict[str, int]:
@@ -192,18 +228,35 @@ def _ways_for(ways: dict[str, int] | int, splits: list[str]) -> dict[str, int]:
     return {split: ways[split] for split in splits}
 
 
+def _export_previous(args: argparse.Namespace, release, base: str
+                     ) -> PreviousAnnotations | None:
+    """``--previous`` of ``export``: ``auto`` looks next to the release's dataset directory."""
+    if not args.previous:
+        return None
+    root = FileSystems.split(FileSystems.split(release.path)[0])[0]
+    path = previous_path(args.previous, root, base)
+    return None if path is None else open_previous(path, base, release.path,
+                                                   release.fingerprint)
+
+
 def run_export(args: argparse.Namespace) -> dict[str, Any]:
     release = _release(args.release)
     base = base_dataset(release)
     stages = args.stage or list(STAGES.get(base, ()))
     splits = args.split or list(release.splits)
-    ways = _ways_for(args.ways or ways_option(DEFAULT_WAYS.get(base, "10")), splits)
+    default = _ways_for(ways_option(DEFAULT_WAYS.get(base, "10")), splits)
     try:
+        check_export(release, args.tool, stages, default, splits, args.out,
+                     args.tasks_per_file)
+        previous = _export_previous(args, release, base)
+        ways = (_ways_for(args.ways, splits) if args.ways else
+                {s: (previous.ways if previous else {}).get(s, n) for s, n in default.items()})
         manifest = export_tasks(release, args.tool, stages, ways, splits, args.out,
-                                args.votes, args.tasks_per_file)
+                                args.votes, args.tasks_per_file, previous=previous)
     except ExportError as error:
         raise UsageError(str(error)) from None
-    return {"command": "export", "out": args.out, "manifest": manifest}
+    return {"command": "export", "out": args.out, "manifest": manifest,
+            "previous": args.previous}
 
 
 def run_simulate(args: argparse.Namespace) -> dict[str, Any]:
@@ -264,11 +317,12 @@ def _inputs(args: argparse.Namespace) -> list[ImportInput]:
 
 
 def build_import(pipeline: beam.Pipeline, args: argparse.Namespace, inputs: list[ImportInput],
-                 ways: dict[str, int], target: ReleaseTarget) -> list:
+                 ways: dict[str, int], target: ReleaseTarget,
+                 previous: PreviousAnnotations | None = None) -> list:
     thresholds = JnqThresholds(**{k[2:]: v for k, v in vars(args).items()
                                   if k.startswith("t_")})
     rows, judgments, results = pipeline | "Annotate" >> AnnotateRelease(
-        args.dataset, inputs, args.votes, ways, thresholds)
+        args.dataset, inputs, args.votes, ways, thresholds, previous, args.recompute_all)
     staging, max_rows = target.staging_dir, args.max_rows_per_shard
     if args.dataset == "nq":
         vote_schema = nq_import.VOTE_SCHEMA
@@ -344,33 +398,71 @@ def _check_vote_files(patterns: list[str]) -> None:
                                  "regular file (a directory, FIFO or device); name votes files")
 
 
+def _import_previous(args: argparse.Namespace, first: ImportInput, target: ReleaseTarget
+                     ) -> PreviousAnnotations | None:
+    """``--previous`` of ``import``, checked and verified (exit 2 or 5) before any work."""
+    if not args.previous:
+        if args.recompute_all:
+            raise UsageError("--recompute-all applies to --previous (aggregate everything "
+                             "anew instead of carrying its annotations)")
+        return None
+    path = previous_path(args.previous, args.output, args.dataset)
+    if path is None:
+        return None
+    if path.rstrip("/") == target.final_dir.rstrip("/"):
+        raise PreviousRefused(f"--previous {args.previous} is the version being written "
+                              f"({target.final_dir}); name a new --version")
+    return open_previous(path, args.dataset, first.path if first.fingerprint else None,
+                         first.fingerprint)
+
+
+def _import_ways(args: argparse.Namespace, splits: list[str], first: ImportInput,
+                 previous: PreviousAnnotations | None) -> dict[str, int]:
+    """``--ways``, else the export's, else the previous annotated release's, else the
+    dataset's default, per split."""
+    exported = _export_ways(args, first) or {}
+    if args.ways:
+        return _ways_for(args.ways, splits)
+    default = ways_option(DEFAULT_WAYS[args.dataset])
+    carried = previous.ways if previous is not None else {}
+    ways = {split: exported.get(split) or carried.get(split) or (
+        default if isinstance(default, int) else default.get(split, 0)) for split in splits}
+    if not all(ways.values()):
+        raise UsageError(f"--ways names no count for split(s) "
+                         f"{', '.join(s for s, n in ways.items() if not n)}")
+    return ways
+
+
 def run_import(args: argparse.Namespace, beam_args: list[str]) -> dict[str, Any]:
     _check_thresholds(args)
     _check_vote_files(args.votes)
     inputs = _inputs(args)
     splits = sorted({s for item in inputs for s in item.splits},
                     key=lambda s: ({"train": 0, "dev": 1, "test": 2}.get(s, 3), s))
-    exported = _export_ways(args, inputs[0]) or {}
-    if args.ways:
-        ways = _ways_for(args.ways, splits)
-    else:
-        default = ways_option(DEFAULT_WAYS[args.dataset])
-        ways = {split: exported.get(split) or (default if isinstance(default, int)
-                                               else default.get(split, 0))
-                for split in splits}
-        if not all(ways.values()):
-            raise UsageError(f"--ways names no count for split(s) "
-                             f"{', '.join(s for s, n in ways.items() if not n)}")
     args.version = resolve_version(args.version)
     target = ReleaseTarget.create(args.output, f"{args.dataset}_annotated", args.version)
     first = inputs[0]
+    previous = _import_previous(args, first, target)
+    ways = _import_ways(args, splits, first, previous)
+    thresholds = {k: v for k, v in vars(args).items() if k.startswith("t_")}
+    changed = changed_options(previous, ways, thresholds) if previous is not None else []
+    if changed and not args.recompute_all:
+        raise PreviousRefused(
+            f"{', '.join(changed)}: the annotations of --previous {previous.label} were "
+            "aggregated otherwise, so they cannot be carried; pass the previous values, or "
+            "--recompute-all to aggregate every item anew from the votes given")
     source = {"kind": "annotation", "votes": list(args.votes),
               "annotates": {"dataset": args.dataset, "base_dataset": args.dataset,
                             "path": first.path, "fingerprint": first.fingerprint or "-",
                             "version": first.version},
               "merged": [item.path for item in inputs[1:]]}
+    if previous is not None:
+        source["carried_from"] = previous.describe()
     options = {**recorded_options(args, beam_args, COMMAND), "ways": ways}
     base = args.dataset
+    carried = {} if previous is None else {
+        "carried_from": previous.describe(), "recompute_all": bool(args.recompute_all),
+        "carried_simulated": previous.simulated()}
 
     def finish() -> dict[str, Any]:
         if base == "nq":
@@ -383,13 +475,15 @@ def run_import(args: argparse.Namespace, beam_args: list[str]) -> dict[str, Any]
         return publish(
             target, overwrite=args.overwrite, allow_empty=args.allow_empty, splits=splits,
             schema=schema, field_docs=docs, options=options, source=source,
-            make_stats=lambda t, h: annotation_stats(base, target.staging_dir, splits, t, h),
+            make_stats=lambda t, h: annotation_stats(base, target.staging_dir, splits, t, h,
+                                                     **carried),
             make_card=annotation_dataset_card(base),
             baselines=(lambda d: nq_dev_baselines(d, eval_split)) if base == "nq"
             else (lambda d: jnq_baselines(d, eval_split)))
 
     return run_release(target, args.overwrite, beam_args,
-                       lambda pipeline: build_import(pipeline, args, inputs, ways, target),
+                       lambda pipeline: build_import(pipeline, args, inputs, ways, target,
+                                                     previous),
                        finish, skip_existing=args.skip_existing)
 
 
@@ -412,6 +506,14 @@ def format_summary(result: dict[str, Any]) -> str:
         lines = [f"exported {manifest['release']['dataset']} {manifest['release']['version']} "
                  f"for {manifest['tool']} to {result['out']} ({ways})"]
         lines += [f"  {stage}: {n} tasks" for stage, n in manifest["tasks"].items()]
+        if "previous" in manifest:
+            previous = manifest["previous"]
+            lines.append(f"  not exported: {manifest['carried']} examples whose annotations in "
+                         f"{previous['dataset']} {previous['version']} "
+                         f"({previous['fingerprint']}) still hold")
+        elif result.get("previous"):
+            lines.append(f"  --previous {result['previous']}: no annotated release yet, "
+                         "every example exported")
         return "\n".join(lines)
     if result.get("command") == "simulate":
         counts = result["counts"]
@@ -423,6 +525,7 @@ def format_summary(result: dict[str, Any]) -> str:
     for stage in (VOTES, EXAMPLES):
         lines += [f"  {stage} {name.replace('.', ', ')}: {n}"
                   for name, n in sorted(counts.get(stage, {}).items())]
+    lines += carried_summary_line(result["stats"])
     if result["stats"].get("simulated_votes"):
         lines.append("  NOTE: simulated annotations (annotate simulate), not real workers")
     lines.append(dead_letter_line(counts))

@@ -14,6 +14,12 @@ ways, splits and the tasks per stage. NQ has one stage (NQ §3.2's three steps i
 JNQ and JBoolQ have one per judgment, in the paper's order. A later JNQ stage may be limited
 to the items that passed the earlier ones (``earlier_votes``): the good questions, then the
 EXIST paragraphs.
+
+With a previous annotated release (``annotate export --previous``, ``previous``), only the
+examples that still need judgments are exported: those it did not judge (new, or pending then)
+and those whose annotated content changed or that moved to another split
+(``previous_items.invalidation``); the manifest records it (``previous``) and how many examples
+were left out because their annotations are carried (``carried``).
 """
 
 from __future__ import annotations
@@ -35,10 +41,13 @@ from filters.annotation.jnq import (
 )
 from filters.annotation.votes import JnqVote, VoteError, latest_votes, parse_jnq_vote
 from filters.text import safe_json
+from transforms.annotation.content import content_digest
 from transforms.annotation.label_studio.configs import jnq_config, nq_config, project_settings
 from transforms.annotation.label_studio.exports import votes_from_export
 from transforms.annotation.label_studio.tasks import jnq_tasks, nq_task
 from transforms.annotation.manifest import EXPORT_MANIFEST, ReleaseRef, base_dataset
+from transforms.annotation.previous import PreviousAnnotations
+from transforms.annotation.previous_items import invalidation, judged_items
 from transforms.annotation.read_votes import not_regular_file, of_release
 from transforms.annotation.release_examples import iter_lines, split_patterns
 from transforms.release import RAW, to_json_bytes
@@ -198,6 +207,30 @@ def _stage_tasks(release: ReleaseRef, stage: str, split: str, examples: Iterable
         yield from jnq_tasks(example, stage, split, release.fingerprint, paragraphs)
 
 
+class Unjudged:
+    """Which examples still need judgments, given a previous annotated release: those it
+    judged with the same content in the same split are left out (and remembered)."""
+
+    def __init__(self, base: str, previous: PreviousAnnotations | None):
+        self.base = base
+        self.previous = previous
+        self.judged = judged_items(previous) if previous is not None else {}
+        self.carried: set[str] = set()
+
+    def __call__(self, examples: Iterable[dict[str, Any]], split: str
+                 ) -> Iterator[dict[str, Any]]:
+        key = "example_id" if self.base == "nq" else "id"
+        for example in examples:
+            item = str(example[key])
+            judged = self.judged.get(item)
+            if judged is not None and invalidation(
+                    self.base, judged[0], judged[1], split,
+                    content_digest(self.base, example)) is None:
+                self.carried.add(item)
+                continue
+            yield example
+
+
 def _write(path: Path, data: bytes) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_bytes(data)
@@ -205,15 +238,17 @@ def _write(path: Path, data: bytes) -> None:
 
 def export_tasks(release: ReleaseRef, tool: str, stages: list[str], ways: dict[str, int],
                  splits: list[str], out_dir: str, earlier_vote_files: list[str] | None = None,
-                 tasks_per_file: int = 1000, thresholds: JnqThresholds | None = None
-                 ) -> dict[str, Any]:
+                 tasks_per_file: int = 1000, thresholds: JnqThresholds | None = None,
+                 previous: PreviousAnnotations | None = None) -> dict[str, Any]:
     """Write the tasks of every stage under ``out_dir``; returns the export manifest.
 
     ``ways`` is per split; Label Studio's ``maximum_annotations`` is per project, so a
     project asks for the most any exported split needs (export splits with different ways
-    separately to get each its own)."""
+    separately to get each its own). ``previous``: leave out the examples whose judgments
+    it holds and that still hold (``Unjudged``)."""
     check_export(release, tool, stages, ways, splits, out_dir, tasks_per_file)
     t = thresholds or JnqThresholds()
+    unjudged = Unjudged(base_dataset(release), previous)
     earlier = (read_jnq_votes(earlier_vote_files, release.fingerprint)
                if earlier_vote_files else None)
     out = Path(out_dir)
@@ -232,8 +267,8 @@ def export_tasks(release: ReleaseRef, tool: str, stages: list[str], ways: dict[s
         batch: list[dict[str, Any]] = []
         number = total = 0
         for split in splits:
-            for task in _stage_tasks(release, stage, split, read_examples(release, split),
-                                     earlier, t):
+            examples = unjudged(read_examples(release, split), split)
+            for task in _stage_tasks(release, stage, split, examples, earlier, t):
                 batch.append(task)
                 total += 1
                 if len(batch) == tasks_per_file:
@@ -246,6 +281,9 @@ def export_tasks(release: ReleaseRef, tool: str, stages: list[str], ways: dict[s
                 "ways": {split: ways[split] for split in splits}, "splits": list(splits),
                 "tasks": counts,
                 "limited_by_earlier_votes": sorted(earlier_vote_files or [])}
+    if previous is not None:
+        manifest["previous"] = previous.describe()
+        manifest["carried"] = len(unjudged.carried)
     _write(staging / EXPORT_MANIFEST, to_json_bytes(manifest))
     if out.exists():
         out.rmdir()
