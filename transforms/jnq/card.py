@@ -8,6 +8,7 @@ from typing import Any
 from transforms.core.counters import Counts
 from transforms.jnq.counters import COUNTERS, PATTERNS
 from transforms.nq.counters import ACCEPTED, DISTINCT, REJECTED
+from transforms.nq.refresh_text import card_lines, questions_card_lines
 from transforms.release import (
     CardInfo,
     DatasetCard,
@@ -132,6 +133,7 @@ def _body(manifest: dict[str, Any], stats: dict[str, Any]) -> str:
         "",
         QUESTIONS_ONLY_NOTE if questions_only else UNANNOTATED_NOTE,
         "",
+        *(questions_card_lines(stats) if questions_only else card_lines(manifest, stats)),
         f"This release: queries with {RULES.get(variant, RULES['jnq'])}, issued by at least "
         f"{md_text(options.get('min_users'))} distinct users within "
         f"{md_text(options.get('window'))} days.",

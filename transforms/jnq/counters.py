@@ -19,7 +19,8 @@ from transforms.nq.counters import (
 PATTERNS = "patterns"
 
 PATTERN_MATCHED = {number: Counter(PATTERNS, f"p{number}") for number in (1, 2, 3)}
-NO_PARAGRAPHS = EXAMPLES_DROPPED.member("no_paragraphs")
+NO_PARAGRAPHS_REASON = "no_paragraphs"  # a rejected/unlinked_questions ``reason``
+NO_PARAGRAPHS = EXAMPLES_DROPPED.member(NO_PARAGRAPHS_REASON)
 
 COUNTERS = CounterSet.of(QUERY_LOG_COUNTERS, DISTINCT, ACCEPTED, REJECTED, LINKING_COUNTERS,
                          *PATTERN_MATCHED.values(), CounterSet.from_module(globals()))

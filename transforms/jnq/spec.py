@@ -24,10 +24,10 @@ from transforms.core.inputs import require_inputs
 from transforms.core.options import ReleaseOptions, option, split_ratios_option
 from transforms.core.progress import ShowProgress
 from transforms.core.samples import sample_path
-from transforms.core.spec import DatasetSpec, Plan, ReleaseKind
+from transforms.core.spec import DatasetSpec, Plan, RefreshRule, ReleaseKind
 from transforms.core.summary import dead_letter_line, empty_release_warning
 from transforms.jnq.card import jnq_card_for, jnq_dev_baselines, jnq_stats
-from transforms.jnq.counters import COUNTERS, PATTERNS
+from transforms.jnq.counters import COUNTERS, NO_PARAGRAPHS_REASON, PATTERNS
 from transforms.jnq.schema import (
     EXAMPLE_SCHEMA,
     FIELD_DOCS,
@@ -44,6 +44,7 @@ from transforms.nq.counters import (
     ACCEPTED,
     DISTINCT,
     EXAMPLES,
+    LASTING_DROPS,
     LINKING,
     LOG_MALFORMED_ROWS,
     LOG_ROWS,
@@ -60,6 +61,16 @@ from transforms.nq.linking_options import (
     resolve_linking,
 )
 from transforms.nq.questions import IssuedByUsers
+from transforms.nq.refresh import (
+    UNIT,
+    LinkingRefresh,
+    check_refresh_options,
+    published_key,
+    question_carry,
+    question_key,
+)
+from transforms.nq.refresh_text import questions_summary_lines
+from transforms.nq.refresh_text import summary_lines as refresh_lines
 from transforms.release import (
     HistogramFn,
     ReleaseTarget,
@@ -94,7 +105,7 @@ class _Selection:
     extended_keywords: bool = option(False, "pattern 3 also accepts the documented extended "
                                             "keyword set", flag=True)
     keep_rejected: bool = option(False, "also write rejected queries with reasons to "
-                                        "rejected/queries/", flag=True)
+                                        "rejected/queries/", flag=True, rows=False)
     stop_after: str = option("examples", "questions: write only the accepted questions "
                                          "(release <variant>_questions); examples (default): "
                                          "link and select paragraphs (release <variant>)",
@@ -149,9 +160,10 @@ QUESTIONS_RELEASES = {variant: _questions_release(variant) for variant in VARIAN
 
 def plan(options: JnqOptions) -> Plan[JnqOptions]:
     """The logs must exist; the linking options are resolved (``--pages``, the bundled
-    index) for the examples."""
-    require_inputs([options.input])
+    index) for the examples; the refresh options are checked (``transforms.nq.refresh``)."""
     questions_only = options.stop_after == QUESTIONS
+    options = check_refresh_options(options, questions_only)
+    require_inputs([options.input])
     linking = resolve_linking(options, needs_index=not questions_only)
     source = {"kind": "query_log", "description": f"query logs matching {options.input}",
               "search": options.search, "pages": linking.pages, "index_dir": linking.index_dir,
@@ -173,6 +185,7 @@ class BuildJnq(beam.PTransform):
 
     def __init__(self, plan: Plan[JnqOptions], target: ReleaseTarget):
         super().__init__()
+        self.plan = plan
         self.options, self.context, self.target = plan.options, plan.context, target
 
     def expand(self, pbegin):
@@ -202,14 +215,18 @@ class BuildJnq(beam.PTransform):
                                staging, lambda r: r["question"], parquet_bytes, "parquet",
                                REJECTED_QUERY_SCHEMA, subdir="rejected"))
         if options.stop_after == QUESTIONS:
-            written.append(questions
-                           | "KeyQuestions" >> beam.Map(lambda row: (QUESTIONS, row))
-                           | "WriteQuestions" >> WriteShards(
-                               staging, lambda r: r["question"], parquet_bytes, "parquet",
-                               QUESTION_SCHEMA))
+            carry = question_carry(pbegin, self.plan)
+            rows, refresh_results = carry.finish(
+                carry.fresh(questions, question_key)
+                | "KeyQuestions" >> beam.Map(lambda row: (QUESTIONS, row)))
+            written.append(rows | "WriteQuestions" >> WriteShards(
+                staging, question_key, parquet_bytes, "parquet", QUESTION_SCHEMA))
+            results += refresh_results
             page_stats = []
         else:
-            pairs, linked = (questions
+            refresh = LinkingRefresh(pbegin, self.plan, original=False,
+                                     lasting=LASTING_DROPS | {NO_PARAGRAPHS_REASON})
+            pairs, linked = (refresh.to_link(questions)
                              | "LinkProgress" >> ShowProgress("questions linked")
                              | "LinkAndFetch" >> LinkAndFetch(
                                  backend_options(options, self.context.linking),
@@ -217,16 +234,14 @@ class BuildJnq(beam.PTransform):
             built = (pairs
                      | "Paragraphs" >> beam.ParDo(BuildJnqExamples())
                      .with_outputs(*SIDE_OUTPUTS, main="main"))
-            results += [*linked, built]
             salt, ratios = options.split_salt, options.split_ratios
-            written.append(built.main
-                           | "Split" >> beam.Map(lambda row: (
-                               assign_split(row["question"], salt, ratios), row))
-                           | "WriteExamples" >> WriteShards(
-                               staging, lambda r: r["question"], parquet_bytes, "parquet",
-                               EXAMPLE_SCHEMA))
-            page_stats = [built.main | "ParagraphCounts" >> beam.Map(
-                lambda row: ("all/paragraphs_per_document", len(row["paragraphs"])))]
+            rows, refresh_results = refresh.finish(built.main | "Split" >> beam.Map(
+                lambda row: (assign_split(row["question"], salt, ratios), row)))
+            results += [*linked, built, *refresh_results]
+            written.append(rows | "WriteExamples" >> WriteShards(
+                staging, question_key, parquet_bytes, "parquet", EXAMPLE_SCHEMA))
+            page_stats = [rows | "ParagraphCounts" >> beam.MapTuple(
+                lambda _, row: ("all/paragraphs_per_document", len(row["paragraphs"])))]
         histograms = ((lengths, *page_stats)
                       | "AllLengths" >> beam.Flatten()
                       | "Histograms" >> beam.CombinePerKey(HistogramFn()))
@@ -254,6 +269,10 @@ def summary(result: dict[str, Any]) -> str:
     lines += [f"  rejected, {k}: {v}" for k, v in counts.family(REJECTED).items()]
     lines.append(f"  accepted questions: {counts[ACCEPTED]}")
     lines += [f"    pattern {k[1:]}: {v}" for k, v in counts.fired(PATTERNS).items()]
+    if result["manifest"]["dataset"].endswith(f"_{QUESTIONS}"):
+        lines += questions_summary_lines(result["stats"])
+    else:
+        lines += refresh_lines(result["manifest"], result["stats"])
     for stage in (LINKING, PAGES, EXAMPLES):
         lines += [f"  {summary_label(stage, k)}: {v}"
                   for k, v in counts.fired(stage).items()]
@@ -277,4 +296,5 @@ SPEC = DatasetSpec(
     summary=summary,
     output_label="jnq, jboolq, jnq_questions or jboolq_questions",
     extra_releases=tuple(_annotated_release(variant) for variant in VARIANTS),
+    refresh=RefreshRule(UNIT, published_key),
 )

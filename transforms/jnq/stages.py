@@ -14,7 +14,7 @@ import apache_beam as beam
 from filters.jnq.paragraphs import page_paragraphs, select_candidates
 from filters.jnq.rules import QuestionFilter, normalize_ja
 from transforms.core.accounting import dead_letter, rejected, tally
-from transforms.jnq.counters import NO_PARAGRAPHS, PATTERN_MATCHED
+from transforms.jnq.counters import NO_PARAGRAPHS, NO_PARAGRAPHS_REASON, PATTERN_MATCHED
 from transforms.nq.counters import ACCEPTED, BUILT, EXAMPLES, REJECTED
 from transforms.nq.linking import example_id
 
@@ -83,7 +83,7 @@ class BuildJnqExamples(beam.DoFn):
             if not paragraphs:
                 yield tally(NO_PARAGRAPHS)
                 yield rejected("unlinked_questions", {"question": row["question"],
-                                                      "reason": "no_paragraphs",
+                                                      "reason": NO_PARAGRAPHS_REASON,
                                                       "title": page.title})
                 return
             chosen = select_candidates(paragraphs, row["search_snippet"], self._tokenize)

@@ -18,6 +18,7 @@ from transforms.nq.counters import (
     SEARCH_FAILED,
     SEARCHED,
 )
+from transforms.nq.refresh_text import card_lines, questions_card_lines, this_run
 from transforms.release import (
     CardInfo,
     DatasetCard,
@@ -145,6 +146,7 @@ def _questions_body(manifest: dict[str, Any], stats: dict[str, Any]) -> str:
         f"This release: at least {md_text(options['min_users'])} distinct users within "
         f"{md_text(options['window'])} days.",
         "",
+        *questions_card_lines(stats),
         "| what | count |",
         "|---|---|",
         f"| log rows | {counts[LOG_ROWS]} |",
@@ -169,16 +171,17 @@ def _examples_body(manifest: dict[str, Any], stats: dict[str, Any]) -> str:
         "",
         UNANNOTATED_NOTE,
         "",
+        *card_lines(manifest, stats),
         f"Search: {md_text(source.get('search'))}; pages: {md_text(source.get('pages'))}; "
         f"language: {md_text(source.get('lang'))}. "
-        f"Questions with a Wikipedia page in the top 5: "
+        f"Questions with a Wikipedia page in the top 5{this_run(stats)}: "
         f"{'-' if share is None else f'{share:.1%}'}.",
         "",
         "| split | examples |",
         "|---|---|",
         *[f"| {md_text(split)} | {n} |" for split, n in rows.items()],
         "",
-        "Long-answer candidates by tag: " + (", ".join(
+        f"Long-answer candidates by tag{this_run(stats)}: " + (", ".join(
             f"{tag} {n}" for tag, n in sorted(tags.items())) or "-") + ".",
         "",
         *baseline_table(stats),

@@ -46,8 +46,14 @@ WIKIPEDIA_RANK = {rank: Counter(LINKING, f"wikipedia_rank_{rank}")
                   for rank in range(1, TOP_K + 1)}
 SEARCH_FAILED = CounterFamily(LINKING, "search_failed")  # search_failed.<kind>
 LINKING_DROPPED = CounterFamily(LINKING, "dropped")  # dropped.<reason>
-NO_WIKIPEDIA_IN_TOP5 = LINKING_DROPPED.member("no_wikipedia_in_top5")
+NO_WIKIPEDIA = "no_wikipedia_in_top5"  # drop reasons (rejected/unlinked_questions ``reason``)
+PAGE_MISSING = "page_missing"
+PAGE_REDIRECTED = "page_redirected"
+NO_CANDIDATES = "no_long_answer_candidates"
+NO_WIKIPEDIA_IN_TOP5 = LINKING_DROPPED.member(NO_WIKIPEDIA)
 LINKING_DEAD_LETTERED = Counter(LINKING, DEAD_LETTERED)
+# refresh: questions the previous release dropped for a lasting reason, not searched again
+PREVIOUSLY_DROPPED = Counter(LINKING, "previously_dropped")
 FETCHED = Counter(PAGES, "fetched")
 PAGE_FAILED = CounterFamily(PAGES, "failed")  # failed.<kind>
 PAGES_DROPPED = CounterFamily(PAGES, "dropped")  # dropped.<kind>, one per question
@@ -56,9 +62,14 @@ BUILT = Counter(EXAMPLES, "built")
 EXAMPLES_DROPPED = CounterFamily(EXAMPLES, "dropped")  # dropped.<reason>
 EXAMPLES_DEAD_LETTERED = Counter(EXAMPLES, DEAD_LETTERED)
 LINKING_COUNTERS = CounterSet.of(SEARCHED, *WIKIPEDIA_RANK.values(), SEARCH_FAILED,
-                                 LINKING_DROPPED, LINKING_DEAD_LETTERED, FETCHED, PAGE_FAILED,
+                                 LINKING_DROPPED, LINKING_DEAD_LETTERED, PREVIOUSLY_DROPPED,
+                                 FETCHED, PAGE_FAILED,
                                  PAGES_DROPPED, PAGES_DEAD_LETTERED, BUILT, EXAMPLES_DROPPED,
                                  EXAMPLES_DEAD_LETTERED)
+
+# drops a refresh keeps (the question is not linked again): what the search or the page said,
+# not a failure to ask (search_failed, HTTP errors are retried)
+LASTING_DROPS = frozenset({NO_WIKIPEDIA, PAGE_MISSING, PAGE_REDIRECTED, NO_CANDIDATES})
 
 CANDIDATE_TAG = CounterFamily(CANDIDATES, "tag")  # tag.<HTML tag> of long-answer candidates
 

@@ -33,7 +33,11 @@ from transforms.nq.counters import (
     FETCHED,
     LINKING,
     LINKING_DROPPED,
+    NO_CANDIDATES,
+    NO_WIKIPEDIA,
     PAGE_FAILED,
+    PAGE_MISSING,
+    PAGE_REDIRECTED,
     PAGES,
     PAGES_DROPPED,
     SEARCH_FAILED,
@@ -89,7 +93,7 @@ class LinkQuestions(beam.DoFn):
             return
         hit = top_wikipedia_hit(hits, self.lang, self.k)
         if hit is None:
-            yield from _drop(LINKING_DROPPED, row, "no_wikipedia_in_top5",
+            yield from _drop(LINKING_DROPPED, row, NO_WIKIPEDIA,
                              hits=[h.url for h in hits])
             return
         yield tally(wikipedia_rank(hit.rank))
@@ -127,11 +131,11 @@ class FetchPages(beam.DoFn):
         try:
             page = self._fetcher.fetch(title)
             if _REDIRECT.search(page.html[:20000]):
-                raise PageDrop("page_redirected")
+                raise PageDrop(PAGE_REDIRECTED)
         except Exception as error:  # noqa: BLE001 - one page failing drops its questions
             kind = getattr(error, "kind", "error")
             yield tally(PAGE_FAILED.member(kind))
-            if kind not in ("page_missing", "page_redirected"):
+            if kind not in (PAGE_MISSING, PAGE_REDIRECTED):
                 yield dead_letter(self.STAGE, error, title=title)
             for row in rows:
                 yield from _drop(PAGES_DROPPED, row, kind, title=title)
@@ -173,7 +177,7 @@ class BuildExamples(beam.DoFn):
             yield dead_letter(self.STAGE, error, title=page.title, question=row["question"])
             return
         if not candidates:
-            yield from _drop(EXAMPLES_DROPPED, row, "no_long_answer_candidates", title=page.title)
+            yield from _drop(EXAMPLES_DROPPED, row, NO_CANDIDATES, title=page.title)
             return
         yield tally(BUILT)
         for tag, count in sorted(Counter(c.tag for c in candidates).items()):
@@ -223,6 +227,7 @@ _LABELS = (
     ("linking", "questions", "questions searched"),
     ("linking", "wikipedia_rank_", "top Wikipedia page at rank "),
     ("linking", "search_failed.", "searches failed, "),
+    ("linking", "previously_dropped", "questions not searched again, dropped before"),
     ("pages", "fetched", "pages fetched"),
     ("pages", "failed.", "pages unusable, "),
     ("examples", "built", "examples built"),

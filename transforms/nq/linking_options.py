@@ -8,6 +8,13 @@ what the options leave open (``--pages`` from ``--search``, the bundled index wh
 ``--index-dir`` is given, a given index checked) into a ``ResolvedLinking`` that the spec puts
 in ``Plan.context``; ``backend_options`` gives the workers' ``BackendOptions``. The options
 themselves are never changed.
+
+What a refresh (``--previous``) may change: the backend kinds (``--search``, ``--pages``) and
+``--lang`` decide which page a question gets and stay row options; where the services are
+(``--index-dir``, the endpoints), how fast and how patiently they are asked (rate, shards,
+``--http-*``) and the cache never change a row and are ``rows=False``. A newer
+``--index-dir`` is a newer snapshot of the same method: carried examples keep their page
+revision; ``--relink`` (``rows=False`` too: a refresh mode) links every question again.
 """
 
 from __future__ import annotations
@@ -27,6 +34,7 @@ from transforms.core.options import (
 )
 from transforms.core.request_options import request_limit_options, request_limits_of
 from transforms.nq.backends import BackendOptions
+from transforms.sources.query_log_options import no_row_change
 
 LINKING_GROUP = "linking and pages (NQ §3.1, §4.1)"
 HTTP_WHAT = "a search or page API"
@@ -42,7 +50,8 @@ def lang_option(lang: str) -> Any:
     return linking_option(lang, f"Wikipedia language (default {lang})")
 
 
-_HTTP = request_limit_options(HTTP_WHAT, DEFAULT_LIMITS, group=LINKING_GROUP)
+_HTTP = {suffix: no_row_change(declared) for suffix, declared in request_limit_options(
+    HTTP_WHAT, DEFAULT_LIMITS, group=LINKING_GROUP).items()}
 
 
 @dataclass(frozen=True)
@@ -55,26 +64,30 @@ class LinkingOptions:
     index_dir: str = linking_option(
         "", "index release of build_search_index, a local directory or gs://... (copied once "
             "per worker machine); default: the bundled corpus index, built on first use into "
-            ".cache/search")
+            ".cache/search", rows=False)
     pages: str | None = linking_option(
         None, "page HTML from the local index or the Wikimedia REST API; default: local with "
               "--search local, else rest", choices=("local", "rest"))
     lang: str = lang_option("en")
     requests_per_minute: float = linking_option(
         60, "global rate limit of each network API, shared by the shards (0 = no limit, for a "
-            "local mirror)", parse=non_negative_float)
+            "local mirror)", parse=non_negative_float, rows=False)
     shards: int = linking_option(
-        4, "parallel search/page clients (the API sees at most this many)", parse=positive_int)
+        4, "parallel search/page clients (the API sees at most this many)", parse=positive_int,
+        rows=False)
     http_cache_dir: str = linking_option(".cache/http",
-                                         "cache of search and page responses, local or gs://")
+                                         "cache of search and page responses, local or gs://",
+                                         rows=False)
     web_endpoint: str = linking_option(
         "https://www.googleapis.com/customsearch/v1",
         "--search web: the JSON API endpoint (key from $SEARCH_API_KEY, engine id from "
-        "$SEARCH_ENGINE_ID)")
+        "$SEARCH_ENGINE_ID)", rows=False)
     mediawiki_api_url: str | None = linking_option(
-        None, "--search mediawiki: API URL (default https://<lang>.wikipedia.org/w/api.php)")
+        None, "--search mediawiki: API URL (default https://<lang>.wikipedia.org/w/api.php)",
+        rows=False)
     rest_url: str | None = linking_option(
-        None, "--pages rest: REST base (default https://<lang>.wikipedia.org/api/rest_v1)")
+        None, "--pages rest: REST base (default https://<lang>.wikipedia.org/api/rest_v1)",
+        rows=False)
     http_connect_timeout: float = _HTTP["connect_timeout"]
     http_read_timeout: float = _HTTP["read_timeout"]
     http_deadline: float = _HTTP["deadline"]
@@ -82,6 +95,11 @@ class LinkingOptions:
     http_max_redirects: int = _HTTP["max_redirects"]
     http_max_body_mib: float = _HTTP["max_body_mib"]
     http_max_decoded_mib: float = _HTTP["max_decoded_mib"]
+    relink: bool = linking_option(
+        False, "with --previous: search and fetch the page of every question again (fresh "
+               "pages); without it a question the previous release has keeps its example "
+               "(page revision, tokens, candidates) or its lasting drop (no Wikipedia page in "
+               "the top 5...), with no network request", flag=True, rows=False)
 
 
 @dataclass(frozen=True)

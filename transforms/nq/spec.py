@@ -31,7 +31,7 @@ from transforms.core.options import (
 )
 from transforms.core.progress import ShowProgress
 from transforms.core.samples import sample_path
-from transforms.core.spec import DatasetSpec, Plan, ReleaseKind
+from transforms.core.spec import DatasetSpec, Plan, RefreshRule, ReleaseKind
 from transforms.core.summary import dead_letter_line, empty_release_warning
 from transforms.nq.card import nq_card, nq_questions_card, nq_stats
 from transforms.nq.counters import (
@@ -64,6 +64,16 @@ from transforms.nq.linking_options import (
 )
 from transforms.nq.publish import ensure_empty_jsonl, nq_dev_baselines
 from transforms.nq.questions import REJECTED_QUERIES, IssuedByUsers, SelectQuestions
+from transforms.nq.refresh import (
+    UNIT,
+    LinkingRefresh,
+    check_refresh_options,
+    published_key,
+    question_carry,
+    question_key,
+)
+from transforms.nq.refresh_text import questions_summary_lines, this_run
+from transforms.nq.refresh_text import summary_lines as refresh_lines
 from transforms.nq.schema import FIELD_DOCS, QUESTION_SCHEMA, REJECTED_QUERY_SCHEMA
 from transforms.release import (
     HistogramFn,
@@ -97,11 +107,11 @@ class _Selection:
 
     categories: str = option(sample_path("nq", "categories.tsv"),
                              "category lexicon TSV (from build_categories) or a categories "
-                             "release directory; default: the bundled lexicon")
+                             "release directory; default: the bundled lexicon", rows=False)
     min_category_count: int = option(2, "lexicon entries found fewer times are ignored",
                                      parse=non_negative_int)
     keep_rejected: bool = option(False, "also write the rejected queries with reasons to "
-                                        "rejected/queries/", flag=True)
+                                        "rejected/queries/", flag=True, rows=False)
     stop_after: str = option("examples", "questions: write the selected questions (release "
                                          "nq_questions); examples (default): link, fetch pages, "
                                          "write NQ examples (release nq)", choices=STAGES)
@@ -119,8 +129,8 @@ class NqOptions(LinkingOptions, ReleaseOptions, _Selection, QueryLogOptions):
                                          cli_default=NQ_SPLITS)
     split_salt: str = linking_option("nq", "salt of the split hash of the normalized question")
     max_rows_per_shard: int = linking_option(500, "examples per output file (pages are large)",
-                                             parse=positive_int)
-    batch_size: int = option(256, "queries per spaCy batch", parse=positive_int)
+                                             parse=positive_int, rows=False)
+    batch_size: int = option(256, "queries per spaCy batch", parse=positive_int, rows=False)
 
 
 @dataclass(frozen=True)
@@ -160,7 +170,10 @@ def read_categories(path: str) -> str:
 
 def plan(options: NqOptions) -> Plan[NqOptions]:
     """The logs and the lexicon must exist; the lexicon is read now (``Plan.context``); the
-    linking options are resolved (``--pages``, the bundled index) for stage 2."""
+    linking options are resolved (``--pages``, the bundled index) for stage 2; the refresh
+    options are checked (``transforms.nq.refresh``)."""
+    questions_only = options.stop_after == QUESTIONS
+    options = check_refresh_options(options, questions_only)
     if options.min_users < 1:
         raise UsageError("--min-users must be at least 1")
     require_inputs([options.input, categories_file(options.categories)])
@@ -168,7 +181,6 @@ def plan(options: NqOptions) -> Plan[NqOptions]:
         categories_tsv = read_categories(options.categories)
     except OSError as error:
         raise UsageError(f"cannot read --categories {options.categories}: {error}") from None
-    questions_only = options.stop_after == QUESTIONS
     linking = resolve_linking(options, needs_index=not questions_only)
     source = {"kind": "query_log", "description": f"query logs matching {options.input}",
               "categories": options.categories, "search": options.search,
@@ -194,6 +206,7 @@ class BuildNq(beam.PTransform):
 
     def __init__(self, plan: Plan[NqOptions], target: ReleaseTarget):
         super().__init__()
+        self.plan = plan
         self.options, self.context, self.target = plan.options, plan.context, target
 
     def expand(self, pbegin):
@@ -213,14 +226,15 @@ class BuildNq(beam.PTransform):
         questions = selected.main
         results = [*results, by_users, selected]
         if options.stop_after == QUESTIONS:
-            written = [questions
-                       | "KeyQuestions" >> beam.Map(lambda row: (QUESTIONS, row))
-                       | "WriteQuestions" >> WriteShards(staging, lambda r: r["question"],
-                                                         parquet_bytes, "parquet",
-                                                         QUESTION_SCHEMA)]
-            page_stats = []
+            carry = question_carry(pbegin, self.plan)
+            rows, refresh_results = carry.finish(
+                carry.fresh(questions, question_key)
+                | "KeyQuestions" >> beam.Map(lambda row: (QUESTIONS, row)))
+            written = [rows | "WriteQuestions" >> WriteShards(
+                staging, question_key, parquet_bytes, "parquet", QUESTION_SCHEMA)]
+            page_stats, results = [], [*results, *refresh_results]
         else:
-            page_stats, linked_results, written = self._examples(questions)
+            page_stats, linked_results, written = self._examples(pbegin, questions)
             results += linked_results
         if options.keep_rejected:
             written.append((by_users[REJECTED_QUERIES], selected[REJECTED_QUERIES])
@@ -239,13 +253,16 @@ class BuildNq(beam.PTransform):
         written.append(pbegin | "Accounting" >> WriteAccounting(staging, results, histograms))
         return tuple(written)
 
-    def _examples(self, questions):
-        """Stage 2: link, fetch, tokenize, split, write both formats.
-        Returns (length stats, accounting results, writers' outputs)."""
+    def _examples(self, pbegin, questions):
+        """Stage 2: link, fetch, tokenize, split, write both formats; a refresh links only
+        the questions the previous release has no example of and writes the carried
+        examples with this run's (``transforms.nq.refresh``). The page lengths describe every
+        example. Returns (length stats, accounting results, writers' outputs)."""
         from filters.nq.candidates import nq_document
 
         options, staging = self.options, self.target.staging_dir
-        pairs, linked_results = (questions
+        refresh = LinkingRefresh(pbegin, self.plan, original=True)
+        pairs, linked_results = (refresh.to_link(questions)
                                  | "LinkProgress" >> ShowProgress("questions linked")
                                  | "LinkAndFetch" >> LinkAndFetch(
                                      backend_options(options, self.context.linking),
@@ -254,10 +271,11 @@ class BuildNq(beam.PTransform):
                  | "Tokenize" >> beam.ParDo(BuildExamples(nq_document))
                  .with_outputs(*SIDE_OUTPUTS, main="main"))
         salt, ratios = options.split_salt, options.split_ratios
-        examples = (built.main
-                    | "Example" >> beam.MapTuple(original_example)
-                    | "Split" >> beam.Map(lambda ex: (
-                        assign_split(ex["question_text"], salt, ratios), ex)))
+        examples, refresh_results = refresh.finish(
+            built.main
+            | "Example" >> beam.MapTuple(original_example)
+            | "Split" >> beam.Map(lambda ex: (assign_split(ex["question_text"], salt, ratios),
+                                              ex)))
         sort_key = lambda ex: ex["question_text"]  # noqa: E731 - shared by both writers
         written = [
             examples | "WriteParquet" >> WriteShards(
@@ -269,7 +287,7 @@ class BuildNq(beam.PTransform):
                 namer=nq_shard_name),
         ]
         page_stats = examples | "PageLengths" >> beam.FlatMap(lambda kv: _page_lengths(kv[1]))
-        return [page_stats], [*linked_results, built], written
+        return [page_stats], [*linked_results, built, *refresh_results], written
 
 
 def _hf_parquet(rows: list[dict], schema) -> bytes:
@@ -300,13 +318,15 @@ def summary(result: dict[str, Any]) -> str:
         lines.append(f"    heuristic {name[1:]} fired: {count}")
     if result["manifest"]["dataset"] == DATASET_QUESTIONS:
         lines.append("  stopped after question selection (--stop-after questions)")
+        lines += questions_summary_lines(result["stats"])
         lines.append(dead_letter_line(raw))
         return "\n".join(lines + empty_release_warning(result["manifest"]))
+    lines += refresh_lines(result["manifest"], result["stats"])
     for stage in (LINKING, PAGES, EXAMPLES):
         for name, count in counts.fired(stage).items():
             lines.append(f"  {summary_label(stage, name)}: {count}")
     share = result["stats"]["wikipedia_in_top5_share"]
-    lines.append(f"  questions with a Wikipedia page in the top 5: "
+    lines.append(f"  questions with a Wikipedia page in the top 5{this_run(result['stats'])}: "
                  f"{'-' if share is None else f'{share:.1%}'}")
     lines.append(dead_letter_line(raw))
     for split, rows in rows_in_split_order(result["manifest"]):
@@ -329,4 +349,5 @@ SPEC = DatasetSpec(
     summary=summary,
     output_label="nq or nq_questions",
     extra_releases=(ANNOTATED_RELEASE,),
+    refresh=RefreshRule(UNIT, published_key),
 )

@@ -4,16 +4,28 @@
 options class derives from it and redefines ``input`` and ``min_users`` with its own defaults
 (``input_option``, ``min_users_option``); a redefined field keeps its place in ``--help``.
 ``log_fields`` and ``reader_options`` give the reader's arguments (``IssuedByUsers``).
+
+Where the logs are and how their rows are read (``--input``, ``--format``, the column names,
+``--max-decoded-mib``) never change a published row: they are ``rows=False``, so a refresh
+(``--previous``) carries rows across a change of them. ``--min-users`` and ``--window`` are
+selection thresholds and stay row options.
 """
 
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import re
 from dataclasses import dataclass
 from typing import Any
 
-from transforms.core.options import max_decoded_option, mib_to_bytes, option, positive_int
+from transforms.core.options import (
+    CLI,
+    max_decoded_option,
+    mib_to_bytes,
+    option,
+    positive_int,
+)
 from transforms.sources.compressed import DEFAULT_MAX_DECODED_BYTES, MIB
 from transforms.sources.query_logs import FORMATS, LogFields
 
@@ -26,10 +38,18 @@ def parse_window(value: str) -> int:
     return int(match.group(1))
 
 
+def no_row_change(declared: Any) -> Any:
+    """An ``option(...)`` field made by a helper that takes no ``rows`` (``transforms.core``'s
+    ``max_decoded_option``, ``request_limit_options``), declared ``rows=False``: it never
+    changes a published row."""
+    info = dataclasses.replace(declared.metadata[CLI], rows=False)
+    return dataclasses.field(default=declared.default, metadata={CLI: info})
+
+
 def input_option(default: str) -> Any:
     """``--input``, defaulting to a dataset's bundled sample log."""
     return option(default, "glob of query logs (local or any Beam filesystem); default: the "
-                           "bundled sample log")
+                           "bundled sample log", rows=False)
 
 
 def min_users_option(default: int) -> Any:
@@ -44,20 +64,21 @@ class QueryLogOptions:
 
     input: str = input_option("")
     format: str | None = option(None, "log format; default: from the file extension",
-                                choices=FORMATS)
-    query_field: str = option("query", "column of the query text")
+                                choices=FORMATS, rows=False)
+    query_field: str = option("query", "column of the query text", rows=False)
     time_field: str = option("timestamp",
-                             "column of the event time (ISO 8601 or epoch seconds)")
-    user_field: str = option("user_id", "column of the user/session id")
-    count_field: str = option("count", "pre-aggregated logs: column of the number of events")
+                             "column of the event time (ISO 8601 or epoch seconds)", rows=False)
+    user_field: str = option("user_id", "column of the user/session id", rows=False)
+    count_field: str = option("count", "pre-aggregated logs: column of the number of events",
+                              rows=False)
     users_field: str = option("users", "pre-aggregated logs: column of the number of distinct "
                                        "users; a row with this field is treated as "
-                                       "pre-aggregated")
+                                       "pre-aggregated", rows=False)
     min_users: int = min_users_option(1)
     window: int = option(7, "length of the period, in days (e.g. 7d); default 7 days",
                          parse=parse_window)
-    max_decoded_mib: float = max_decoded_option(DEFAULT_MAX_DECODED_BYTES / MIB,
-                                                "query-log file (each is read whole)")
+    max_decoded_mib: float = no_row_change(max_decoded_option(
+        DEFAULT_MAX_DECODED_BYTES / MIB, "query-log file (each is read whole)"))
 
 
 def log_fields(options: Any) -> LogFields:

@@ -1,0 +1,134 @@
+"""What a refresh (``--previous``) of NQ and JNQ carries, and how.
+
+**The unit is a normalized question** that passes this run's query stage (log aggregation,
+users within the window, the length and heuristic or pattern rules): those stages are cheap and
+always run in full, so a question that no longer passes them is gone (``refresh.removed``).
+A question the previous release has an example of keeps that example as it was published:
+the same page revision, tokens and candidates (JNQ: paragraphs and candidates), the same id
+and split, with no search and no page request. Other questions are linked, fetched and
+tokenized as in a full build, except those the previous release dropped for a lasting reason
+(no Wikipedia page in the top 5, a missing or redirect page, no candidates: their drop is
+kept, ``transforms.nq.refresh_drops``); a failed search or fetch is tried again.
+
+``--relink`` asks for fresh pages: every question still in the log is linked again
+(``refresh.recomputed``) and nothing is carried; the row options must still match.
+
+**With ``--stop-after questions``** the release is the query stage's own output, which a
+refresh computes in full anyway, and whose rows (events, users, variants) describe this log:
+nothing is worth carrying. ``--previous`` still records the lineage and the card's "Changes
+since" (questions added and removed), with every row rebuilt (``recompute_all``).
+
+NQ carries its NQ original-format examples (``nq_original/<split>/*.jsonl.gz``), from which
+both of its formats are written again, so its carried Parquet rows are the same bytes; JNQ
+carries its Parquet rows.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import gzip
+import json
+from collections.abc import Iterator
+from typing import Any
+
+from apache_beam.io.filesystems import FileSystems
+
+from transforms.core.errors import UsageError
+from transforms.nq.counters import LASTING_DROPS
+from transforms.nq.refresh_drops import CarryDrops
+from transforms.release.refresh.carry import Carry, SplitRow
+from transforms.release.refresh.previous import PreviousRelease
+from transforms.release.storage import RAW
+
+ORIGINAL_DIR = "nq_original"
+ORIGINAL_EXTENSION = ".jsonl.gz"
+UNIT = ("a normalized question that still passes the query stage: its example (page "
+        "revision, tokens, candidates) is carried unless --relink")
+
+
+def question_key(row: dict[str, Any]) -> str:
+    """The unit key of a question row of the query stage (and of a JNQ row)."""
+    return row["question"]
+
+
+def original_key(example: dict[str, Any]) -> str:
+    """The unit key of an NQ original-format example."""
+    return example["question_text"]
+
+
+def published_key(row: dict[str, Any]) -> str:
+    """The unit key of a published NQ row: the HF layout's ``question.text``, or the
+    ``question`` of a question row (``nq_questions``, JNQ)."""
+    question = row["question"]
+    return question["text"] if isinstance(question, dict) else question
+
+
+def check_refresh_options(options: Any, questions_only: bool) -> Any:
+    """``options`` as a refresh runs them: ``--relink`` needs ``--previous`` and examples
+    (``UsageError`` otherwise); with ``--stop-after questions`` and ``--previous`` every row is
+    rebuilt (``recompute_all``; see the module docstring)."""
+    if options.relink and not options.previous:
+        raise UsageError("--relink only applies with --previous")
+    if options.relink and questions_only:
+        raise UsageError("--relink links questions again: with --stop-after questions "
+                         "nothing is linked")
+    if questions_only and options.previous and not options.recompute_all:
+        return dataclasses.replace(options, recompute_all=True)
+    return options
+
+
+def original_files(previous: PreviousRelease | None) -> list[tuple[str, str]] | None:
+    """``(split, release-relative name)`` of every NQ original-format file of ``previous``."""
+    if previous is None:
+        return None
+    files = []
+    for name in previous.all_files:
+        parts = name.split("/")
+        if (len(parts) == 3 and parts[0] == ORIGINAL_DIR and parts[1] in previous.splits
+                and name.endswith(ORIGINAL_EXTENSION)):
+            files.append((parts[1], name))
+    return files
+
+
+def read_original_file(item: tuple[str, str], version_dir: str) -> Iterator[SplitRow]:
+    """``(split, example)`` of one NQ original-format file of the previous release."""
+    split, name = item
+    with FileSystems.open(FileSystems.join(version_dir, *name.split("/")),
+                          compression_type=RAW) as handle:
+        data = gzip.decompress(handle.read())
+    for line in data.split(b"\n"):
+        if line:
+            yield split, json.loads(line)
+
+
+class LinkingRefresh:
+    """The refresh of an examples release around the linking stages: ``to_link`` keeps the
+    questions to link (no example and no lasting drop in the previous release; every one with
+    ``--relink`` or ``--recompute-all``), ``finish`` adds the carried examples (NQ's
+    original-format examples with ``original``, else the Parquet rows) and returns the
+    accounting of the refresh. A pass-through without a previous release."""
+
+    def __init__(self, pbegin, plan: Any, *, original: bool,
+                 lasting: frozenset[str] = LASTING_DROPS):
+        options, previous = plan.options, plan.previous
+        relink = options.recompute_all or options.relink
+        if original:
+            self.carry = Carry(pbegin, previous, original_key, recompute_all=relink,
+                               files=original_files(previous), reader=read_original_file)
+        else:
+            self.carry = Carry(pbegin, previous, question_key, recompute_all=relink)
+        self.drops = CarryDrops(pbegin, previous, lasting, relink=relink)
+
+    def to_link(self, questions):
+        """The question rows the linking stages process."""
+        return self.drops.fresh(self.carry.fresh(questions, question_key))
+
+    def finish(self, examples) -> tuple[Any, list]:
+        """``(every example as (split, row), [accounting results])``."""
+        rows, results = self.carry.finish(examples)
+        return rows, [*results, *self.drops.results()]
+
+
+def question_carry(pbegin, plan: Any) -> Carry:
+    """The ``Carry`` of a question release: nothing carried, the changes counted."""
+    return Carry(pbegin, plan.previous, question_key, recompute_all=True)
