@@ -180,6 +180,7 @@ class ReleaseTarget:
         directory = self.staging_root
         while not os.path.lexists(directory) and os.path.dirname(directory) != directory:
             directory = os.path.dirname(directory)
+        directory = directory or os.curdir  # a relative root none of whose parts exists yet
         if not os.access(directory, os.W_OK | os.X_OK):
             raise unwritable_output(self.root, f"{directory!r} does not allow writing")
 

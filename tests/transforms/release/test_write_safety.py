@@ -219,6 +219,12 @@ def test_unwritable_output_is_refused_up_front(tmp_path, monkeypatch):
     assert os.listdir(out) == []
 
 
+def test_a_relative_output_that_does_not_exist_yet_is_writable(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    run_toy("releases", ["a"])  # the README's commands: --output releases, in a fresh checkout
+    assert (tmp_path / "releases" / "toy" / "LATEST").is_file()
+
+
 def test_skip_existing_works_on_a_read_only_output(tmp_path, monkeypatch):
     import transforms.release.target as target_module
 
