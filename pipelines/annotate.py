@@ -207,16 +207,25 @@ PREVIOUS_HELP = ("an earlier annotated release (version directory, dataset direc
                  "every example whose annotated content is unchanged")
 
 
+RECOMPUTE_ALL_HELP = ("with --previous, carry nothing: aggregate every item from the votes "
+                      "given (also when --ways or a threshold differs from the previous "
+                      "release's); the manifest still names the previous release")
+
+
 def _add_previous(parser: argparse.ArgumentParser) -> None:
-    """``--previous`` and ``--recompute-all`` on ``import``, with its help (the release
-    options may declare them already)."""
+    """``--previous`` and ``--recompute-all`` on ``import`` with annotation help (the release
+    options declare them for every builder; added here if they do not)."""
+    helps = {"--previous": PREVIOUS_HELP, "--recompute-all": RECOMPUTE_ALL_HELP}
+    found = set()
     for action in parser._actions:
-        if "--previous" in action.option_strings:
-            action.help = PREVIOUS_HELP
-            return
-    parser.add_argument("--previous", default=None, metavar="ANNOTATED", help=PREVIOUS_HELP)
-    parser.add_argument("--recompute-all", action="store_true",
-                        help="with --previous, carry nothing: aggregate every item anew")
+        for name in set(action.option_strings) & set(helps):
+            action.help = helps[name]
+            found.add(name)
+    if "--previous" not in found:
+        parser.add_argument("--previous", default=None, metavar="ANNOTATED",
+                            help=PREVIOUS_HELP)
+    if "--recompute-all" not in found:
+        parser.add_argument("--recompute-all", action="store_true", help=RECOMPUTE_ALL_HELP)
 
 
 def _ways_for(ways: dict[str, int] | int, splits: list[str]) -> dict[str, int]:

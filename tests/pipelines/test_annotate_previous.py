@@ -403,3 +403,21 @@ def test_jboolq_carries_through_label_studio_exports_too(tmp_path):
                       "carried_votes": counts["carried_votes"],
                       "invalidated.question_changed": 1}
     assert result["stats"]["annotations"]["carried_from"]["version"] == annotated.name
+
+
+def test_a_builder_refresh_is_a_descendant_whose_judgments_all_carry(nq, tmp_path):
+    """The real loop: ``build_nq --previous`` writes the lineage the refusal checks."""
+    root = tmp_path / "releases"
+    shutil.copytree(nq.root, root)
+    refreshed = Path(build_nq.run([TEST_RUNNER, "--output", str(root), "--split-ratios",
+                                   "train=50,dev=25,test=25", "--version", "3.0.0",
+                                   "--previous", str(nq.v1)])["path"])
+    manifest = _export(refreshed, tmp_path / "tasks", "--tool", "votes", "--previous",
+                       str(root / "nq_annotated"))
+    judged = _nq_annotations(nq.annotated)
+    assert manifest["tasks"] == {"nq": 0} and manifest["carried"] == len(judged)
+    result = annotate.run(["import", "--dataset", "nq", "--input", str(refreshed), "--votes",
+                           str(nq.all_votes), "--output", str(root), "--version", "3.0.0",
+                           "--previous", str(nq.annotated), TEST_RUNNER])
+    assert result["stats"]["counts"]["annotations"]["carried"] == len(judged)
+    assert _nq_annotations(Path(result["path"])) == judged
