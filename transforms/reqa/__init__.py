@@ -12,6 +12,8 @@ May import ``transforms.sources`` (``compressed``: damaged-stream detection),
 * ``squad_source``: SQuAD v1.1 JSON paragraphs -> tasks (answer offsets checked).
 * ``nlquad_source``: NLQuAD release rows -> one task per article (paragraphs split on ``\\n``).
 * ``labeling``: sentence splitting, correct-sentence labels, question merge, candidate dedup.
+* ``refresh``: ``--previous``: the unit (a paragraph), its reused sentences, rows carried by
+  content (``CarrySameRows``).
 * ``build``: ``ReadReqaTasks`` and ``BuildReqa``, the composites (and the paper's choices).
 * ``card``: ``stats.json`` content and the ``README.md`` data card.
 * ``baselines``: the card's BM25 baselines over sentences and over paragraphs.

@@ -48,6 +48,7 @@ from apache_beam.io.filesystem import CompressionTypes
 from transforms.core.accounting import SIDE_OUTPUTS
 from transforms.reqa.labeling import (
     CANDIDATES,
+    REUSED,
     STATS,
     DeduplicateCandidates,
     LabelSentences,
@@ -55,6 +56,7 @@ from transforms.reqa.labeling import (
 )
 from transforms.reqa.nlquad_source import BuildNlquadTasks, ParseNlquadFiles
 from transforms.reqa.nq_source import ParseNqFiles
+from transforms.reqa.refresh import CountReusedParagraphs
 from transforms.reqa.schema import SOURCES
 from transforms.reqa.squad_source import ParseSquadFiles
 
@@ -100,27 +102,35 @@ class BuildReqa(beam.PTransform):
     sentences with ``splitter`` (``senter``, the default, or ``reqa``: the paper's rules).
 
     Returns ``(questions, candidates, statistics, results)``: questions and candidates rows,
-    ``(histogram key, value)`` pairs, and the tagged results for ``WriteAccounting``."""
+    ``(histogram key, value)`` pairs, and the tagged results for ``WriteAccounting``.
+    ``known_sentences`` (a refresh, ``transforms.reqa.refresh``): ``(paragraph_id, offsets)``
+    of the previous release, whose paragraphs are not split again."""
 
     def __init__(self, source: str, pattern: str, batch_size: int = 64,
-                 splitter: str = "senter", max_decoded_bytes: int | None = None):
+                 splitter: str = "senter", max_decoded_bytes: int | None = None,
+                 known_sentences: beam.PCollection | None = None):
         super().__init__()
         self.source = source
         self.pattern = pattern
         self.batch_size = batch_size
         self.splitter = splitter
         self.max_decoded_bytes = max_decoded_bytes
+        self.known_sentences = known_sentences
 
     def expand(self, pbegin):
         tasks, results = pbegin | "Read" >> ReadReqaTasks(self.source, self.pattern,
                                                           self.max_decoded_bytes)
+        known = ([] if self.known_sentences is None
+                 else [beam.pvalue.AsDict(self.known_sentences)])
         labeled = (tasks
                    | "Spread" >> beam.Reshuffle()
                    | "Batch" >> beam.BatchElements(min_batch_size=1,
                                                    max_batch_size=self.batch_size)
                    | "Sentences" >> beam.ParDo(
-                       LabelSentences(self.batch_size, self.splitter)).with_outputs(
-                           *SIDE_OUTPUTS, CANDIDATES, main="main"))
+                       LabelSentences(self.batch_size, self.splitter), *known).with_outputs(
+                           *SIDE_OUTPUTS, CANDIDATES, REUSED, main="main"))
+        if known:
+            results = [*results, labeled[REUSED] | "CountReused" >> CountReusedParagraphs()]
         merged = (labeled.main
                   | "GroupQuestions" >> beam.GroupByKey()
                   | "MergeQuestions" >> beam.ParDo(MergeQuestions()).with_outputs(

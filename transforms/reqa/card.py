@@ -15,6 +15,7 @@ from transforms.release import (
     md_text,
 )
 from transforms.release.citations import NLQUAD_BIBTEX, NQ_BIBTEX, REQA_BIBTEX, SQUAD_BIBTEX
+from transforms.release.refresh.counters import CARRIED, INPUTS_CARRIED
 from transforms.reqa.counters import (
     CANDIDATES_UNIQUE,
     COUNTERS,
@@ -158,6 +159,23 @@ def reqa_card_for(source: str) -> DatasetCard:
         citation=f"{REQA_BIBTEX}\n\n{SOURCE_BIBTEX[source]}"), body=_body)
 
 
+def refresh_text(stats: dict[str, Any]) -> list[str]:
+    """What a refresh (``--previous``) reused and carried, for the card (none without one)."""
+    refresh = stats.get("refresh")
+    if not refresh:
+        return []
+    previous = refresh["previous"]
+    built_on = f"{md_text(previous['dataset'])} {md_text(previous['version'])}"
+    if refresh["recompute_all"]:
+        return [f"Refresh: built on {built_on} with `--recompute-all`: every paragraph was "
+                f"split again and every row is this build's.", ""]
+    return [f"Refresh: built on {built_on}. The sentences of "
+            f"{refresh[INPUTS_CARRIED.name]} paragraphs it already indexed were reused, not "
+            f"split again; every example was read and labeled again, and each row whose "
+            f"values did not change ({refresh[CARRIED.name]} rows) was carried from it byte "
+            f"for byte. The counts above describe this whole release.", ""]
+
+
 def _input_text(manifest: dict[str, Any]) -> str:
     """Which input the release read, without any path (the build command shows it)."""
     source = manifest["options"]["source"]
@@ -199,6 +217,7 @@ def _body(manifest: dict[str, Any], stats: dict[str, Any]) -> str:
         f"| answers crossing a sentence boundary | "
         f"{counts[CROSS_SENTENCE_BOUNDARY]} |",
         "",
+        *refresh_text(stats),
         f"Sentences per paragraph: {summary_value(lengths, 'sentences_per_paragraph')}.  ",
         f"Correct sentences per question: {summary_value(lengths, 'correct_per_question')}.  ",
         f"Words per sentence: {summary_value(lengths, 'sentence_words')}.",

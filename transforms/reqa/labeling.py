@@ -5,7 +5,7 @@ occurrences of a question text and deduplicate the candidates."""
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from typing import Any, NamedTuple
 
 import apache_beam as beam
@@ -29,7 +29,9 @@ from transforms.reqa.schema import ANSWER_NOT_IN_SENTENCES, candidate_id, questi
 from transforms.reqa.tasks import Drop, ReqaTask, drop_outputs
 
 CANDIDATES = "candidates"  # tagged output of LabelSentences: (candidate_id, row)
+REUSED = "reused"  # tagged output of LabelSentences: paragraph_id of sentences not split again
 STATS = "stats"  # tagged output: (histogram key, integer value)
+Sentences = Sequence[tuple[int, int]]  # a paragraph's sentence offsets, in order
 SPLITTERS = ("senter", "reqa")  # --splitter: spaCy senter (default) or the paper's rules
 
 
@@ -90,10 +92,23 @@ def label_task(task: ReqaTask, sentences: Sequence[Sequence[tuple[int, int]]]) -
     return Labeled(candidates, occurrences, drops, crossing, empty)
 
 
+def task_sentences(tasks: Sequence[ReqaTask], known: Mapping[str, Sentences],
+                   split_all: Callable[[list[str]], Sequence[Sentences]]) -> list[list[Sentences]]:
+    """The sentence offsets of every paragraph of every task: ``known[paragraph_id]`` where
+    given (a refresh reuses the previous release's), the others split in one call."""
+    texts = [p.text for t in tasks for p in t.paragraphs if p.paragraph_id not in known]
+    fresh = iter(split_all(texts) if texts else ())
+    return [[known[p.paragraph_id] if p.paragraph_id in known else next(fresh)
+             for p in task.paragraphs] for task in tasks]
+
+
 class LabelSentences(beam.DoFn):
     """Batches of ReqaTask -> ``(qid, occurrence)`` per kept example; ``(candidate_id, row)``
     on ``CANDIDATES``; drops, tallies, dead letters. The splitter (spaCy ``senter`` or the
-    ReQA rules, :func:`make_splitter`) is made in ``setup()``."""
+    ReQA rules, :func:`make_splitter`) is made in ``setup()``. ``known`` (a refresh's side
+    input, ``transforms.reqa.refresh``) maps a paragraph id to the sentence offsets the
+    previous release has for it: that paragraph is not split again (its id goes to
+    ``REUSED``)."""
 
     def __init__(self, batch_size: int = 64, splitter: str = "senter"):
         make_splitter(splitter)  # fail at construction on an unknown name
@@ -104,32 +119,35 @@ class LabelSentences(beam.DoFn):
         self._splitter = make_splitter(self.splitter, self.batch_size)
         self._splitter.load()  # load the model once per worker, here
 
-    def process(self, tasks: list[ReqaTask]) -> Iterator[Any]:
+    def process(self, tasks: list[ReqaTask],
+                known: Mapping[str, Sentences] | None = None) -> Iterator[Any]:
+        known = known or {}
         try:
-            splits = self._splitter.split_all([p.text for t in tasks for p in t.paragraphs])
+            sentences = task_sentences(tasks, known, self._splitter.split_all)
         except Exception:  # noqa: BLE001 - retry one by one so only the culprit is lost
             for task in tasks:
-                yield from self._one(task)
+                yield from self._one(task, known)
             return
-        position = 0
-        for task in tasks:
-            count = len(task.paragraphs)
-            yield from self._outputs(task, label_task(task, splits[position:position + count]))
-            position += count
+        for task, offsets in zip(tasks, sentences, strict=True):
+            yield from self._outputs(task, label_task(task, offsets), known)
 
-    def _one(self, task: ReqaTask) -> Iterator[Any]:
+    def _one(self, task: ReqaTask, known: Mapping[str, Sentences]) -> Iterator[Any]:
         try:
-            labeled = label_task(task, self._splitter.split_all(
-                [p.text for p in task.paragraphs]))
+            labeled = label_task(task, task_sentences([task], known,
+                                                      self._splitter.split_all)[0])
         except Exception as error:  # noqa: BLE001 - dead-letter the task's examples
             if task.questions:
                 yield tally(MALFORMED, len(task.questions))
             yield dead_letter(SENTENCES, error, source=task.source, document=task.document,
                               examples=[q.example_id for q in task.questions])
             return
-        yield from self._outputs(task, labeled)
+        yield from self._outputs(task, labeled, known)
 
-    def _outputs(self, task: ReqaTask, labeled: Labeled) -> Iterator[Any]:
+    def _outputs(self, task: ReqaTask, labeled: Labeled,
+                 known: Mapping[str, Sentences]) -> Iterator[Any]:
+        for paragraph in task.paragraphs:
+            if paragraph.paragraph_id in known:
+                yield beam.pvalue.TaggedOutput(REUSED, paragraph.paragraph_id)
         for drop in labeled.drops:
             yield from drop_outputs(task.source, task.document, drop)
         if labeled.crossing_answers:

@@ -6,6 +6,9 @@ split into sentences; the answer index holds each sentence with its paragraph as
 a question's correct answers are the sentences its answer span overlaps. ``--source`` picks
 the input and the release: ``reqa_squad``, ``reqa_nq`` or ``reqa_nlquad``, each with the two
 tables ``questions`` and ``candidates``.
+
+``--previous`` reuses the sentences of every paragraph the previous release indexed and
+carries each row whose values did not change (``transforms.reqa.refresh``).
 """
 
 from __future__ import annotations
@@ -25,7 +28,7 @@ from transforms.core.options import (
     option,
     positive_int,
 )
-from transforms.core.spec import DatasetSpec, Plan, ReleaseKind
+from transforms.core.spec import DatasetSpec, Plan, RefreshRule, ReleaseKind
 from transforms.core.summary import dead_letter_line, empty_release_warning
 from transforms.release import (
     HistogramFn,
@@ -38,12 +41,14 @@ from transforms.release import (
     write_bytes,
 )
 from transforms.release.formats import shard_name
+from transforms.release.refresh.counters import INPUTS_CARRIED
 from transforms.reqa.baselines import reqa_baselines
 from transforms.reqa.build import BuildReqa
 from transforms.reqa.card import SOURCE_NAMES, reqa_card_for, reqa_stats, summary_value
 from transforms.reqa.counters import COUNTERS
 from transforms.reqa.inputs import release_of, resolve_input
 from transforms.reqa.labeling import SPLITTERS
+from transforms.reqa.refresh import UNIT, CarrySameRows, ReadPreviousReqa, row_key
 from transforms.reqa.schema import (
     CANDIDATES_SCHEMA,
     FIELD_DOCS,
@@ -74,12 +79,12 @@ class _Input:
                                      "<release>/nq_original/<split>/*.jsonl.gz; nlquad: "
                                      "<release>/<split>/*.parquet; a dataset directory with "
                                      "LATEST means that version); default: the bundled sample "
-                                     "of squad and nq; required for nlquad")
+                                     "of squad and nq; required for nlquad", rows=False)
     no_verify: bool = option(False, "with a release as --input, do not check it against its "
                                     "manifest first (a damaged release is refused, exit 5)",
-                             flag=True)
+                             flag=True, rows=False)
     split: str = option("", "with a release directory as --input: read only this split "
-                            "(default: every split)")
+                            "(default: every split)", rows=False)
 
 
 @dataclass(frozen=True)
@@ -92,8 +97,10 @@ class ReqaOptions(ReleaseOptions, _Input):
                                      "google/retrieval-qa-eval: rebuilds ReQA SQuAD as "
                                      "published, e.g. 10,250 candidates on SQuAD v1.1 dev)",
                            choices=SPLITTERS)
-    batch_size: int = option(64, "paragraphs' tasks per spaCy batch", parse=positive_int)
-    max_rows_per_shard: int = option(50_000, "Parquet rows per shard file", parse=positive_int)
+    batch_size: int = option(64, "paragraphs' tasks per spaCy batch", parse=positive_int,
+                             rows=False)
+    max_rows_per_shard: int = option(50_000, "Parquet rows per shard file", parse=positive_int,
+                                     rows=False)
     max_decoded_mib: float | None = max_decoded_option(
         None, "input file",
         f"{NQ_MAX_DECODED_MIB} for --source nq, whose files are streamed a line at a time and "
@@ -181,12 +188,23 @@ class BuildReqaRelease(beam.PTransform):
     def __init__(self, plan: Plan[ReqaOptions], target: ReleaseTarget):
         super().__init__()
         self.options, self.context, self.target = plan.options, plan.context, target
+        self.previous = plan.previous
 
     def expand(self, pbegin):
         options, staging = self.options, self.target.staging_dir
+        previous_rows, known = {}, None
+        if self.previous is not None:
+            previous_rows, known = pbegin | "Previous" >> ReadPreviousReqa(
+                self.previous, CANDIDATES, sentences=not options.recompute_all)
         questions, candidates, statistics, results = pbegin | "Reqa" >> BuildReqa(
             options.source, self.context.pattern, options.batch_size, options.splitter,
-            mib_to_bytes(options.max_decoded_mib))
+            mib_to_bytes(options.max_decoded_mib), known_sentences=known)
+        if self.previous is not None:
+            questions, carried_questions = questions | "CarryQuestions" >> CarrySameRows(
+                previous_rows[QUESTIONS], options.recompute_all)
+            candidates, carried_candidates = candidates | "CarryCandidates" >> CarrySameRows(
+                previous_rows[CANDIDATES], options.recompute_all)
+            results = [*results, carried_questions, carried_candidates]
         max_rows = options.max_rows_per_shard
         written = [
             questions
@@ -227,6 +245,10 @@ def summary(result: dict[str, Any]) -> str:
         f"  sentences/paragraph:   {summary_value(lengths, 'sentences_per_paragraph')}",
         f"  correct/question:      {summary_value(lengths, 'correct_per_question')}",
     ]
+    refresh = stats.get("refresh")
+    if refresh and not refresh["recompute_all"]:
+        lines.append(f"  refresh:               sentences of {refresh[INPUTS_CARRIED.name]} "
+                     f"paragraphs reused, not split again; every example labeled again")
     return "\n".join(lines + empty_release_warning(manifest))
 
 
@@ -245,4 +267,5 @@ SPEC = DatasetSpec(
     transform=BuildReqaRelease,
     summary=summary,
     output_label="reqa_<source>",
+    refresh=RefreshRule(UNIT, row_key),
 )
