@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from transforms.categories.counters import COUNTERS, FILES, PARAGRAPHS, PATTERN
+from transforms.categories.refresh import NOTE
 from transforms.categories.stages import LEXICON_FILE
 from transforms.core.counters import Counts
 from transforms.release import CardInfo, DatasetCard, group_tallies, md_text
@@ -70,6 +71,8 @@ def _body(manifest: dict[str, Any], stats: dict[str, Any]) -> str:
         "|---|---|",
         *[f"| {name} | {count} |" for name, count in counts.family(PATTERN).items()],
         "",
+        *([f"Refresh: built on version {md_text(stats['refresh']['previous']['version'])} "
+           f"with `--previous`. {NOTE}", ""] if "refresh" in stats else []),
         "## Files",
         "",
         "- `lexicon/*.parquet` (config `lexicon`): one row per hypernym lemma.",

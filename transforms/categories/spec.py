@@ -15,6 +15,12 @@ from apache_beam.io.filesystems import FileSystems
 from filters.nq.category_lexicon import lexicon_tsv
 from transforms.categories.card import categories_card, categories_stats
 from transforms.categories.counters import COUNTERS, FILES, PARAGRAPHS, PATTERN
+from transforms.categories.refresh import (
+    UNIT,
+    count_against_previous,
+    recompute_everything,
+    row_key,
+)
 from transforms.categories.stages import (
     FIELD_DOCS,
     LEXICON_FILE,
@@ -35,7 +41,7 @@ from transforms.core.options import (
 )
 from transforms.core.progress import ShowProgress
 from transforms.core.samples import sample_path
-from transforms.core.spec import DatasetSpec, Plan, ReleaseKind
+from transforms.core.spec import DatasetSpec, Plan, RefreshRule, ReleaseKind
 from transforms.core.summary import dead_letter_line, empty_release_warning
 from transforms.release import (
     ReleaseTarget,
@@ -55,9 +61,9 @@ class CategoriesOptions(ReleaseOptions):
 
     input: tuple[str, ...] = option(
         (), "glob of corpus files (.txt one paragraph per line, .jsonl, .html); repeatable; "
-            "default: the bundled corpus", repeat=True)
+            "default: the bundled corpus", repeat=True, rows=False)
     text_field: str = option("text", "JSONL field holding the text")
-    batch_size: int = option(64, "paragraphs per spaCy batch", parse=positive_int)
+    batch_size: int = option(64, "paragraphs per spaCy batch", parse=positive_int, rows=False)
     max_decoded_mib: float = max_decoded_option(DEFAULT_MAX_DECODED_BYTES / MIB, "corpus file")
 
 
@@ -74,8 +80,10 @@ RELEASE = ReleaseKind("categories",
 
 
 def plan(options: CategoriesOptions) -> Plan[CategoriesOptions]:
-    """The bundled corpus when no ``--input`` is given; every input must match a file."""
-    options = replace(options, input=options.input or sample_corpus_patterns())
+    """The bundled corpus when no ``--input`` is given; every input must match a file; a
+    refresh recomputes every row (``transforms.categories.refresh``)."""
+    options = recompute_everything(
+        replace(options, input=options.input or sample_corpus_patterns()))
     require_inputs(options.input)
     return Plan(options, RELEASE, (LEXICON,),
                 {"kind": "corpus", "description": ", ".join(options.input)})
@@ -87,7 +95,7 @@ class BuildCategories(beam.PTransform):
 
     def __init__(self, plan: Plan[CategoriesOptions], target: ReleaseTarget):
         super().__init__()
-        self.options, self.target = plan.options, target
+        self.options, self.target, self.previous = plan.options, target, plan.previous
 
     def expand(self, pbegin):
         options, staging = self.options, self.target.staging_dir
@@ -109,7 +117,9 @@ class BuildCategories(beam.PTransform):
         tsv = (rows
                | "AllRows" >> beam.combiners.ToList()
                | "WriteTsv" >> beam.Map(_write_tsv, FileSystems.join(staging, LEXICON_FILE)))
-        accounting = pbegin | "Accounting" >> WriteAccounting(staging, [*results, matches])
+        counted = count_against_previous(pbegin, self.previous, rows, LEXICON)
+        accounting = pbegin | "Accounting" >> WriteAccounting(staging,
+                                                              [*results, matches, *counted])
         return lexicon, tsv, accounting
 
 
@@ -132,6 +142,9 @@ def summary(result: dict[str, Any]) -> str:
     lines += [dead_letter_line(result["stats"]["counts"], width=17),
               f"  lexicon entries: {result['manifest']['rows_per_split'][LEXICON]}",
               f"  lexicon file:    {FileSystems.join(result['path'], LEXICON_FILE)}"]
+    if "refresh" in result["stats"]:
+        lines.append("  refresh:         every row recomputed: a lexicon row adds up the "
+                     "whole corpus, none can be carried")
     return "\n".join(lines + empty_release_warning(result["manifest"]))
 
 
@@ -148,4 +161,5 @@ SPEC = DatasetSpec(
     plan=plan,
     transform=BuildCategories,
     summary=summary,
+    refresh=RefreshRule(UNIT, row_key),
 )
