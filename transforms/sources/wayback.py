@@ -17,6 +17,10 @@
    ``too_many_redirects``) is tallied as ``<stage>.failed.<kind>`` and dead-lettered with
    its ``kind``.
 
+``ListWaybackArticles`` is steps 1-2 and ``FetchWaybackCaptures`` step 3, so a caller can
+drop the captures it already has between them (a refresh fetches nothing it carries);
+``ReadWaybackPages`` is the two in a row. A fetched page keeps its CDX digest.
+
 The DoFns hold a frozen ``WaybackPolicy`` (rates, cache, limits; its defaults are the only
 ones); clients are built from it in ``DoFn.setup()`` (sessions are not picklable), with Beam's
 filesystems as the cache storage when ``cache_dir`` is remote (``gs://...``).
@@ -200,31 +204,27 @@ class FetchCaptures(_WaybackDoFn):
                                                    "timestamp": capture.timestamp})
             yield tally(INPUT_PAGES)
             yield CapturedPage(capture.original, capture.timestamp, result.content, "wayback",
-                               result.headers.get("Content-Type", ""))
+                               result.headers.get("Content-Type", ""), capture.digest)
 
 
-class ReadWaybackPages(beam.PTransform):
-    """BBC News article captures of ``from_year``..``to_year`` from the Wayback Machine.
-
-    ``policy`` (:class:`transforms.clients.wayback.WaybackPolicy`) sets the rates, the
-    fetchers, the cache and the limits of every request; each of its ``fetch_workers``
-    fetchers gets its share of the fetch rate.
-    """
+class ListWaybackArticles(beam.PTransform):
+    """Steps 1-2: the CDX listing of ``from_year``..``to_year``, article URLs only, one capture
+    per article asset key (at most ``max_captures``, 0 = all): ``((asset key, CdxCapture),
+    [tagged results carrying accounting outputs])``. Nothing is fetched yet, so a caller
+    may drop captures it already has (a refresh, ``transforms.nlquad.refresh``)."""
 
     def __init__(self, base_url: str, from_year: int, to_year: int,
                  policy: WaybackPolicy = DEFAULT_POLICY, max_captures: int = 0):
         super().__init__()
         self.base_url = base_url
         self.from_year, self.to_year = from_year, to_year
-        self.fetch_workers = max(1, policy.fetch_workers)
         self.max_captures = max_captures
-        self.cdx_policy = policy
-        self.fetch_policy = policy.per_fetcher()
+        self.policy = policy
 
     def expand(self, pbegin):
         listed = (pbegin
                   | "CdxQueries" >> beam.Create(bbc_cdx_queries(self.from_year, self.to_year))
-                  | "ListCdx" >> beam.ParDo(ListCdxCaptures(self.base_url, self.cdx_policy))
+                  | "ListCdx" >> beam.ParDo(ListCdxCaptures(self.base_url, self.policy))
                   .with_outputs(*SIDE_OUTPUTS, main="main"))
         classified = (listed.main
                       | "ArticleUrls" >> beam.FlatMap(_classify).with_outputs(
@@ -247,10 +247,52 @@ class ReadWaybackPages(beam.PTransform):
                       | "FirstCaptures" >> beam.combiners.Top.Smallest(
                           limit, key=lambda kv: kv[0])
                       | "Unlist" >> beam.FlatMap(lambda items: items))
+        return chosen, accounting
+
+
+class FetchWaybackCaptures(beam.PTransform):
+    """Step 3: ``(asset key, CdxCapture)`` -> CapturedPage, spread over ``fetch_workers``
+    fetchers that share the fetch rate (``WaybackPolicy.per_fetcher``): ``(pages, [tagged
+    results carrying accounting outputs])``."""
+
+    def __init__(self, base_url: str, policy: WaybackPolicy = DEFAULT_POLICY):
+        super().__init__()
+        self.base_url = base_url
+        self.fetch_workers = max(1, policy.fetch_workers)
+        self.fetch_policy = policy.per_fetcher()
+
+    def expand(self, chosen):
         workers = self.fetch_workers
         fetched = (chosen
                    | "KeyByFetcher" >> beam.Map(lambda kv: (_fetch_key(kv[0], workers), kv[1]))
                    | "GroupByFetcher" >> beam.GroupByKey()
                    | "Fetch" >> beam.ParDo(FetchCaptures(self.base_url, self.fetch_policy))
                    .with_outputs(*SIDE_OUTPUTS, main="main"))
-        return fetched.main, [*accounting, fetched]
+        return fetched.main, [fetched]
+
+
+class ReadWaybackPages(beam.PTransform):
+    """BBC News article captures of ``from_year``..``to_year`` from the Wayback Machine:
+    ``ListWaybackArticles`` then ``FetchWaybackCaptures``.
+
+    ``policy`` (:class:`transforms.clients.wayback.WaybackPolicy`) sets the rates, the
+    fetchers, the cache and the limits of every request; each of its ``fetch_workers``
+    fetchers gets its share of the fetch rate.
+    """
+
+    def __init__(self, base_url: str, from_year: int, to_year: int,
+                 policy: WaybackPolicy = DEFAULT_POLICY, max_captures: int = 0):
+        super().__init__()
+        self.base_url = base_url
+        self.from_year, self.to_year = from_year, to_year
+        self.max_captures = max_captures
+        self.cdx_policy = policy
+        self.fetch_workers = max(1, policy.fetch_workers)
+        self.fetch_policy = policy.per_fetcher()
+
+    def expand(self, pbegin):
+        chosen, listed = pbegin | "List" >> ListWaybackArticles(
+            self.base_url, self.from_year, self.to_year, self.cdx_policy, self.max_captures)
+        pages, fetched = chosen | "Fetch" >> FetchWaybackCaptures(self.base_url,
+                                                                  self.cdx_policy)
+        return pages, [*listed, *fetched]
