@@ -8,6 +8,7 @@ from typing import Any
 from transforms.core.counters import Counts
 from transforms.release import CardInfo, DatasetCard, group_tallies, md_text
 from transforms.search_index.counters import COUNTERS, MALFORMED_LINES, READ, UNREADABLE_FILES
+from transforms.search_index.refresh import NOTE
 
 BM25S_BIBTEX = """@misc{lu-2024-bm25s,
     title = "{BM25S}: Orders of magnitude faster lexical search via eager sparse scoring",
@@ -93,6 +94,8 @@ def _body(manifest: dict[str, Any], stats: dict[str, Any]) -> str:
         f"| malformed dump lines | {counts[MALFORMED_LINES]} |",
         f"| unreadable page files | {counts[UNREADABLE_FILES]} |",
         "",
+        *([f"Refresh: built on version {md_text(stats['refresh']['previous']['version'])} "
+           f"with `--previous`. {NOTE}", ""] if "refresh" in stats else []),
         "## Files",
         "",
         "- `docs/*.parquet` (config `docs`): the indexed pages; row `doc_id` is the page's "

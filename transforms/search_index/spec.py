@@ -30,7 +30,7 @@ from transforms.core.options import (
     option,
 )
 from transforms.core.progress import ShowProgress
-from transforms.core.spec import DatasetSpec, Plan, ReleaseKind
+from transforms.core.spec import DatasetSpec, Plan, RefreshRule, ReleaseKind
 from transforms.core.summary import dead_letter_line, empty_release_warning
 from transforms.release import (
     ReleaseTarget,
@@ -41,6 +41,12 @@ from transforms.release import (
 )
 from transforms.search_index.card import index_card_for, index_stats
 from transforms.search_index.counters import COUNTERS, MALFORMED_LINES, READ, UNREADABLE_FILES
+from transforms.search_index.refresh import (
+    UNIT,
+    count_against_previous,
+    recompute_everything,
+    row_key,
+)
 from transforms.search_index.stages import (
     EXTRACT_GROUP,
     EXTRACT_ROWS_PER_SHARD,
@@ -71,8 +77,9 @@ class _CorpusOptions:
 
     source: str = option("sample", "bundled corpus (default), a directory with index.tsv, or "
                                    "Wikimedia Enterprise HTML dumps (*.json.tar.gz)",
-                         choices=("sample", "pages", ENTERPRISE))
-    input: str | None = option(None, "--source pages: the directory; enterprise: a glob")
+                         choices=("sample", "pages", ENTERPRISE), rows=False)
+    input: str | None = option(None, "--source pages: the directory; enterprise: a glob",
+                               rows=False)
     lang: str = option("en", "Wikipedia language of the pages")
 
 
@@ -81,7 +88,8 @@ class SearchIndexOptions(ReleaseOptions, _CorpusOptions):
     """``python -m pipelines.build_search_index`` options."""
 
     output: str = option("indexes", "release root (local or gs://...); the release goes to "
-                                    "<output>/{dataset}/<version>/", group=RELEASE_GROUP)
+                                    "<output>/{dataset}/<version>/", group=RELEASE_GROUP,
+                         rows=False)
     max_decoded_mib: float = max_decoded_option(DEFAULT_MAX_DECODED_BYTES / MIB,
                                                 "page file, index.tsv or dump line")
 
@@ -121,13 +129,15 @@ def index_pages(target: ReleaseTarget, lang: str, source: str) -> None:
 
 def plan(options: SearchIndexOptions) -> Plan[SearchIndexOptions]:
     """Enterprise dumps need ``--input``; the index is written on this machine; the dump glob
-    or the corpus directory's ``index.tsv`` must exist."""
+    or the corpus directory's ``index.tsv`` must exist; a refresh recomputes every row
+    (``transforms.search_index.refresh``)."""
     if options.source == ENTERPRISE and not options.input:
         raise UsageError("--source enterprise needs --input GLOB")
     if "://" in options.output:
         raise UsageError("the index is built on this machine: --output must be a local path")
     corpus = options.input or sample_corpus_dir(options.lang)
     require_inputs(input_patterns(options, corpus))
+    options = recompute_everything(options)
     return Plan(options, release_for(options.lang), (DOCS,),
                 {"kind": options.source, "description": corpus},
                 before_publish=partial(index_pages, lang=options.lang, source=corpus),
@@ -141,6 +151,7 @@ class BuildSearchIndex(beam.PTransform):
     def __init__(self, plan: Plan[SearchIndexOptions], target: ReleaseTarget):
         super().__init__()
         self.options, self.context, self.target = plan.options, plan.context, target
+        self.previous = plan.previous
 
     def expand(self, pbegin):
         options, corpus = self.options, self.context.corpus
@@ -164,7 +175,9 @@ class BuildSearchIndex(beam.PTransform):
                      FileSystems.join(self.target.staging_dir, EXTRACTED),
                      lambda r: r["url"], parquet_bytes, "parquet", EXTRACT_SCHEMA,
                      max_rows_per_shard=EXTRACT_ROWS_PER_SHARD))
-        return pages, pbegin | "Accounting" >> WriteAccounting(self.target.staging_dir, [read])
+        counted = count_against_previous(pbegin, self.previous, read.main, DOCS)
+        return pages, pbegin | "Accounting" >> WriteAccounting(self.target.staging_dir,
+                                                               [read, *counted])
 
 
 def summary(result: dict[str, Any]) -> str:
@@ -177,6 +190,8 @@ def summary(result: dict[str, Any]) -> str:
         f"  malformed dump lines: {counts[MALFORMED_LINES]}",
         f"  unreadable pages: {counts[UNREADABLE_FILES]}",
         dead_letter_line(result["stats"]["counts"], width=15),
+        *(["  refresh: every row and index file recomputed: BM25 scores and doc ids depend "
+           "on every page"] if "refresh" in result["stats"] else []),
         *empty_release_warning(result["manifest"]),
     ])
 
@@ -195,4 +210,5 @@ SPEC = DatasetSpec(
     transform=BuildSearchIndex,
     summary=summary,
     output_label="search_<lang>",
+    refresh=RefreshRule(UNIT, row_key),
 )
