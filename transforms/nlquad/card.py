@@ -13,9 +13,12 @@ from transforms.nlquad.counters import (
     CDX_MALFORMED,
     CDX_ROWS_READ,
     COUNTERS,
+    DOCUMENTS_CARRIED,
     DROPPED,
     DUPLICATE_CAPTURE,
+    DUPLICATE_CAPTURE_OF_CARRIED,
     DUPLICATE_CONTENT,
+    DUPLICATE_CONTENT_OF_CARRIED,
     FOUND,
     KEPT,
     PAGES_PARSED,
@@ -148,6 +151,34 @@ def cdx_count_rows(counts: dict[str, dict[str, int]]) -> list[tuple[str, int]]:
     return rows
 
 
+def refresh_note(stats: dict[str, Any]) -> str:
+    """Markdown saying what the counts of a refresh (``stats["refresh"]``) are: this run's
+    work, not the release's (empty for a full build)."""
+    refresh = stats.get("refresh")
+    if not refresh:
+        return ""
+    previous = refresh["previous"]
+    carried = Counts(stats["counts"], COUNTERS)[DOCUMENTS_CARRIED]
+    return (f"This version was built on {md_text(previous['dataset'])} "
+            f"{md_text(previous['version'])} with "
+            f"`--previous`: {carried} documents whose capture (URL, timestamp, digest) is "
+            f"unchanged were carried with their rows: not fetched (Wayback), parsed or "
+            f"extracted again. "
+            f"The counts below are this run's work only; the splits, the lengths and the "
+            f"question prefixes describe the whole release.")
+
+
+def refresh_count_rows(stats: dict[str, Any]) -> list[tuple[str, int]]:
+    """``(label, count)`` of what a refresh carried and dropped for the card and the
+    summary; empty for a full build."""
+    if not stats.get("refresh"):
+        return []
+    counts = Counts(stats["counts"], COUNTERS)
+    return [("documents carried", counts[DOCUMENTS_CARRIED]),
+            ("new captures of carried articles, dropped", counts[DUPLICATE_CAPTURE_OF_CARRIED]),
+            ("new articles with a carried text, dropped", counts[DUPLICATE_CONTENT_OF_CARRIED])]
+
+
 def _body(manifest: dict[str, Any], stats: dict[str, Any]) -> str:
     """Markdown body: what, method, splits, counts and drop reasons, lengths, baselines."""
     counts = Counts(stats["counts"], COUNTERS)
@@ -191,12 +222,13 @@ def _body(manifest: dict[str, Any], stats: dict[str, Any]) -> str:
         "`context[answer_start:answer_end] == answer_text`; the word offsets index "
         "`context.split()`.",
         "",
-        "## Counts",
+        "## Counts" + (" (this run's work)" if stats.get("refresh") else ""),
         "",
+        *([refresh_note(stats), ""] if stats.get("refresh") else []),
         "| what | count |",
         "|---|---|",
         *[f"| {md_text(label)} | {count} |"
-          for label, count in cdx_count_rows(stats["counts"])],
+          for label, count in [*refresh_count_rows(stats), *cdx_count_rows(stats["counts"])]],
         f"| pages read | {counts[PAGES_READ]} |",
         f"| articles parsed | {counts[PAGES_PARSED]} |",
         f"| duplicate captures removed | {counts[DUPLICATE_CAPTURE]} |",

@@ -57,6 +57,7 @@ from transforms.sources.counters import (  # noqa: F401 - re-exported
 
 PAGES = "pages"
 DEDUP = "dedup"
+CARRIED = "carried"
 DOCUMENTS = "documents"
 QUESTIONS = "questions"
 FIRST_WORD, FIRST_TWO_WORDS = (prefix.rstrip(".") for prefix in PREFIX_TALLIES)
@@ -83,6 +84,14 @@ PARSED_ERA = {"A": PARSED_ERA_A, "B": PARSED_ERA_B, "C": PARSED_ERA_C, "D": PARS
 # dedup: DeduplicateArticles
 DUPLICATE_CAPTURE = Counter(DEDUP, "duplicate_capture")
 DUPLICATE_CONTENT = Counter(DEDUP, "duplicate_content")
+# a refresh (--previous): a new capture of a carried document's article, or a new article with
+# a carried document's text, is dropped: published rows stay as they are
+DUPLICATE_CAPTURE_OF_CARRIED = Counter(DEDUP, "duplicate_capture_of_carried")
+DUPLICATE_CONTENT_OF_CARRIED = Counter(DEDUP, "duplicate_content_of_carried")
+
+# carried: a refresh's documents whose capture is unchanged (transforms.nlquad.refresh); they
+# are not read, parsed or extracted again (their rows, if any, are carried as they are)
+DOCUMENTS_CARRIED = Counter(CARRIED, "documents")
 
 # documents and questions: ExtractQuestionAnswers
 DEDUPLICATED = Counter(DOCUMENTS, "deduplicated")

@@ -11,6 +11,7 @@ source's rates and request limits are options whose defaults are ``WaybackPolicy
 from __future__ import annotations
 
 import argparse
+import dataclasses
 from dataclasses import dataclass
 from functools import partial
 from typing import Any
@@ -24,6 +25,7 @@ from transforms.core.counters import Counts
 from transforms.core.errors import UsageError
 from transforms.core.inputs import matching_files, require_inputs
 from transforms.core.options import (
+    CLI,
     ReleaseOptions,
     max_decoded_option,
     mib_to_bytes,
@@ -35,9 +37,16 @@ from transforms.core.options import (
     split_ratios_option,
 )
 from transforms.core.request_options import request_limit_options, request_limits_of
-from transforms.core.spec import DatasetSpec, Plan, ReleaseKind
+from transforms.core.spec import DatasetSpec, Plan, RefreshRule, ReleaseKind
 from transforms.core.summary import dead_letter_line, empty_release_warning
-from transforms.nlquad.card import cdx_count_rows, nlquad_baselines, nlquad_card, nlquad_stats
+from transforms.nlquad.capture_keys import row_key
+from transforms.nlquad.card import (
+    cdx_count_rows,
+    nlquad_baselines,
+    nlquad_card,
+    nlquad_stats,
+    refresh_count_rows,
+)
 from transforms.nlquad.counters import (
     COUNTERS,
     DROPPED,
@@ -52,8 +61,12 @@ from transforms.nlquad.counters import (
     PAGES_SKIPPED,
     PROMO_LIST_REMOVED,
 )
+from transforms.nlquad.refresh import NlquadRefresh, cdx_capture, page_capture
 from transforms.nlquad.schema import FIELD_DOCS, NLQUAD_SCHEMA
+from transforms.nlquad.sidecar import DIRECTORY as SIDECAR_DIRECTORY
+from transforms.nlquad.sidecar import WriteSidecar, ensure_sidecar
 from transforms.nlquad.stages import (
+    BOILERPLATE_MIN_WORDS,
     DeduplicateArticles,
     ExtractQuestionAnswers,
     FindRepeatedParagraphs,
@@ -82,7 +95,19 @@ MAX_PAGE_MIB = 64  # --max-decoded-mib: a real article page is well under 5 MiB
 WAYBACK_GROUP = "wayback source"
 WAYBACK = WaybackPolicy()  # the defaults of the wayback source options
 LIMITS = WAYBACK.limits  # the defaults of the --wayback-* request limits
-_WAYBACK = request_limit_options("the archive", LIMITS, group=WAYBACK_GROUP)
+
+
+def input_option(declared: Any) -> Any:
+    """An option field made by a shared helper (``request_limit_options``,
+    ``max_decoded_option``), declared as one that never changes a row's content
+    (``rows=False``): it limits which inputs are read, not what a row of an input says."""
+    info = declared.metadata[CLI]
+    return dataclasses.field(default=declared.default,
+                             metadata={CLI: dataclasses.replace(info, rows=False)})
+
+
+_WAYBACK = {suffix: input_option(declared) for suffix, declared in request_limit_options(
+    "the archive", LIMITS, group=WAYBACK_GROUP).items()}
 
 
 def boilerplate_min_docs(value: str) -> int:
@@ -101,11 +126,11 @@ class _PageOptions:
 
     source: str = option("sample", "where pages come from: the bundled sample (default, "
                                    "offline), saved HTML files, WARC/ARC files, or the Wayback "
-                                   "Machine", choices=SOURCES)
+                                   "Machine", choices=SOURCES, rows=False)
     input: str | None = option(None, "glob of input files for --source html|warc "
-                                     "(any Beam filesystem: local, gs://, ...)")
+                                     "(any Beam filesystem: local, gs://, ...)", rows=False)
     index: str | None = option(None, "--source html: TSV sidecar (file, url, timestamp); "
-                                     "default: index.tsv next to each page")
+                                     "default: index.tsv next to each page", rows=False)
 
 
 @dataclass(frozen=True)
@@ -113,49 +138,53 @@ class NlquadOptions(ReleaseOptions, _PageOptions):
     """``python -m pipelines.build_nlquad`` options."""
 
     from_year: int = option(2016, "--source wayback: first capture year (default 2016)",
-                            parse=int, name="--from")
+                            parse=int, name="--from", rows=False)
     to_year: int = option(2020, "--source wayback: last capture year (default 2020)",
-                          parse=int, name="--to")
+                          parse=int, name="--to", rows=False)
     split_ratios: tuple[tuple[str, float], ...] = option(
         split_ratios_option(SPLIT_RATIOS), "split names and ratios, e.g. "
         "train=0.8,dev=0.1,test=0.1 or 80/10/10", parse=split_ratios_option,
         cli_default=SPLIT_RATIOS)
     split_salt: str = option("nlquad", "salt of the split hash; keep it fixed across versions")
     export_squad: bool = option(False, "also write squad/<split>.json in exactly the SQuAD "
-                                       "v1.1 format", flag=True)
+                                       "v1.1 format", flag=True, rows=False)
     squad_extra_fields: bool = option(False, "with --export-squad, add NLQuAD's own fields "
                                              "(date, url, answer_end), which strict SQuAD v1.1 "
-                                             "readers may refuse", flag=True)
+                                             "readers may refuse", flag=True, rows=False)
     boilerplate_min_docs: int = option(3, "a paragraph found in at least this many articles "
                                           "(2 or more) is boilerplate",
                                        parse=boilerplate_min_docs)
-    boilerplate_min_words: int = option(4, "shorter paragraphs are never treated as repeated "
-                                           "boilerplate", parse=non_negative_int)
+    boilerplate_min_words: int = option(BOILERPLATE_MIN_WORDS, "shorter paragraphs are never "
+                                        "treated as repeated boilerplate",
+                                        parse=non_negative_int)
     paragraph_separator: str = option("\n", "whitespace placed between paragraphs in the "
                                             "context")
-    max_rows_per_shard: int = option(20_000, "Parquet rows per shard file", parse=positive_int)
-    max_decoded_mib: float = max_decoded_option(
-        MAX_PAGE_MIB, "page (--source html: a page file; warc: one record's page)")
+    max_rows_per_shard: int = option(20_000, "Parquet rows per shard file", parse=positive_int,
+                                     rows=False)
+    max_decoded_mib: float = input_option(max_decoded_option(
+        MAX_PAGE_MIB, "page (--source html: a page file; warc: one record's page)"))
     wayback_url: str = option("https://web.archive.org", "Wayback Machine base URL (tests "
                                                          "point it at a local server)",
-                              group=WAYBACK_GROUP)
+                              group=WAYBACK_GROUP, rows=False)
     cache_dir: str = option(".cache/wayback", "cache of CDX pages and captures, local or "
                                               "gs:// (re-runs never refetch; a crashed run "
-                                              "resumes from it)", group=WAYBACK_GROUP)
+                                              "resumes from it)", group=WAYBACK_GROUP,
+                         rows=False)
     fetch_workers: int = option(WAYBACK.fetch_workers, "parallel fetchers; the archive sees at "
                                                        "most fetch-workers x per-worker rate",
-                                parse=positive_int, group=WAYBACK_GROUP)
+                                parse=positive_int, group=WAYBACK_GROUP, rows=False)
     fetches_per_minute: float = option(WAYBACK.fetches_per_minute, "global page fetch rate "
                                        "(archive limit ~480/min per IP)",
-                                       parse=positive_float, group=WAYBACK_GROUP)
+                                       parse=positive_float, group=WAYBACK_GROUP, rows=False)
     cdx_per_minute: float = option(WAYBACK.cdx_per_minute, "CDX request rate (archive limit "
                                                            "~24/min per IP)",
-                                   parse=positive_float, group=WAYBACK_GROUP)
+                                   parse=positive_float, group=WAYBACK_GROUP, rows=False)
     rate_limit_pause: float = option(WAYBACK.rate_limit_pause, "seconds to pause after HTTP "
                                      "429 or a refused connection",
-                                     parse=non_negative_float, group=WAYBACK_GROUP)
+                                     parse=non_negative_float, group=WAYBACK_GROUP,
+                                     rows=False)
     max_captures: int = option(0, "stop after this many article captures (0 = all)",
-                               parse=non_negative_int, group=WAYBACK_GROUP)
+                               parse=non_negative_int, group=WAYBACK_GROUP, rows=False)
     wayback_connect_timeout: float = _WAYBACK["connect_timeout"]
     wayback_read_timeout: float = _WAYBACK["read_timeout"]
     wayback_deadline: float = _WAYBACK["deadline"]
@@ -206,10 +235,20 @@ def write_empty_squad_files(target: ReleaseTarget, splits: tuple[str, ...]) -> N
             write_bytes(path, to_json_bytes(squad_file([])))
 
 
+def before_publish(target: ReleaseTarget, splits: tuple[str, ...], squad: bool) -> None:
+    """What a release has even when the job wrote none of it: the refresh sidecar and, with
+    ``--export-squad``, a SQuAD file for every split."""
+    ensure_sidecar(target)
+    if squad:
+        write_empty_squad_files(target, splits)
+
+
 def plan(options: NlquadOptions) -> Plan[NlquadOptions]:
     """``--source html|warc`` need ``--input`` (and it, with ``--index``, must match
-    files); the paragraph separator must be whitespace. The manifest records the split
-    ratios as a dict; with ``--export-squad`` empty splits get an empty SQuAD file."""
+    files); the paragraph separator must be whitespace; no split may be named like the
+    sidecar's directory. The manifest records the split ratios as a dict; before
+    publishing, the sidecar and (``--export-squad``) the SQuAD files of empty splits are
+    written."""
     if options.source in FILE_SOURCES and not options.input:
         raise UsageError(f"--source {options.source} needs --input GLOB")
     if options.paragraph_separator.strip() or not options.paragraph_separator:
@@ -217,26 +256,38 @@ def plan(options: NlquadOptions) -> Plan[NlquadOptions]:
     if options.source in FILE_SOURCES:
         require_inputs([options.input, *([options.index] if options.index else [])])
     splits = tuple(name for name, _ in options.split_ratios)
+    if SIDECAR_DIRECTORY in splits:
+        raise UsageError(f"--split-ratios: {SIDECAR_DIRECTORY!r} names the release's refresh "
+                         f"sidecar; call the split otherwise")
     return Plan(options, RELEASE, splits, source_description(options),
                 recorded={"split_ratios": dict(options.split_ratios)},
-                before_publish=(partial(write_empty_squad_files, splits=splits)
-                                if options.export_squad else None))
+                before_publish=partial(before_publish, splits=splits,
+                                       squad=options.export_squad))
 
 
-def read_pages(pbegin, options: NlquadOptions):
-    """The chosen source: ``(pages, [tagged results carrying accounting outputs])``."""
-    if options.source == "sample":
-        return pbegin | "Sample" >> ReadSamplePages()
+def read_pages(pbegin, options: NlquadOptions, refresh: NlquadRefresh):
+    """The chosen source's pages of new or changed captures (``refresh.fresh``; every page
+    without ``--previous``): ``(pages, [tagged results carrying accounting outputs])``.
+    Wayback captures are filtered between the CDX listing and the fetch."""
     max_decoded = mib_to_bytes(options.max_decoded_mib)
-    if options.source == "html":
-        return pbegin | "Html" >> ReadHtmlPages(options.input, options.index, max_decoded)
-    if options.source == "warc":
-        return pbegin | "Warc" >> ReadWarcPages(options.input, max_decoded)
-    from transforms.sources.wayback import ReadWaybackPages
+    if options.source == "wayback":
+        from transforms.sources.wayback import FetchWaybackCaptures, ListWaybackArticles
 
-    return pbegin | "Wayback" >> ReadWaybackPages(
-        base_url=options.wayback_url, from_year=options.from_year, to_year=options.to_year,
-        policy=wayback_policy(options), max_captures=options.max_captures)
+        policy = wayback_policy(options)
+        chosen, listed = pbegin | "WaybackList" >> ListWaybackArticles(
+            options.wayback_url, options.from_year, options.to_year, policy,
+            options.max_captures)
+        pages, fetched = (refresh.fresh(chosen, cdx_capture)
+                          | "WaybackFetch" >> FetchWaybackCaptures(options.wayback_url, policy))
+        return pages, [*listed, *fetched]
+    if options.source == "sample":
+        pages, results = pbegin | "Sample" >> ReadSamplePages()
+    elif options.source == "html":
+        pages, results = pbegin | "Html" >> ReadHtmlPages(options.input, options.index,
+                                                          max_decoded)
+    else:
+        pages, results = pbegin | "Warc" >> ReadWarcPages(options.input, max_decoded)
+    return refresh.fresh(pages, page_capture), results
 
 
 def _write_squad(split_rows: tuple[str, list[dict[str, Any]]], staging_dir: str,
@@ -247,27 +298,33 @@ def _write_squad(split_rows: tuple[str, list[dict[str, Any]]], staging_dir: str,
 
 class BuildNlquad(beam.PTransform):
     """Pages -> articles (parsed, deduplicated) -> question-answer rows: Parquet splits,
-    the SQuAD export with ``--export-squad`` and the accounting, all staged in ``target``."""
+    the SQuAD export with ``--export-squad``, the refresh sidecar and the accounting, all
+    staged in ``target``. With ``--previous`` the rows of unchanged captures are carried
+    (``transforms.nlquad.refresh``)."""
 
     def __init__(self, plan: Plan[NlquadOptions], target: ReleaseTarget):
         super().__init__()
-        self.options, self.target = plan.options, target
+        self.options, self.target, self.previous = plan.options, target, plan.previous
 
     def expand(self, pbegin):
         options, staging = self.options, self.target.staging_dir
-        pages, results = read_pages(pbegin, options)
-        total = len(matching_files(options.input)) if options.source == "html" else None
+        refresh = NlquadRefresh(pbegin, self.previous, options.recompute_all)
+        pages, results = read_pages(pbegin, options, refresh)
+        total = (len(matching_files(options.input))
+                 if options.source == "html" and not refresh.active else None)
         parsed = pages | "Parse" >> beam.ParDo(ParsePages(progress_total=total)).with_outputs(
             *SIDE_OUTPUTS, main="main")
-        articles, dedup_results = parsed.main | "Deduplicate" >> DeduplicateArticles()
+        articles, dedup_results = parsed.main | "Deduplicate" >> DeduplicateArticles(
+            refresh.carried)
         repeated = articles | "RepeatedParagraphs" >> FindRepeatedParagraphs(
-            options.boilerplate_min_docs, options.boilerplate_min_words)
+            options.boilerplate_min_docs, options.boilerplate_min_words, refresh.carried)
         extracted = articles | "ExtractQA" >> beam.ParDo(
             ExtractQuestionAnswers(options.split_salt, options.split_ratios,
-                                   options.paragraph_separator),
+                                   options.paragraph_separator, options.boilerplate_min_words),
             repeated=beam.pvalue.AsDict(repeated),
-        ).with_outputs(*SIDE_OUTPUTS, ExtractQuestionAnswers.STATS, main="main")
-        rows = extracted.main
+        ).with_outputs(*SIDE_OUTPUTS, ExtractQuestionAnswers.STATS,
+                       ExtractQuestionAnswers.DOCUMENTS, main="main")
+        rows, refresh_results, carried_stats = refresh.finish(extracted.main)
         written = [rows | "WriteSplits" >> WriteShards(
             staging, lambda row: row["id"], parquet_bytes, "parquet", NLQUAD_SCHEMA,
             options.max_rows_per_shard)]
@@ -276,20 +333,31 @@ class BuildNlquad(beam.PTransform):
                            | "GroupForSquad" >> beam.GroupByKey()
                            | "WriteSquad" >> beam.Map(_write_squad, staging,
                                                       options.squad_extra_fields))
-        histograms = (extracted[ExtractQuestionAnswers.STATS]
+        documents = extracted[ExtractQuestionAnswers.DOCUMENTS]
+        if refresh.carried is not None:
+            documents = (documents, refresh.carried) | "AllDocuments" >> beam.Flatten()
+        written.append(documents | "WriteSidecar" >> WriteSidecar(staging))
+        histograms = ((extracted[ExtractQuestionAnswers.STATS], *carried_stats)
+                      | "HistogramEntries" >> beam.Flatten()
                       | "Histograms" >> beam.CombinePerKey(HistogramFn()))
         written.append(pbegin | "Accounting" >> WriteAccounting(
-            staging, [*results, parsed, *dedup_results, extracted], histograms))
+            staging, [*results, parsed, *dedup_results, extracted, *refresh_results],
+            histograms))
         return tuple(written)
 
 
 def summary(result: dict[str, Any]) -> str:
-    """The readable end-of-run summary ``build_nlquad`` prints."""
+    """The readable end-of-run summary ``build_nlquad`` prints; after a refresh, the stage
+    counts are marked as this run's work (the rows per split are the release's)."""
     raw = result["stats"]["counts"]
     counts = Counts(raw, COUNTERS)
+    refreshed = refresh_count_rows(result["stats"])
     lines = [
         f"NLQuAD release {result['manifest']['version']} written to {result['path']}",
-        *[f"  {label + ':':<22} {count}" for label, count in cdx_count_rows(raw)],
+        *(["  this run's work (carried documents were not fetched or parsed again):"]
+          if refreshed else []),
+        *[f"  {label + ':':<22} {count}"
+          for label, count in [*refreshed, *cdx_count_rows(raw)]],
         f"  pages read:            {counts[PAGES_READ]}",
         f"  articles parsed:       {counts[PAGES_PARSED]}",
     ]
@@ -327,4 +395,6 @@ SPEC = DatasetSpec(
     plan=plan,
     transform=BuildNlquad,
     summary=summary,
+    refresh=RefreshRule("a capture: the same URL, timestamp and payload digest (base32 SHA-1, "
+                        "as the Wayback CDX gives it)", row_key),
 )

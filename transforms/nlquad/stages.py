@@ -34,7 +34,9 @@ from transforms.nlquad.counters import (
     DOCUMENTS_KEPT,
     DROPPED,
     DUPLICATE_CAPTURE,
+    DUPLICATE_CAPTURE_OF_CARRIED,
     DUPLICATE_CONTENT,
+    DUPLICATE_CONTENT_OF_CARRIED,
     ENCODING,
     FIRST_TWO_WORDS,
     FIRST_WORD,
@@ -53,7 +55,17 @@ from transforms.nlquad.counters import (
     TEMPLATE_PARAGRAPHS_REMOVED,
     WITHOUT_QUESTIONS,
 )
+from transforms.nlquad.lengths import (
+    ANSWER_SENTENCES,
+    answer_sentences,
+    document_lengths,
+    histogram_entries,
+    row_lengths,
+)
+from transforms.nlquad.sidecar import CapturedDocument
 from transforms.sources.pages import CapturedPage
+
+BOILERPLATE_MIN_WORDS = 4  # --boilerplate-min-words: shorter paragraphs are never repeated
 
 
 @dataclass(frozen=True)
@@ -71,10 +83,15 @@ class ArticleRecord:
     published: str
     blocks: tuple[Block, ...]
     encoding: str
+    capture_digest: str = ""  # CapturedPage.payload_digest of its capture
 
     @property
     def paragraphs(self) -> list[str]:
         return [b.text for b in self.blocks if b.kind == PARAGRAPH]
+
+    def text_fingerprint(self) -> str:
+        """What content deduplication compares: the fingerprint of its paragraphs."""
+        return document_fingerprint(self.paragraphs)
 
     def describe(self) -> dict[str, str]:
         return {"document_id": self.document_id, "url": self.capture_url,
@@ -131,45 +148,85 @@ class ParsePages(beam.DoFn):
             published=parsed.published,
             blocks=parsed.blocks,
             encoding=decoded.encoding,
+            capture_digest=page.payload_digest(),
         )
 
 
-def _pick(records: Iterable[ArticleRecord], key, duplicate: CounterName):
-    ordered = sorted(records, key=key)
-    winner = ordered[0]
-    yield winner
-    for loser in ordered[1:]:
-        yield tally(duplicate)
-        yield rejected("duplicates", {**loser.describe(), "reason": duplicate.name,
+Deduplicated = ArticleRecord | CapturedDocument
+
+
+def _pick(records: Iterable[Deduplicated], key, duplicate: CounterName,
+          of_carried: CounterName):
+    """The winner of one group (see ``DeduplicateArticles``), the losers tallied and
+    listed with the capture kept instead."""
+    carried = sorted((r for r in records if isinstance(r, CapturedDocument)), key=key)
+    fresh = sorted((r for r in records if isinstance(r, ArticleRecord)), key=key)
+    yield from carried
+    if carried:
+        winner, losers, counter = carried[0], fresh, of_carried
+    else:
+        winner, losers, counter = fresh[0], fresh[1:], duplicate
+        yield winner
+    for loser in losers:
+        yield tally(counter)
+        yield rejected("duplicates", {**loser.describe(), "reason": counter.name,
                                       "kept_url": winner.capture_url,
                                       "kept_timestamp": winner.capture_timestamp})
 
 
+def _capture_preference(record: Deduplicated):
+    return capture_preference(record.published, record.capture_timestamp, record.is_amp,
+                              record.capture_url)
+
+
+def _content_preference(record: Deduplicated):
+    return content_preference(record.published, record.canonical_url)
+
+
 class DeduplicateArticles(beam.PTransform):
-    """One record per asset key (capture dedup), then one per body text (content dedup)."""
+    """One record per asset key (capture dedup), then one per body text (content dedup):
+    ``(articles kept, [tagged results])`` (NLQuAD §3, duplicates removed;
+    ``filters.nlquad.dedup`` says which capture and which text win).
+
+    ``carried`` (a refresh): the previous release's documents whose capture is unchanged
+    (``CapturedDocument``). They take part in both steps and always win: a published
+    document is never replaced by a new capture of its article or by a new article with its
+    text (``dedup.duplicate_capture_of_carried``, ``dedup.duplicate_content_of_carried``),
+    so its rows stay as they are. Only this run's articles are returned.
+    """
 
     STAGE = DEDUP
 
+    def __init__(self, carried=None):
+        super().__init__()
+        self.carried = carried
+
     def expand(self, articles):
+        if self.carried is not None:
+            articles = (articles, self.carried) | "WithCarried" >> beam.Flatten()
         by_capture = (
             articles
             | "KeyByAsset" >> beam.Map(lambda a: (a.asset_key, a))
             | "GroupCaptures" >> beam.GroupByKey()
             | "PickCapture" >> beam.FlatMap(lambda kv: _pick(
-                kv[1], lambda a: capture_preference(a.published, a.capture_timestamp,
-                                                    a.is_amp, a.capture_url),
-                DUPLICATE_CAPTURE)).with_outputs(*SIDE_OUTPUTS, main="main"))
+                kv[1], _capture_preference, DUPLICATE_CAPTURE, DUPLICATE_CAPTURE_OF_CARRIED))
+            .with_outputs(*SIDE_OUTPUTS, main="main"))
         by_content = (
             by_capture.main
-            | "KeyByText" >> beam.Map(lambda a: (document_fingerprint(a.paragraphs), a))
+            | "KeyByText" >> beam.Map(lambda a: (a.text_fingerprint(), a))
             | "GroupText" >> beam.GroupByKey()
             | "PickText" >> beam.FlatMap(lambda kv: _pick(
-                kv[1], lambda a: content_preference(a.published, a.canonical_url),
-                DUPLICATE_CONTENT)).with_outputs(*SIDE_OUTPUTS, main="main"))
-        return by_content.main, [by_capture, by_content]
+                kv[1], _content_preference, DUPLICATE_CONTENT, DUPLICATE_CONTENT_OF_CARRIED))
+            .with_outputs(*SIDE_OUTPUTS, main="main"))
+        kept = by_content.main
+        if self.carried is not None:
+            kept = kept | "ThisRunOnly" >> beam.Filter(lambda a: isinstance(a, ArticleRecord))
+        return kept, [by_capture, by_content]
 
 
-def _distinct_paragraph_fingerprints(article: ArticleRecord, min_words: int) -> list[str]:
+def distinct_paragraph_fingerprints(article: ArticleRecord, min_words: int) -> list[str]:
+    """The fingerprints of an article's paragraphs of at least ``min_words`` words, once
+    each, sorted: what ``FindRepeatedParagraphs`` counts per article."""
     return sorted({paragraph_fingerprint(p) for p in article.paragraphs
                    if word_count(p) >= min_words})
 
@@ -178,35 +235,57 @@ class FindRepeatedParagraphs(beam.PTransform):
     """Fingerprints of paragraphs that occur in at least ``min_docs`` distinct articles.
 
     Catches templates the pattern list does not know (NLQuAD §3, "template ... removed").
+    ``carried`` (a refresh): the documents carried from the previous release, counted with
+    the fingerprints their sidecar line recorded, so this run's articles are cleaned against
+    the whole corpus although the carried ones are not parsed again.
     """
 
-    def __init__(self, min_docs: int, min_words: int):
+    def __init__(self, min_docs: int, min_words: int, carried=None):
         super().__init__()
         self.min_docs = min_docs
         self.min_words = min_words
+        self.carried = carried
 
     def expand(self, articles):
         min_docs, min_words = self.min_docs, self.min_words
-        return (articles
-                | "Fingerprints" >> beam.FlatMap(_distinct_paragraph_fingerprints, min_words)
+        fingerprints = articles | "Fingerprints" >> beam.FlatMap(
+            distinct_paragraph_fingerprints, min_words)
+        if self.carried is not None:
+            fingerprints = ((fingerprints, self.carried
+                             | "CarriedFingerprints" >> beam.FlatMap(lambda d: d.paragraphs))
+                            | "WithCarried" >> beam.Flatten())
+        return (fingerprints
                 | "CountDocs" >> beam.combiners.Count.PerElement()
                 | "Repeated" >> beam.Filter(lambda kv: kv[1] >= min_docs))
+
+
+def prefix_tallies(question: str):
+    """The question-prefix tallies of one kept question (NLQuAD Table 3)."""
+    first_word, first_two_words = question_prefixes(question)
+    yield tally(FIRST_WORD, first_word or "<empty>")
+    yield tally(FIRST_TWO_WORDS, first_two_words or "<empty>")
 
 
 class ExtractQuestionAnswers(beam.DoFn):
     """ArticleRecord -> ``(split, row)`` per kept question; drops and stats as side outputs.
 
-    Side output ``STATS`` carries ``(metric key, integer value)`` for length statistics.
+    Side output ``STATS`` carries ``(metric key, integer value)`` for length statistics
+    (``transforms.nlquad.lengths``); side output ``DOCUMENTS`` the ``CapturedDocument`` of
+    every article extracted, with or without questions, for the refresh sidecar (its
+    paragraph fingerprints are those of ``min_words`` words or more, as
+    ``FindRepeatedParagraphs`` counts them). An article that raises has neither.
     """
 
     STAGE = QUESTIONS
     STATS = "stats"
+    DOCUMENTS = "documents"
 
     def __init__(self, split_salt: str, ratios: tuple[tuple[str, float], ...],
-                 separator: str = "\n"):
+                 separator: str = "\n", min_words: int = BOILERPLATE_MIN_WORDS):
         self.split_salt = split_salt
         self.ratios = ratios
         self.separator = separator
+        self.min_words = min_words
 
     def setup(self):
         self._sentences = SentenceCounter()
@@ -247,19 +326,22 @@ class ExtractQuestionAnswers(beam.DoFn):
                                                  "question": drop.question,
                                                  "question_index": drop.ordinal,
                                                  "reason": drop.reason})
+        split = assign_split(article.document_id, self.split_salt, self.ratios)
         if not document.qas:
             yield tally(WITHOUT_QUESTIONS)
+            yield self._captured(article, split, document, {}, [])
             return
-        split = assign_split(article.document_id, self.split_salt, self.ratios)
         yield tally(DOCUMENTS_KEPT.member(split))
-        yield from self._stats(split, document)
+        sentences = self._sentences.per_paragraph(document.paragraphs)
+        lengths = document_lengths(document, sentences)
+        answers = answer_sentences(document, sentences)
+        yield from self._stats(split, [*lengths.items(),
+                                       *((ANSWER_SENTENCES, n) for n in answers)])
         date = article.published[:10]
         for qa in document.qas:
             yield tally(KEPT)
-            first_word, first_two_words = question_prefixes(qa.question)
-            yield tally(FIRST_WORD, first_word or "<empty>")
-            yield tally(FIRST_TWO_WORDS, first_two_words or "<empty>")
-            yield split, {
+            yield from prefix_tallies(qa.question)
+            row = {
                 "id": f"{article.document_id}-q{qa.ordinal}",
                 "document_id": article.document_id,
                 "title": article.headline,
@@ -280,26 +362,25 @@ class ExtractQuestionAnswers(beam.DoFn):
                 "answer_paragraphs": qa.answer_paragraphs,
                 "answers": {"text": [qa.answer_text], "answer_start": [qa.answer_start]},
             }
+            yield from self._stats(split, row_lengths(row))
+            yield split, row
+        yield self._captured(article, split, document, lengths, answers)
 
-    def _stats(self, split: str, document):
-        sentences = self._sentences.per_paragraph(document.paragraphs)
-        values: list[tuple[str, int]] = [
-            ("document_words", word_count(document.context)),
-            ("document_sentences", sum(sentences)),
-            ("document_paragraphs", len(document.paragraphs)),
-            ("questions_per_document", len(document.qas)),
-        ]
-        for qa in document.qas:
-            first = qa.first_paragraph
-            values += [
-                ("answer_words", qa.answer_word_end - qa.answer_word_start),
-                ("answer_sentences", sum(sentences[first:first + qa.answer_paragraphs])),
-                ("answer_paragraphs", qa.answer_paragraphs),
-                ("question_words", word_count(qa.question)),
-            ]
-        for metric, value in values:
-            for scope in (split, "all"):
-                yield beam.pvalue.TaggedOutput(self.STATS, (f"{scope}/{metric}", value))
+    def _stats(self, split: str, values):
+        for entry in histogram_entries(split, values):
+            yield beam.pvalue.TaggedOutput(self.STATS, entry)
+
+    def _captured(self, article: ArticleRecord, split: str, document, lengths: dict[str, int],
+                  answers: list[int]):
+        return beam.pvalue.TaggedOutput(self.DOCUMENTS, CapturedDocument(
+            capture_url=article.capture_url, capture_timestamp=article.capture_timestamp,
+            digest=article.capture_digest, document_id=article.document_id,
+            asset_key=article.asset_key, canonical_url=article.canonical_url,
+            published=article.published, is_amp=article.is_amp,
+            text=article.text_fingerprint(),
+            paragraphs=tuple(distinct_paragraph_fingerprints(article, self.min_words)),
+            split=split, questions=len(document.qas), lengths=lengths,
+            answer_sentences=tuple(answers)))
 
 
 SQUAD_VERSION = "1.1"

@@ -1,0 +1,63 @@
+"""The length statistics and question prefixes of a refresh's carried documents, so that
+``stats.json`` describes the whole release, carried rows included (NLQuAD Tables 2 and 3).
+
+* From each carried row: its question prefixes and the per-question values a row holds
+  (``lengths.ROW_METRICS``: answer words and paragraphs, question words).
+* From each carried document's sidecar line: the per-document values and the sentences of
+  each answer, which no single row gives (``transforms.nlquad.lengths`` says why).
+
+Both are computed by the same functions ``ExtractQuestionAnswers`` uses for this run's
+documents, so a refresh of unchanged inputs has the statistics of a full rebuild. The stage
+counts (pages read, parsed, questions found...) stay this run's work.
+"""
+
+from __future__ import annotations
+
+import apache_beam as beam
+
+from transforms.core.accounting import SIDE_OUTPUTS
+from transforms.nlquad.capture_keys import row_key
+from transforms.nlquad.lengths import ANSWER_SENTENCES, histogram_entries, row_lengths
+from transforms.nlquad.sidecar import CapturedDocument
+from transforms.nlquad.stages import ExtractQuestionAnswers, prefix_tallies
+
+STATS = ExtractQuestionAnswers.STATS
+
+
+def _row_stats(split_row: tuple[str, dict]):
+    split, row = split_row
+    yield from prefix_tallies(row["question"])
+    for entry in histogram_entries(split, row_lengths(row)):
+        yield beam.pvalue.TaggedOutput(STATS, entry)
+
+
+def _document_stats(document: CapturedDocument):
+    if not document.questions:
+        return
+    values = [*document.lengths.items(),
+              *((ANSWER_SENTENCES, n) for n in document.answer_sentences)]
+    for entry in histogram_entries(document.split, values):
+        yield beam.pvalue.TaggedOutput(STATS, entry)
+
+
+class CarriedStats(beam.PTransform):
+    """``rows`` (every ``(split, row)`` of the release) and ``carried`` (the carried
+    documents) -> ``([tagged results with the prefix tallies], histogram entries)`` of the
+    carried ones (a row is carried when its key is a carried document's)."""
+
+    def __init__(self, carried):
+        super().__init__()
+        self.carried = carried
+
+    def expand(self, rows):
+        keys = self.carried | "CarriedKeys" >> beam.Map(lambda d: (d.key, None))
+        by_row = (rows
+                  | "CarriedRows" >> beam.Filter(lambda split_row, carried: row_key(
+                      split_row[1]) in carried, carried=beam.pvalue.AsDict(keys))
+                  | "RowStats" >> beam.FlatMap(_row_stats).with_outputs(
+                      *SIDE_OUTPUTS, STATS, main="main"))
+        by_document = self.carried | "DocumentStats" >> beam.FlatMap(
+            _document_stats).with_outputs(*SIDE_OUTPUTS, STATS, main="main")
+        stats = ((by_row[STATS], by_document[STATS])
+                 | "CarriedHistogramEntries" >> beam.Flatten())
+        return [by_row, by_document], stats

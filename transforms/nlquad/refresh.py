@@ -1,0 +1,152 @@
+"""A refresh of NLQuAD (``--previous``): which captures this run processes, which documents it
+carries, and what the carried ones still take part in.
+
+``NlquadRefresh`` wraps the generic ``Carry`` (``transforms.release.refresh.carry``):
+
+1. ``fresh(units, capture_of)``: every unit (a Wayback CDX capture before it is fetched, or
+   a page read from a file) is keyed by ``capture_keys.unit_key`` against the digests of the
+   previous release's sidecar (``transforms.nlquad.sidecar``). ``Carry`` keeps the units it
+   does not carry rows of; of those, the units whose document the sidecar records (a kept
+   document without questions) are dropped too. Only new or changed captures go on: for the
+   Wayback source this sits between the CDX listing and the fetch, so a carried capture
+   costs no request.
+2. ``carried``: the sidecar's documents whose capture this run has, unchanged
+   (``carried.documents``). Deduplication and the repeated-paragraph count take them in
+   (``stages.DeduplicateArticles``, ``stages.FindRepeatedParagraphs``) and this release's
+   sidecar lists them again, as they were.
+3. ``finish(rows)``: ``Carry.finish`` adds the carried rows, with their split, and the
+   ``refresh.*`` counts; ``CarriedStats`` their length statistics and question prefixes.
+
+With unchanged inputs a refresh writes the data files of a full rebuild. When inputs changed
+it keeps published rows stable where a full rebuild would not, by these rules:
+
+* deduplication (NLQuAD §3): a carried document always wins. A new capture of its article,
+  even one nearer to publication, and a new article with its text, even one published
+  earlier, are dropped (``dedup.duplicate_capture_of_carried``,
+  ``dedup.duplicate_content_of_carried``), where a rebuild would pick by
+  ``filters.nlquad.dedup``;
+* templates (NLQuAD §3): the repeated-paragraph count covers carried and new documents
+  alike, so a new article is cleaned against the whole corpus; but a carried document is not
+  cleaned again when new or removed articles make one of its paragraphs reach (or fall below)
+  ``--boilerplate-min-docs``: its context stays as published, where a rebuild would change it;
+* a capture that made no kept document (a page skipped by URL or by the parser, a
+  deduplication loser, a dead letter) has no sidecar line: it is read, and with ``--source
+  wayback`` fetched (from ``--cache-dir`` when that is kept), and parsed again at every
+  refresh, with the same outcome.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import apache_beam as beam
+
+from transforms.clients.wayback import CdxCapture
+from transforms.core.accounting import SIDE_OUTPUTS, tally
+from transforms.nlquad.capture_keys import capture_id, row_key, unit_key
+from transforms.nlquad.carried_stats import CarriedStats
+from transforms.nlquad.counters import DOCUMENTS_CARRIED
+from transforms.nlquad.sidecar import PREFIX, ReadSidecar, sidecar_files
+from transforms.release.refresh.carry import Carry
+from transforms.release.refresh.previous import PreviousRelease, RefreshRefused
+from transforms.sources.pages import CapturedPage, cdx_digest
+
+Capture = tuple[str, str, str]  # URL, timestamp, digest
+LABEL = "Refresh"  # the steps of Carry
+OURS = "Capture"  # the steps of this module
+
+
+def page_capture(page: CapturedPage) -> Capture:
+    """The capture of a page read from a file (``--source sample|html|warc``)."""
+    return page.url, page.timestamp, page.payload_digest()
+
+
+def cdx_capture(item: tuple[str, CdxCapture]) -> Capture:
+    """The capture of a listed Wayback capture ``(asset key, CdxCapture)``, not fetched."""
+    capture = item[1]
+    return capture.original, capture.timestamp, cdx_digest(capture.digest)
+
+
+class _KeyUnits(beam.DoFn):
+    """unit -> ``(unit_key, unit)`` against the previous sidecar's digests (a side input)."""
+
+    def __init__(self, capture_of: Callable[[Any], Capture]):
+        self.capture_of = capture_of
+
+    def process(self, unit, digests: dict[str, str]):
+        url, timestamp, digest = self.capture_of(unit)
+        yield unit_key(url, timestamp, digest, digests.get(capture_id(url, timestamp))), unit
+
+
+def _unit_key(keyed: tuple[str, Any]) -> str:
+    return keyed[0]
+
+
+def _carried(item: tuple[str, dict[str, list]]):
+    """The sidecar documents of one key, when this run has a unit with that key."""
+    _, grouped = item
+    if grouped["units"]:
+        for document in grouped["documents"]:
+            yield tally(DOCUMENTS_CARRIED)
+            yield document
+
+
+def _not_carried(keyed: tuple[str, Any], carried: dict[str, None]) -> bool:
+    return keyed[0] not in carried
+
+
+class NlquadRefresh:
+    """The refresh steps of one NLQuAD job (see the module docstring); without a previous
+    release every method returns what it is given and ``carried`` is None."""
+
+    def __init__(self, pbegin, previous: PreviousRelease | None, recompute_all: bool):
+        self.active = previous is not None
+        self.carry = Carry(pbegin, previous, row_key, recompute_all=recompute_all,
+                           label=LABEL)
+        self.carried = None
+        self.results: list = []
+        if previous is None:
+            return
+        files = [] if recompute_all else sidecar_files(previous)
+        if not recompute_all and not files:
+            raise RefreshRefused(
+                f"--previous {previous.label} has no {PREFIX} sidecar (it was built before "
+                f"releases recorded their captures' digests), so which captures are "
+                f"unchanged cannot be known: pass --recompute-all, or build without "
+                f"--previous")
+        self.documents = (pbegin
+                          | f"{OURS}ReadSidecar" >> ReadSidecar(previous.path, files)
+                          | f"{OURS}KeyDocuments" >> beam.Map(lambda d: (d.key, d)))
+
+    def fresh(self, units, capture_of: Callable[[Any], Capture]):
+        """The units to process: new or changed captures (every unit with
+        ``--recompute-all``); sets ``carried``."""
+        if not self.active:
+            return units
+        digests = self.documents | f"{OURS}Digests" >> beam.Map(
+            lambda kv: (kv[0], kv[1].digest))
+        keyed = units | f"{OURS}KeyUnits" >> beam.ParDo(
+            _KeyUnits(capture_of), beam.pvalue.AsDict(digests))
+        without_rows = self.carry.fresh(keyed, _unit_key)
+        present = ({"documents": self.documents,
+                    "units": keyed | f"{OURS}UnitKeys" >> beam.Map(lambda kv: (kv[0], None))}
+                   | f"{OURS}JoinDocuments" >> beam.CoGroupByKey()
+                   | f"{OURS}CarriedDocuments" >> beam.FlatMap(_carried).with_outputs(
+                       *SIDE_OUTPUTS, main="main"))
+        self.results.append(present)
+        self.carried = present.main
+        carried_keys = self.carried | f"{OURS}CarriedKeys" >> beam.Map(lambda d: (d.key, None))
+        return (without_rows
+                | f"{OURS}NotCarried" >> beam.Filter(_not_carried,
+                                                      beam.pvalue.AsDict(carried_keys))
+                | f"{OURS}Units" >> beam.Map(lambda keyed_unit: keyed_unit[1]))
+
+    def finish(self, fresh_rows) -> tuple[Any, list, list]:
+        """``(every (split, row) of the release, [results for WriteAccounting], [histogram
+        entries of the carried rows])``."""
+        rows, results = self.carry.finish(fresh_rows)
+        if not self.active:
+            return rows, results, []
+        stats_results, stats = rows | f"{OURS}CarriedStats" >> CarriedStats(self.carried)
+        return rows, [*results, *self.results, *stats_results], [stats]

@@ -1,0 +1,135 @@
+"""The refresh sidecar of an NLQuAD release: ``refresh/captures/captures-*.jsonl``.
+
+Every build writes one JSON line per document it kept (a capture that was parsed, won
+deduplication and reached question extraction, with or without questions), sorted and
+sharded like the splits so the same documents give the same bytes. It is no table (no
+Parquet), and the manifest checksums it like every file. A refresh (``--previous``) reads it
+to know, for the previous release's documents:
+
+* the digest of their capture: the key of "unchanged" (``transforms.nlquad.capture_keys``);
+* what deduplication compares (NLQuAD §3, duplicates removed): the article's asset key and
+  publication time, its capture, and the fingerprint of its text;
+* the fingerprints of its paragraphs of at least ``--boilerplate-min-words`` words, so the
+  corpus-wide count of repeated paragraphs (NLQuAD §3, templates removed) still covers the
+  documents it does not parse again;
+* the length statistics of a document that one of its rows cannot give (NLQuAD Table 2:
+  per-document values, and sentence counts, which need the paragraph boundaries).
+
+A carried document's line is written again as it was read.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator, Mapping
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+import apache_beam as beam
+from apache_beam.io.filesystems import FileSystems
+
+from transforms.nlquad.capture_keys import capture_id
+from transforms.release import RAW, ReleaseTarget, WriteShards, jsonl_bytes, list_files, write_bytes
+from transforms.release.formats import shard_name
+from transforms.release.refresh.previous import PreviousRelease
+
+DIRECTORY = "refresh"  # a release directory, so no split may have this name
+GROUP = "captures"
+PREFIX = f"{DIRECTORY}/{GROUP}/"
+ROWS_PER_FILE = 50_000  # documents per sidecar file (about 1 KB each)
+
+
+@dataclass(frozen=True)
+class CapturedDocument:
+    """One sidecar line: a kept document, by the capture it was built from."""
+
+    capture_url: str
+    capture_timestamp: str
+    digest: str  # base32 SHA-1 of the capture's payload, as the Wayback CDX gives it
+    document_id: str
+    asset_key: str
+    canonical_url: str
+    published: str
+    is_amp: bool
+    text: str  # filters.bbc.boilerplate.document_fingerprint of its paragraphs
+    paragraphs: tuple[str, ...]  # distinct paragraph fingerprints (long enough to count)
+    split: str
+    questions: int  # rows it made
+    lengths: Mapping[str, int] = field(default_factory=dict)  # per-document statistics
+    answer_sentences: tuple[int, ...] = ()  # sentences of each kept answer
+
+    @property
+    def key(self) -> str:
+        """The id of its capture (``capture_keys.capture_id``)."""
+        return capture_id(self.capture_url, self.capture_timestamp)
+
+    def text_fingerprint(self) -> str:
+        """What content deduplication compares (as ``ArticleRecord.text_fingerprint``)."""
+        return self.text
+
+    def to_json(self) -> dict[str, Any]:
+        """The sidecar line's object."""
+        return asdict(self)
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> CapturedDocument:
+        """A sidecar line's object read back."""
+        return cls(**{**data, "paragraphs": tuple(data["paragraphs"]),
+                      "answer_sentences": tuple(data.get("answer_sentences", ()))})
+
+
+def sidecar_files(previous: PreviousRelease) -> list[str]:
+    """The release-relative sidecar files of a previous release (none when it was built
+    before releases had one)."""
+    return [name for name in previous.all_files
+            if name.startswith(PREFIX) and name.endswith(".jsonl")]
+
+
+def read_sidecar_file(name: str, version_dir: str) -> Iterator[CapturedDocument]:
+    """The documents of one sidecar file of the release at ``version_dir``."""
+    with FileSystems.open(FileSystems.join(version_dir, *name.split("/")),
+                          compression_type=RAW) as handle:
+        for line in handle.read().decode("utf-8").splitlines():
+            if line.strip():
+                yield CapturedDocument.from_json(json.loads(line))
+
+
+class ReadSidecar(beam.PTransform):
+    """The ``CapturedDocument`` lines of ``files`` (``sidecar_files``) of the release at
+    ``version_dir``."""
+
+    def __init__(self, version_dir: str, files: list[str]):
+        super().__init__()
+        self.path = version_dir
+        self.files = files
+
+    def expand(self, pbegin):
+        return (pbegin
+                | "Files" >> beam.Create(self.files)
+                | "Spread" >> beam.Reshuffle()
+                | "Read" >> beam.FlatMap(read_sidecar_file, self.path))
+
+
+class WriteSidecar(beam.PTransform):
+    """Write ``CapturedDocument`` into ``<staging>/refresh/captures/``, sorted by capture id;
+    emits what ``WriteShards`` emits."""
+
+    def __init__(self, staging_dir: str):
+        super().__init__()
+        self.staging_dir = staging_dir
+
+    def expand(self, documents):
+        return (documents
+                | "ToLines" >> beam.Map(lambda document: (GROUP, document.to_json()))
+                | "WriteLines" >> WriteShards(
+                    self.staging_dir, lambda line: capture_id(line["capture_url"],
+                                                              line["capture_timestamp"]),
+                    jsonl_bytes, "jsonl", subdir=DIRECTORY, max_rows_per_shard=ROWS_PER_FILE))
+
+
+def ensure_sidecar(target: ReleaseTarget) -> None:
+    """An empty sidecar file when the run kept no document (before publishing), so a
+    release always says which captures it has, also when it has none."""
+    if not any(name.startswith(PREFIX) for name in list_files(target.staging_dir)):
+        write_bytes(FileSystems.join(target.staging_dir, DIRECTORY, GROUP,
+                                     shard_name(GROUP, 0, 1, "jsonl")), b"")
