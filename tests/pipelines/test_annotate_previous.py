@@ -273,6 +273,18 @@ def test_a_release_that_is_not_annotated_is_refused_with_exit_2(nq, tmp_path, ca
     assert code == 2 and "not an annotated one" in err
 
 
+def test_the_version_being_written_and_files_as_input_are_refused(nq, tmp_path, capsys):
+    code, err = _refused(capsys, "import", "--dataset", "nq", "--input", str(nq.v1), "--votes",
+                         str(nq.all_votes), "--output", str(nq.root), "--version",
+                         nq.annotated.name, "--overwrite", "--previous", str(nq.annotated))
+    assert code == 2 and "the version being written" in err
+    files = str(nq.v2 / "nq_original" / "dev" / "*.jsonl.gz")
+    code, err = _refused(capsys, "import", "--dataset", "nq", "--input", files, "--votes",
+                         str(nq.all_votes), "--output", str(tmp_path), "--previous",
+                         str(nq.annotated))
+    assert code == 2 and "needs a release as --input" in err
+
+
 def test_other_ways_are_refused_unless_recompute_all(nq, tmp_path, capsys):
     argv = ["import", "--dataset", "nq", "--input", str(nq.v2), "--votes", str(nq.all_votes),
             "--output", str(tmp_path / "out"), "--previous", str(nq.annotated),

@@ -7,6 +7,10 @@ synthetic worker pool), ``read_votes`` (votes JSON lines and Label Studio export
 votes), ``release_examples`` (the annotated release's examples: compact NQ views, JNQ rows),
 ``nq_import`` and ``jnq_import`` (aggregate each item's votes), ``nq_attach`` (stream the NQ
 files again with their annotations), ``build`` (the import pipeline) and ``publish`` (the
-annotated release's stats and card). Imports the dataset packages (``transforms.nq``,
+annotated release's stats and card). With ``--previous``: ``content`` (what a worker saw, as a
+digest per part), ``previous`` (the previous annotated release, checked before any work),
+``previous_items`` (what it judged, and whether a judgment still holds), ``carry`` (carry the
+judgments that hold in the import) and ``carry_report`` (their stats, card section and
+summary line). Imports the dataset packages (``transforms.nq``,
 ``transforms.jnq``) and everything below them.
 """
