@@ -50,18 +50,22 @@ class PreviousAnnotations:
         """``nq_annotated 2026.11.23`` (for summaries and cards)."""
         return f"{self.release.dataset} {self.release.version}"
 
+    def _options(self) -> dict[str, Any]:
+        options = self.release.manifest.get("options")
+        return options if isinstance(options, dict) else {}
+
     @property
     def ways(self) -> dict[str, int]:
         """The judgments per split its import required."""
-        ways = self.release.manifest.get("options", {}).get("ways", {})
-        return {str(k): v for k, v in ways.items() if isinstance(v, int)} \
-            if isinstance(ways, dict) else {}
+        ways = self._options().get("ways")
+        if not isinstance(ways, dict):
+            return {}
+        return {str(k): v for k, v in ways.items() if isinstance(v, int)}
 
     @property
     def thresholds(self) -> dict[str, Any]:
         """The JNQ thresholds its import used (``t_<name>``), as recorded."""
-        options = self.release.manifest.get("options", {})
-        return {k: v for k, v in options.items() if k.startswith(THRESHOLD_PREFIX)}
+        return {k: v for k, v in self._options().items() if k.startswith(THRESHOLD_PREFIX)}
 
     def simulated(self) -> bool:
         """Whether any of its votes was simulated (its ``stats.json``): carried ones are then
