@@ -24,3 +24,15 @@ def test_the_body_says_what_the_lexicon_is_without_corpus_paths():
     assert categories_card.info.summary in body and "Not a QA dataset" in body
     assert "1 files, 12 paragraphs" in body and "Lexicon entries: 9" in body
     assert "| such_as | 7 |" in body and "--categories" in body
+
+
+def test_a_refresh_says_every_row_was_recomputed_and_why():
+    manifest = {"dataset": "categories", "version": HOSTILE, "rows_per_split": {"lexicon": 9},
+                "options": {}, "source": {"kind": "corpus", "description": ""}}
+    stats = {"counts": {"corpus": {"files": 1, "paragraphs": 12}},
+             "refresh": {"previous": {"dataset": "categories", "version": HOSTILE,
+                                      "fingerprint": "0" * 16}, "recompute_all": True}}
+    body = check_body(categories_card, manifest, stats)
+    assert "Refresh: built on version 1.0.0 \\<script\\>" in body
+    assert "no row can be carried" in body and "<script>" not in body
+    assert "Refresh:" not in check_body(categories_card, manifest, {"counts": stats["counts"]})

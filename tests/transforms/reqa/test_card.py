@@ -61,3 +61,18 @@ def test_the_body_says_what_reqa_is_and_keeps_counts_and_baselines():
 def test_an_input_is_named_without_its_path():
     body = check_body(reqa_card_for("nq"), _manifest("nq", f"{SECRET_PATH}/nq", "dev"), STATS)
     assert "the input files, split dev" in body
+
+
+@pytest.mark.parametrize("recompute_all, text", [
+    (False, "The sentences of 2 paragraphs it already indexed were reused, not split again; "
+            "every example was read and labeled again, and each row whose values did not "
+            "change (9 rows) was carried"),
+    (True, "with `--recompute-all`: every paragraph was split again"),
+])
+def test_a_refresh_says_what_was_reused_and_carried(recompute_all, text):
+    previous = {"dataset": "reqa_squad", "version": HOSTILE, "fingerprint": "0" * 16}
+    stats = {**STATS, "refresh": {"previous": previous, "recompute_all": recompute_all,
+                                  "carried": 9, "inputs_carried": 2}}
+    body = check_body(reqa_card, _manifest("squad"), stats)
+    assert "Refresh: built on reqa\\_squad 1.0.0 \\<script\\>" in body and text in body
+    assert "Refresh:" not in check_body(reqa_card, _manifest("squad"), STATS)

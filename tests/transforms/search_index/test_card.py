@@ -28,3 +28,15 @@ def test_the_body_says_what_the_index_is_and_how_to_use_it():
     assert index_card.info.summary in body and "not a benchmark" in body
     assert "| pages indexed | 4 |" in body and "| malformed dump lines | 1 |" in body
     assert "--search local --index-dir" in body and "saved pages" in body
+
+
+def test_a_refresh_says_the_whole_index_was_recomputed_and_why():
+    manifest = {"dataset": "search_en", "version": HOSTILE, "rows_per_split": {"docs": 4},
+                "options": {"lang": "en"}, "source": {"kind": "pages", "description": ""}}
+    stats = {"counts": {"pages": {"read": 4}},
+             "refresh": {"previous": {"dataset": "search_en", "version": HOSTILE,
+                                      "fingerprint": "0" * 16}, "recompute_all": True}}
+    body = check_body(index_card, manifest, stats)
+    assert "Refresh: built on version 1.0.0 \\<script\\>" in body
+    assert "A BM25 index is global" in body and "<script>" not in body
+    assert "Refresh:" not in check_body(index_card, manifest, {"counts": stats["counts"]})
