@@ -101,6 +101,8 @@ def test_question_releases_rebuild_every_row_and_record_the_lineage(tmp_path, ca
     assert data_files(release / "2") == data_files(release / "3")
     card = (release / "2" / "README.md").read_text(encoding="utf-8")
     assert "are never carried" in card and "## Changes since jnq_questions 1" in card
+    assert "every row was recomputed: question rows (--stop-after questions)" in card
+    assert "(--recompute-all)" not in card  # the user did not ask for it
     capsys.readouterr()
     assert build(root, second, "4", *questions, "--previous", "auto", "--relink") == 2
     assert "with --stop-after questions nothing is linked" in capsys.readouterr().err

@@ -125,3 +125,5 @@ def test_relink_fetches_fresh_pages(runs):
     assert after[president][0] == before[president][0]  # the split is the question's
     card = (builds.release("4") / "README.md").read_text(encoding="utf-8")
     assert "built with `--relink`" in card
+    assert "`--previous`: --relink: every question still in the log was searched" in card
+    assert "carried byte for byte" not in card  # the shared section says what happened

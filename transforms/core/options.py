@@ -216,10 +216,11 @@ def mib_to_bytes(mib: float) -> int:
 def max_decoded_option(default_mib: float | None, what: str, default_text: str = "") -> Any:
     """``--max-decoded-mib``: the largest ``what`` once decompressed (uncompressed files
     count their own size); ``default_text`` describes a default that depends on other
-    options (``default_mib`` None, resolved by the spec's plan)."""
+    options (``default_mib`` None, resolved by the spec's plan). A cap on reading never
+    changes a row's content (``rows=False``)."""
     shown = default_text or f"{default_mib:g}"
     return option(default_mib,
                   f"largest {what} once decompressed, in MiB (default {shown}); decoding stops "
                   "there and the file is dead-lettered as decoded_too_large, nothing of it "
                   "kept, so memory stays bounded by this cap, never by a compression bomb",
-                  parse=positive_float)
+                  parse=positive_float, rows=False)

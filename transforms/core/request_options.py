@@ -25,37 +25,40 @@ SUFFIXES = ("connect_timeout", "read_timeout", "deadline", "max_retries", "max_r
 
 def request_limit_options(what: str, limits: RequestLimits,
                           group: str | None = None) -> dict[str, Any]:
-    """The request-limit option fields of a server named ``what``, by suffix."""
+    """The request-limit option fields of a server named ``what``, by suffix (none changes
+    a row's content: ``rows=False``, a refresh carries rows across a change)."""
     connect, read = limits.timeout
     retries = limits.max_retries
     return {
         "connect_timeout": option(
             connect, f"seconds to wait for a connection to {what} (default {connect:g})",
-            parse=positive_float, group=group),
+            parse=positive_float, group=group, rows=False),
         "read_timeout": option(
             read, f"seconds to wait for each read from {what} (default {read:g})",
-            parse=positive_float, group=group),
+            parse=positive_float, group=group, rows=False),
         "deadline": option(
             limits.deadline, "total seconds per request attempt, redirects included, however "
                              f"slowly bytes arrive (default {limits.deadline:g}; failure kind "
-                             "deadline_exceeded, retried)", parse=positive_float, group=group),
+                             "deadline_exceeded, retried)", parse=positive_float, group=group,
+            rows=False),
         "max_retries": option(
             retries, f"retries after the first attempt of a request (default {retries})",
-            parse=non_negative_int, group=group),
+            parse=non_negative_int, group=group, rows=False),
         "max_redirects": option(
             limits.max_redirects, "redirect hops followed per request, each rate-limited and "
                                   f"counted (default {limits.max_redirects}; failure kind "
-                                  "too_many_redirects)", parse=non_negative_int, group=group),
+                                  "too_many_redirects)", parse=non_negative_int, group=group,
+            rows=False),
         "max_body_mib": option(
             limits.max_body_bytes / MIB, "largest response body as sent, in MiB (default "
                                          f"{limits.max_body_bytes // MIB}; failure kind "
                                          "body_too_large, not retried)",
-            parse=positive_float, group=group),
+            parse=positive_float, group=group, rows=False),
         "max_decoded_mib": option(
             limits.max_decoded_bytes / MIB, "largest body once gzip/deflate is undone, in MiB "
                                             f"(default {limits.max_decoded_bytes // MIB}; "
                                             "failure kind body_too_large, not retried)",
-            parse=positive_float, group=group),
+            parse=positive_float, group=group, rows=False),
     }
 
 

@@ -77,6 +77,7 @@ class Plan(Generic[O]):
     before_publish: Callable[[Any], None] | None = None  # called with the ReleaseTarget
     context: Any = None  # values computed before the job (a frozen dataclass of the dataset)
     previous: Any = None  # the ``PreviousRelease`` a refresh carries rows from, else None
+    refresh_note: str = ""  # what this refresh does when not the default (card and summary)
 
 
 @dataclass(frozen=True)

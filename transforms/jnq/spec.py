@@ -68,6 +68,7 @@ from transforms.nq.refresh import (
     published_key,
     question_carry,
     question_key,
+    refresh_note,
 )
 from transforms.nq.refresh_text import questions_summary_lines
 from transforms.nq.refresh_text import summary_lines as refresh_lines
@@ -170,12 +171,13 @@ def plan(options: JnqOptions) -> Plan[JnqOptions]:
               "lang": options.lang}
     recorded = {"pages": linking.pages, "index_dir": linking.index_dir,
                 "split_ratios": dict(options.split_ratios)}
+    note = refresh_note(options, questions_only)
     if questions_only:
         return Plan(options, QUESTIONS_RELEASES[options.variant], (QUESTIONS,), source,
-                    recorded, context=JnqContext(linking))
+                    recorded, context=JnqContext(linking), refresh_note=note)
     return Plan(options, EXAMPLES_RELEASES[options.variant],
                 tuple(name for name, _ in options.split_ratios), source, recorded,
-                context=JnqContext(linking))
+                context=JnqContext(linking), refresh_note=note)
 
 
 class BuildJnq(beam.PTransform):

@@ -77,6 +77,20 @@ def check_refresh_options(options: Any, questions_only: bool) -> Any:
     return options
 
 
+def refresh_note(options: Any, questions_only: bool) -> str:
+    """What the card and summary say a refresh did, when it is not the default carry
+    (``Plan.refresh_note``): ``--recompute-all`` given by the user needs no note."""
+    if not options.previous:
+        return ""
+    if questions_only:
+        return ("every row was recomputed: question rows (--stop-after questions) hold this "
+                "log's counts, so none is carried")
+    if options.relink and not options.recompute_all:
+        return ("--relink: every question still in the log was searched and its page "
+                "fetched again, so nothing was carried")
+    return ""
+
+
 def original_files(previous: PreviousRelease | None) -> list[tuple[str, str]] | None:
     """``(split, release-relative name)`` of every NQ original-format file of ``previous``."""
     if previous is None:

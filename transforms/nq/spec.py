@@ -71,6 +71,7 @@ from transforms.nq.refresh import (
     published_key,
     question_carry,
     question_key,
+    refresh_note,
 )
 from transforms.nq.refresh_text import questions_summary_lines, this_run
 from transforms.nq.refresh_text import summary_lines as refresh_lines
@@ -188,12 +189,14 @@ def plan(options: NqOptions) -> Plan[NqOptions]:
     recorded = {"pages": linking.pages, "index_dir": linking.index_dir,
                 "split_ratios": dict(options.split_ratios)}
     context = NqContext(categories_tsv, linking)
+    note = refresh_note(options, questions_only)
     if questions_only:
         return Plan(options, QUESTIONS_RELEASE, (QUESTIONS,), source, recorded,
-                    context=context)
+                    context=context, refresh_note=note)
     splits = tuple(name for name, _ in options.split_ratios)
     return Plan(options, EXAMPLES_RELEASE, splits, source, recorded,
-                before_publish=partial(_ensure_empty_jsonl, splits=splits), context=context)
+                before_publish=partial(_ensure_empty_jsonl, splits=splits), context=context,
+                refresh_note=note)
 
 
 def _ensure_empty_jsonl(target: ReleaseTarget, splits: tuple[str, ...]) -> None:

@@ -73,7 +73,7 @@ def publish(target: ReleaseTarget, *, overwrite: bool, splits: list[str], schema
             make_card: Callable[[dict, dict], str],
             baselines: Callable[[str], dict] | None = None,
             allow_empty: bool = False, previous: PreviousRelease | None = None,
-            recompute_all: bool = False) -> dict[str, Any]:
+            recompute_all: bool = False, refresh_note: str = "") -> dict[str, Any]:
     """Fold accounting into stats.json, write the card and manifest, move into place.
 
     ``baselines(staging_dir)``, when given, scores untrained baselines on the staged dev split;
@@ -83,14 +83,16 @@ def publish(target: ReleaseTarget, *, overwrite: bool, splits: list[str], schema
     ``allow_empty``. When this run removed abandoned staging directories,
     ``stats["release"]["abandoned_staging_removed"]`` says how many. With ``previous`` (a
     refresh), the manifest records its lineage, ``stats["refresh"]`` the ``refresh.*``
-    tallies and the diff against it, and the card says what changed
-    (``transforms.release.refresh.report``)."""
+    tallies, the diff against it and ``refresh_note`` (what the dataset's refresh did, when
+    not the default), and the card says what changed (``transforms.release.refresh.report``).
+    """
     ensure_empty_splits(target.staging_dir, splits, schema)
     tallies, histograms = read_accounting(target)
     tallies, refresh_counts = take_refresh_tallies(tallies)
     stats = make_stats(tallies, histograms)
     if previous is not None:
-        stats["refresh"] = refresh_stats(previous, refresh_counts, recompute_all)
+        stats["refresh"] = refresh_stats(previous, refresh_counts, recompute_all,
+                                         refresh_note)
     removed = read_owner(target).get(ABANDONED, 0)
     if isinstance(removed, int) and removed > 0:
         stats["release"] = {ABANDONED: removed}

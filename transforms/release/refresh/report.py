@@ -26,10 +26,22 @@ def take_refresh_tallies(tallies: dict[str, int]) -> tuple[dict[str, int], dict[
     return rest, counts
 
 
-def refresh_stats(previous: PreviousRelease, counts: dict[str, int],
-                  recompute_all: bool) -> dict[str, Any]:
-    """``stats["refresh"]`` without ``changes`` (added once the diff is known)."""
-    return {"previous": previous.lineage.to_dict(), "recompute_all": recompute_all, **counts}
+def refresh_stats(previous: PreviousRelease, counts: dict[str, int], recompute_all: bool,
+                  note: str = "") -> dict[str, Any]:
+    """``stats["refresh"]`` without ``changes`` (added once the diff is known); ``note``
+    says what the dataset's refresh did when it is not the default (``Plan.refresh_note``:
+    a dataset whose rows cannot be carried recomputes them all, NQ's ``--relink``)."""
+    return {"previous": previous.lineage.to_dict(), "recompute_all": recompute_all,
+            **({"note": note} if note else {}), **counts}
+
+
+def _what_was_done(refresh: dict[str, Any]) -> str:
+    if refresh.get("note"):
+        return refresh["note"]
+    if refresh["recompute_all"]:
+        return "every row was recomputed (--recompute-all)"
+    return ("rows of unchanged inputs were carried byte for byte, with their id and split; "
+            "only new inputs were processed")
 
 
 def diff_summary(diff: dict[str, Any]) -> dict[str, Any]:
@@ -54,8 +66,7 @@ def summary_lines(stats: dict[str, Any]) -> list[str]:
         return []
     previous = refresh["previous"]
     lines = [f"  built on:              {previous['dataset']} {previous['version']} "
-             f"({previous['fingerprint']})"
-             + (", every row recomputed (--recompute-all)" if refresh["recompute_all"] else ""),
+             f"({previous['fingerprint']}): {_what_was_done(refresh)}",
              "  rows " + ", ".join(f"{c.name} {refresh.get(c.name, 0)}" for c in ROW_COUNTERS)
              + f" ({refresh.get(INPUTS_CARRIED.name, 0)} inputs carried, not processed)"]
     moved = refresh.get("changes", {}).get("moved_between_splits", {}).get("count", 0)
@@ -74,10 +85,8 @@ def changes_section(stats: dict[str, Any]) -> str:
     changes = refresh.get("changes", {})
     lines = [f"## Changes since {previous['dataset']} {previous['version']}", "",
              f"This version was built on {previous['dataset']} {previous['version']} "
-             f"(fingerprint `{previous['fingerprint']}`) with `--previous`"
-             + (" and `--recompute-all`: every row was recomputed." if refresh["recompute_all"]
-                else ": rows of unchanged inputs were carried byte for byte, with their id "
-                     "and split; only new inputs were processed."), "",
+             f"(fingerprint `{previous['fingerprint']}`) with `--previous`: "
+             f"{_what_was_done(refresh)}.", "",
              "| rows | count |", "|---|---:|"]
     lines += [f"| {c.name} | {refresh.get(c.name, 0)} |" for c in ROW_COUNTERS]
     tables = changes.get("tables", {})
