@@ -14,6 +14,7 @@ from pipelines.build_nlquad import format_summary, main, run
 from pipelines.release import main as release_main
 from tests.conftest import PROJECT_ROOT, TEST_RUNNER
 from transforms.nlquad.sidecar import PREFIX
+from transforms.nlquad.spec import SPEC
 
 SAMPLE = PROJECT_ROOT / "pipelines" / "samples" / "nlquad"
 INDEX = [line.split("\t") for line in
@@ -113,6 +114,7 @@ def test_new_captures_are_processed_and_removed_ones_counted(tmp_path):
     assert {row["capture_timestamp"] for row in kent} == {"20190903114407"}
     assert second["stats"]["counts"]["dedup"] == {"duplicate_capture_of_carried": 2,
                                                   "duplicate_content_of_carried": 1}
+    assert SPEC.counters.undeclared(second["stats"]["counts"]) == []
     duplicates = [json.loads(line) for path in
                   (Path(second["path"]) / "rejected" / "duplicates").glob("*.jsonl")
                   for line in path.read_text(encoding="utf-8").splitlines()]

@@ -158,14 +158,15 @@ def refresh_note(stats: dict[str, Any]) -> str:
     if not refresh:
         return ""
     previous = refresh["previous"]
+    built_on = (f"This version was built on {md_text(previous['dataset'])} "
+                f"{md_text(previous['version'])} with `--previous`")
+    if refresh.get("recompute_all"):
+        return f"{built_on} and `--recompute-all`: every capture was processed again."
     carried = Counts(stats["counts"], COUNTERS)[DOCUMENTS_CARRIED]
-    return (f"This version was built on {md_text(previous['dataset'])} "
-            f"{md_text(previous['version'])} with "
-            f"`--previous`: {carried} documents whose capture (URL, timestamp, digest) is "
+    return (f"{built_on}: {carried} documents whose capture (URL, timestamp, digest) is "
             f"unchanged were carried with their rows: not fetched (Wayback), parsed or "
-            f"extracted again. "
-            f"The counts below are this run's work only; the splits, the lengths and the "
-            f"question prefixes describe the whole release.")
+            f"extracted again. The counts below are this run's work only; the splits, the "
+            f"lengths and the question prefixes describe the whole release.")
 
 
 def refresh_count_rows(stats: dict[str, Any]) -> list[tuple[str, int]]:

@@ -71,3 +71,24 @@ def test_wayback_cdx_rows_are_accounted_on_the_card_and_in_the_summary():
     summary = format_summary({"stats": stats, "path": "out",
                               "manifest": _manifest(kind="wayback", description="Wayback")})
     assert "CDX rows read:" in summary and "malformed CDX rows, bad_timestamp: 2" in summary
+
+
+def test_after_a_refresh_the_counts_say_they_are_this_runs_work():
+    from pipelines.build_nlquad import format_summary
+
+    refresh = {"previous": {"dataset": "nlquad", "version": "1.0.0", "fingerprint": "f"},
+               "recompute_all": False, "carried": 20, "new": 2, "recomputed": 0, "removed": 1}
+    counts = {**STATS["counts"], "carried": {"documents": 9},
+              "dedup": {"duplicate_capture_of_carried": 2}}
+    stats = {**STATS, "counts": counts, "refresh": refresh}
+    body = nlquad_card(_manifest(), stats)
+    assert "## Counts (this run's work)" in body
+    assert "built on nlquad 1.0.0 with `--previous`: 9 documents" in body
+    assert "| documents carried | 9 |" in body
+    assert "| new captures of carried articles, dropped | 2 |" in body
+    summary = format_summary({"stats": stats, "path": "out", "manifest": _manifest()})
+    assert "this run's work (carried documents were not fetched or parsed again)" in summary
+    assert "documents carried:     9" in summary
+    recomputed = {**stats, "refresh": {**refresh, "recompute_all": True}}
+    assert "every capture was processed again" in nlquad_card(_manifest(), recomputed)
+    assert "this run's work" not in nlquad_card(_manifest(), STATS)
