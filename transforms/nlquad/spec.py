@@ -11,7 +11,6 @@ source's rates and request limits are options whose defaults are ``WaybackPolicy
 from __future__ import annotations
 
 import argparse
-import dataclasses
 from dataclasses import dataclass
 from functools import partial
 from typing import Any
@@ -25,7 +24,6 @@ from transforms.core.counters import Counts
 from transforms.core.errors import UsageError
 from transforms.core.inputs import matching_files, require_inputs
 from transforms.core.options import (
-    CLI,
     ReleaseOptions,
     max_decoded_option,
     mib_to_bytes,
@@ -96,18 +94,7 @@ WAYBACK_GROUP = "wayback source"
 WAYBACK = WaybackPolicy()  # the defaults of the wayback source options
 LIMITS = WAYBACK.limits  # the defaults of the --wayback-* request limits
 
-
-def input_option(declared: Any) -> Any:
-    """An option field made by a shared helper (``request_limit_options``,
-    ``max_decoded_option``), declared as one that never changes a row's content
-    (``rows=False``): it limits which inputs are read, not what a row of an input says."""
-    info = declared.metadata[CLI]
-    return dataclasses.field(default=declared.default,
-                             metadata={CLI: dataclasses.replace(info, rows=False)})
-
-
-_WAYBACK = {suffix: input_option(declared) for suffix, declared in request_limit_options(
-    "the archive", LIMITS, group=WAYBACK_GROUP).items()}
+_WAYBACK = request_limit_options("the archive", LIMITS, group=WAYBACK_GROUP)
 
 
 def boilerplate_min_docs(value: str) -> int:
@@ -161,8 +148,8 @@ class NlquadOptions(ReleaseOptions, _PageOptions):
                                             "context")
     max_rows_per_shard: int = option(20_000, "Parquet rows per shard file", parse=positive_int,
                                      rows=False)
-    max_decoded_mib: float = input_option(max_decoded_option(
-        MAX_PAGE_MIB, "page (--source html: a page file; warc: one record's page)"))
+    max_decoded_mib: float = max_decoded_option(
+        MAX_PAGE_MIB, "page (--source html: a page file; warc: one record's page)")
     wayback_url: str = option("https://web.archive.org", "Wayback Machine base URL (tests "
                                                          "point it at a local server)",
                               group=WAYBACK_GROUP, rows=False)
