@@ -27,6 +27,8 @@ UNIT = ("none: a lexicon row adds up the matches of the whole corpus, so a refre
 NOTE = ("A lexicon row adds up Hearst matches over the whole corpus, so no row can be carried "
         "from one version to the next: every row was recomputed from the corpus (as with "
         "`--recompute-all`).")
+REFRESH_NOTE = ("every row was recomputed: a lexicon row adds up the Hearst matches of the "
+                "whole corpus, so none can be carried")  # Plan.refresh_note
 O = TypeVar("O")  # noqa: E741 - the options dataclass
 
 

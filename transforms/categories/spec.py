@@ -16,6 +16,7 @@ from filters.nq.category_lexicon import lexicon_tsv
 from transforms.categories.card import categories_card, categories_stats
 from transforms.categories.counters import COUNTERS, FILES, PARAGRAPHS, PATTERN
 from transforms.categories.refresh import (
+    REFRESH_NOTE,
     UNIT,
     count_against_previous,
     recompute_everything,
@@ -86,7 +87,8 @@ def plan(options: CategoriesOptions) -> Plan[CategoriesOptions]:
         replace(options, input=options.input or sample_corpus_patterns()))
     require_inputs(options.input)
     return Plan(options, RELEASE, (LEXICON,),
-                {"kind": "corpus", "description": ", ".join(options.input)})
+                {"kind": "corpus", "description": ", ".join(options.input)},
+                refresh_note=REFRESH_NOTE if options.previous else "")
 
 
 class BuildCategories(beam.PTransform):

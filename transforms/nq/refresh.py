@@ -36,7 +36,7 @@ from apache_beam.io.filesystems import FileSystems
 from transforms.core.errors import UsageError
 from transforms.nq.counters import LASTING_DROPS
 from transforms.nq.refresh_drops import CarryDrops
-from transforms.release.refresh.carry import Carry, SplitRow
+from transforms.release.refresh.carry import Carry, ParquetKeys, SplitRow
 from transforms.release.refresh.previous import PreviousRelease
 from transforms.release.storage import RAW
 
@@ -126,11 +126,14 @@ class LinkingRefresh:
                  lasting: frozenset[str] = LASTING_DROPS):
         options, previous = plan.options, plan.previous
         relink = options.recompute_all or options.relink
+        keys = ParquetKeys(("question",), published_key)  # the Parquet question column only
         if original:
             self.carry = Carry(pbegin, previous, original_key, recompute_all=relink,
-                               files=original_files(previous), reader=read_original_file)
+                               files=original_files(previous), reader=read_original_file,
+                               keys=(previous.split_files() if previous else None, keys))
         else:
-            self.carry = Carry(pbegin, previous, question_key, recompute_all=relink)
+            self.carry = Carry(pbegin, previous, question_key, recompute_all=relink,
+                               keys=(None, keys))
         self.drops = CarryDrops(pbegin, previous, lasting, relink=relink)
 
     def to_link(self, questions):
@@ -145,4 +148,5 @@ class LinkingRefresh:
 
 def question_carry(pbegin, plan: Any) -> Carry:
     """The ``Carry`` of a question release: nothing carried, the changes counted."""
-    return Carry(pbegin, plan.previous, question_key, recompute_all=True)
+    return Carry(pbegin, plan.previous, question_key, recompute_all=True,
+                 keys=(None, ParquetKeys(("question",), published_key)))

@@ -34,6 +34,8 @@ NOTE = ("A BM25 index is global: each page's `doc_id` is its position in URL ord
         "scores depend on every page (document frequencies, average length), so nothing can be "
         "carried from one version to the next: every row and index file was recomputed (as "
         "with `--recompute-all`).")
+REFRESH_NOTE = ("every row was recomputed, and every index file: doc ids follow URL order "
+                "and BM25 scores depend on every page, so none can be carried")
 O = TypeVar("O")  # noqa: E741 - the options dataclass
 
 

@@ -42,6 +42,7 @@ from transforms.release import (
 from transforms.search_index.card import index_card_for, index_stats
 from transforms.search_index.counters import COUNTERS, MALFORMED_LINES, READ, UNREADABLE_FILES
 from transforms.search_index.refresh import (
+    REFRESH_NOTE,
     UNIT,
     count_against_previous,
     recompute_everything,
@@ -141,7 +142,8 @@ def plan(options: SearchIndexOptions) -> Plan[SearchIndexOptions]:
     return Plan(options, release_for(options.lang), (DOCS,),
                 {"kind": options.source, "description": corpus},
                 before_publish=partial(index_pages, lang=options.lang, source=corpus),
-                context=SearchIndexContext(corpus=corpus))
+                context=SearchIndexContext(corpus=corpus),
+                refresh_note=REFRESH_NOTE if options.previous else "")
 
 
 class BuildSearchIndex(beam.PTransform):

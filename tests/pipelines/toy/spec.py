@@ -28,7 +28,7 @@ from transforms.release import (
     group_tallies,
     parquet_bytes,
 )
-from transforms.release.refresh.carry import Carry
+from transforms.release.refresh.carry import Carry, ParquetKeys
 
 READ = Counter("questions", "read")
 KEPT = Counter("questions", "kept")
@@ -87,7 +87,8 @@ class BuildToy(beam.PTransform):
 
     def expand(self, pbegin):
         options, staging = self.options, self.target.staging_dir
-        carry = Carry(pbegin, self.previous, row_key, recompute_all=options.recompute_all)
+        carry = Carry(pbegin, self.previous, row_key, recompute_all=options.recompute_all,
+                      keys=(None, ParquetKeys(("id",), row_key)))
         lines = carry.fresh(pbegin | "Read" >> beam.io.ReadFromText(options.input), line_key)
         selected = lines | "Select" >> beam.ParDo(_Select(options.min_words)).with_outputs(
             *SIDE_OUTPUTS, main="main")

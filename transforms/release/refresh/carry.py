@@ -14,9 +14,10 @@ they are given: a full build's pipeline is the one it always was.
 The *unit* is what the dataset calls one input (a capture, a normalized question, a source
 example); ``unit_key(unit)`` and ``row_key(row)`` give the same key for a unit and the rows
 it made. A unit whose key has rows in the previous release is not processed (unless
-``recompute_all``): those rows are carried as they are, in their split. The previous keys
-reach the filter as a side input (a dict of short strings), so units are never shuffled;
-the previous rows are joined with this run's unit keys by key.
+``recompute_all``): those rows are carried as they are, in their split. Keys travel as side
+inputs (dicts of short strings) both ways: the previous keys filter this run's units, and
+this run's unit keys filter the previous rows as they are read, so neither units nor rows
+are shuffled for the carry; only keys and counts are joined, to count.
 
 Every previous row is then counted once, as ``refresh.carried``, ``refresh.recomputed``
 (its key made rows again), or ``refresh.removed`` (its key made none: the input is gone or no
@@ -61,6 +62,36 @@ def read_previous_file(item: tuple[str, str], version_dir: str) -> Iterator[Spli
 
 
 FileReader = Callable[[tuple[str, str], str], Iterator[SplitRow]]
+KeyReader = Callable[[tuple[str, str], str], Iterator[str]]
+
+
+class RowKeys:
+    """A ``KeyReader`` that reads whole rows with ``reader`` and keys them with ``row_key``
+    (what ``Carry`` uses unless told of a cheaper way)."""
+
+    def __init__(self, reader: FileReader, row_key: Callable[[Row], str]):
+        self.reader, self.row_key = reader, row_key
+
+    def __call__(self, item: tuple[str, str], version_dir: str) -> Iterator[str]:
+        for _, row in self.reader(item, version_dir):
+            yield self.row_key(row)
+
+
+class ParquetKeys:
+    """A ``KeyReader`` of Parquet files that reads only ``columns`` (the ones ``row_key``
+    needs), a row group at a time."""
+
+    def __init__(self, columns: tuple[str, ...], row_key: Callable[[Row], str]):
+        self.columns, self.row_key = list(columns), row_key
+
+    def __call__(self, item: tuple[str, str], version_dir: str) -> Iterator[str]:
+        _, name = item
+        with FileSystems.open(FileSystems.join(version_dir, *name.split("/")),
+                              compression_type=RAW) as handle:
+            parquet = pq.ParquetFile(io.BytesIO(handle.read()))
+        for index in range(parquet.num_row_groups):
+            for row in parquet.read_row_group(index, columns=self.columns).to_pylist():
+                yield self.row_key(row)
 
 
 class ReadPreviousRows(beam.PTransform):
@@ -82,7 +113,17 @@ class ReadPreviousRows(beam.PTransform):
         return (pbegin
                 | "Files" >> beam.Create(self.files)
                 | "SpreadFiles" >> beam.Reshuffle()
-                | "ReadRows" >> beam.FlatMap(self.reader, self.path))
+                | "ReadRows" >> beam.ParDo(_ReadFile(self.reader, self.path)))
+
+
+class _ReadFile(beam.DoFn):
+    """What ``reader`` yields for one file of the previous release."""
+
+    def __init__(self, reader: FileReader | KeyReader, version_dir: str):
+        self.reader, self.version_dir = reader, version_dir
+
+    def process(self, item: tuple[str, str]):
+        yield from self.reader(item, self.version_dir)
 
 
 class _KeepFresh(beam.DoFn):
@@ -97,25 +138,25 @@ class _KeepFresh(beam.DoFn):
             yield unit
 
 
-def _carry_group(item: tuple[str, dict[str, list]], recompute_all: bool):
-    """One key's previous rows and whether this run has its unit: carry, or leave them to
-    ``count`` (recomputed or removed)."""
-    _, grouped = item
-    rows, units = grouped["rows"], grouped["units"]
-    if rows and units and not recompute_all:
-        yield tally(INPUTS_CARRIED)
-        yield tally(CARRIED, len(rows))
-        yield from rows
+class _CarryRows(beam.DoFn):
+    """The previous rows whose key is among this run's units (a side input of keys): the
+    rows are filtered where they are read, never grouped."""
+
+    def process(self, keyed: tuple[str, SplitRow], units):
+        key, split_row = keyed
+        if key in units:
+            yield split_row
 
 
-def _count_key(item: tuple[str, dict[str, list]]):
-    """``refresh.*`` tallies of one key (see the module docstring)."""
+def _count_key(item: tuple[str, dict[str, list]], recompute_all: bool):
+    """``refresh.*`` tallies of one key (see the module docstring), from counts only."""
     _, grouped = item
     previous = sum(grouped["previous"])
     fresh = sum(grouped["fresh"])
-    if grouped["carried"]:
-        return
-    if fresh:
+    if previous and grouped["units"] and not recompute_all:
+        yield tally(INPUTS_CARRIED)
+        yield tally(CARRIED, previous)
+    elif fresh:
         yield tally(RECOMPUTED if previous else NEW, fresh)
     elif previous:
         yield tally(REMOVED, previous)
@@ -124,12 +165,17 @@ def _count_key(item: tuple[str, dict[str, list]]):
 class Carry:
     """The previous release's rows, the filter of fresh units and the refresh counts of one
     job (see the module docstring); ``label`` prefixes its steps; ``files`` and ``reader``
-    choose what is read (``ReadPreviousRows``)."""
+    choose what is read (``ReadPreviousRows``). The previous keys are read on their own
+    (``keys``: ``(files or None for the same files, KeyReader)``, by default the rows again;
+    ``ParquetKeys`` reads only the key's columns): the rows are filtered by this run's unit
+    keys, which depend on the previous keys, and one fused stage cannot both feed and wait
+    for a side input (the FnApiRunner refuses such a job)."""
 
     def __init__(self, pbegin, previous: PreviousRelease | None,
                  row_key: Callable[[Row], str], *, recompute_all: bool = False,
                  label: str = "Refresh", files: list[tuple[str, str]] | None = None,
-                 reader: FileReader = read_previous_file):
+                 reader: FileReader = read_previous_file,
+                 keys: tuple[list[tuple[str, str]] | None, KeyReader] | None = None):
         self.active = previous is not None
         self.label = label
         self.row_key = row_key
@@ -141,7 +187,11 @@ class Carry:
                      | f"{label}ReadPrevious" >> ReadPreviousRows(previous, files, reader)
                      | f"{label}KeyPrevious" >> beam.Map(lambda split_row: (
                          row_key(split_row[1]), split_row)))
-        self.keys = self.rows | f"{label}PreviousKeys" >> beam.Map(lambda kv: (kv[0], 1))
+        key_files, key_reader = keys or (files, RowKeys(reader, row_key))
+        self.keys = (pbegin
+                     | f"{label}ReadPreviousKeys" >> ReadPreviousRows(
+                         previous, key_files, key_reader)
+                     | f"{label}PreviousKeys" >> beam.Map(lambda key: (key, 1)))
 
     def fresh(self, units, unit_key: Callable[[Any], str]):
         """The units to process: those whose key the previous release has no rows of."""
@@ -164,18 +214,17 @@ class Carry:
         if self._unit_keys is None:
             raise RuntimeError("Carry.finish() needs the units: call fresh() first")
         label, row_key = self.label, self.row_key
-        carried = ({"rows": self.rows, "units": self._unit_keys}
-                   | f"{label}JoinUnits" >> beam.CoGroupByKey()
-                   | f"{label}Carry" >> beam.FlatMap(
-                       _carry_group, self.recompute_all).with_outputs(*SIDE_OUTPUTS,
-                                                                      main="main"))
-        carried_keys = (carried.main
-                        | f"{label}CarriedKeys" >> beam.Map(lambda sr: (row_key(sr[1]), 1)))
+        if self.recompute_all:
+            carried = self.rows | f"{label}CarryNothing" >> beam.Filter(lambda _: False)
+        else:
+            carried = self.rows | f"{label}Carry" >> beam.ParDo(
+                _CarryRows(), beam.pvalue.AsDict(self._unit_keys))
         fresh_keys = fresh_rows | f"{label}FreshKeys" >> beam.Map(
             lambda sr: (row_key(sr[1]), 1))
-        counted = ({"previous": self.keys, "fresh": fresh_keys, "carried": carried_keys}
+        counted = ({"previous": self.keys, "fresh": fresh_keys, "units": self._unit_keys}
                    | f"{label}JoinCounts" >> beam.CoGroupByKey()
-                   | f"{label}Count" >> beam.FlatMap(_count_key).with_outputs(
-                       *SIDE_OUTPUTS, main="main"))
-        rows = (carried.main, fresh_rows) | f"{label}AllRows" >> beam.Flatten()
-        return rows, [carried, counted]
+                   | f"{label}Count" >> beam.FlatMap(
+                       _count_key, self.recompute_all).with_outputs(*SIDE_OUTPUTS,
+                                                                    main="main"))
+        rows = (carried, fresh_rows) | f"{label}AllRows" >> beam.Flatten()
+        return rows, [counted]

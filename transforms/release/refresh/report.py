@@ -68,7 +68,7 @@ def summary_lines(stats: dict[str, Any]) -> list[str]:
     lines = [f"  built on:              {previous['dataset']} {previous['version']} "
              f"({previous['fingerprint']}): {_what_was_done(refresh)}",
              "  rows " + ", ".join(f"{c.name} {refresh.get(c.name, 0)}" for c in ROW_COUNTERS)
-             + f" ({refresh.get(INPUTS_CARRIED.name, 0)} inputs carried, not processed)"]
+             + f"; inputs carried from it: {refresh.get(INPUTS_CARRIED.name, 0)}"]
     moved = refresh.get("changes", {}).get("moved_between_splits", {}).get("count", 0)
     if moved:
         lines.append(f"  WARNING: {moved} rows moved between splits since the previous "
