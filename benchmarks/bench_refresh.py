@@ -1,0 +1,220 @@
+"""How much a refresh (``--previous``) saves: a full build of N inputs against a refresh that
+adds 5% new inputs to it. Not a test.
+
+    python benchmarks/bench_refresh.py [--questions 1714] [--pages 2000] [--new 0.05]
+        [--network 200 [--requests-per-minute 120]] [--beam-args="--runner=DirectRunner"]
+
+For NQ (a pre-aggregated log of NQ-open questions from ../shared/data/queries when present,
+else the bundled sample's questions, linked with the bundled local index and page store) and
+NLQuAD (N pages synthesized from the bundled sample as ``bench_nlquad.py`` does, read with
+``--source html``), each in a process of its own:
+
+* ``full``: the version built from N inputs, from nothing;
+* ``refresh``: the next version, N inputs plus ``--new`` of N new ones, built with
+  ``--previous`` the full build;
+* ``rebuild``: that next version from nothing (what a refresh replaces).
+
+Prints seconds, inputs/s and peak RSS of each, the refresh/full time ratio against the
+target (at most 0.15, with peak RSS no higher) and what the refresh carried. The fixed cost
+of starting a Beam job is part of every run, so the ratio improves with N.
+
+With a local index and page store the work a refresh saves (search, page fetch, tokens and
+candidates) is cheap, so these rows show the refresh's floor: the query stage over the whole
+log (which questions are still in it) and writing every carried row again. ``--network N``
+adds the case the target is about: ``build_nq --search mediawiki --pages rest`` over HTTP
+against the fake Wikipedia of the tests (``tests/fakes/wiki_server.py``, 127.0.0.1, loaded
+with the bundled pages), at ``--requests-per-minute`` (the weekly example's 120 by default),
+where a full build searches and fetches for every question and a refresh for new ones only.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import shlex
+import shutil
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from bench_nlquad import synthesize
+from bench_nq import questions
+from child_process import peak_rss_mb, report, run_child
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+TARGET = 0.15
+
+
+def nq_inputs(directory: Path, count: int, new: float) -> tuple[Path, Path, int]:
+    """Logs of ``count`` questions and of those plus ``new`` of them more."""
+    pool = list(dict.fromkeys(questions()))
+    count = min(count, int(len(pool) / (1 + new)))
+    extra = max(1, round(count * new))
+    paths = []
+    for name, chosen in (("v1.jsonl", pool[:count]), ("v2.jsonl", pool[:count + extra])):
+        path = directory / name
+        path.write_text("".join(json.dumps({"query": q, "count": 2, "users": 2}) + "\n"
+                                for q in chosen), encoding="utf-8")
+        paths.append(path)
+    return paths[0], paths[1], count
+
+
+def nlquad_inputs(directory: Path, count: int, new: float) -> tuple[Path, Path, int]:
+    """Directories of ``count`` synthesized pages and of those plus ``new`` of them more
+    (the same files: each keeps its URL, timestamp and bytes)."""
+    total = count + max(1, round(count * new))
+    every = directory / "v2"
+    every.mkdir()
+    synthesize(every, total)
+    first = directory / "v1"
+    first.mkdir()
+    rows = (every / "index.tsv").read_text(encoding="utf-8").splitlines()
+    for row in rows[1:count + 1]:
+        shutil.copyfile(every / row.split("\t")[0], first / row.split("\t")[0])
+    (first / "index.tsv").write_text("\n".join(rows[:count + 1]) + "\n", encoding="utf-8")
+    return first, every, count
+
+
+def arguments(dataset: str, source: Path) -> list[str]:
+    """The builder's input options for one prepared input."""
+    if dataset == "nq":
+        return ["--input", str(source), "--stop-after", "examples"]
+    return ["--source", "html", "--input", str(source / "*.html"),
+            "--index", str(source / "index.tsv")]
+
+
+def fake_wiki():
+    """The fake Wikipedia of the tests, serving the bundled sample's pages as plain text."""
+    import lxml.html
+
+    from tests.fakes.wiki_server import FakePage, FakeWiki
+
+    pages = []
+    corpus = ROOT / "pipelines" / "samples" / "nq" / "corpus" / "wiki"
+    for number, path in enumerate(sorted(corpus.glob("*.html")), start=1):
+        tree = lxml.html.fromstring(path.read_bytes())
+        text = " ".join(" ".join(p.itertext()) for p in tree.iter("p"))
+        pages.append(FakePage(path.stem.replace("_", " "), text, 1000 + number))
+    return FakeWiki(pages).start()
+
+
+def network_arguments(wiki, rate: float, cache: Path) -> list[str]:
+    """``build_nq`` over HTTP: search and pages from ``wiki``, an empty cache of its own."""
+    return ["--search", "mediawiki", "--mediawiki-api-url", wiki.api_url, "--pages", "rest",
+            "--rest-url", wiki.rest_url, "--requests-per-minute", f"{rate:g}",
+            "--http-cache-dir", str(cache)]
+
+
+def bench_network(count: int, new: float, rate: float, beam_args: list[str],
+                  tmp: Path) -> None:
+    """The NQ refresh against a full build over HTTP (see the module docstring)."""
+    first, second, count = nq_inputs(tmp, count, new)
+    wiki = fake_wiki()
+    try:
+        output = str(tmp / "releases")
+        full = measure("nq", [*beam_args, *arguments("nq", first),
+                              *network_arguments(wiki, rate, tmp / "cache1"),
+                              "--output", output, "--version", "1"], "full build")
+        full_requests = len(wiki.requests)
+        refresh = measure("nq", [*beam_args, *arguments("nq", second),
+                                 *network_arguments(wiki, rate, tmp / "cache2"),
+                                 "--output", output, "--version", "2", "--previous", "auto"],
+                          "refresh")
+        refresh_requests = len(wiki.requests) - full_requests
+    finally:
+        wiki.stop()
+    total = count + max(1, round(count * new))
+    print(f"nq over HTTP at {rate:g} requests/min: {count} questions, then {total - count} "
+          f"new ({new:.0%})")
+    for name, result, inputs, requests in (
+            ("full build of N", full, count, full_requests),
+            ("refresh (+new, --previous)", refresh, total, refresh_requests)):
+        print(f"  {name:32s} {result['seconds']:7.2f} s  {inputs / result['seconds']:8.1f} "
+              f"questions/s  peak RSS {result['peak_rss_mb']:7.1f} MB  rows {result['rows']}  "
+              f"HTTP requests {requests}")
+    report_ratio(full, refresh)
+
+
+def report_ratio(full: dict, refresh: dict) -> None:
+    """The refresh/full time ratio against the target, and the peak RSS comparison."""
+    carried = refresh["refresh"] or {}
+    print(f"  refresh rows: carried {carried.get('carried', 0)}, new {carried.get('new', 0)}, "
+          f"recomputed {carried.get('recomputed', 0)}, removed {carried.get('removed', 0)}")
+    ratio = refresh["seconds"] / full["seconds"]
+    memory = refresh["peak_rss_mb"] <= full["peak_rss_mb"]
+    print(f"  ratio refresh/full time: {ratio:.3f} (target <= {TARGET}: "
+          f"{'met' if ratio <= TARGET else 'NOT met'}); peak RSS "
+          f"{'no higher' if memory else 'HIGHER'} than the full build's")
+
+
+def build(dataset: str, argv: list[str]) -> dict:
+    """One build in this process: seconds, rows, what a refresh carried, peak RSS."""
+    module = __import__(f"pipelines.build_{dataset}", fromlist=["run"])
+    started = time.perf_counter()
+    result = module.run(argv)
+    return {"seconds": time.perf_counter() - started,
+            "rows": sum(result["manifest"]["rows_per_split"].values()),
+            "refresh": result["stats"].get("refresh"), "peak_rss_mb": peak_rss_mb()}
+
+
+def measure(dataset: str, argv: list[str], what: str) -> dict:
+    command = [sys.executable, __file__, "--child", dataset, "--argv", json.dumps(argv)]
+    return run_child(command, what, ROOT)
+
+
+def bench(dataset: str, count: int, new: float, beam_args: list[str], tmp: Path) -> None:
+    prepare = nq_inputs if dataset == "nq" else nlquad_inputs
+    first, second, count = prepare(tmp, count, new)
+    output = str(tmp / "releases")
+    full = measure(dataset, [*beam_args, *arguments(dataset, first), "--output", output,
+                             "--version", "1"], "full build")
+    refresh = measure(dataset, [*beam_args, *arguments(dataset, second), "--output", output,
+                                "--version", "2", "--previous", "auto"], "refresh")
+    rebuild = measure(dataset, [*beam_args, *arguments(dataset, second), "--output",
+                                str(tmp / "rebuild"), "--version", "2"], "rebuild")
+    unit = "questions" if dataset == "nq" else "pages"
+    total = count + max(1, round(count * new))
+    print(f"{dataset}: {count} {unit}, then {total - count} new ({new:.0%})")
+    for name, result, inputs in (("full build of N", full, count),
+                                 ("refresh (+new, --previous)", refresh, total),
+                                 ("rebuild of N+new from nothing", rebuild, total)):
+        print(f"  {name:32s} {result['seconds']:7.2f} s  {inputs / result['seconds']:8.1f} "
+              f"{unit}/s  peak RSS {result['peak_rss_mb']:7.1f} MB  rows {result['rows']}")
+    report_ratio(full, refresh)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--questions", type=int, default=1714, help="NQ questions (N)")
+    parser.add_argument("--pages", type=int, default=2000, help="NLQuAD pages (N)")
+    parser.add_argument("--new", type=float, default=0.05, help="share of new inputs")
+    parser.add_argument("--datasets", default="nq,nlquad", help="which to measure")
+    parser.add_argument("--network", type=int, default=0, metavar="N",
+                        help="also NQ over HTTP with N questions (0: not)")
+    parser.add_argument("--requests-per-minute", type=float, default=120,
+                        help="--network: the client's rate (the weekly example's)")
+    parser.add_argument("--beam-args", default="--runner=DirectRunner",
+                        help="Beam options of every build, one string")
+    parser.add_argument("--child", help=argparse.SUPPRESS)
+    parser.add_argument("--argv", help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.child:
+        report(build(args.child, json.loads(args.argv)))
+        return
+    beam_args = shlex.split(args.beam_args)
+    print(f"refresh benchmark ({args.beam_args})")
+    for dataset in filter(None, args.datasets.split(",")):
+        with tempfile.TemporaryDirectory(prefix=f"bench_refresh_{dataset}_") as tmp:
+            count = args.questions if dataset == "nq" else args.pages
+            bench(dataset, count, args.new, beam_args, Path(tmp))
+    if args.network:
+        with tempfile.TemporaryDirectory(prefix="bench_refresh_http_") as tmp:
+            bench_network(args.network, args.new, args.requests_per_minute, beam_args,
+                          Path(tmp))
+
+
+if __name__ == "__main__":
+    main()
