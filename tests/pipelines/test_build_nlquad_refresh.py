@@ -83,7 +83,10 @@ def test_a_refresh_of_unchanged_captures_writes_the_full_rebuilds_files(tmp_path
     kept = full["counts"]["documents"]["deduplicated"]  # every kept document is carried
     assert counts["carried"]["documents"] == kept
     assert refresh["inputs_carried"] == kept - full["counts"]["documents"]["without_questions"]
-    assert counts["pages"]["read"] == full["counts"]["pages"]["read"] - kept
+    # other captures of carried articles are not parsed either: they would lose to them
+    losers = full["counts"]["dedup"]["duplicate_capture"]
+    assert counts["dedup"]["duplicate_capture_of_carried"] == losers
+    assert counts["pages"]["read"] == full["counts"]["pages"]["read"] - kept - losers
     assert "documents" not in counts and "questions" not in counts  # nothing extracted
     card = (two / "README.md").read_text(encoding="utf-8")
     assert "## Counts (this run's work)" in card and f"{kept} documents whose capture" in card

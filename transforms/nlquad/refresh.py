@@ -29,54 +29,67 @@ it keeps published rows stable where a full rebuild would not, by these rules:
   alike, so a new article is cleaned against the whole corpus; but a carried document is not
   cleaned again when new or removed articles make one of its paragraphs reach (or fall below)
   ``--boilerplate-min-docs``: its context stays as published, where a rebuild would change it;
-* a capture that made no kept document (a page skipped by URL or by the parser, a
-  deduplication loser, a dead letter) has no sidecar line: it is read, and with ``--source
-  wayback`` fetched (from ``--cache-dir`` when that is kept), and parsed again at every
-  refresh, with the same outcome.
+* a capture that made no kept document and is not another capture of a carried article (a
+  page skipped by URL or by the parser, a text duplicate, a dead letter) has no sidecar line:
+  it is read, and with ``--source wayback`` fetched (from ``--cache-dir`` when that is kept),
+  and parsed again at every refresh, with the same outcome.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import Any, NamedTuple
 
 import apache_beam as beam
 
+from filters.bbc.urls import classify_bbc_url
 from transforms.clients.wayback import CdxCapture
-from transforms.core.accounting import SIDE_OUTPUTS, tally
+from transforms.core.accounting import SIDE_OUTPUTS, rejected, tally
 from transforms.nlquad.capture_keys import capture_id, row_key, unit_key
 from transforms.nlquad.carried_stats import CarriedStats
-from transforms.nlquad.counters import DOCUMENTS_CARRIED
+from transforms.nlquad.counters import DOCUMENTS_CARRIED, DUPLICATE_CAPTURE_OF_CARRIED
 from transforms.nlquad.sidecar import PREFIX, ReadSidecar, sidecar_files
 from transforms.release.refresh.carry import Carry
 from transforms.release.refresh.previous import PreviousRelease, RefreshRefused
 from transforms.sources.pages import CapturedPage, cdx_digest
 
-Capture = tuple[str, str, str]  # URL, timestamp, digest
 LABEL = "Refresh"  # the steps of Carry
 OURS = "Capture"  # the steps of this module
 
 
-def page_capture(page: CapturedPage) -> Capture:
+class UnitCapture(NamedTuple):
+    """What a refresh needs of a unit before it is fetched or parsed."""
+
+    url: str
+    timestamp: str
+    digest: str
+    asset_key: str  # the article it is a capture of ("" for a page that is no article)
+
+
+def page_capture(page: CapturedPage) -> UnitCapture:
     """The capture of a page read from a file (``--source sample|html|warc``)."""
-    return page.url, page.timestamp, page.payload_digest()
+    return UnitCapture(page.url, page.timestamp, page.payload_digest(),
+                       classify_bbc_url(page.url).asset_key)
 
 
-def cdx_capture(item: tuple[str, CdxCapture]) -> Capture:
+def cdx_capture(item: tuple[str, CdxCapture]) -> UnitCapture:
     """The capture of a listed Wayback capture ``(asset key, CdxCapture)``, not fetched."""
-    capture = item[1]
-    return capture.original, capture.timestamp, cdx_digest(capture.digest)
+    asset_key, capture = item
+    return UnitCapture(capture.original, capture.timestamp, cdx_digest(capture.digest),
+                       asset_key)
 
 
 class _KeyUnits(beam.DoFn):
-    """unit -> ``(unit_key, unit)`` against the previous sidecar's digests (a side input)."""
+    """unit -> ``(unit_key, (asset key, unit))`` against the previous sidecar's digests (a
+    side input)."""
 
-    def __init__(self, capture_of: Callable[[Any], Capture]):
+    def __init__(self, capture_of: Callable[[Any], UnitCapture]):
         self.capture_of = capture_of
 
     def process(self, unit, digests: dict[str, str]):
-        url, timestamp, digest = self.capture_of(unit)
-        yield unit_key(url, timestamp, digest, digests.get(capture_id(url, timestamp))), unit
+        url, timestamp, digest, asset_key = self.capture_of(unit)
+        previous = digests.get(capture_id(url, timestamp))
+        yield unit_key(url, timestamp, digest, previous), (asset_key, unit)
 
 
 def _unit_key(keyed: tuple[str, Any]) -> str:
@@ -94,6 +107,23 @@ def _carried(item: tuple[str, dict[str, list]]):
 
 def _not_carried(keyed: tuple[str, Any], carried: dict[str, None]) -> bool:
     return keyed[0] not in carried
+
+
+def _other_articles(keyed: tuple[str, tuple[str, Any]], articles: dict[str, tuple[str, str]],
+                    capture_of: Callable[[Any], UnitCapture]):
+    """The unit, unless it is another capture of a carried article (``articles``: asset key
+    -> the carried capture's URL and timestamp): that one is counted and listed as a
+    duplicate instead, unfetched and unparsed."""
+    asset_key, unit = keyed[1]
+    kept = articles.get(asset_key) if asset_key else None
+    if kept is None:
+        yield unit
+        return
+    capture = capture_of(unit)
+    yield tally(DUPLICATE_CAPTURE_OF_CARRIED)
+    yield rejected("duplicates", {"url": capture.url, "timestamp": capture.timestamp,
+                                  "reason": DUPLICATE_CAPTURE_OF_CARRIED.name,
+                                  "kept_url": kept[0], "kept_timestamp": kept[1]})
 
 
 class NlquadRefresh:
@@ -119,9 +149,9 @@ class NlquadRefresh:
                           | f"{OURS}ReadSidecar" >> ReadSidecar(previous.path, files)
                           | f"{OURS}KeyDocuments" >> beam.Map(lambda d: (d.key, d)))
 
-    def fresh(self, units, capture_of: Callable[[Any], Capture]):
-        """The units to process: new or changed captures (every unit with
-        ``--recompute-all``); sets ``carried``."""
+    def fresh(self, units, capture_of: Callable[[Any], UnitCapture]):
+        """The units to process: new or changed captures of articles not carried (every
+        unit with ``--recompute-all``); sets ``carried``."""
         if not self.active:
             return units
         digests = self.documents | f"{OURS}Digests" >> beam.Map(
@@ -137,10 +167,16 @@ class NlquadRefresh:
         self.results.append(present)
         self.carried = present.main
         carried_keys = self.carried | f"{OURS}CarriedKeys" >> beam.Map(lambda d: (d.key, None))
-        return (without_rows
-                | f"{OURS}NotCarried" >> beam.Filter(_not_carried,
-                                                      beam.pvalue.AsDict(carried_keys))
-                | f"{OURS}Units" >> beam.Map(lambda keyed_unit: keyed_unit[1]))
+        articles = self.carried | f"{OURS}CarriedArticles" >> beam.Map(
+            lambda d: (d.asset_key, (d.capture_url, d.capture_timestamp)))
+        others = (without_rows
+                  | f"{OURS}NotCarried" >> beam.Filter(_not_carried,
+                                                        beam.pvalue.AsDict(carried_keys))
+                  | f"{OURS}OtherArticles" >> beam.FlatMap(
+                      _other_articles, beam.pvalue.AsDict(articles), capture_of)
+                  .with_outputs(*SIDE_OUTPUTS, main="main"))
+        self.results.append(others)
+        return others.main
 
     def finish(self, fresh_rows) -> tuple[Any, list, list]:
         """``(every (split, row) of the release, [results for WriteAccounting], [histogram

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator, Mapping
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from typing import Any
 
 import apache_beam as beam
@@ -68,8 +68,8 @@ class CapturedDocument:
         return self.text
 
     def to_json(self) -> dict[str, Any]:
-        """The sidecar line's object."""
-        return asdict(self)
+        """The sidecar line's object (tuples are written as JSON arrays)."""
+        return dict(vars(self))
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> CapturedDocument:

@@ -36,12 +36,13 @@ def test_a_unit_keeps_a_rows_key_only_with_the_previous_digest():
 def test_pages_and_cdx_captures_have_the_cdx_digest():
     payload = b"<html>page</html>"
     digest = sha1_base32(payload)  # what the CDX server writes
-    assert page_capture(CapturedPage(URL, STAMP, payload, "f")) == (URL, STAMP, digest)
+    assert page_capture(CapturedPage(URL, STAMP, payload, "f")) == (
+        URL, STAMP, digest, "news/1000001")
     fetched = CapturedPage(URL, STAMP, payload, "wayback", digest=f"sha1:{digest.lower()}")
     assert fetched.payload_digest() == digest
     cdx = CdxCapture("uk,co,bbc)/news/uk-1000001", STAMP, URL, "text/html", "200",
                      f"sha1:{digest}")
-    assert cdx_capture(("news/1000001", cdx)) == (URL, STAMP, digest)
+    assert cdx_capture(("news/1000001", cdx)) == (URL, STAMP, digest, "news/1000001")
 
 
 def carried(asset: str, url: str, timestamp: str, text: str = "t", published: str = "",
