@@ -488,7 +488,8 @@ def run_import(args: argparse.Namespace, beam_args: list[str]) -> dict[str, Any]
                                                      **carried),
             make_card=annotation_dataset_card(base),
             baselines=(lambda d: nq_dev_baselines(d, eval_split)) if base == "nq"
-            else (lambda d: jnq_baselines(d, eval_split)))
+            else (lambda d: jnq_baselines(d, eval_split)),
+            lineage=None if previous is None else previous.lineage)
 
     return run_release(target, args.overwrite, beam_args,
                        lambda pipeline: build_import(pipeline, args, inputs, ways, target,

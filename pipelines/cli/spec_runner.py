@@ -76,6 +76,8 @@ def open_refresh(spec: DatasetSpec, plan: Plan, version: str,
     previous = open_previous(options.previous, output=options.output,
                              dataset=plan.release.dataset, version=version,
                              schema=plan.release.schema)
+    if previous is not None and spec.refresh.check is not None:
+        spec.refresh.check(previous, options.recompute_all)
     if previous is not None and not options.recompute_all:
         defaults = spec.options()
         rows = {field.name: (info.name or dash_name(field.name))

@@ -176,6 +176,9 @@ def test_nq_import_carries_annotations_and_votes_byte_identical(nq, tmp_path):
     assert carried["carried_from"]["version"] == previous["version"]
     assert carried["carried"] == len(nq.carried) and carried["invalidated"] == len(nq.reasons)
     assert result["manifest"]["source"]["carried_from"] == carried["carried_from"]
+    assert result["manifest"]["previous"] == {  # the lineage `release list` shows
+        key: carried["carried_from"][key] for key in ("dataset", "version", "fingerprint")}
+    assert "refresh" not in result["stats"]  # no builder refresh figures
     card = (path / "README.md").read_text("utf-8")
     assert "## Annotations carried" in card
     assert f"{len(nq.carried)} of the {len(before)} items judged" in card

@@ -9,12 +9,14 @@ import shutil
 from pathlib import Path
 
 import pyarrow.parquet as pq
+import pytest
 
 from pipelines.build_nlquad import format_summary, main, run
 from pipelines.release import main as release_main
 from tests.conftest import PROJECT_ROOT, TEST_RUNNER
 from transforms.nlquad.sidecar import PREFIX
 from transforms.nlquad.spec import SPEC
+from transforms.release import run as run_module
 
 SAMPLE = PROJECT_ROOT / "pipelines" / "samples" / "nlquad"
 INDEX = [line.split("\t") for line in
@@ -194,7 +196,7 @@ def test_a_changed_row_option_is_refused_unless_recompute_all(tmp_path, capsys):
     assert read(root / "nlquad" / "3", "stats.json")["refresh"]["carried"] == 2
 
 
-def test_a_previous_release_without_a_sidecar_is_refused(tmp_path, capsys):
+def test_a_previous_release_without_a_sidecar_is_refused(tmp_path, capsys, monkeypatch):
     root = tmp_path / "r"
     source = small_pages(tmp_path / "v1", {1: "", 2: ""})
     version = Path(build(root, "1", *source)["path"])
@@ -206,7 +208,9 @@ def test_a_previous_release_without_a_sidecar_is_refused(tmp_path, capsys):
     args = [TEST_RUNNER, "--output", str(root), "--version", "2", *source,
             "--previous", str(version)]
     capsys.readouterr()
-    assert main(args) == 2
+    with monkeypatch.context() as patched:  # refused before any work: no staging claimed
+        patched.setattr(run_module, "claim_staging", lambda *a, **k: pytest.fail("work"))
+        assert main(args) == 2
     assert f"has no {PREFIX} sidecar" in capsys.readouterr().err
     assert not (root / "nlquad" / "2").exists()
     assert main([*args, "--recompute-all"]) == 0

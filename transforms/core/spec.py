@@ -63,6 +63,8 @@ class RefreshRule:
 
     unit: str  # one line for --help, the card and the docs: "a capture (URL, timestamp, digest)"
     row_key: Callable[[dict[str, Any]], str]
+    # checks the previous release can be built on, before any work: (previous, recompute_all)
+    check: Callable[[Any, bool], None] | None = None
 
 
 @dataclass(frozen=True)

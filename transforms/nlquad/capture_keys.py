@@ -38,6 +38,9 @@ def capture_id(url: str, timestamp: str) -> str:
     return f"{url}{SEPARATOR}{timestamp}"
 
 
+KEY_COLUMNS = ("capture_url", "capture_timestamp")  # what row_key reads
+
+
 def row_key(row: Mapping[str, Any]) -> str:
     """The key of a published row: the id of the capture its text comes from."""
     return capture_id(row["capture_url"], row["capture_timestamp"])

@@ -45,11 +45,11 @@ import apache_beam as beam
 from filters.bbc.urls import classify_bbc_url
 from transforms.clients.wayback import CdxCapture
 from transforms.core.accounting import SIDE_OUTPUTS, rejected, tally
-from transforms.nlquad.capture_keys import capture_id, row_key, unit_key
+from transforms.nlquad.capture_keys import KEY_COLUMNS, capture_id, row_key, unit_key
 from transforms.nlquad.carried_stats import CarriedStats
 from transforms.nlquad.counters import DOCUMENTS_CARRIED, DUPLICATE_CAPTURE_OF_CARRIED
 from transforms.nlquad.sidecar import PREFIX, ReadSidecar, sidecar_files
-from transforms.release.refresh.carry import Carry
+from transforms.release.refresh.carry import Carry, ParquetKeys
 from transforms.release.refresh.previous import PreviousRelease, RefreshRefused
 from transforms.sources.pages import CapturedPage, cdx_digest
 
@@ -126,6 +126,17 @@ def _other_articles(keyed: tuple[str, tuple[str, Any]], articles: dict[str, tupl
                                   "kept_url": kept[0], "kept_timestamp": kept[1]})
 
 
+def require_sidecar(previous: PreviousRelease, recompute_all: bool) -> None:
+    """``RefreshRefused`` (exit 2, before any work: ``RefreshRule.check``) for a previous
+    release without the sidecar, unless every row is recomputed anyway."""
+    if not recompute_all and not sidecar_files(previous):
+        raise RefreshRefused(
+            f"--previous {previous.label} has no {PREFIX} sidecar (it was built before "
+            f"releases recorded their captures' digests), so which captures are "
+            f"unchanged cannot be known: pass --recompute-all, or build without "
+            f"--previous")
+
+
 class NlquadRefresh:
     """The refresh steps of one NLQuAD job (see the module docstring); without a previous
     release every method returns what it is given and ``carried`` is None."""
@@ -133,18 +144,13 @@ class NlquadRefresh:
     def __init__(self, pbegin, previous: PreviousRelease | None, recompute_all: bool):
         self.active = previous is not None
         self.carry = Carry(pbegin, previous, row_key, recompute_all=recompute_all,
-                           label=LABEL)
+                           label=LABEL, keys=(None, ParquetKeys(KEY_COLUMNS, row_key)))
         self.carried = None
         self.results: list = []
         if previous is None:
             return
+        require_sidecar(previous, recompute_all)
         files = [] if recompute_all else sidecar_files(previous)
-        if not recompute_all and not files:
-            raise RefreshRefused(
-                f"--previous {previous.label} has no {PREFIX} sidecar (it was built before "
-                f"releases recorded their captures' digests), so which captures are "
-                f"unchanged cannot be known: pass --recompute-all, or build without "
-                f"--previous")
         self.documents = (pbegin
                           | f"{OURS}ReadSidecar" >> ReadSidecar(previous.path, files)
                           | f"{OURS}KeyDocuments" >> beam.Map(lambda d: (d.key, d)))

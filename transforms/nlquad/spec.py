@@ -59,7 +59,12 @@ from transforms.nlquad.counters import (
     PAGES_SKIPPED,
     PROMO_LIST_REMOVED,
 )
-from transforms.nlquad.refresh import NlquadRefresh, cdx_capture, page_capture
+from transforms.nlquad.refresh import (
+    NlquadRefresh,
+    cdx_capture,
+    page_capture,
+    require_sidecar,
+)
 from transforms.nlquad.schema import FIELD_DOCS, NLQUAD_SCHEMA
 from transforms.nlquad.sidecar import DIRECTORY as SIDECAR_DIRECTORY
 from transforms.nlquad.sidecar import WriteSidecar, ensure_sidecar
@@ -383,5 +388,5 @@ SPEC = DatasetSpec(
     transform=BuildNlquad,
     summary=summary,
     refresh=RefreshRule("a capture: the same URL, timestamp and payload digest (base32 SHA-1, "
-                        "as the Wayback CDX gives it)", row_key),
+                        "as the Wayback CDX gives it)", row_key, check=require_sidecar),
 )

@@ -35,7 +35,7 @@ from transforms.release.diff import diff_staged
 from transforms.release.formats import to_json_bytes
 from transforms.release.hub import front_matter
 from transforms.release.leakage import within_release_leakage
-from transforms.release.lineage import PREVIOUS
+from transforms.release.lineage import PREVIOUS, Lineage
 from transforms.release.manifest import build_manifest
 from transforms.release.refresh.previous import PreviousRelease
 from transforms.release.refresh.report import (
@@ -73,7 +73,8 @@ def publish(target: ReleaseTarget, *, overwrite: bool, splits: list[str], schema
             make_card: Callable[[dict, dict], str],
             baselines: Callable[[str], dict] | None = None,
             allow_empty: bool = False, previous: PreviousRelease | None = None,
-            recompute_all: bool = False, refresh_note: str = "") -> dict[str, Any]:
+            recompute_all: bool = False, refresh_note: str = "",
+            lineage: Lineage | None = None) -> dict[str, Any]:
     """Fold accounting into stats.json, write the card and manifest, move into place.
 
     ``baselines(staging_dir)``, when given, scores untrained baselines on the staged dev split;
@@ -85,7 +86,8 @@ def publish(target: ReleaseTarget, *, overwrite: bool, splits: list[str], schema
     refresh), the manifest records its lineage, ``stats["refresh"]`` the ``refresh.*``
     tallies, the diff against it and ``refresh_note`` (what the dataset's refresh did, when
     not the default), and the card says what changed (``transforms.release.refresh.report``).
-    """
+    ``lineage`` records only the release this one was made from (an annotated release that
+    carried the judgments of an earlier one), with no refresh figures."""
     ensure_empty_splits(target.staging_dir, splits, schema)
     tallies, histograms = read_accounting(target)
     tallies, refresh_counts = take_refresh_tallies(tallies)
@@ -103,7 +105,7 @@ def publish(target: ReleaseTarget, *, overwrite: bool, splits: list[str], schema
         stats["leakage"] = leakage
     manifest = build_manifest(target, options=options, source=source, schema=schema,
                               field_docs=field_docs, splits=splits,
-                              extra={PREVIOUS: previous.lineage.to_dict()} if previous else None)
+                              extra=_lineage_of(previous, lineage))
     if not allow_empty and not any(manifest["rows_per_split"].values()):
         raise EmptyReleaseError(
             f"no rows in any split ({', '.join(splits)}) of {target.dataset} "
@@ -121,6 +123,13 @@ def publish(target: ReleaseTarget, *, overwrite: bool, splits: list[str], schema
     manifest["files"] = dict(sorted(manifest["files"].items()))
     finalize_release(target, overwrite, to_json_bytes(manifest))
     return {"manifest": manifest, "stats": stats, "path": target.final_dir}
+
+
+def _lineage_of(previous: PreviousRelease | None,
+                lineage: Lineage | None) -> dict[str, Any] | None:
+    """The manifest's ``previous`` entry, if any."""
+    found = previous.lineage if previous is not None else lineage
+    return {PREVIOUS: found.to_dict()} if found is not None else None
 
 
 def release_documents(staging_dir: str, manifest: dict[str, Any], stats: dict[str, Any],
