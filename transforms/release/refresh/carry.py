@@ -183,10 +183,11 @@ class Carry:
         self._unit_keys = None
         if not self.active:
             return
-        self.rows = (pbegin
-                     | f"{label}ReadPrevious" >> ReadPreviousRows(previous, files, reader)
-                     | f"{label}KeyPrevious" >> beam.Map(lambda split_row: (
-                         row_key(split_row[1]), split_row)))
+        self.rows = None if recompute_all else (  # nothing is carried: only keys are read
+            pbegin
+            | f"{label}ReadPrevious" >> ReadPreviousRows(previous, files, reader)
+            | f"{label}KeyPrevious" >> beam.Map(lambda split_row: (
+                row_key(split_row[1]), split_row)))
         key_files, key_reader = keys or (files, RowKeys(reader, row_key))
         self.keys = (pbegin
                      | f"{label}ReadPreviousKeys" >> ReadPreviousRows(
@@ -214,8 +215,8 @@ class Carry:
         if self._unit_keys is None:
             raise RuntimeError("Carry.finish() needs the units: call fresh() first")
         label, row_key = self.label, self.row_key
-        if self.recompute_all:
-            carried = self.rows | f"{label}CarryNothing" >> beam.Filter(lambda _: False)
+        if self.rows is None:
+            carried = fresh_rows.pipeline | f"{label}CarryNothing" >> beam.Create([])
         else:
             carried = self.rows | f"{label}Carry" >> beam.ParDo(
                 _CarryRows(), beam.pvalue.AsDict(self._unit_keys))
