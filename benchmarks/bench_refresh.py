@@ -15,7 +15,8 @@ NLQuAD (N pages synthesized from the bundled sample as ``bench_nlquad.py`` does,
 * ``rebuild``: that next version from nothing (what a refresh replaces);
 * for NQ, the floor of any refresh: the query stage over the whole new log (a
   ``--stop-after questions`` build: which questions are still in it) and, in plain Python,
-  reading and writing every carried example again in both formats.
+  reading every carried example (its Parquet row and gzip member) and writing both formats
+  again.
 
 Prints seconds, inputs/s and peak RSS of each, the refresh/full time ratio against the
 target (at most 0.15, with peak RSS no higher) and what the refresh carried. The fixed cost
@@ -166,21 +167,20 @@ def report_ratio(full: dict, refresh: dict) -> None:
 
 
 def rewrite_floor(version_dir: str) -> dict:
-    """The plain-Python cost of writing a release's NQ examples again as a refresh must
-    (byte for byte, both formats): read every ``nq_original`` shard, write it again as gzipped
-    JSON lines and as HF Parquet."""
-    import gzip
-
-    from transforms.nq.examples import HF_SCHEMA, hf_example, jsonl_gz_bytes
-    from transforms.release import parquet_bytes
+    """The plain-Python cost of writing a release's NQ examples again as a refresh does (byte
+    for byte, both formats): read every paired ``nq_original`` and Parquet shard as carried
+    examples (``transforms.nq.carried``) and write them again in both formats."""
+    from transforms.nq.carried import hf_parquet, original_bytes, paired_files, read_carried
+    from transforms.nq.examples import HF_SCHEMA
 
     started = time.perf_counter()
+    names = tuple(str(path.relative_to(version_dir)) for path in Path(version_dir).rglob("*")
+                  if path.is_file())
     rows = 0
-    for path in sorted(Path(version_dir, "nq_original").glob("*/*.jsonl.gz")):
-        examples = [json.loads(line) for line in gzip.decompress(path.read_bytes()).splitlines()
-                    if line]
-        jsonl_gz_bytes(examples)
-        parquet_bytes([hf_example(example) for example in examples], HF_SCHEMA)
+    for item in paired_files(names, ("train", "dev", "test")):
+        examples = [example for _, example in read_carried(item, version_dir)]
+        original_bytes(examples)
+        hf_parquet(examples, HF_SCHEMA)
         rows += len(examples)
     return {"seconds": time.perf_counter() - started, "rows": rows, "refresh": None,
             "peak_rss_mb": peak_rss_mb()}

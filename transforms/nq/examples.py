@@ -17,7 +17,6 @@ records are structs of lists, as ``datasets`` stores them), so code written for 
 from __future__ import annotations
 
 import gzip
-import io
 import json
 from typing import Any
 
@@ -146,10 +145,20 @@ def hf_annotations(example: dict[str, Any]) -> dict[str, list]:
     return columns
 
 
+def jsonl_line(example: dict[str, Any]) -> bytes:
+    """One example as a line of JSON (UTF-8, ``\\n``-terminated)."""
+    return (json.dumps(example, ensure_ascii=False) + "\n").encode("utf-8")
+
+
+def member_bytes(data: bytes) -> bytes:
+    """``data`` as one gzip member with a fixed header (mtime 0, no name)."""
+    return gzip.compress(data, compresslevel=9, mtime=0)
+
+
 def jsonl_gz_bytes(rows: list[dict[str, Any]], schema: Any = None) -> bytes:
-    """Gzipped JSON lines with a fixed gzip header (mtime 0): same rows, same bytes."""
-    sink = io.BytesIO()
-    with gzip.GzipFile(fileobj=sink, mode="wb", mtime=0, filename="") as handle:
-        for row in rows:
-            handle.write((json.dumps(row, ensure_ascii=False) + "\n").encode("utf-8"))
-    return sink.getvalue()
+    """Gzipped JSON lines, one gzip member per line (gzip readers read the members as one
+    stream; a refresh copies a carried example's member as it is), with fixed headers: same
+    rows, same bytes. No rows give one empty member."""
+    if not rows:
+        return member_bytes(b"")
+    return b"".join(member_bytes(jsonl_line(row)) for row in rows)

@@ -18,30 +18,23 @@ refresh computes in full anyway, and whose rows (events, users, variants) descri
 nothing is worth carrying. ``--previous`` still records the lineage and the card's "Changes
 since" (questions added and removed), with every row rebuilt (``recompute_all``).
 
-NQ carries its NQ original-format examples (``nq_original/<split>/*.jsonl.gz``), from which
-both of its formats are written again, so its carried Parquet rows are the same bytes; JNQ
-carries its Parquet rows.
+NQ carries each example as the bytes it was published as, its HF Parquet row and its
+``nq_original`` gzip member (``transforms.nq.carried``), written again as they are, so its
+carried rows are the same bytes in both formats; JNQ carries its Parquet rows.
 """
 
 from __future__ import annotations
 
 import dataclasses
-import gzip
-import json
-from collections.abc import Iterator
 from typing import Any
 
-from apache_beam.io.filesystems import FileSystems
-
 from transforms.core.errors import UsageError
+from transforms.nq.carried import example_key, paired_files, read_carried
 from transforms.nq.counters import LASTING_DROPS
 from transforms.nq.refresh_drops import CarryDrops
-from transforms.release.refresh.carry import Carry, ParquetKeys, SplitRow
+from transforms.release.refresh.carry import Carry, ParquetKeys
 from transforms.release.refresh.previous import PreviousRelease
-from transforms.release.storage import RAW
 
-ORIGINAL_DIR = "nq_original"
-ORIGINAL_EXTENSION = ".jsonl.gz"
 UNIT = ("a normalized question that still passes the query stage: its example (page "
         "revision, tokens, candidates) is carried unless --relink")
 
@@ -49,11 +42,6 @@ UNIT = ("a normalized question that still passes the query stage: its example (p
 def question_key(row: dict[str, Any]) -> str:
     """The unit key of a question row of the query stage (and of a JNQ row)."""
     return row["question"]
-
-
-def original_key(example: dict[str, Any]) -> str:
-    """The unit key of an NQ original-format example."""
-    return example["question_text"]
 
 
 def published_key(row: dict[str, Any]) -> str:
@@ -91,35 +79,19 @@ def refresh_note(options: Any, questions_only: bool) -> str:
     return ""
 
 
-def original_files(previous: PreviousRelease | None) -> list[tuple[str, str]] | None:
-    """``(split, release-relative name)`` of every NQ original-format file of ``previous``."""
+def original_files(previous: PreviousRelease | None) -> list[tuple[str, str, str]] | None:
+    """``(split, nq_original name, paired Parquet shard or "")`` of every NQ original-format
+    file of ``previous`` (``transforms.nq.carried.paired_files``)."""
     if previous is None:
         return None
-    files = []
-    for name in previous.all_files:
-        parts = name.split("/")
-        if (len(parts) == 3 and parts[0] == ORIGINAL_DIR and parts[1] in previous.splits
-                and name.endswith(ORIGINAL_EXTENSION)):
-            files.append((parts[1], name))
-    return files
-
-
-def read_original_file(item: tuple[str, str], version_dir: str) -> Iterator[SplitRow]:
-    """``(split, example)`` of one NQ original-format file of the previous release."""
-    split, name = item
-    with FileSystems.open(FileSystems.join(version_dir, *name.split("/")),
-                          compression_type=RAW) as handle:
-        data = gzip.decompress(handle.read())
-    for line in data.split(b"\n"):
-        if line:
-            yield split, json.loads(line)
+    return paired_files(previous.all_files, previous.splits)
 
 
 class LinkingRefresh:
     """The refresh of an examples release around the linking stages: ``to_link`` keeps the
     questions to link (no example and no lasting drop in the previous release; every one with
     ``--relink`` or ``--recompute-all``), ``finish`` adds the carried examples (NQ's
-    original-format examples with ``original``, else the Parquet rows) and returns the
+    ``CarriedExample`` with ``original``, else the Parquet rows) and returns the
     accounting of the refresh. A pass-through without a previous release."""
 
     def __init__(self, pbegin, plan: Any, *, original: bool,
@@ -128,8 +100,8 @@ class LinkingRefresh:
         relink = options.recompute_all or options.relink
         keys = ParquetKeys(("question",), published_key)  # the Parquet question column only
         if original:
-            self.carry = Carry(pbegin, previous, original_key, recompute_all=relink,
-                               files=original_files(previous), reader=read_original_file,
+            self.carry = Carry(pbegin, previous, example_key, recompute_all=relink,
+                               files=original_files(previous), reader=read_carried,
                                keys=(previous.split_files() if previous else None, keys))
         else:
             self.carry = Carry(pbegin, previous, question_key, recompute_all=relink,

@@ -34,6 +34,7 @@ from transforms.core.samples import sample_path
 from transforms.core.spec import DatasetSpec, Plan, RefreshRule, ReleaseKind
 from transforms.core.summary import dead_letter_line, empty_release_warning
 from transforms.nq.card import nq_card, nq_questions_card, nq_stats
+from transforms.nq.carried import example_key, hf_parquet, original_bytes, page_lengths
 from transforms.nq.counters import (
     ACCEPTED,
     COUNTERS,
@@ -47,13 +48,7 @@ from transforms.nq.counters import (
     REJECTED,
 )
 from transforms.nq.examples import FIELD_DOCS as EXAMPLE_FIELD_DOCS
-from transforms.nq.examples import (
-    HF_SCHEMA,
-    hf_example,
-    jsonl_gz_bytes,
-    nq_shard_name,
-    original_example,
-)
+from transforms.nq.examples import HF_SCHEMA, nq_shard_name, original_example
 from transforms.nq.linking import BuildExamples, LinkAndFetch, summary_label
 from transforms.nq.linking_options import (
     LinkingOptions,
@@ -279,28 +274,17 @@ class BuildNq(beam.PTransform):
             | "Example" >> beam.MapTuple(original_example)
             | "Split" >> beam.Map(lambda ex: (assign_split(ex["question_text"], salt, ratios),
                                               ex)))
-        sort_key = lambda ex: ex["question_text"]  # noqa: E731 - shared by both writers
-        written = [
+        written = [  # one sort key: shard i of a split holds the same examples in both formats
             examples | "WriteParquet" >> WriteShards(
-                staging, sort_key, _hf_parquet, "parquet", HF_SCHEMA,
+                staging, example_key, hf_parquet, "parquet", HF_SCHEMA,
                 options.max_rows_per_shard),
             examples | "WriteOriginal" >> WriteShards(
-                staging, sort_key, jsonl_gz_bytes, "jsonl.gz",
+                staging, example_key, original_bytes, "jsonl.gz",
                 max_rows_per_shard=options.max_rows_per_shard, subdir="nq_original",
                 namer=nq_shard_name),
         ]
-        page_stats = examples | "PageLengths" >> beam.FlatMap(lambda kv: _page_lengths(kv[1]))
+        page_stats = examples | "PageLengths" >> beam.FlatMap(lambda kv: page_lengths(kv[1]))
         return [page_stats], [*linked_results, built, *refresh_results], written
-
-
-def _hf_parquet(rows: list[dict], schema) -> bytes:
-    return parquet_bytes([hf_example(row) for row in rows], schema)
-
-
-def _page_lengths(example: dict) -> list[tuple[str, int]]:
-    return [("all/page_bytes", len(example["document_html"].encode("utf-8"))),
-            ("all/page_tokens", len(example["document_tokens"])),
-            ("all/candidates_per_page", len(example["long_answer_candidates"]))]
 
 
 def summary(result: dict[str, Any]) -> str:

@@ -11,12 +11,12 @@ import pytest
 from transforms.core.errors import UsageError
 from transforms.core.options import row_options
 from transforms.jnq.spec import JnqOptions
+from transforms.nq.carried import read_carried
 from transforms.nq.examples import jsonl_gz_bytes
 from transforms.nq.refresh import (
     check_refresh_options,
     original_files,
     published_key,
-    read_original_file,
 )
 from transforms.nq.refresh_drops import drop_files, read_drops
 from transforms.nq.refresh_text import card_lines, questions_card_lines, summary_lines, this_run
@@ -64,10 +64,9 @@ def test_the_previous_original_format_examples_are_read_as_written(tmp_path):
     shard.write_bytes(jsonl_gz_bytes(examples))
     release = previous(tmp_path, ("dev/dev-0.parquet", "nq_original/dev/nq-dev-00.jsonl.gz",
                                   "nq_original/test/nq-test-00.jsonl.gz", "README.md"))
-    assert original_files(release) == [("dev", "nq_original/dev/nq-dev-00.jsonl.gz")]
+    assert original_files(release) == [("dev", "nq_original/dev/nq-dev-00.jsonl.gz", "")]
     assert original_files(None) is None
-    rows = list(read_original_file(("dev", "nq_original/dev/nq-dev-00.jsonl.gz"),
-                                   str(tmp_path)))
+    rows = list(read_carried(original_files(release)[0], str(tmp_path)))
     assert rows == [("dev", example) for example in examples]
     assert jsonl_gz_bytes([row for _, row in rows]) == shard.read_bytes()
 

@@ -1,0 +1,121 @@
+"""Carried NQ examples (``transforms.nq.carried``): the previous release's Parquet rows and gzip
+members are written again as the same bytes, in both formats, with the same page lengths."""
+
+from __future__ import annotations
+
+import gzip
+import io
+
+from transforms.nq.carried import (
+    CarriedExample,
+    example_key,
+    hf_parquet,
+    original_bytes,
+    page_lengths,
+    paired_files,
+    read_carried,
+    split_members,
+)
+from transforms.nq.examples import HF_SCHEMA, hf_example, jsonl_gz_bytes, jsonl_line
+from transforms.release import parquet_bytes
+
+
+def example(number: int, html: str = "<p>é \u2028 日本</p>") -> dict:
+    """An original-format example (what ``original_example`` makes) of ``number`` tokens."""
+    tokens = [{"token": f"t{i}", "start_byte": i, "end_byte": i + 1, "html_token": i % 2 == 0}
+              for i in range(number)]
+    return {"example_id": 1000 + number, "question_text": f"question {number:03d} \"é\"",
+            "question_tokens": ["question", f"{number:03d}", "\"é\""],
+            "document_url": f"https://en.wikipedia.org//w/index.php?title=T{number}&amp;oldid=1",
+            "document_title": f"T {number}", "document_html": html * number,
+            "document_tokens": tokens,
+            "long_answer_candidates": [{"start_token": 0, "end_token": number, "start_byte": 0,
+                                        "end_byte": number, "top_level": True}] * (number % 3),
+            "annotations": []}
+
+
+def write_release(tmp_path, examples: list[dict], original: bytes | None = None) -> None:
+    (tmp_path / "dev").mkdir()
+    (tmp_path / "nq_original" / "dev").mkdir(parents=True)
+    (tmp_path / "dev" / "dev-00000-of-00001.parquet").write_bytes(
+        parquet_bytes([hf_example(e) for e in examples], HF_SCHEMA))
+    (tmp_path / "nq_original" / "dev" / "nq-dev-00.jsonl.gz").write_bytes(
+        jsonl_gz_bytes(examples) if original is None else original)
+
+
+ITEM = ("dev", "nq_original/dev/nq-dev-00.jsonl.gz", "dev/dev-00000-of-00001.parquet")
+
+
+def test_each_example_is_a_gzip_member_that_gzip_readers_read_as_one_stream():
+    examples = [example(n) for n in (1, 2, 3)]
+    data = jsonl_gz_bytes(examples)
+    assert gzip.decompress(data) == b"".join(jsonl_line(e) for e in examples)
+    members = split_members(data)
+    assert [text for text, _ in members] == [jsonl_line(e) for e in examples]
+    assert [gzip.decompress(member) for _, member in members] == [text for text, _ in members]
+    assert gzip.decompress(jsonl_gz_bytes([])) == b""
+    with gzip.open(io.BytesIO(data)) as handle:
+        assert len(handle.readlines()) == 3
+
+
+def test_carried_examples_are_written_again_as_the_same_bytes(tmp_path):
+    examples = [example(n) for n in (1, 4, 5, 0, 7)]
+    write_release(tmp_path, sorted(examples, key=example_key))
+    carried = [row for _, row in read_carried(ITEM, str(tmp_path))]
+    assert all(isinstance(row, CarriedExample) for row in carried)
+    assert [row.key for row in carried] == sorted(e["question_text"] for e in examples)
+    by_key = {e["question_text"]: e for e in examples}
+    assert [page_lengths(row) for row in carried] == [page_lengths(by_key[row.key])
+                                                      for row in carried]
+    fresh = [example(n) for n in (2, 3, 6)]
+    mixed = sorted([*carried[1:4], *fresh], key=example_key)  # fresh between carried
+    plain = sorted([by_key[row.key] for row in carried[1:4]] + fresh, key=example_key)
+    assert hf_parquet(mixed, HF_SCHEMA) == parquet_bytes([hf_example(e) for e in plain],
+                                                         HF_SCHEMA)
+    assert original_bytes(mixed) == jsonl_gz_bytes(plain)
+    assert hf_parquet(carried, HF_SCHEMA) == (tmp_path / ITEM[2]).read_bytes()
+    assert original_bytes(carried) == (tmp_path / ITEM[1]).read_bytes()
+    assert original_bytes([]) == jsonl_gz_bytes([])
+    assert hf_parquet([], HF_SCHEMA) == parquet_bytes([], HF_SCHEMA)
+
+
+def test_a_file_of_one_gzip_member_is_carried_as_one_member_per_example(tmp_path):
+    examples = sorted((example(n) for n in (1, 2, 3)), key=example_key)
+    sink = io.BytesIO()
+    with gzip.GzipFile(fileobj=sink, mode="wb", mtime=0, filename="") as handle:
+        handle.write(b"".join(jsonl_line(e) for e in examples))
+    write_release(tmp_path, examples, sink.getvalue())
+    carried = [row for _, row in read_carried(ITEM, str(tmp_path))]
+    assert all(isinstance(row, CarriedExample) for row in carried)
+    assert original_bytes(carried) == jsonl_gz_bytes(examples)
+
+
+def test_files_that_do_not_pair_up_are_parsed(tmp_path):
+    examples = sorted((example(n) for n in (1, 2, 3)), key=example_key)
+    write_release(tmp_path, examples, jsonl_gz_bytes(examples[::-1]))
+    assert list(read_carried(ITEM, str(tmp_path))) == [("dev", e) for e in examples[::-1]]
+    assert list(read_carried((*ITEM[:2], ""), str(tmp_path))) == [
+        ("dev", e) for e in examples[::-1]]
+
+
+def test_parquet_rows_of_another_schema_are_not_carried_as_they_are(tmp_path):
+    examples = sorted((example(n) for n in (1, 2)), key=example_key)
+    write_release(tmp_path, examples)
+    other = HF_SCHEMA.set(0, HF_SCHEMA.field("id").with_nullable(True))
+    (tmp_path / ITEM[2]).write_bytes(parquet_bytes([hf_example(e) for e in examples], other))
+    assert list(read_carried(ITEM, str(tmp_path))) == [("dev", e) for e in examples]
+
+
+def test_original_files_pair_with_the_parquet_shard_of_their_index():
+    files = ("dev/dev-00000-of-00002.parquet", "dev/dev-00001-of-00002.parquet",
+             "nq_original/dev/nq-dev-00.jsonl.gz", "nq_original/dev/nq-dev-01.jsonl.gz",
+             "test/test-00000-of-00001.parquet", "nq_original/test/nq-test-00.jsonl.gz",
+             "nq_original/test/nq-test-01.jsonl.gz", "nq_original/other/nq-other-00.jsonl.gz",
+             "nq_original/train/train-0.jsonl.gz", "train/train-00000-of-00001.parquet",
+             "README.md")
+    assert paired_files(files, ("dev", "test", "train")) == [
+        ("dev", "nq_original/dev/nq-dev-00.jsonl.gz", "dev/dev-00000-of-00002.parquet"),
+        ("dev", "nq_original/dev/nq-dev-01.jsonl.gz", "dev/dev-00001-of-00002.parquet"),
+        ("test", "nq_original/test/nq-test-00.jsonl.gz", ""),
+        ("test", "nq_original/test/nq-test-01.jsonl.gz", ""),
+        ("train", "nq_original/train/train-0.jsonl.gz", "")]

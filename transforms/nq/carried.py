@@ -1,0 +1,209 @@
+"""NQ examples carried by a refresh as the bytes they were published as.
+
+A carried example is not parsed and serialized again: the previous release's HF Parquet shard
+and its ``nq_original`` shard of the same split and index hold the same questions in the same
+order (both writers shard the same rows by the same sort key, salt and count), so each row is
+read as its Parquet row (a one-row Arrow IPC stream) and its gzip member (``jsonl_gz_bytes``
+writes one member per example), and written again as they are (``hf_parquet``,
+``original_bytes``). Files that do not pair up (their keys differ, or an older release wrote a
+single gzip member) are read as before, example by example, or re-compressed line by line.
+"""
+
+from __future__ import annotations
+
+import gzip
+import io
+import json
+import re
+import zlib
+from collections.abc import Iterator
+from dataclasses import dataclass
+from itertools import groupby
+from typing import Any
+
+import pyarrow as pa
+import pyarrow.compute as pc
+import pyarrow.parquet as pq
+from apache_beam.io.filesystems import FileSystems
+
+from transforms.nq.examples import HF_SCHEMA, hf_example, jsonl_line, member_bytes
+from transforms.release.formats import PARQUET_COMPRESSION, parquet_bytes
+from transforms.release.storage import RAW
+
+ORIGINAL_DIR = "nq_original"
+_PARQUET_NAME = re.compile(r"^(?P<split>[^/]+)/(?P=split)-(?P<index>\d{5})-of-(?P<count>\d{5})"
+                           r"\.parquet$")
+_ORIGINAL_NAME = re.compile(rf"^{ORIGINAL_DIR}/(?P<split>[^/]+)/nq-(?P=split)-(?P<index>\d+)"
+                            r"\.jsonl\.gz$")
+
+
+@dataclass(frozen=True)
+class CarriedExample:
+    """One published example as its bytes: ``hf_row`` (a one-row Arrow IPC stream of the HF
+    layout), ``member`` (its ``nq_original`` gzip member) and its page lengths."""
+
+    key: str
+    hf_row: bytes
+    member: bytes
+    page_bytes: int
+    page_tokens: int
+    candidates: int
+
+
+Example = dict[str, Any] | CarriedExample
+
+
+def example_key(example: Example) -> str:
+    """The unit key (and sort key) of a fresh or carried example: its question text."""
+    return example.key if isinstance(example, CarriedExample) else example["question_text"]
+
+
+def page_lengths(example: Example) -> list[tuple[str, int]]:
+    """The page-length histogram values of a fresh or carried example."""
+    if isinstance(example, CarriedExample):
+        sizes = (example.page_bytes, example.page_tokens, example.candidates)
+    else:
+        sizes = (len(example["document_html"].encode("utf-8")),
+                 len(example["document_tokens"]), len(example["long_answer_candidates"]))
+    return list(zip(("all/page_bytes", "all/page_tokens", "all/candidates_per_page"), sizes,
+                    strict=True))
+
+
+def original_bytes(rows: list[Example], schema: Any = None) -> bytes:
+    """``nq_original`` file bytes: carried members as they are, fresh examples compressed
+    (the bytes ``jsonl_gz_bytes`` gives for the same examples)."""
+    if not rows:
+        return member_bytes(b"")
+    return b"".join(row.member if isinstance(row, CarriedExample)
+                    else member_bytes(jsonl_line(row)) for row in rows)
+
+
+def hf_parquet(rows: list[Example], schema: pa.Schema) -> bytes:
+    """HF Parquet bytes of fresh and carried examples, in order: the bytes ``parquet_bytes``
+    gives for the HF rows of the same examples (one chunk, written once)."""
+    if not any(isinstance(row, CarriedExample) for row in rows):
+        return parquet_bytes([hf_example(row) for row in rows], schema)
+    batches: list[pa.RecordBatch] = []
+    for carried, group in groupby(rows, key=lambda row: isinstance(row, CarriedExample)):
+        if carried:
+            for row in group:
+                batches += pa.ipc.open_stream(row.hf_row).read_all().to_batches()
+        else:
+            batches.append(pa.RecordBatch.from_pylist([hf_example(row) for row in group],
+                                                      schema=schema))
+    table = pa.Table.from_batches(batches, schema=schema).combine_chunks()
+    sink = io.BytesIO()
+    pq.write_table(table, sink, compression=PARQUET_COMPRESSION)
+    return sink.getvalue()
+
+
+def split_members(data: bytes) -> list[tuple[bytes, bytes]]:
+    """``(decompressed, member)`` of every gzip member of ``data``."""
+    members = []
+    while data:
+        decompressor = zlib.decompressobj(wbits=31)
+        text = decompressor.decompress(data)
+        if not decompressor.eof:
+            raise ValueError("truncated gzip member")
+        end = len(data) - len(decompressor.unused_data)
+        members.append((text, data[:end]))
+        data = decompressor.unused_data
+    return members
+
+
+def example_members(data: bytes) -> list[tuple[bytes, bytes]]:
+    """``(line, member)`` of every example of an ``nq_original`` file; a member holding more
+    than one line (an older release wrote one member per file) is compressed again line by
+    line, as ``jsonl_gz_bytes`` now writes it."""
+    pairs = []
+    for text, member in split_members(data):
+        lines = [line + b"\n" for line in text.split(b"\n") if line]
+        if len(lines) == 1 and text == lines[0]:
+            pairs.append((text, member))
+        else:
+            pairs += [(line, member_bytes(line)) for line in lines]
+    return pairs
+
+
+def _line_start(example_id: str, question: str) -> bytes:
+    """How ``jsonl_line`` begins the line of an example: its id, then its question."""
+    return (f'{{"example_id": {example_id}, "question_text": '
+            f'{json.dumps(question, ensure_ascii=False)}, ').encode()
+
+
+def _read(version_dir: str, name: str) -> bytes:
+    with FileSystems.open(FileSystems.join(version_dir, *name.split("/")),
+                          compression_type=RAW) as handle:
+        return handle.read()
+
+
+def _parsed(split: str, data: bytes) -> Iterator[tuple[str, Example]]:
+    for line in gzip.decompress(data).split(b"\n"):
+        if line:
+            yield split, json.loads(line)
+
+
+def carried_examples(table: pa.Table, pairs: list[tuple[bytes, bytes]]
+                     ) -> list[CarriedExample] | None:
+    """The carried examples of a Parquet shard and its ``nq_original`` lines and members, or
+    None when they do not hold the same examples in the same order."""
+    if table.num_rows != len(pairs):
+        return None
+    document, candidates = table.column("document"), table.column("long_answer_candidates")
+    ids = table.column("id").to_pylist()
+    keys = pc.struct_field(table.column("question"), "text").to_pylist()
+    if not all(line.startswith(_line_start(id_, key))
+               for id_, key, (line, _) in zip(ids, keys, pairs, strict=True)):
+        return None
+    html = pc.binary_length(pc.struct_field(document, "html")).to_pylist()
+    tokens = pc.list_value_length(pc.struct_field(document, ["tokens", "token"])).to_pylist()
+    boxes = pc.list_value_length(pc.struct_field(candidates, "start_token")).to_pylist()
+    examples = []
+    for index, (key, (_, member)) in enumerate(zip(keys, pairs, strict=True)):
+        sink = io.BytesIO()
+        with pa.ipc.new_stream(sink, table.schema) as writer:
+            writer.write_table(table.slice(index, 1))
+        examples.append(CarriedExample(key, sink.getvalue(), member, html[index],
+                                       tokens[index] or 0, boxes[index] or 0))
+    return examples
+
+
+def read_carried(item: tuple[str, str, str], version_dir: str) -> Iterator[tuple[str, Example]]:
+    """``(split, example)`` of one ``nq_original`` file of the previous release and its
+    paired Parquet shard (``""``: none): carried as bytes when both hold the same examples,
+    else parsed (``dict``)."""
+    split, original, parquet = item
+    data = _read(version_dir, original)
+    if parquet:
+        table = pq.read_table(io.BytesIO(_read(version_dir, parquet)))
+        examples = (carried_examples(table, example_members(data))
+                    if table.schema.equals(HF_SCHEMA) else None)
+        if examples is not None:
+            for example in examples:
+                yield split, example
+            return
+    yield from _parsed(split, data)
+
+
+def paired_files(all_files: tuple[str, ...], splits: tuple[str, ...]
+                 ) -> list[tuple[str, str, str]]:
+    """``(split, nq_original name, Parquet shard name or "")`` of every ``nq_original`` file
+    of a release's ``splits``: ``nq-<split>-<i>`` pairs with Parquet shard ``i`` when both
+    formats of the split have the same shards."""
+    originals: dict[str, dict[str, int | None]] = {}
+    shards: dict[str, dict[int, str]] = {}
+    for name in all_files:
+        parts = name.split("/")
+        if len(parts) == 3 and parts[0] == ORIGINAL_DIR and name.endswith(".jsonl.gz"):
+            match = _ORIGINAL_NAME.match(name)
+            originals.setdefault(parts[1], {})[name] = int(match["index"]) if match else None
+        elif match := _PARQUET_NAME.match(name):
+            shards.setdefault(match["split"], {})[int(match["index"])] = name
+    items = []
+    for split in splits:
+        own, parquet = originals.get(split, {}), shards.get(split, {})
+        indexes = list(own.values())
+        paired = None not in indexes and sorted(indexes) == sorted(parquet)
+        items += [(split, name, parquet[index] if paired else "")
+                  for name, index in sorted(own.items())]
+    return items
