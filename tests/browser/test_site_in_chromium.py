@@ -110,6 +110,19 @@ def _check_nq(chrome: Any, release: Path) -> int:
                                       row["document"]["tokens"]["is_html"][start:end],
                                       strict=True) if not html]
         assert " ".join(mark["text"].replace("\xa0", " ").split()) == " ".join(words)
+    # One numbering, the one annotators chose from: each box is labelled with its index in
+    # the example's candidate list, and the summary names the chosen candidate the same way.
+    boxes = chrome.execute_script(
+        "return Array.from(document.querySelectorAll('div.candidate')).map(e => "
+        "[e.dataset.candidate, e.querySelector('.candidate-label').textContent]);")
+    top_level = row["long_answer_candidates"]["top_level"]
+    assert [int(index) for index, _ in boxes] == [i for i, top in enumerate(top_level) if top]
+    assert all(label == f"#{index} " + label.split(" ", 1)[1] and label.endswith("(top level)")
+               for index, label in boxes)
+    if answer.long:
+        summary = chrome.find_element(By.CSS_SELECTOR, "dl.answer-summary dd").text
+        assert summary.startswith(f"#{answer.long[2]} ")
+        assert {m["data"]["candidate"] for m in longs} == {str(answer.long[2])}
     frame = chrome.find_element(By.CSS_SELECTOR, "iframe.page-html")
     assert frame.get_attribute("sandbox") == "" and not frame.get_attribute("src")
     return len(longs) + len(shorts)
@@ -165,6 +178,9 @@ def test_index_filter_and_example_with_highlighted_answers(chrome, sites, sample
     chrome.get_log("browser")
     _open(chrome, site / "index.html")
     assert chrome.find_elements(By.CSS_SELECTOR, "svg"), "the overview has no figure"
+    leaks = [a.get_attribute("href") for a in
+             chrome.find_elements(By.CSS_SELECTOR, "section#leakage a")]
+    assert not [href for href in leaks if "&amp;" in href], "a leakage link escaped twice"
     chrome.save_screenshot(str(tmp_path / f"{name}-overview.png"))
     _open(chrome, site / "examples" / "index-00001.html")
     static = chrome.find_elements(By.CSS_SELECTOR, "#static-entries tbody tr")

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import re
 from bisect import bisect_left
+from collections.abc import Collection
 from typing import Any
 
 BULLET = "• "
@@ -136,18 +137,22 @@ def _parents(candidates: list[dict[str, Any]]) -> list[int | None]:
     return parents
 
 
-def render_candidates(example: dict[str, Any]) -> list[dict[str, Any]]:
+def render_candidates(example: dict[str, Any],
+                      only: Collection[int] | None = None) -> list[dict[str, Any]]:
     """One readable entry per long-answer candidate of an NQ original-format example.
 
     Each entry is ``{"index", "label", "text", "tokens", "starts"}``: ``label`` names the
     candidate, its HTML type and where it sits ("#3 Table (top level)", "#4 Tr in #3");
     ``tokens`` are the document-token indices of the text tokens rendered and ``starts`` their
-    character offsets in ``text``."""
+    character offsets in ``text``. With ``only``, just the candidates of those indices are
+    rendered, numbered and labelled as in the whole list."""
     tokens = example["document_tokens"]
     candidates = example["long_answer_candidates"]
     parents = _parents(candidates)
     rendered = []
     for index, candidate in enumerate(candidates):
+        if only is not None and index not in only:
+            continue
         text, indices, starts = _render(tokens, candidate["start_token"], candidate["end_token"])
         kind = _kind(tokens, candidate)
         if candidate.get("top_level"):

@@ -13,6 +13,7 @@ import json
 import os
 import re
 from collections.abc import Iterable, Mapping
+from html import unescape
 from typing import Any
 
 from transforms.browse.base import ReleaseView, Renderer
@@ -26,6 +27,9 @@ KNOWN_STATS = ("counts", "lengths", "paper_reference", "question_prefixes", "bas
                "fleiss_kappa", "worker_agreement", "quality", "leakage")
 KAPPA_BANDS = ((0.2, "slight"), (0.4, "fair"), (0.6, "moderate"), (0.8, "substantial"))
 MAX_LEAK_EXAMPLES = 10
+# Leakage document columns holding page URLs as NQ stores them, HTML-escaped
+# (``...?title=T&amp;oldid=N``): NQ's ``document.url``, JNQ's and JBoolQ's ``document_url``.
+ESCAPED_URL_COLUMNS = ("document.url", "document_url")
 MUTED_DASH = '<span class="muted">—</span>'
 NUMERIC = re.compile(r"-?[\d,]+(?:\.\d+)?%?|" + re.escape(MUTED_DASH))
 
@@ -316,9 +320,16 @@ def annotation_section(stats: dict[str, Any]) -> str:
     return section("annotation", "Annotation agreement", "\n".join(parts))
 
 
-def _leak_html(example: dict[str, Any]) -> str:
-    value = (link(example["document"]) if "document" in example
-             else text(example.get("question", "")))
+def _leak_html(example: dict[str, Any], column: Any) -> str:
+    """One shared question or document. A document URL stored HTML-escaped is unescaped
+    once before ``link`` escapes it, so the link keeps its ``&oldid=`` (the pinned revision)."""
+    if "document" in example:
+        document = example["document"]
+        if column in ESCAPED_URL_COLUMNS and isinstance(document, str):
+            document = unescape(document)
+        value = link(document)
+    else:
+        value = text(example.get("question", ""))
     splits = ", ".join(f"{text(s)} {number(n)}" for s, n in (example.get("splits") or {}).items())
     ids = ", ".join(f"{text(r.get('split', ''))}: {text(r.get('id', ''))}"
                     for r in example.get("rows") or [])
@@ -345,8 +356,8 @@ def leakage_section(stats: dict[str, Any]) -> str:
         parts.append(line + ".</p>")
         examples = found.get("examples") or []
         if examples:
-            parts.append("<ul>" + "".join(_leak_html(e) for e in examples[:MAX_LEAK_EXAMPLES])
-                         + "</ul>")
+            parts.append("<ul>" + "".join(_leak_html(e, found.get("column"))
+                                          for e in examples[:MAX_LEAK_EXAMPLES]) + "</ul>")
     checked = leakage.get("rows")
     if isinstance(checked, dict) and checked:
         parts.append('<p class="muted">Rows checked: '

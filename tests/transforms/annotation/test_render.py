@@ -24,6 +24,13 @@ def test_one_entry_per_candidate_labelled_with_type_and_container():
         "#4 Ul (top level)", "#5 Li in #4", "#6 Li in #4"]
 
 
+def test_only_some_candidates_keep_their_numbers_and_labels():
+    example = nq_example()
+    rendered = render_candidates(example)
+    assert render_candidates(example, {0, 3, 4}) == [rendered[0], rendered[3], rendered[4]]
+    assert render_candidates(example, set()) == []
+
+
 def test_paragraph_text_tokens_joined_by_single_spaces():
     paragraph = _by_label(nq_example())["#0 P (top level)"]
     assert paragraph["text"] == "The trade winds blow from the east ."

@@ -150,7 +150,7 @@ def test_the_jnq_renderer_escapes_string_numbers():
 
 def test_the_nq_renderer_escapes_string_token_offsets():
     payload = meta_refresh()
-    answer = nq.Answer(1, long=(payload, payload, 0))
-    summary = nq.NqRenderer()._answer_summary(answer, {"annotations": {}})
+    answer = nq.Answer(1, long=(payload, payload, payload))
+    summary = nq.NqRenderer()._answer_summary(answer, {"annotations": {}}, {})
     assert foreign_elements(_detail_page(summary)) == []
     assert payload in lxml.html.document_fromstring(summary).text_content()

@@ -175,6 +175,43 @@ def test_prefixes_baselines_leakage_and_build(tmp_path):
     assert "More statistics" not in html and "Annotation agreement" not in html
 
 
+class Links(HTMLParser):
+    """Every ``<a>``: its ``href`` and text as a browser reads them (references decoded)."""
+
+    def __init__(self):
+        super().__init__(convert_charrefs=True)
+        self.links: list[list[str]] = []
+        self.open = False
+
+    def handle_starttag(self, tag, attrs):
+        if tag == "a":
+            self.links.append([dict(attrs).get("href") or "", ""])
+            self.open = True
+
+    def handle_endtag(self, tag):
+        self.open = self.open and tag != "a"
+
+    def handle_data(self, data):
+        if self.open:
+            self.links[-1][1] += data
+
+
+def test_nq_leakage_links_are_escaped_once_and_keep_the_pinned_revision(tmp_path):
+    stats = copy.deepcopy(NLQUAD_STATS)
+    stored = "https://en.wikipedia.org//w/index.php?title=Trade_winds&amp;oldid=42"  # NQ form
+    url = "https://en.wikipedia.org//w/index.php?title=Trade_winds&oldid=42"
+    for column in ("document.url", "document_url"):  # NQ; JNQ and JBoolQ
+        stats["leakage"]["documents"]["column"] = column
+        stats["leakage"]["documents"]["examples"][0]["document"] = stored
+        html = _write(tmp_path, _view(stats))
+        _balanced(html)
+        assert "&amp;amp;" not in html
+        assert f'<a href="{stored}" rel="noopener noreferrer nofollow">{stored}</a>' in html
+        parser = Links()
+        parser.feed(html)
+        assert [url, url] in parser.links  # what the browser follows and shows
+
+
 def test_annotation_agreement(tmp_path):
     html = _write(tmp_path, _view(ANNOTATED_STATS, rows={"train": 16, "dev": 3}))
     _balanced(html)

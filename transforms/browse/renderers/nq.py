@@ -2,11 +2,15 @@
 
 The index row of an example: its question, the page title (a link to the page), the long
 answer as text (shortened) and the short answer(s) or YES/NO. Its detail: the question, the
-top-level long-answer candidates in order, numbered and rendered as readable text by
+top-level long-answer candidates in order, labelled and rendered as readable text by
 ``transforms.annotation.render`` (HTML tokens skipped; table rows, cells and list items laid
 out); the chosen long answer green (``long-answer``), a top-level candidate containing it
 shaded (``contains-answer``), the short answers marked inside (``<mark class="short-answer">``)
 and below it all the raw page HTML in a sandboxed ``iframe`` (no scripts, no same origin).
+
+One numbering throughout, the one annotators chose from: a candidate's number is its index
+in the example's whole candidate list (``long_answer.candidate_index``), and its label is the
+one the annotation tasks give it ("#4 Ul (top level)"; a nested answer "#3 Tr in #1").
 
 Which answer is shown follows ``nq_browser`` and NQ's evaluation (§5.1): one annotation is
 shown as it is; of several (5-way dev/test), the example has a long (short) answer when at
@@ -172,8 +176,10 @@ def chosen_answer(annotations: dict[str, list] | None) -> Answer:
 
 @dataclass(frozen=True)
 class _Candidate:
-    """A top-level candidate rendered: its index among all candidates, its token span and
-    the readable text with the document index and character start of each rendered token."""
+    """A top-level candidate rendered: its index among all the example's candidates (the
+    number annotators chose, ``long_answer.candidate_index``), its token span, the label the
+    annotation tasks give it ("#4 Ul (top level)") and the readable text with the document
+    index and character start of each rendered token."""
 
     index: int
     start: int
@@ -192,21 +198,42 @@ class _Candidate:
         return self.starts[first], self.starts[last] + lengths[self.tokens[last]]
 
 
-def _top_level(row: dict[str, Any]) -> list[_Candidate]:
+def _example(row: dict[str, Any]) -> dict[str, Any]:
+    """The document tokens and every long-answer candidate of a HuggingFace-layout row in the
+    original-format shape ``render_candidates`` (and the annotation tasks) read."""
     document = row["document"]["tokens"]
     candidates = row["long_answer_candidates"]
-    chosen = [i for i, top in enumerate(candidates["top_level"]) if top]
-    example = {
+    return {
         "document_tokens": [{"token": token, "html_token": is_html} for token, is_html
                             in zip(document["token"], document["is_html"], strict=True)],
-        "long_answer_candidates": [{"start_token": candidates["start_token"][i],
-                                    "end_token": candidates["end_token"][i], "top_level": True}
-                                   for i in chosen],
+        "long_answer_candidates": [
+            {"start_token": start, "end_token": end, "top_level": bool(top)}
+            for start, end, top in zip(candidates["start_token"], candidates["end_token"],
+                                       candidates["top_level"], strict=True)],
     }
-    return [_Candidate(index, candidates["start_token"][index], candidates["end_token"][index],
-                       rendered["label"], rendered["text"], rendered["tokens"],
-                       rendered["starts"])
-            for index, rendered in zip(chosen, render_candidates(example), strict=True)]
+
+
+def _top_level(example: dict[str, Any], also: int | None = None
+               ) -> tuple[list[_Candidate], dict[int, str]]:
+    """The top-level candidates rendered, and the labels of those and of candidate ``also``
+    (a nested long answer), by index. ``render_candidates`` gets the whole candidate list,
+    so numbers and labels are those of the annotation tasks
+    (``transforms.annotation.label_studio.tasks.nq_task``)."""
+    candidates = example["long_answer_candidates"]
+    top = {i for i, candidate in enumerate(candidates) if candidate["top_level"]}
+    rendered = render_candidates(example, top | ({also} if also is not None else set()))
+    labels = {r["index"]: r["label"] for r in rendered}
+    shown = [_Candidate(r["index"], candidates[r["index"]]["start_token"],
+                        candidates[r["index"]]["end_token"], r["label"], r["text"],
+                        r["tokens"], r["starts"])
+             for r in rendered if r["index"] in top]
+    return shown, labels
+
+
+def _label(index: int, labels: dict[int, str]) -> str:
+    """The label annotators saw for candidate ``index`` ("#3 Tr in #1"), or "candidate #N"
+    when the example has no such candidate."""
+    return labels.get(index, f"candidate #{index}")
 
 
 def _token_attrs(start: int, end: int) -> tuple[tuple[str, int], ...]:
@@ -242,7 +269,7 @@ class NqRenderer:
         document = row["document"]
         question = row["question"]["text"]
         answer = chosen_answer(row.get("annotations"))
-        candidates = _top_level(row)
+        candidates, labels = _top_level(_example(row), answer.long[2] if answer.long else None)
         lengths = [len(token) for token in document["tokens"]["token"]]
         cells = (h.text(question), page_link(document["url"], document["title"]),
                  self._long_cell(answer, candidates, lengths), self._short_cell(answer))
@@ -253,10 +280,10 @@ class NqRenderer:
             f'<p class="document">{page_link(document["url"], document["title"])} '
             f'<span class="muted">· example {h.text(row["id"])} · '
             f'{self._annotations_note(answer)}</span></p>',
-            self._answer_summary(answer, row),
+            self._answer_summary(answer, row, labels),
             f'<h3>Top-level candidates ({len(candidates)})</h3>',
             '<div class="candidates">',
-            *(self._candidate(c, answer, lengths) for c in candidates),
+            *(self._candidate(c, answer, lengths, labels) for c in candidates),
             "</div>",
             "<h3>Page HTML</h3>",
             f'<iframe class="page-html" sandbox="" title="{h.attr(document["title"])}" '
@@ -293,12 +320,13 @@ class NqRenderer:
         note = "not annotated" if not answer.annotations else "—"
         return f'<span class="muted">{note}</span>'
 
-    def _answer_summary(self, answer: Answer, row: dict[str, Any]) -> str:
+    def _answer_summary(self, answer: Answer, row: dict[str, Any], labels: dict[int, str]) -> str:
         if not answer.annotations:
             return ""
         if answer.long:
             start, end, index = answer.long
-            long = f"candidate #{h.text(index)}, tokens {h.text(start)}–{h.text(end)}"
+            long = (f"{h.text(_label(index, labels))}, "
+                    f"tokens {h.text(start)}–{h.text(end)}")
         else:
             long = "none"
         parts = [f'<dl class="answer-summary"><dt>Long answer</dt><dd>{long}</dd>',
@@ -327,7 +355,8 @@ class NqRenderer:
                 f"<tbody>{''.join(rows)}</tbody></table>")
 
     @staticmethod
-    def _candidate(candidate: _Candidate, answer: Answer, lengths: list[int]) -> str:
+    def _candidate(candidate: _Candidate, answer: Answer, lengths: list[int],
+                   labels: dict[int, str]) -> str:
         classes = "candidate"
         spans = []
         if answer.long:
@@ -340,7 +369,8 @@ class NqRenderer:
                 if chars:
                     spans.append(Span(*chars, "span", (("class", "long-answer"),
                                                        *_token_attrs(start, end),
-                                                       ("data-candidate", index))))
+                                                       ("data-candidate", index),
+                                                       ("title", _label(index, labels)))))
         for start, end, _ in answer.short:
             chars = candidate.chars(start, end, lengths)
             if chars and candidate.start <= start and end <= candidate.end:

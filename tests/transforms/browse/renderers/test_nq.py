@@ -12,6 +12,7 @@ from typing import Any
 import pytest
 
 from tests.transforms.annotation.label_studio.fixtures import nq_example
+from transforms.annotation.label_studio.tasks import nq_task
 from transforms.browse import html as h
 from transforms.browse.base import ReleaseView
 from transforms.browse.renderers import nq
@@ -121,7 +122,7 @@ def test_unannotated_rows_show_the_candidates_only():
     candidates = by_class(entry.detail, "candidate")
     assert [c.attrs["data-candidate"] for c in candidates] == ["0", "1", "4"]
     assert [c.children[0].text for c in candidates] == [
-        "#0 P (top level)", "#1 Table (top level)", "#2 Ul (top level)"]
+        "#0 P (top level)", "#1 Table (top level)", "#4 Ul (top level)"]
     assert not by_class(entry.detail, "long-answer") + by_class(entry.detail, "short-answer")
     assert "Name | Direction\nTrade winds | east" in candidates[1].text
 
@@ -152,6 +153,42 @@ def test_nested_long_answer_shades_its_top_level_candidate():
     mark, = by_class(entry.detail, "short-answer")
     assert mark in long.children and mark.text == "Trade winds"
     assert entry.cells[2] == "Trade winds | east"
+
+
+def _options(example: dict[str, Any]) -> set[str]:
+    """The long-answer options annotators chose from in the example's Label Studio task."""
+    return {o["value"] for o in nq_task(example, "train", "r")["data"]["long_answer_options"]}
+
+
+def _summary_long(entry) -> str:
+    summary, = by_class(entry.detail, "answer-summary")
+    return next(e.text for e in summary.children if e.tag == "dd")
+
+
+def test_candidates_carry_the_numbers_and_labels_annotators_chose_from():
+    example = nq_example()
+    ul = example["long_answer_candidates"][4]  # the list: the 3rd top-level candidate
+    entry = _entry(_row([_annotation((ul["start_token"], ul["end_token"], 4))]))
+    labels = [c.children[0].text for c in by_class(entry.detail, "candidate")]
+    assert labels == ["#0 P (top level)", "#1 Table (top level)", "#4 Ul (top level)"]
+    assert set(labels) <= _options(example)
+    long, = by_class(entry.detail, "long-answer")
+    assert long.attrs["data-candidate"] == "4" and long.children[0].text == "#4 Ul (top level)"
+    assert _summary_long(entry) == (f"#4 Ul (top level), tokens {ul['start_token']}–"
+                                    f"{ul['end_token']}")
+
+
+def test_nested_long_answer_is_named_as_annotators_saw_it():
+    entry = _entry(_row([_annotation((23, 32, 3))]))  # the table's second row
+    long, = by_class(entry.detail, "long-answer")
+    assert long.attrs["data-candidate"] == "3" and long.attrs["title"] == "#3 Tr in #1"
+    assert _summary_long(entry) == "#3 Tr in #1, tokens 23–32"
+    assert "#3 Tr in #1" in _options(nq_example())
+    five = [_annotation((23, 32, 3), number=n) for n in range(1, 4)] + [
+        _annotation((4, 14, 0), number=4), _annotation(None, number=5)]
+    table, = by_class(_entry(_row(five)).detail, "annotations")
+    assert [row.children[1].text for row in table.children[1].children] == [
+        "#3", "#3", "#3", "#0", "none"]
 
 
 def test_yes_no_answer_and_no_answer():
