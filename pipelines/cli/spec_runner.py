@@ -30,6 +30,7 @@ from transforms.release.refresh.previous import (
     refuse_changed_options,
 )
 from transforms.release.refresh.report import summary_lines
+from transforms.release.simulated import simulated_record, warning_text
 
 
 def run_spec(spec: DatasetSpec, argv: list[str] | None = None) -> dict[str, Any]:
@@ -110,7 +111,8 @@ def publish_plan(plan: Plan, target: ReleaseTarget,
                    schema=kind.schema, field_docs=dict(kind.field_docs),
                    options=manifest_options, source=dict(plan.source),
                    make_stats=kind.make_stats, make_card=kind.make_card,
-                   baselines=kind.baselines)
+                   baselines=kind.baselines,
+                   simulated=None if plan.simulated is None else dict(plan.simulated))
 
 
 def spec_main(spec: DatasetSpec, argv: list[str] | None = None) -> int:
@@ -119,10 +121,14 @@ def spec_main(spec: DatasetSpec, argv: list[str] | None = None) -> int:
 
 
 def summary_of(spec: DatasetSpec) -> Callable[[dict[str, Any]], str]:
-    """The end-of-run summary: the spec's, then what a refresh carried."""
+    """The end-of-run summary: the spec's, then what a refresh carried, then a warning when
+    the release holds simulated annotations."""
 
     def summary(result: dict[str, Any]) -> str:
-        return "\n".join([spec.summary(result), *summary_lines(result["stats"])])
+        record = simulated_record(result["manifest"])
+        warning = [] if record is None else [f"  WARNING: simulated annotations. "
+                                             f"{warning_text(record)}"]
+        return "\n".join([spec.summary(result), *summary_lines(result["stats"]), *warning])
 
     return summary
 

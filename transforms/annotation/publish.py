@@ -32,8 +32,9 @@ from transforms.release import (
     read_group_rows,
 )
 from transforms.release.citations import NOT_ANNOTATED
+from transforms.release.simulated import NOTE_HEADING
 
-SIMULATED_NOTE = ("**Simulated annotations.** The votes of this release were written by "
+SIMULATED_NOTE = (f"{NOTE_HEADING} The votes of this release were written by "
                   "`python -m pipelines.annotate simulate` (a seeded synthetic worker pool), "
                   "not by people: use it to test a pipeline, never to train or evaluate a model.")
 

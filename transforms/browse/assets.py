@@ -34,6 +34,8 @@ pre { white-space: pre-wrap; overflow-wrap: anywhere; background: var(--bg-soft)
 .site-header a { color: #fff; font-weight: 600; text-decoration: none; }
 .site-header a:hover { text-decoration: underline; }
 .site-header .release { font-family: ui-monospace, monospace; opacity: .85; }
+.simulated-banner { padding: .6rem 1rem; background: #fff8c5; color: #4d2d00;
+  border-bottom: 2px solid #d4a72c; font-weight: 500; }
 .muted { color: var(--muted); }
 table { border-collapse: collapse; margin: .5rem 0 1rem; }
 th, td { border: 1px solid var(--line); padding: .3rem .5rem; vertical-align: top;

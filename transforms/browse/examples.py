@@ -75,7 +75,8 @@ class ExampleWriter:
     ``note`` (plain text) follows the range of examples on every index page."""
 
     def __init__(self, out_dir: str, columns: tuple[str, ...], *, page_size: int = 100,
-                 details_per_page: int = 1, release: str = "", note: str = "") -> None:
+                 details_per_page: int = 1, release: str = "", note: str = "",
+                 banner: str = "") -> None:
         if page_size < 1 or details_per_page < 1:
             raise ValueError("page_size and details_per_page must be at least 1")
         self.folder = Path(out_dir, "examples")
@@ -84,6 +85,7 @@ class ExampleWriter:
         self.page_size = page_size
         self.details_per_page = details_per_page
         self.release = release
+        self.banner = banner  # html.simulated_banner, on every page
         self.note = note
         self.entries = 0
         self.index_pages = 0
@@ -176,7 +178,8 @@ class ExampleWriter:
             f'<table class="entries"><thead><tr>{head}</tr></thead><tbody>\n{body}</tbody>'
             f"</table>\n{nav}\n</div>")
         self._write(index_name(number),
-                    page(f"Examples · page {number}", content, NAV, self.release, SCRIPTS))
+                    page(f"Examples · page {number}", content, NAV, self.release, SCRIPTS,
+                         self.banner))
         self._write(data_name(number), f"QA.register({number}, {js_value(rows)});\n")
 
     def _write_details(self, has_next: bool) -> None:
@@ -189,4 +192,5 @@ class ExampleWriter:
         nav = pager("page", number, has_next)
         title = f"Example {first}" if first == last else f"Examples {first}–{last}"
         self._write(detail_name(number),
-                    page(title, f"{nav}\n{''.join(sections)}{nav}", NAV, self.release, SCRIPTS))
+                    page(title, f"{nav}\n{''.join(sections)}{nav}", NAV, self.release, SCRIPTS,
+                         self.banner))

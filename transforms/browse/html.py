@@ -17,6 +17,8 @@ from collections.abc import Sequence
 from typing import Any
 from urllib.parse import urlsplit
 
+from transforms.release.simulated import simulated_record, warning_text
+
 # Scripts only from files of the site (never inline), nothing from the network; inline style
 # attributes are allowed for matplotlib's SVG. A sandboxed srcdoc iframe inherits this policy.
 CSP = ("default-src 'none'; script-src 'self'; style-src 'self' 'unsafe-inline'; "
@@ -89,15 +91,26 @@ def release_label(manifest: dict[str, Any]) -> str:
     return f"{manifest.get('dataset', '')} {manifest.get('version', '')}".strip()
 
 
+def simulated_banner(manifest: dict[str, Any], stats: dict[str, Any] | None = None) -> str:
+    """The banner every page of a release with simulated annotations shows (its own votes
+    simulated, or built from such a release: ``transforms.release.simulated``), else ``""``."""
+    record = simulated_record(manifest, stats)
+    if record is None:
+        return ""
+    return ('<div class="simulated-banner" role="alert"><strong>Simulated annotations.'
+            f"</strong> {text(warning_text(record).replace('`', ''))}</div>\n")
+
+
 def page(title: str, body: str, nav_prefix: str = "", release: str = "",
-         scripts: Sequence[str] = ()) -> str:
+         scripts: Sequence[str] = (), banner: str = "") -> str:
     """A whole HTML page: the shared header nav and release label, ``<h1>`` of ``title``
     (plain text, escaped here), then ``body`` (HTML, escaped by the caller).
 
     ``nav_prefix`` is the path from the page to the site root (``""`` for ``index.html``,
     ``"../"`` for pages in ``examples/`` or ``rejected/``); ``release`` the plain label
     (``release_label``); ``scripts`` are site-relative paths of scripts to load at the end
-    (e.g. ``("assets/site.js",)``), prefixed with ``nav_prefix`` here."""
+    (e.g. ``("assets/site.js",)``), prefixed with ``nav_prefix`` here; ``banner`` is HTML
+    shown above the title (``simulated_banner``)."""
     heading = f"{title} · {release}" if release else title
     script_tags = "".join(f'<script src="{attr(nav_prefix + path)}" charset="utf-8"></script>\n'
                           for path in scripts)
@@ -115,6 +128,6 @@ def page(title: str, body: str, nav_prefix: str = "", release: str = "",
         f'<a href="{attr(nav_prefix)}examples/index-00001.html">Examples</a> · '
         f'<a href="{attr(nav_prefix)}rejected/index.html">Rejected</a></nav>'
         f'<span class="release">{text(release)}</span></header>\n'
-        f"<main>\n<h1>{text(title)}</h1>\n{body}\n</main>\n"
+        f"{banner}<main>\n<h1>{text(title)}</h1>\n{body}\n</main>\n"
         f"{script_tags}</body>\n</html>\n"
     )

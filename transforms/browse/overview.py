@@ -18,7 +18,14 @@ from typing import Any
 
 from transforms.browse.base import ReleaseView, Renderer
 from transforms.browse.figures import histogram_svg, weighted_mean
-from transforms.browse.html import is_number, link, page, release_label, text
+from transforms.browse.html import (
+    is_number,
+    link,
+    page,
+    release_label,
+    simulated_banner,
+    text,
+)
 
 REASON_PREFIXES = ("dropped.", "skipped.", "rejected.", "failed.")
 SUMMARY_FIELDS = ("count", "min", "median", "mean", "p90", "max")
@@ -420,7 +427,8 @@ def write_overview(out_dir: str, release: ReleaseView, histograms: dict[str, dic
     says why the dataset's own renderer was not used."""
     title = getattr(renderer, "title", "") or release.dataset
     content = page(title, overview_body(release, histograms, renderer, note), nav_prefix="",
-                   release=release_label(release.manifest))
+                   release=release_label(release.manifest),
+                   banner=simulated_banner(release.manifest, release.stats))
     with open(os.path.join(out_dir, "index.html"), "w", encoding="utf-8",
               newline="\n") as handle:
         handle.write(content)

@@ -24,7 +24,15 @@ import pyarrow.parquet as pq
 
 from filters.text import safe_json
 from transforms.browse.base import BATCH_ROWS, ReleaseView, open_member
-from transforms.browse.html import link, page, release_label, shorten, text, web_url
+from transforms.browse.html import (
+    link,
+    page,
+    release_label,
+    shorten,
+    simulated_banner,
+    text,
+    web_url,
+)
 
 MAX_PAGES = 5
 MAX_REASONS_SHOWN = 100
@@ -195,8 +203,9 @@ def _pager(kind: str, reason: str, number: int, pages: int) -> str:
 
 
 def reason_pages(kind: str, reason: str, entry: ReasonTally, page_size: int,
-                 label: str) -> Iterator[tuple[str, str]]:
-    """``(file name, page)`` of one reason's examples, ``page_size`` records a page."""
+                 label: str, banner: str = "") -> Iterator[tuple[str, str]]:
+    """``(file name, page)`` of one reason's examples, ``page_size`` records a page;
+    ``banner``: the simulated-annotations banner, if any."""
     pages = -(-len(entry.examples) // page_size)
     shown = (f"<p>{entry.count:,} {text(kind)} records were rejected for "
              f'<strong class="reason">{text(reason)}</strong>'
@@ -212,7 +221,7 @@ def reason_pages(kind: str, reason: str, entry: ReasonTally, page_size: int,
         pager = _pager(kind, reason, number, pages)
         yield page_name(kind, reason, number), page(
             f"Rejected {kind}: {reason}", f"{shown}\n{pager}\n{records}\n{pager}",
-            nav_prefix="../", release=label)
+            nav_prefix="../", release=label, banner=banner)
 
 
 def index_body(kinds: dict[str, dict[str, Any]]) -> str:
@@ -252,13 +261,15 @@ def write_rejected(out_dir: str, release: ReleaseView, page_size: int,
     directory = os.path.join(out_dir, "rejected")
     os.makedirs(directory, exist_ok=True)
     label = release_label(release.manifest)
+    banner = simulated_banner(release.manifest, release.stats)
     kinds: dict[str, dict[str, Any]] = {}
     written = ["rejected/index.html"]
     for kind, files in rejected_files(release).items():
         reasons: dict[str, dict[str, Any]] = {}
         for reason, entry in tally(release, files, kind, page_size * max_pages).items():
             pages = []
-            for name, content in reason_pages(kind, reason, entry, page_size, label):
+            for name, content in reason_pages(kind, reason, entry, page_size, label,
+                                              banner):
                 _write(os.path.join(directory, name), content)
                 pages.append(f"rejected/{name}")
             reasons[reason] = {"records": entry.count, "shown": len(entry.examples),
@@ -267,7 +278,8 @@ def write_rejected(out_dir: str, release: ReleaseView, page_size: int,
         kinds[kind] = {"records": sum(r["records"] for r in reasons.values()), "files": files,
                        "reasons": reasons}
     _write(os.path.join(directory, "index.html"),
-           page("Rejected records", index_body(kinds), nav_prefix="../", release=label))
+           page("Rejected records", index_body(kinds), nav_prefix="../", release=label,
+                banner=banner))
     return {"records": sum(k["records"] for k in kinds.values()), "kinds": kinds,
             "pages": written}
 

@@ -27,7 +27,7 @@ from filters.text import safe_json
 from transforms.browse.assets import write_assets
 from transforms.browse.base import ReleaseView, Renderer, check_members
 from transforms.browse.examples import ExampleWriter
-from transforms.browse.html import release_label
+from transforms.browse.html import release_label, simulated_banner
 from transforms.browse.overview import write_overview
 from transforms.browse.rejected import write_rejected
 from transforms.browse.renderers import choose, for_release
@@ -107,7 +107,8 @@ def write_examples(out_dir: str, view: ReleaseView, renderer: Renderer, page_siz
     note = "" if limit is None else f" (at most {limit} per split: --limit {limit})"
     writer = ExampleWriter(out_dir, tuple(renderer.columns), page_size=page_size,
                            details_per_page=renderer.details_per_page,
-                           release=release_label(view.manifest), note=note)
+                           release=release_label(view.manifest), note=note,
+                           banner=simulated_banner(view.manifest, view.stats))
     for table in view.main_tables():
         counter: Counter[str] = Counter()
         entries = renderer.entries(view, table, tally(view.rows(table), renderer, histograms,

@@ -80,6 +80,9 @@ class Plan(Generic[O]):
     context: Any = None  # values computed before the job (a frozen dataclass of the dataset)
     previous: Any = None  # the ``PreviousRelease`` a refresh carries rows from, else None
     refresh_note: str = ""  # what this refresh does when not the default (card and summary)
+    # the input release's simulated-annotations record (transforms.release.simulated), which
+    # the manifest copies so that a release built from simulated votes says so; else None
+    simulated: Mapping[str, Any] | None = None
 
 
 @dataclass(frozen=True)

@@ -29,18 +29,19 @@ staging directories and ``LATEST`` temporaries (``staging``); ``--skip-existing`
 stale ``LATEST``. ``stats.json`` counts dead-letter records per stage as
 ``<stage>.dead_lettered``.
 
-This package's modules, lowest first (each imports only those before it):
-``storage`` (bytes on any Beam filesystem), ``formats`` (Parquet/JSON bytes), ``provenance``
-(code version, time), ``target`` (names, root and paths, the overwrite check), ``resolve``
-(the version a path means: a version, a dataset's ``LATEST`` or ``auto``), ``staging``
-(ownership markers, abandoned staging, interrupted overwrites), ``shards`` (sorted,
-hash-sharded group files), ``accounting`` (tallies, histograms, rejects), ``stats``,
-``manifest``, ``card`` (``CardInfo``, ``DatasetCard``), ``tables`` (the Parquet tables as
-HF configs and splits), ``hub`` (the card's YAML front matter), ``card_sections`` (the
-sections every card shares), ``croissant`` (``croissant.json``), ``normalize``, ``diff``
-(two versions), ``leakage`` (within a release and against evaluation sets), ``verify`` (a
-published release against its manifest; the releases under a root), ``commit`` (manifest
-last, rename or copy, ``LATEST``) and ``run``.
+This package's modules, lowest first (each imports only those before it): ``storage`` (bytes
+on any Beam filesystem), ``formats`` (Parquet/JSON bytes), ``provenance`` (code version,
+time), ``target`` (names, root and paths, the overwrite check), ``resolve`` (the version a
+path means: a version, a dataset's ``LATEST`` or ``auto``), ``staging`` (ownership markers,
+abandoned staging, interrupted overwrites), ``shards`` (sorted, hash-sharded group files),
+``accounting`` (tallies, histograms, rejects), ``stats``, ``manifest``, ``card``
+(``CardInfo``, ``DatasetCard``), ``simulated`` (the manifest's record of simulated
+annotations, which releases built from one copy), ``tables`` (the Parquet tables as HF configs
+and splits), ``hub`` (the card's YAML front matter), ``card_sections`` (the sections every
+card shares), ``croissant`` (``croissant.json``), ``normalize``, ``diff`` (two versions),
+``leakage`` (within a release and against evaluation sets), ``verify`` (a published release
+against its manifest; the releases under a root), ``commit`` (manifest last, rename or copy,
+``LATEST``) and ``run``.
 It imports ``transforms.core`` and ``filters``; pipelines import it through the names below.
 """
 

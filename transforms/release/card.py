@@ -45,10 +45,17 @@ class CardInfo:
 
 @dataclass(frozen=True)
 class DatasetCard:
-    """``make_card`` for ``publish``: the dataset's ``CardInfo`` and its body sections."""
+    """``make_card`` for ``publish``: the dataset's ``CardInfo`` and its body sections;
+    ``adapt(info, manifest)``, when given, is what one release says of itself when that
+    depends on its manifest (``info_for``)."""
 
     info: CardInfo
     body: Callable[[dict[str, Any], dict[str, Any]], str]
+    adapt: Callable[[CardInfo, dict[str, Any]], CardInfo] | None = None
+
+    def info_for(self, manifest: dict[str, Any]) -> CardInfo:
+        """The ``CardInfo`` of the release with this manifest."""
+        return self.info if self.adapt is None else self.adapt(self.info, manifest)
 
     def __call__(self, manifest: dict[str, Any], stats: dict[str, Any]) -> str:
         return self.body(manifest, stats)

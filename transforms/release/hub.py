@@ -18,6 +18,7 @@ import pyarrow as pa
 import yaml
 
 from transforms.release.card import CardInfo
+from transforms.release.simulated import simulated_record
 from transforms.release.tables import Table
 
 SIZE_CATEGORIES = [(1_000, "n<1K"), (10_000, "1K<n<10K"), (100_000, "10K<n<100K"),
@@ -115,7 +116,9 @@ def front_matter(manifest: dict[str, Any], info: CardInfo, tables: list[Table]) 
         "task_ids": list(info.task_ids),
         "size_categories": [size_category(main_rows)],
         "source_datasets": list(info.source_datasets),
-        "tags": [f"qa-dataset-toolkit:{manifest['dataset']}"],
+        "tags": [f"qa-dataset-toolkit:{manifest['dataset']}",
+                 *(["simulated-annotations"] if simulated_record(manifest) is not None
+                   else [])],
         "configs": config_entries,
         "dataset_info": infos,
     }

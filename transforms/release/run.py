@@ -45,6 +45,13 @@ from transforms.release.refresh.report import (
     take_refresh_tallies,
 )
 from transforms.release.shards import ensure_empty_splits
+from transforms.release.simulated import (
+    SIMULATED,
+    record_from_stats,
+    simulated_info,
+    simulated_record,
+    with_card_note,
+)
 from transforms.release.staging import (
     DEFAULT_STALE_AFTER,
     claim_staging,
@@ -74,7 +81,8 @@ def publish(target: ReleaseTarget, *, overwrite: bool, splits: list[str], schema
             baselines: Callable[[str], dict] | None = None,
             allow_empty: bool = False, previous: PreviousRelease | None = None,
             recompute_all: bool = False, refresh_note: str = "",
-            lineage: Lineage | None = None) -> dict[str, Any]:
+            lineage: Lineage | None = None,
+            simulated: dict[str, Any] | None = None) -> dict[str, Any]:
     """Fold accounting into stats.json, write the card and manifest, move into place.
 
     ``baselines(staging_dir)``, when given, scores untrained baselines on the staged dev split;
@@ -87,7 +95,11 @@ def publish(target: ReleaseTarget, *, overwrite: bool, splits: list[str], schema
     tallies, the diff against it and ``refresh_note`` (what the dataset's refresh did, when
     not the default), and the card says what changed (``transforms.release.refresh.report``).
     ``lineage`` records only the release this one was made from (an annotated release that
-    carried the judgments of an earlier one), with no refresh figures."""
+    carried the judgments of an earlier one), with no refresh figures. ``simulated``: the
+    simulated-annotations record of the release this one was built from
+    (``transforms.release.simulated.derived_record``); a release whose own stats count
+    simulated votes gets one too. The manifest records it as ``simulated`` and the card, its
+    front matter and the Croissant metadata say so."""
     ensure_empty_splits(target.staging_dir, splits, schema)
     tallies, histograms = read_accounting(target)
     tallies, refresh_counts = take_refresh_tallies(tallies)
@@ -103,9 +115,11 @@ def publish(target: ReleaseTarget, *, overwrite: bool, splits: list[str], schema
     leakage = within_release_leakage(target.staging_dir)
     if leakage["splits"]:
         stats["leakage"] = leakage
+    record = simulated or record_from_stats(target.dataset, target.version, stats)
+    extra = {**(_lineage_of(previous, lineage) or {}),
+             **({SIMULATED: record} if record is not None else {})}
     manifest = build_manifest(target, options=options, source=source, schema=schema,
-                              field_docs=field_docs, splits=splits,
-                              extra=_lineage_of(previous, lineage))
+                              field_docs=field_docs, splits=splits, extra=extra)
     if not allow_empty and not any(manifest["rows_per_split"].values()):
         raise EmptyReleaseError(
             f"no rows in any split ({', '.join(splits)}) of {target.dataset} "
@@ -143,9 +157,14 @@ def release_documents(staging_dir: str, manifest: dict[str, Any], stats: dict[st
     changes = changes_section(stats)
     if changes:
         body = f"{body.rstrip()}\n\n{changes}"
+    record = simulated_record(manifest)
+    if record is not None:
+        body = with_card_note(body, record)
     if not isinstance(make_card, DatasetCard):
         return {"README.md": body.encode("utf-8")}
-    info = make_card.info
+    info = make_card.info_for(manifest)
+    if record is not None:
+        info = simulated_info(info, record)
     tables = release_tables(staging_dir, manifest["files"], main=main_config(manifest))
     card = "\n".join([front_matter(manifest, info, tables), body.rstrip("\n"), "",
                       shared_sections(staging_dir, manifest, stats, info, tables,

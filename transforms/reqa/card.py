@@ -16,6 +16,7 @@ from transforms.release import (
 )
 from transforms.release.citations import NLQUAD_BIBTEX, NQ_BIBTEX, REQA_BIBTEX, SQUAD_BIBTEX
 from transforms.release.refresh.counters import CARRIED, INPUTS_CARRIED
+from transforms.release.simulated import origin_text, simulated_record
 from transforms.reqa.counters import (
     CANDIDATES_UNIQUE,
     COUNTERS,
@@ -143,9 +144,28 @@ REQA_INFO = CardInfo(
 )
 
 
+def simulated_licence(info: CardInfo, manifest: dict[str, Any]) -> CardInfo:
+    """A set built from a release with simulated annotations claims no dataset's licence or
+    annotations: its pages and questions are those of the toolkit release it was read from,
+    its answers were drawn by simulated annotators."""
+    record = simulated_record(manifest)
+    if record is None:
+        return info
+    return replace(info, license="other", license_text=(
+        f"Built from {md_text(origin_text(record))}, a release of this toolkit whose "
+        "annotations are simulated (`python -m pipelines.annotate simulate`): the answers "
+        "that make a sentence correct were chosen by a seeded synthetic worker pool, not by "
+        "the original dataset's annotators nor by anyone, so nothing here is Natural "
+        "Questions' (or any dataset's) human annotation and their licences give it no "
+        "standing. The pages are Wikipedia's (CC BY-SA 4.0) and the questions come from the "
+        "query log given to that build, whose owner's terms apply. For testing pipelines "
+        f"only. {TOOLKIT_ADDITIONS}"))
+
+
 def reqa_card_for(source: str) -> DatasetCard:
     """The card of a ``--source`` (``squad``, ``nq`` or ``nlquad``) release: that source's
-    licence, paper and Hub ``source_datasets``."""
+    licence, paper and Hub ``source_datasets``; built from a release with simulated
+    annotations, none of the source's licence (``simulated_licence``)."""
     if source not in SOURCE_LICENSES:
         return reqa_card
     origin = {"squad": "extended|squad", "nq": "extended|natural_questions",
@@ -156,7 +176,8 @@ def reqa_card_for(source: str) -> DatasetCard:
         license=RELEASE_LICENSES[source],
         license_text=f"{SOURCE_LICENSES[source]} {TOOLKIT_ADDITIONS}",
         source_datasets=(origin,),
-        citation=f"{REQA_BIBTEX}\n\n{SOURCE_BIBTEX[source]}"), body=_body)
+        citation=f"{REQA_BIBTEX}\n\n{SOURCE_BIBTEX[source]}"), body=_body,
+        adapt=simulated_licence)
 
 
 def refresh_text(stats: dict[str, Any]) -> list[str]:

@@ -9,7 +9,14 @@ import os
 from apache_beam.io.filesystems import FileSystems
 
 from transforms.core.samples import sample_path as _sample_path
-from transforms.release import InvalidLatestError, NotAReleaseError, resolve_release
+from transforms.release import (
+    InvalidLatestError,
+    NotAReleaseError,
+    read_json,
+    resolve_release,
+)
+from transforms.release.lineage import read_lineage
+from transforms.release.simulated import derived_record
 
 SAMPLES = {"squad": "squad_sample.json", "nq": "nq_sample.jsonl.gz"}
 
@@ -63,3 +70,17 @@ def _release_dir(path: str) -> str | None:
         raise
     except NotAReleaseError:
         return None
+
+
+def input_simulated(version_dir: str) -> dict | None:
+    """The simulated-annotations record a release built from the release at ``version_dir``
+    carries (``transforms.release.simulated``), ``None`` when its annotations are not
+    simulated. An unreadable ``stats.json`` only loses the check for releases that predate
+    the manifest's ``simulated`` key."""
+    lineage, manifest = read_lineage(version_dir)
+    try:
+        stats = read_json(FileSystems.join(version_dir, "stats.json"))
+    except (OSError, ValueError):
+        stats = None
+    return derived_record(manifest, stats if isinstance(stats, dict) else None,
+                          lineage.fingerprint)

@@ -46,7 +46,7 @@ from transforms.reqa.baselines import reqa_baselines
 from transforms.reqa.build import BuildReqa
 from transforms.reqa.card import SOURCE_NAMES, reqa_card_for, reqa_stats, summary_value
 from transforms.reqa.counters import COUNTERS
-from transforms.reqa.inputs import release_of, resolve_input
+from transforms.reqa.inputs import input_simulated, release_of, resolve_input
 from transforms.reqa.labeling import SPLITTERS
 from transforms.reqa.refresh import UNIT, CarrySameRows, ReadPreviousReqa, row_key
 from transforms.reqa.schema import (
@@ -139,7 +139,8 @@ def default_max_decoded_mib(source: str) -> float:
 
 def plan(options: ReqaOptions) -> Plan[ReqaOptions]:
     """``--input`` resolved to a file glob that must match (``Plan.context``); a release
-    given as ``--input`` is verified against its manifest unless ``--no-verify``; the
+    given as ``--input`` is verified against its manifest unless ``--no-verify``, and its
+    simulated-annotations record, if any, is carried (``Plan.simulated``); the
     ``--max-decoded-mib`` default of the source (the manifest records the option as given)."""
     for name, value, choices in (("source", options.source, SOURCES),
                                  ("splitter", options.splitter, SPLITTERS)):
@@ -155,12 +156,14 @@ def plan(options: ReqaOptions) -> Plan[ReqaOptions]:
     release = release_of(options.input)
     if release and not options.no_verify:
         require_intact(release)
+    simulated = input_simulated(release) if release else None
     resolved = replace(options, max_decoded_mib=default_max_decoded_mib(options.source)
                        if options.max_decoded_mib is None else options.max_decoded_mib)
     return Plan(resolved, RELEASES[options.source], GROUPS,
                 source_description(options, pattern),
                 recorded={"max_decoded_mib": options.max_decoded_mib},
-                before_publish=ensure_groups, context=ReqaContext(pattern))
+                before_publish=ensure_groups, context=ReqaContext(pattern),
+                simulated=simulated)
 
 
 def source_description(options: ReqaOptions, pattern: str) -> dict[str, Any]:
