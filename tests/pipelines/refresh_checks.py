@@ -31,6 +31,15 @@ def parquet_rows(version_dir: Path, key: Callable[[dict], str],
     return rows
 
 
+def rows_by_id(version_dir: Path) -> dict[str, tuple[str, dict]]:
+    """``{id: (split, row)}`` of every Parquet split file (NLQuAD, the toy dataset)."""
+    rows = {}
+    for path in sorted(version_dir.glob("*/*.parquet")):
+        for row in pq.read_table(path).to_pylist():
+            rows[row["id"]] = (path.parent.name, row)
+    return rows
+
+
 def original_lines(version_dir: Path) -> dict[str, tuple[str, bytes]]:
     """``{question: (split, JSON line as written)}`` of the NQ original-format shards."""
     lines = {}

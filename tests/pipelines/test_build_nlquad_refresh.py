@@ -8,12 +8,13 @@ import json
 import shutil
 from pathlib import Path
 
-import pyarrow.parquet as pq
 import pytest
 
 from pipelines.build_nlquad import format_summary, main, run
 from pipelines.release import main as release_main
 from tests.conftest import PROJECT_ROOT, TEST_RUNNER
+from tests.pipelines.refresh_checks import read_json as read
+from tests.pipelines.refresh_checks import rows_by_id
 from transforms.nlquad.sidecar import PREFIX
 from transforms.nlquad.spec import SPEC
 from transforms.release import run as run_module
@@ -48,22 +49,10 @@ def build(root: Path, version: str, *argv: str) -> dict:
     return run([TEST_RUNNER, "--output", str(root), "--version", version, *argv])
 
 
-def rows_by_id(version_dir: Path) -> dict[str, tuple[str, dict]]:
-    rows = {}
-    for path in sorted(version_dir.glob("*/*.parquet")):
-        for row in pq.read_table(path).to_pylist():
-            rows[row["id"]] = (path.parent.name, row)
-    return rows
-
-
 def data_files(version_dir: Path) -> dict[str, bytes]:
     """The Parquet split files and the refresh sidecar, by release-relative name."""
     files = [*version_dir.glob("*/*.parquet"), *version_dir.glob(f"{PREFIX}*.jsonl")]
     return {str(p.relative_to(version_dir)): p.read_bytes() for p in sorted(files)}
-
-
-def read(version_dir: Path, name: str) -> dict:
-    return json.loads((version_dir / name).read_text(encoding="utf-8"))
 
 
 def test_a_refresh_of_unchanged_captures_writes_the_full_rebuilds_files(tmp_path):

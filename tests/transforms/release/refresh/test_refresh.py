@@ -9,12 +9,13 @@ from dataclasses import replace
 from pathlib import Path
 
 import pyarrow as pa
-import pyarrow.parquet as pq
 import pytest
 
 from pipelines import release
 from pipelines.cli.spec_runner import entry_points
 from tests.conftest import TEST_RUNNER
+from tests.pipelines.refresh_checks import read_json as read
+from tests.pipelines.refresh_checks import rows_by_id
 from tests.pipelines.toy import spec as toy
 from tests.pipelines.toy.spec import SPEC
 from transforms.release.lineage import release_fingerprint
@@ -35,21 +36,9 @@ def build(tmp_path: Path, lines: Path, version: str, *extra: str) -> int:
                      "--version", version, *extra, TEST_RUNNER])
 
 
-def rows_by_id(version_dir: Path) -> dict[str, tuple[str, dict]]:
-    rows = {}
-    for path in sorted(version_dir.glob("*/*.parquet")):
-        for row in pq.read_table(path).to_pylist():
-            rows[row["id"]] = (path.parent.name, row)
-    return rows
-
-
 def data_files(version_dir: Path) -> dict[str, bytes]:
     return {str(p.relative_to(version_dir)): p.read_bytes()
             for p in sorted(version_dir.glob("*/*.parquet"))}
-
-
-def read(version_dir: Path, name: str) -> dict:
-    return json.loads((version_dir / name).read_text(encoding="utf-8"))
 
 
 def test_a_refresh_carries_unchanged_rows_and_counts_new_and_removed(tmp_path, capsys):
