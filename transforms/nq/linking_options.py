@@ -34,7 +34,6 @@ from transforms.core.options import (
 )
 from transforms.core.request_options import request_limit_options, request_limits_of
 from transforms.nq.backends import BackendOptions
-from transforms.sources.query_log_options import no_row_change
 
 LINKING_GROUP = "linking and pages (NQ §3.1, §4.1)"
 HTTP_WHAT = "a search or page API"
@@ -50,8 +49,7 @@ def lang_option(lang: str) -> Any:
     return linking_option(lang, f"Wikipedia language (default {lang})")
 
 
-_HTTP = {suffix: no_row_change(declared) for suffix, declared in request_limit_options(
-    HTTP_WHAT, DEFAULT_LIMITS, group=LINKING_GROUP).items()}
+_HTTP = request_limit_options(HTTP_WHAT, DEFAULT_LIMITS, group=LINKING_GROUP)
 
 
 @dataclass(frozen=True)

@@ -14,13 +14,11 @@ selection thresholds and stay row options.
 from __future__ import annotations
 
 import argparse
-import dataclasses
 import re
 from dataclasses import dataclass
 from typing import Any
 
 from transforms.core.options import (
-    CLI,
     max_decoded_option,
     mib_to_bytes,
     option,
@@ -36,14 +34,6 @@ def parse_window(value: str) -> int:
     if not match or int(match.group(1)) < 1:
         raise argparse.ArgumentTypeError(f"--window must be a number of days like 7d: {value!r}")
     return int(match.group(1))
-
-
-def no_row_change(declared: Any) -> Any:
-    """An ``option(...)`` field made by a helper that takes no ``rows`` (``transforms.core``'s
-    ``max_decoded_option``, ``request_limit_options``), declared ``rows=False``: it never
-    changes a published row."""
-    info = dataclasses.replace(declared.metadata[CLI], rows=False)
-    return dataclasses.field(default=declared.default, metadata={CLI: info})
 
 
 def input_option(default: str) -> Any:
@@ -77,8 +67,8 @@ class QueryLogOptions:
     min_users: int = min_users_option(1)
     window: int = option(7, "length of the period, in days (e.g. 7d); default 7 days",
                          parse=parse_window)
-    max_decoded_mib: float = no_row_change(max_decoded_option(
-        DEFAULT_MAX_DECODED_BYTES / MIB, "query-log file (each is read whole)"))
+    max_decoded_mib: float = max_decoded_option(
+        DEFAULT_MAX_DECODED_BYTES / MIB, "query-log file (each is read whole)")
 
 
 def log_fields(options: Any) -> LogFields:
