@@ -16,7 +16,6 @@ from __future__ import annotations
 import apache_beam as beam
 
 from transforms.core.accounting import SIDE_OUTPUTS
-from transforms.nlquad.capture_keys import row_key
 from transforms.nlquad.lengths import ANSWER_SENTENCES, histogram_entries, row_lengths
 from transforms.nlquad.sidecar import CapturedDocument
 from transforms.nlquad.stages import ExtractQuestionAnswers, prefix_tallies
@@ -41,21 +40,17 @@ def _document_stats(document: CapturedDocument):
 
 
 class CarriedStats(beam.PTransform):
-    """``rows`` (every ``(split, row)`` of the release) and ``carried`` (the carried
-    documents) -> ``([tagged results with the prefix tallies], histogram entries)`` of the
-    carried ones (a row is carried when its key is a carried document's)."""
+    """``rows`` (the carried ``(split, row)``, ``Carry.carried_rows``) and ``carried`` (the
+    carried documents) -> ``([tagged results with the prefix tallies], histogram entries)``
+    of the carried ones."""
 
     def __init__(self, carried):
         super().__init__()
         self.carried = carried
 
     def expand(self, rows):
-        keys = self.carried | "CarriedKeys" >> beam.Map(lambda d: (d.key, None))
-        by_row = (rows
-                  | "CarriedRows" >> beam.Filter(lambda split_row, carried: row_key(
-                      split_row[1]) in carried, carried=beam.pvalue.AsDict(keys))
-                  | "RowStats" >> beam.FlatMap(_row_stats).with_outputs(
-                      *SIDE_OUTPUTS, STATS, main="main"))
+        by_row = rows | "RowStats" >> beam.FlatMap(_row_stats).with_outputs(
+            *SIDE_OUTPUTS, STATS, main="main")
         by_document = self.carried | "DocumentStats" >> beam.FlatMap(
             _document_stats).with_outputs(*SIDE_OUTPUTS, STATS, main="main")
         stats = ((by_row[STATS], by_document[STATS])

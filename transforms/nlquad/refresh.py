@@ -190,5 +190,6 @@ class NlquadRefresh:
         rows, results = self.carry.finish(fresh_rows)
         if not self.active:
             return rows, results, []
-        stats_results, stats = rows | f"{OURS}CarriedStats" >> CarriedStats(self.carried)
+        stats_results, stats = (self.carry.carried_rows
+                                | f"{OURS}CarriedStats" >> CarriedStats(self.carried))
         return rows, [*results, *self.results, *stats_results], [stats]

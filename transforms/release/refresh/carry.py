@@ -181,6 +181,7 @@ class Carry:
         self.row_key = row_key
         self.recompute_all = recompute_all
         self._unit_keys = None
+        self.carried_rows = None  # (split, row) of the carried rows, once finish() has run
         if not self.active:
             return
         self.rows = None if recompute_all else (  # nothing is carried: only keys are read
@@ -227,5 +228,6 @@ class Carry:
                    | f"{label}Count" >> beam.FlatMap(
                        _count_key, self.recompute_all).with_outputs(*SIDE_OUTPUTS,
                                                                     main="main"))
+        self.carried_rows = carried
         rows = (carried, fresh_rows) | f"{label}AllRows" >> beam.Flatten()
         return rows, [counted]
