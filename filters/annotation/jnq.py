@@ -10,8 +10,9 @@ Stage orders (``aggregate_question``):
 * ``jnq``: good question -> long answer per candidate paragraph -> yes/no question -> on the
   EXIST paragraphs, the yes/no answer (yes/no questions) or the span (other questions). The
   yes/no question stage is needed for every good question, with or without an EXIST
-  paragraph. A yes/no question is not kept in JNQ: its outcome is ``moved_to_jboolq``, with
-  its yes/no answers aggregated so that the JBoolQ import can merge it.
+  paragraph. A yes/no question is ``kept`` in JNQ with ``is_yes_no_question`` and its
+  YES/NO/NONE short answers (JNQ §3.5, Table 2 counts such paragraphs), and the JBoolQ
+  import merges it into JBoolQ as well (§4).
 * ``jboolq``: good question -> yes/no question (``not_yes_no_question`` and
   ``ambiguous_yes_no`` stop here) -> long answer -> yes/no answer on the EXIST paragraphs.
 
@@ -33,8 +34,7 @@ from filters.annotation.votes import PARAGRAPH_STAGES, JnqVote, VoteError, lates
 ORDERS = ("jnq", "jboolq")
 EXIST, AMBIGUOUS, NONE = "EXIST", "AMBIGUOUS", "NONE"
 YES_NO, AMBIGUOUS_YES_NO, NOT_YES_NO = "yes_no", "ambiguous", "not_yes_no"
-OUTCOMES = ("kept", "bad_question", "ambiguous_yes_no", "moved_to_jboolq",
-            "not_yes_no_question", "pending")
+OUTCOMES = ("kept", "bad_question", "ambiguous_yes_no", "not_yes_no_question", "pending")
 
 
 @dataclass(frozen=True)
@@ -237,8 +237,8 @@ def aggregate_question(question_id: str, votes: Iterable[JnqVote], candidate_ids
 
     ``votes`` may hold duplicates (the latest judgment of a worker counts) and should have
     passed ``check_vote``; votes on paragraphs outside ``candidate_ids`` are ignored. Outcomes:
-    ``kept``, ``bad_question``, ``ambiguous_yes_no``, ``moved_to_jboolq`` (JNQ order only),
-    ``not_yes_no_question`` (JBoolQ order only) and ``pending``."""
+    ``kept`` (in JNQ order a yes/no question too, JNQ §3.5 / Table 2), ``bad_question``,
+    ``ambiguous_yes_no``, ``not_yes_no_question`` (JBoolQ order only) and ``pending``."""
     if order not in ORDERS:
         raise ValueError(f"order must be one of {', '.join(ORDERS)}, not {order!r}")
     if ways < 1:
@@ -274,8 +274,7 @@ def aggregate_question(question_id: str, votes: Iterable[JnqVote], candidate_ids
                 return result("ambiguous_yes_no", paragraphs=paragraphs)
         is_yes_no = kind == YES_NO
         paragraphs = _short_answers(judgments, paragraphs, is_yes_no, t)
-        outcome = "moved_to_jboolq" if order == "jnq" and is_yes_no else "kept"
-        return result(outcome, is_yes_no=is_yes_no, paragraphs=paragraphs)
+        return result("kept", is_yes_no=is_yes_no, paragraphs=paragraphs)
     except _Pending as pending:
         return result("pending", pending_stage=pending.stage)
 

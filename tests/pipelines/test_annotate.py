@@ -10,6 +10,7 @@ import copy
 import gzip
 import json
 import os
+from collections import Counter
 from pathlib import Path
 
 import pyarrow.parquet as pq
@@ -19,6 +20,8 @@ from natural_questions.text_utils import simplify_nq_example
 
 from pipelines import annotate, build_jnq, build_nq, build_reqa, evaluate
 from tests.conftest import TEST_RUNNER
+from transforms.annotation.counters import COUNTERS, EXAMPLES_READ, OUTCOME
+from transforms.core.counters import Counts
 
 SPLITS = ("train", "dev", "test")
 
@@ -223,6 +226,19 @@ def jnq_releases(tmp_path_factory):
     return Path(jnq["path"]), Path(jboolq["path"])
 
 
+def _jsonl_records(path: Path, kind: str) -> list[dict]:
+    return [json.loads(line) for f in sorted((path / "rejected" / kind).glob("*"))
+            for line in f.read_text(encoding="utf-8").splitlines()]
+
+
+def _table2_exist_row(card: str) -> list[str]:
+    """The cells of the EXIST row of the card's Table 2 (span, yes/no, none, total)."""
+    lines = card.splitlines()
+    start = next(i for i, line in enumerate(lines) if line.startswith("| Paragraphs (Table 2)"))
+    row = next(line for line in lines[start:] if line.startswith("| EXIST |"))
+    return [cell.strip() for cell in row.strip("|").split("|")][1:]
+
+
 def test_jnq_and_jboolq_round_trip(jnq_releases, tmp_path):
     jnq, jboolq = jnq_releases
     jnq_votes, jboolq_votes = tmp_path / "jnq.jsonl", tmp_path / "jboolq.jsonl"
@@ -233,21 +249,46 @@ def test_jnq_and_jboolq_round_trip(jnq_releases, tmp_path):
     _make_yes_no(jnq_votes, next(r for r in _rows(jnq) if r["id"] == only_jnq))
     result = annotate.run(["import", "--dataset", "jnq", "--input", str(jnq), "--votes",
                            str(jnq_votes), "--output", str(tmp_path / "out"), TEST_RUNNER])
-    counts = result["stats"]["counts"]["examples"]
-    rows = _rows(Path(result["path"]))
-    assert counts["kept"] == len(rows) > 0
-    assert sum(counts.values()) - counts.get("read", 0) >= len(_rows(jnq))
+    path = Path(result["path"])
+    counts = result["stats"]["counts"]
+    read = Counts(counts, COUNTERS)
+    rows = _rows(path)
+    assert read[OUTCOME["kept"]] == len(rows) > 0
+    assert COUNTERS.undeclared(counts) == []
+    assert read[EXAMPLES_READ] == read.total(OUTCOME.values()) == len(_rows(jnq))
+    dropped = _jsonl_records(path, "dropped_questions")
+    assert Counter(d["reason"] for d in dropped) == {
+        outcome: read[counter] for outcome, counter in OUTCOME.items()
+        if outcome not in ("kept", "pending") and read[counter]}
+    assert len(_jsonl_records(path, "pending_examples")) == read[OUTCOME["pending"]]
     for row in rows:
         assert len(row["annotations"]) == len(row["candidate_paragraph_ids"])
         assert row["gold_paragraph_ids"] == [a["paragraph_id"] for a in row["annotations"]
                                              if a["label"] == "EXIST"]
-        assert not row["is_yes_no_question"]
         for a in row["annotations"]:
             if a["short_answer_type"] == "span":
+                assert not row["is_yes_no_question"]
                 text = {p["id"]: p["text"] for p in row["paragraphs"]}[a["paragraph_id"]]
                 assert text[a["span_start"]:a["span_end"]] == a["span_text"] != ""
-    assert result["stats"]["quality"]
-    assert "Simulated annotations" in (Path(result["path"]) / "README.md").read_text("utf-8")
+            elif a["short_answer_type"] == "yes_no":
+                assert row["is_yes_no_question"] and a["label"] == "EXIST"
+                assert a["yes_no_answer"] in ("YES", "NO")
+            else:
+                assert a["yes_no_answer"] == "NONE"
+    # JNQ keeps its yes/no questions with their YES/NO short answers (JNQ §3.5, Table 2)
+    yes_no_rows = {r["id"]: r for r in rows if r["is_yes_no_question"]}
+    assert only_jnq in yes_no_rows
+    assert [(a["label"], a["short_answer_type"], a["yes_no_answer"])
+            for a in yes_no_rows[only_jnq]["annotations"]][0] == ("EXIST", "yes_no", "YES")
+    yes_no_paragraphs = sum(a["short_answer_type"] == "yes_no" for r in rows
+                            for a in r["annotations"])
+    assert yes_no_paragraphs > 0
+    quality = result["stats"]["quality"]
+    assert quality["table2"]["EXIST"]["yes_no"] == yes_no_paragraphs
+    assert quality["yes_no_questions"] == len(yes_no_rows)
+    card = (path / "README.md").read_text("utf-8")
+    assert "Simulated annotations" in card
+    assert _table2_exist_row(card)[1] == str(yes_no_paragraphs)
 
     merged = annotate.run(["import", "--dataset", "jboolq", "--input", str(jboolq),
                            "--input", str(jnq), "--votes", str(jboolq_votes), "--votes",
@@ -256,17 +297,14 @@ def test_jnq_and_jboolq_round_trip(jnq_releases, tmp_path):
     assert _votes_accounted(result["stats"]["counts"])
     assert _votes_accounted(merged["stats"]["counts"])
     assert merged_rows and all(r["is_yes_no_question"] for r in merged_rows)
-    dropped = [json.loads(line) for f in (Path(result["path"]) / "rejected" /
-                                          "dropped_questions").glob("*")
-               for line in f.read_text(encoding="utf-8").splitlines()]
-    moved = {d["question_id"] for d in dropped if d["reason"] == "moved_to_jboolq"}
-    assert len(moved) == counts["moved_to_jboolq"] > 0
-    assert moved <= {r["id"] for r in merged_rows}, "JNQ's yes/no questions are merged"
-    [merged_row] = [r for r in merged_rows if r["id"] == only_jnq]
-    assert merged_row["variant"] == "jnq", "kept from the JNQ release and its votes"
-    assert [a["yes_no_answer"] for a in merged_row["annotations"]][0] == "YES"
-    merged_counts = merged["stats"]["counts"]
+    # ... and JBoolQ still merges them (§4): exactly JNQ's yes/no questions it does not hold
     jboolq_ids = {r["id"] for r in _rows(jboolq)}
+    from_jnq = {r["id"]: r for r in merged_rows if r["variant"] == "jnq"}
+    assert set(from_jnq) == set(yes_no_rows) - jboolq_ids
+    for question_id, row in from_jnq.items():
+        assert row["annotations"] == yes_no_rows[question_id]["annotations"]
+    assert from_jnq[only_jnq]["annotations"][0]["yes_no_answer"] == "YES"
+    merged_counts = merged["stats"]["counts"]
     assert merged_counts["examples"].get("duplicate_question", 0) == len(
         jboolq_ids & {r["id"] for r in _rows(jnq)})
 

@@ -6,9 +6,10 @@ from another release (``other_release``) and votes that do not fit the row
 releases (JBoolQ and JNQ) is annotated from the JBoolQ release's votes; the other's count as
 ``votes.not_needed``. ``filters.annotation.jnq`` then applies
 JNQ §3.2-3.5 (or JBoolQ §4's order) and the outcome is counted as ``examples.<outcome>``:
-``kept``, ``bad_question``, ``ambiguous_yes_no``, ``moved_to_jboolq`` (a JNQ question the
-workers judged yes/no: kept for the JBoolQ release), ``not_yes_no_question`` or ``pending``
-(listed in ``rejected/pending_examples/``). Dropped questions are listed in
+``kept``, ``bad_question``, ``ambiguous_yes_no``, ``not_yes_no_question`` or ``pending``
+(listed in ``rejected/pending_examples/``). A JNQ question the workers judged yes/no is kept
+in JNQ with its YES/NO short answers (JNQ §3.5, Table 2) and merged into JBoolQ by the
+JBoolQ import (§4). Dropped questions are listed in
 ``rejected/dropped_questions/`` with their reason and the ``content`` digest of what the
 workers saw (``content.content_digest``: a later ``--previous`` import carries the judgment
 while it is unchanged).
@@ -22,7 +23,13 @@ from typing import Any
 import apache_beam as beam
 import pyarrow as pa
 
-from filters.annotation.jnq import JnqThresholds, JnqVoteError, aggregate_question, check_vote
+from filters.annotation.jnq import (
+    JnqResult,
+    JnqThresholds,
+    JnqVoteError,
+    aggregate_question,
+    check_vote,
+)
 from filters.annotation.votes import JnqVote, latest_votes
 from transforms.annotation.content import content_digest
 from transforms.annotation.counters import (
@@ -129,13 +136,22 @@ def annotated_row(row: dict[str, Any], result: Any) -> dict[str, Any]:
                                    if a["label"] == "EXIST"]}
 
 
+def import_outcome(dataset: str, order: str, result: JnqResult) -> str:
+    """The outcome ``result`` counts as in a ``dataset`` (jnq or jboolq) import of a row
+    annotated in ``order``: a JNQ question is kept in JNQ whether or not it is yes/no (JNQ
+    §3.5, Table 2); in JBoolQ a kept JNQ question is merged when it is yes/no (§4) and is
+    ``not_yes_no_question`` otherwise."""
+    if (dataset == "jboolq" and order == "jnq" and result.outcome == "kept"
+            and not result.is_yes_no_question):
+        return "not_yes_no_question"
+    return result.outcome
+
+
 class AnnotateJnqRows(beam.DoFn):
     """``(question id, {"examples": [(split, row, order, fingerprint)], "votes": [JnqVote]})``
     -> ``(split, annotated row)`` for the questions ``dataset`` (jnq or jboolq) keeps, plus
-    ``JUDGMENTS`` rows and accounting. In a JBoolQ import a JNQ question the workers judged
-    yes/no is kept (JNQ's yes/no questions are merged into JBoolQ) and any other JNQ
-    question is ``not_yes_no_question``; in a JNQ import a yes/no question is
-    ``moved_to_jboolq``.
+    ``JUDGMENTS`` rows and accounting (``import_outcome``: JNQ keeps its yes/no questions,
+    and a JBoolQ import merges them).
 
     ``order`` is the order the row's release was annotated in (``jnq`` or ``jboolq``); when
     two releases hold the question, the one whose order is ``prefer`` wins."""
@@ -182,11 +198,7 @@ class AnnotateJnqRows(beam.DoFn):
         ways = self.ways.get(split, 10)
         result = aggregate_question(question_id, usable, candidates, order, ways,
                                     self.thresholds)
-        outcome = result.outcome
-        if self.dataset == "jboolq" and outcome == "moved_to_jboolq":
-            outcome = "kept"
-        elif self.dataset == "jboolq" and order == "jnq" and outcome == "kept":
-            outcome = "not_yes_no_question"
+        outcome = import_outcome(self.dataset, order, result)
         yield tally(OUTCOME[outcome])
         if result.outcome == "pending":
             yield tally(VOTES_PENDING, len(usable))

@@ -119,12 +119,16 @@ def test_bad_question_needs_no_later_stage():
     assert result.stage_votes == {"good_question": 10}
 
 
-def test_jnq_yes_no_question_is_moved_to_jboolq_with_its_answers():
+def test_jnq_keeps_a_yes_no_question_with_its_yes_no_answers():
+    """JNQ §3.5 / Table 2: a yes/no question stays in JNQ, YES/NO on its EXIST paragraphs
+    with >= 8 of 10 (7 of 10 is a long answer only); no span is asked of it."""
     answers = valued("yes_no_answer", ["YES"] * 8 + ["NO"] * 2, paragraph=0)
     result = aggregate(votes("good_question", 6) + long_answers({0: 10, 3: 7, 5: 0})
                        + votes("yes_no_question", 7) + answers
-                       + valued("yes_no_answer", ["NO"] * 7 + ["YES"] * 3, paragraph=3))
-    assert result.outcome == "moved_to_jboolq" and result.is_yes_no_question is True
+                       + valued("yes_no_answer", ["NO"] * 7 + ["YES"] * 3, paragraph=3)
+                       + valued("span", [(0, 2)] * 10, paragraph=0))
+    assert result.outcome == "kept" and result.is_yes_no_question is True
+    assert result.stage_votes["yes_no_answer"] == 20 and "span" not in result.stage_votes
     assert [(p.label, p.short_answer_type, p.yes_no_answer, p.span)
             for p in result.paragraphs] == [("EXIST", "yes_no", "YES", None),
                                            ("EXIST", "none", "NONE", None),

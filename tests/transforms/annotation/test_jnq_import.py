@@ -2,10 +2,10 @@ import apache_beam as beam
 from apache_beam.testing import test_pipeline
 from apache_beam.testing.util import assert_that, equal_to
 
-from filters.annotation.jnq import JnqThresholds
+from filters.annotation.jnq import JnqResult, JnqThresholds
 from filters.annotation.votes import parse_jnq_vote
-from transforms.annotation.jnq_import import JUDGMENTS, AnnotateJnqRows
-from transforms.core.accounting import SIDE_OUTPUTS
+from transforms.annotation.jnq_import import JUDGMENTS, AnnotateJnqRows, import_outcome
+from transforms.core.accounting import SIDE_OUTPUTS, TALLY
 
 RUNNER = ["--runner=FnApiRunner"]
 ROW = {"id": "q1", "question": "富士山の高さは何メートルですか",
@@ -69,17 +69,52 @@ def test_votes_from_another_release_are_refused_and_leave_the_question_pending()
     pipeline.run()
 
 
-def test_a_jnq_yes_no_question_moves_to_jboolq():
+def _yes_no_view(split, row):
+    return (split, row["is_yes_no_question"], row["gold_paragraph_ids"],
+            [(a["label"], a["short_answer_type"], a["yes_no_answer"], a["span_text"])
+             for a in row["annotations"]])
+
+
+YES_NO_ROW = ("dev", True, [0], [("EXIST", "yes_no", "YES", ""),
+                                 ("NONE", "none", "NONE", "")])
+
+
+def test_a_jnq_yes_no_question_is_kept_in_jnq_with_its_yes_no_answer():
+    """JNQ §3.5 / Table 2: JNQ keeps its yes/no questions, with YES/NO short answers."""
     pipeline, out = _run(_votes(yes_no=8))
-    assert_that(out.main, equal_to([]), label="not in jnq")
-    assert_that(out["rejected"] | beam.MapTuple(lambda kind, r: r["reason"]),
-                equal_to(["moved_to_jboolq"]), label="moved")
+    assert_that(out.main | beam.MapTuple(_yes_no_view), equal_to([YES_NO_ROW]), label="kept")
+    assert_that(out["rejected"], equal_to([]), label="not dropped")
+    assert_that(out[TALLY] | beam.Filter(lambda kv: kv[0].startswith("examples.")),
+                equal_to([("examples.kept", 1)]), label="tally")
     pipeline.run()
 
 
-def test_votes_the_rules_never_read_are_counted_not_needed():
-    from transforms.core.accounting import TALLY
+def test_a_jboolq_import_merges_jnq_yes_no_questions_only():
+    """JBoolQ §4: a JNQ question (annotated in JNQ's order) judged yes/no is merged into
+    JBoolQ with its answers; any other kept JNQ question is ``not_yes_no_question``."""
+    pipeline, out = _run(_votes(yes_no=8), dataset="jboolq")
+    assert_that(out.main | beam.MapTuple(_yes_no_view), equal_to([YES_NO_ROW]), label="merged")
+    pipeline.run()
+    pipeline, out = _run(_votes(), dataset="jboolq")
+    assert_that(out.main, equal_to([]), label="not merged")
+    assert_that(out["rejected"] | beam.MapTuple(lambda kind, r: (kind, r["reason"])),
+                equal_to([("dropped_questions", "not_yes_no_question")]), label="dropped")
+    pipeline.run()
 
+
+def test_import_outcome_per_dataset_and_order():
+    def result(outcome, is_yes_no):
+        return JnqResult("q1", outcome, None, is_yes_no, (), 10)
+
+    assert import_outcome("jnq", "jnq", result("kept", True)) == "kept"
+    assert import_outcome("jnq", "jnq", result("kept", False)) == "kept"
+    assert import_outcome("jboolq", "jnq", result("kept", True)) == "kept"
+    assert import_outcome("jboolq", "jnq", result("kept", False)) == "not_yes_no_question"
+    assert import_outcome("jboolq", "jboolq", result("kept", True)) == "kept"
+    assert import_outcome("jboolq", "jnq", result("bad_question", None)) == "bad_question"
+
+
+def test_votes_the_rules_never_read_are_counted_not_needed():
     pipeline, out = _run(_votes(good=5))
     assert_that(out[TALLY] | beam.Filter(lambda kv: kv[0].startswith("votes.")),
                 equal_to([("votes.used", 10), ("votes.not_needed", 40)]))
