@@ -43,6 +43,7 @@ from transforms.annotation.counters import (
 from transforms.annotation.previous import PreviousAnnotations
 from transforms.annotation.previous_items import (
     VOTES,
+    dropped_for_unknown_reason,
     invalidation,
     previous_files,
     read_previous,
@@ -158,10 +159,10 @@ class CarryAnnotations(beam.DoFn):
 
 
 def _invalidation(base: str, item: dict[str, Any], split: str, content: Any) -> str | None:
-    """``previous_items.invalidation``; a dropped question whose recorded reason is no
-    outcome of these rules cannot be carried either (``content_unknown``)."""
+    """``previous_items.invalidation``; a question ``dropped_for_unknown_reason`` cannot be
+    carried either (``content_unknown``)."""
     reason = invalidation(base, item["split"], item["content"], split, content)
-    if reason is None and "dropped" in item and item["dropped"].get("reason") not in OUTCOME:
+    if reason is None and dropped_for_unknown_reason(item):
         return UNKNOWN
     return reason
 

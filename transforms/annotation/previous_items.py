@@ -25,7 +25,7 @@ import pyarrow.parquet as pq
 from apache_beam.io.filesystems import FileSystems
 
 from transforms.annotation.content import Digest, changed_part, content_digest
-from transforms.annotation.counters import SPLIT_CHANGED
+from transforms.annotation.counters import OUTCOME, SPLIT_CHANGED
 from transforms.annotation.previous import PreviousAnnotations
 from transforms.annotation.release_examples import iter_lines
 from transforms.jnq.schema import EXAMPLE_SCHEMA
@@ -94,14 +94,24 @@ def read_previous(base: str, kind: str, split: str, path: str
                                                if k not in JNQ_BASE_COLUMNS}}
 
 
+def dropped_for_unknown_reason(item: dict[str, Any]) -> bool:
+    """Whether a previous item is a question dropped for a reason that is no outcome of these
+    rules (``moved_to_jboolq`` of releases annotated before JNQ kept its yes/no questions):
+    its judgment is not carried (``content_unknown``), so it is exported and aggregated
+    again."""
+    return DROPPED in item and item[DROPPED].get("reason") not in OUTCOME
+
+
 def judged_items(previous: PreviousAnnotations) -> dict[str, tuple[str, Any]]:
     """``{item id: (split, content digest)}`` of every item the previous release judged (what
-    ``annotate export --previous`` leaves out when unchanged)."""
+    ``annotate export --previous`` leaves out when unchanged; no digest for an item
+    ``dropped_for_unknown_reason``)."""
     items = {}
     for kind, split, path in previous_files(previous):
         if kind != VOTES:
             for key, item in read_previous(previous.base, kind, split, path):
-                items[key] = (item["split"], item["content"])
+                content = None if dropped_for_unknown_reason(item) else item["content"]
+                items[key] = (item["split"], content)
     return items
 
 

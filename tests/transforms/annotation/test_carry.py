@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from collections import Counter
 from typing import Any
 
@@ -11,6 +12,10 @@ from filters.annotation.votes import parse_jnq_vote, parse_nq_vote
 from tests.transforms.annotation.label_studio.fixtures import jnq_row, nq_example
 from transforms.annotation.carry import CARRIED_TAG, JUDGMENTS, CarryAnnotations
 from transforms.annotation.content import content_digest
+from transforms.annotation.export import Unjudged
+from transforms.annotation.manifest import ReleaseRef
+from transforms.annotation.previous import PreviousAnnotations
+from transforms.annotation.previous_items import dropped_for_unknown_reason
 from transforms.annotation.release_examples import nq_view
 from transforms.core.accounting import DEAD_LETTER, TALLY
 
@@ -128,3 +133,28 @@ def test_a_dropped_jnq_question_stays_dropped_unless_its_reason_is_unknown():
     tallies, _, passed = _run(CarryAnnotations("jnq", None), row["id"],
                               examples=[_jnq_example(row)], previous=[odd])
     assert tallies == Counter({"annotations.invalidated.content_unknown": 1}) and passed
+
+
+def test_a_question_moved_to_jboolq_before_jnq_kept_yes_no_is_judged_again(tmp_path):
+    """Releases annotated before JNQ kept its yes/no questions (JNQ §3.5, Table 2) dropped
+    them as ``moved_to_jboolq``: that judgment is neither carried nor left out of an export."""
+    row = jnq_row()
+    record = {"question_id": row["id"], "split": "train", "reason": "moved_to_jboolq",
+              "question": row["question"], "content": content_digest("jnq", row)}
+    item = {"split": "train", "content": record["content"], "dropped": record}
+    assert dropped_for_unknown_reason(item)
+    assert not dropped_for_unknown_reason({**item, "dropped": {**record,
+                                                               "reason": "bad_question"}})
+    tallies, _, passed = _run(CarryAnnotations("jnq", None), row["id"],
+                              examples=[_jnq_example(row)], previous=[item])
+    assert tallies == Counter({"annotations.invalidated.content_unknown": 1}) and passed
+    name = "rejected/dropped_questions/dropped_questions-00000-of-00001.jsonl"
+    (tmp_path / name).parent.mkdir(parents=True)
+    bad = {**record, "question_id": "other", "reason": "bad_question"}
+    (tmp_path / name).write_text(f"{json.dumps(record)}\n{json.dumps(bad)}\n", "utf-8")
+    release = ReleaseRef(str(tmp_path), "jnq_annotated", "1", RELEASE, ("train",),
+                         {"files": {name: {}}})
+    unjudged = Unjudged("jnq", PreviousAnnotations(release, "jnq", None))
+    other = {**row, "id": "other"}
+    assert [e["id"] for e in unjudged([row, other], "train")] == [row["id"]]
+    assert unjudged.carried == {"other"}
