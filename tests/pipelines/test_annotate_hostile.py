@@ -24,10 +24,14 @@ from tests.transforms.annotation.label_studio.fixtures import (
     annotation,
     choice,
     exported_task,
+    legacy_nq_task,
     nq_example,
+    page_mark,
     paragraph_span,
 )
+from transforms.annotation.label_studio.configs import LONG_ANSWER_LABEL, LONG_ANSWER_MARKED
 from transforms.annotation.label_studio.tasks import nq_task
+from transforms.annotation.page import page_text
 
 PROJECT_ROOT = Path(__file__).resolve().parents[2]
 VOTE = {"example_id": "-4242", "annotator_id": "w1", "question_good": True,
@@ -89,14 +93,18 @@ def test_vote_times_are_compared_as_instants_and_junk_times_refused(tmp_path):
 
 def test_label_studio_updated_at_is_an_instant_too(tmp_path):
     task = nq_task(nq_example(), "dev", "0123456789abcdef")
-    good = [choice("question_good", "question", "good")]
+    text = page_text(task["data"]["page"])
+    good = [choice("question_good", "question", "good"),
+            choice("long_answer", "page", LONG_ANSWER_MARKED)]
+
+    def box(number: int) -> dict:
+        start = text.index(f"#{number} ")
+        return page_mark(task, start, start + 2, label=LONG_ANSWER_LABEL)
+
     export = [exported_task(7, task, [
-        annotation(1, 3, [*good, choice("long_answer", "candidates", "#1 Table (top level)")],
-                   updated_at="2025-01-02T02:00:00Z"),
-        annotation(2, 3, [*good, choice("long_answer", "candidates", "#0 P (top level)")],
-                   updated_at="2025-01-02T10:00:00+09:00"),
-        annotation(3, 4, [*good, choice("long_answer", "candidates", "#0 P (top level)")],
-                   updated_at="garbage")])]
+        annotation(1, 3, [*good, box(1)], updated_at="2025-01-02T02:00:00Z"),
+        annotation(2, 3, [*good, box(0)], updated_at="2025-01-02T10:00:00+09:00"),
+        annotation(3, 4, [*good, box(0)], updated_at="garbage")])]
     path = tmp_path / "export.json"
     path.write_text(json.dumps(export), encoding="utf-8")
     result = _import(tmp_path, path)
@@ -131,7 +139,7 @@ def test_a_lone_surrogate_in_an_annotator_id_is_refused(tmp_path):
 
 
 def test_label_studio_odd_offsets_and_candidates_are_refused_not_crashes(tmp_path):
-    task = nq_task(nq_example(), "dev", "0123456789abcdef")
+    task = legacy_nq_task(nq_example(), "dev", "0123456789abcdef")
     good = [choice("question_good", "question", "good"),
             choice("long_answer", "candidates", "#3 Tr in #1")]
     odd_offset = {**paragraph_span(3, 14, 18, "east")}

@@ -210,7 +210,7 @@ def test_nq_label_studio_round_trip_with_previous(nq, tmp_path):
              for task in json.loads(path.read_text("utf-8"))]
     assert {task["data"]["example_id"] for task in tasks} == nq.needed
     good = choice("question_good", "question", "good")
-    no_answer = choice("long_answer", "candidates", NO_ANSWER)
+    no_answer = choice("long_answer", "page", NO_ANSWER)
     exported = [exported_task(number, task, [
         annotation(number * 10 + worker, f"w{worker}", [good, no_answer])
         for worker in range(manifest["ways"][task["data"]["split"]])])

@@ -9,49 +9,73 @@ from __future__ import annotations
 from typing import Any
 
 from filters.annotation.votes import JNQ_STAGES
+from transforms.annotation.page import PAGE_STYLE
 
 NQ_STAGES = ("nq",)
 NO_ANSWER = "No answer"
+LONG_ANSWER_MARKED = "The box I marked"
+LONG_ANSWER_LABEL = "Long answer"
 SHORT_ANSWER_LABEL = "Short answer"
 SPAN_LABEL = "Answer"
 NO_SPAN = "No span"
 
-# Rendered candidates keep table rows and list items on their own lines (render.py).
-_KEEP_LINES = '<Style>[class*="phrase--"] { white-space: pre-wrap; }</Style>'
+# The questions stay in view above the page while the worker scrolls it.
+_STICKY = "position: sticky; top: 0; z-index: 5; background: #fff; padding-bottom: 4px; " \
+    "border-bottom: 1px solid #ddd"
+
+_LONG_HEADER = ("2. Long answer: choose the label, then click the #tag of the first box that "
+                "answers (or select text in it)")
+_LONG_REQUIRED = ("Mark the long answer on the page and choose 'The box I marked', "
+                  "or choose 'No answer'.")
+_SHORT_HEADER = "3. Short answer: mark the span(s) inside that box, or answer YES/NO"
 
 
 def nq_config() -> str:
-    """NQ §3.2's three stages in one task.
+    """NQ §3.2's three stages in one task, on the page itself.
 
     1. Is the question good (a clear request for a fact) or bad? The page stays hidden until
        "good" is chosen.
-    2. The long answer: the earliest candidate (paragraph, table, table row, list, list item)
-       that contains enough information to answer, or "No answer".
-    3. Short answer span(s) marked inside that candidate, or YES/NO, or neither (NONE)."""
+    2. The long answer: the earliest box (paragraph, table, table row, list, list item) that
+       contains enough information to answer. The worker marks it in place, by clicking the
+       box's ``#n`` tag (or selecting text in it) with the "Long answer" label, and must
+       answer "The box I marked" or "No answer" before Label Studio lets them submit.
+    3. Short answer span(s) marked inside that box with the "Short answer" label, or YES/NO,
+       or neither (NONE).
+
+    The page is ``HyperText`` (``render_page``): each candidate shown once, nested candidates
+    inside their box; no per-candidate list of options to scroll back to."""
     return f"""<View>
-  {_KEEP_LINES}
-  <Header value="1. Is this a good question? (NQ §3.2)"/>
-  <Text name="question" value="$question"/>
-  <Choices name="question_good" toName="question" choice="single-radio" required="true"
-           showInline="true">
-    <Choice value="good" hint="A clear question that seeks a fact"/>
-    <Choice value="bad" hint="Ambiguous, incomprehensible, opinion-seeking or a false premise"/>
-  </Choices>
+  <Style>{PAGE_STYLE}</Style>
+  <View style="{_STICKY}">
+    <Header value="1. Is this a good question? (NQ §3.2)" size="6"/>
+    <Text name="question" value="$question"/>
+    <Choices name="question_good" toName="question" choice="single-radio" required="true"
+             showInline="true">
+      <Choice value="good" hint="A clear question that seeks a fact"/>
+      <Choice value="bad" hint="Ambiguous, incomprehensible, opinion-seeking or a false premise"/>
+    </Choices>
+    <View visibleWhen="choice-selected" whenTagName="question_good" whenChoiceValue="good">
+      <Header value="{_LONG_HEADER}" size="6"/>
+      <Labels name="answer" toName="page" showInline="true">
+        <Label value="{LONG_ANSWER_LABEL}" maxUsages="1" background="#2f6fb5" hotkey="l"/>
+        <Label value="{SHORT_ANSWER_LABEL}" background="#e8871e" hotkey="s" granularity="word"/>
+      </Labels>
+      <Choices name="long_answer" toName="page" choice="single-radio" required="true"
+               showInline="true" requiredMessage="{_LONG_REQUIRED}">
+        <Choice value="{LONG_ANSWER_MARKED}" hint="The box marked Long answer answers"/>
+        <Choice value="{NO_ANSWER}" hint="No box on the page answers the question"/>
+      </Choices>
+      <Header value="{_SHORT_HEADER}" size="6"/>
+      <Choices name="yes_no_answer" toName="page" choice="single-radio" showInline="true">
+        <Choice value="NONE" hint="The answer is a span, or there is no short answer"/>
+        <Choice value="YES"/>
+        <Choice value="NO"/>
+      </Choices>
+    </View>
+  </View>
   <View visibleWhen="choice-selected" whenTagName="question_good" whenChoiceValue="good">
     <Header value="$document_title"/>
-    <Paragraphs name="candidates" value="$candidates" nameKey="label" textKey="text"/>
-    <Header value="2. Long answer: the earliest box above that answers the question"/>
-    <Choices name="long_answer" toName="candidates" value="$long_answer_options"
-             choice="single-radio"/>
-    <Header value="3. Short answer: mark the span(s) inside that box, or answer YES/NO"/>
-    <ParagraphLabels name="short_answer" toName="candidates">
-      <Label value="{SHORT_ANSWER_LABEL}"/>
-    </ParagraphLabels>
-    <Choices name="yes_no_answer" toName="candidates" choice="single-radio" showInline="true">
-      <Choice value="NONE" hint="The answer is a span, or there is no short answer"/>
-      <Choice value="YES"/>
-      <Choice value="NO"/>
-    </Choices>
+    <HyperText name="page" value="$page" inline="true" saveTextResult="yes"/>
   </View>
 </View>
 """

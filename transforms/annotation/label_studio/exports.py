@@ -12,14 +12,23 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
+from itertools import pairwise
 from typing import Any
 
 from filters.annotation.votes import JNQ_STAGES, PARAGRAPH_STAGES, YES_NO
-from transforms.annotation.label_studio.configs import NO_ANSWER, NO_SPAN
+from transforms.annotation.label_studio.configs import (
+    LONG_ANSWER_LABEL,
+    LONG_ANSWER_MARKED,
+    NO_ANSWER,
+    NO_SPAN,
+    SHORT_ANSWER_LABEL,
+)
+from transforms.annotation.page import page_text, words_in
 from transforms.annotation.render import tokens_in_chars
 
 DATASETS = ("nq", "jnq", "jboolq")
 _PLAIN_INTEGER = re.compile(r"-?[0-9]{1,18}")  # ASCII digits: int() also takes "²"'s kin
+_SPACE = re.compile(r"\s+")
 _JNQ_CHOICES = {
     "good_question": {"good": True, "bad": False},
     "yes_no_question": {"yes": True, "no": False},
@@ -184,6 +193,101 @@ def _nq_vote(data: dict[str, Any], results: dict[str, list[dict[str, Any]]]) -> 
     return vote
 
 
+def _region_offsets(text: str, value: dict[str, Any]) -> tuple[int, int]:
+    """A HyperText region's ``globalOffsets``: code points into the page's text nodes."""
+    offsets = value.get("globalOffsets")
+    if not isinstance(offsets, dict):
+        raise _malformed("a page region must have globalOffsets")
+    start = _integer(offsets.get("start"), "globalOffsets.start")
+    end = _integer(offsets.get("end"), "globalOffsets.end")
+    if not 0 <= start < end <= len(text):
+        raise _Unusable("span_outside_candidate", "the region is outside the page text")
+    selected = value.get("text")
+    # The browser's selected text puts tabs and line breaks between table cells and blocks.
+    if isinstance(selected, str) and selected.strip() \
+            and _SPACE.sub("", text[start:end]) != _SPACE.sub("", selected):
+        raise _Unusable("span_text_mismatch", f"the region's offsets give "
+                        f"{text[start:end][:80]!r}, not the selected {selected[:80]!r}")
+    return start, end
+
+
+def _words(data: dict[str, Any], start: int, end: int) -> tuple[int, int] | None:
+    return words_in(data["page_starts"], data["page_lengths"], start, end)
+
+
+def _box(data: dict[str, Any], text: str, start: int, end: int) -> int:
+    """The smallest box holding the marked words (or, for a bare ``#n`` tag, the mark)."""
+    words = _words(data, start, end)
+    if words:
+        first, last = words
+        start = data["page_starts"][first]
+        end = data["page_starts"][last] + data["page_lengths"][last]
+    else:
+        while start < end and text[start].isspace():
+            start += 1
+        while end > start and text[end - 1].isspace():
+            end -= 1
+    best, size = -1, len(text) + 1
+    for index, (box_start, box_end) in enumerate(data["boxes"]):
+        if box_start <= start and end <= box_end and box_end - box_start < size:
+            best, size = index, box_end - box_start
+    if best < 0:
+        raise _Unusable("span_outside_candidate", "the long-answer mark is not inside one box")
+    return best
+
+
+def _page_marks(results: dict[str, list[dict[str, Any]]]
+                ) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """The Long answer and Short answer regions marked on the page."""
+    marks: dict[str, list[dict[str, Any]]] = {LONG_ANSWER_LABEL: [], SHORT_ANSWER_LABEL: []}
+    for value in results.get("answer", []):
+        labels = value.get("labels")
+        if not isinstance(labels, list) or len(labels) != 1 or labels[0] not in marks:
+            raise _malformed(f"answer: a region is labelled {LONG_ANSWER_LABEL!r} or "
+                             f"{SHORT_ANSWER_LABEL!r}")
+        marks[labels[0]].append(value)
+    return marks[LONG_ANSWER_LABEL], marks[SHORT_ANSWER_LABEL]
+
+
+def _nq_page_vote(data: dict[str, Any], results: dict[str, list[dict[str, Any]]]
+                  ) -> dict[str, Any]:
+    """One NQ vote from a task on the page (``nq_config``): the marked box is the long answer,
+    the Short answer marks its spans (to document tokens), or YES/NO."""
+    good = _choice(results, "question_good")
+    if good not in ("good", "bad"):
+        raise _malformed("question_good: choose good or bad")
+    vote: dict[str, Any] = {"example_id": data["example_id"], "question_good": good == "good",
+                            "long_answer_candidate": -1, "short_answers": [],
+                            "yes_no_answer": "NONE"}
+    if good == "bad":  # the page was hidden: anything left on it is stale
+        return vote
+    decision = _choice(results, "long_answer")
+    if decision not in (LONG_ANSWER_MARKED, NO_ANSWER):
+        raise _malformed(f"long_answer: choose {LONG_ANSWER_MARKED!r} or {NO_ANSWER!r}")
+    longs, shorts = _page_marks(results)
+    yes_no = _choice(results, "yes_no_answer") or "NONE"
+    if yes_no not in YES_NO:
+        raise _malformed(f"yes_no_answer must be one of {', '.join(YES_NO)}")
+    if decision == NO_ANSWER:
+        if longs or shorts or yes_no != "NONE":
+            raise _malformed(f"{NO_ANSWER!r} was chosen with an answer marked")
+        return vote
+    if len(longs) != 1:
+        raise _malformed(f"{LONG_ANSWER_MARKED!r} needs one {LONG_ANSWER_LABEL} mark, "
+                         f"found {len(longs)}")
+    text = data["page_text"]
+    box = _box(data, text, *_region_offsets(text, longs[0]))
+    spans = set()
+    for value in shorts:
+        words = _words(data, *_region_offsets(text, value))
+        if words is None:
+            raise _Unusable("span_outside_candidate", "a short answer covers no word")
+        spans.add((data["page_tokens"][words[0]], data["page_tokens"][words[1]] + 1))
+    vote.update(long_answer_candidate=box, yes_no_answer=yes_no,
+                short_answers=[{"start_token": s, "end_token": e} for s, e in sorted(spans)])
+    return vote
+
+
 def _jnq_span(data: dict[str, Any], results: dict[str, list[dict[str, Any]]]) -> Any:
     regions = results.get("span", [])
     no_span = NO_SPAN in _choices(results, "no_span")
@@ -222,7 +326,9 @@ def _int_lists(value: Any, count: int) -> bool:
 
 
 def _known_nq_task(data: dict[str, Any]) -> bool:
-    """``nq_task``'s shape: candidates ``{label, text}`` with a token and a start list each."""
+    """The shape of tasks made before the page layout (``Paragraphs`` of candidates), still
+    read so that a campaign begun with them can be imported: candidates ``{label, text}``
+    with a token and a start list each."""
     candidates = data.get("candidates")
     return isinstance(candidates, list) and all(
         isinstance(c, dict) and _is_text(c.get("label")) and _is_text(c.get("text"))
@@ -232,11 +338,26 @@ def _known_nq_task(data: dict[str, Any]) -> bool:
         and isinstance(data.get("example_id"), str | int)
 
 
+def _known_nq_page_task(data: dict[str, Any]) -> bool:
+    """``nq_task``'s shape: the page, its word map (ascending, non-empty words) and boxes."""
+    words = [data.get(key) for key in ("page_tokens", "page_starts", "page_lengths")]
+    boxes = data.get("boxes")
+    if not (_is_text(data.get("page")) and isinstance(data.get("example_id"), str | int)
+            and all(isinstance(w, list) and len(w) == len(words[0])
+                    and all(type(n) is int for n in w) for w in words)
+            and isinstance(boxes, list)
+            and all(isinstance(b, list) and len(b) == 2 and all(type(n) is int for n in b)
+                    for b in boxes)):
+        return False
+    starts, lengths = words[1], words[2]
+    return all(n > 0 for n in lengths) and all(a < b for a, b in pairwise(starts))
+
+
 def _known_task(data: Any, dataset: str) -> bool:
     if not isinstance(data, dict):
         return False
     if dataset == "nq":
-        return _known_nq_task(data)
+        return _known_nq_page_task(data) if "page" in data else _known_nq_task(data)
     if not isinstance(data.get("question_id"), str | int) or data.get("stage") not in JNQ_STAGES:
         return False
     if data.get("paragraph_text") is not None and not _is_text(data["paragraph_text"]):
@@ -254,7 +375,6 @@ def votes_from_export(tasks: Any, dataset: str) -> Iterator[dict[str, Any]]:
         raise ValueError(f"dataset must be one of {', '.join(DATASETS)}")
     if not isinstance(tasks, list):
         raise ValueError("a Label Studio JSON export is a list of tasks")
-    to_vote = _nq_vote if dataset == "nq" else _jnq_vote
     for task in tasks:
         task_id = task.get("id") if isinstance(task, dict) else None
         data = task.get("data") if isinstance(task, dict) else None
@@ -262,6 +382,11 @@ def votes_from_export(tasks: Any, dataset: str) -> Iterator[dict[str, Any]]:
             yield {"error": "unknown_task", "task": task_id,
                    "message": f"task {task_id} is not a {dataset} task exported by this tool"}
             continue
+        to_vote = _jnq_vote
+        if dataset == "nq" and "page" in data:
+            data, to_vote = {**data, "page_text": page_text(data["page"])}, _nq_page_vote
+        elif dataset == "nq":
+            to_vote = _nq_vote
         annotations = task.get("annotations") or []
         if not isinstance(annotations, list):
             yield {"error": "malformed_annotation", "task": task_id, "annotation": None,

@@ -1,8 +1,8 @@
 """Label Studio tasks (``{"data": {...}}``) for NQ examples and JNQ / JBoolQ release rows.
 
 Every task carries what ``exports.py`` needs to turn its annotations back into votes without
-the release: the ids, the stage, the release fingerprint, and for NQ each rendered candidate's
-document-token indices and character starts.
+the release: the ids, the stage, the release fingerprint, and for NQ the page and the map
+from its characters back to document tokens and candidates.
 """
 
 from __future__ import annotations
@@ -11,29 +11,31 @@ from collections.abc import Sequence
 from typing import Any
 
 from filters.annotation.votes import JNQ_STAGES, PARAGRAPH_STAGES
-from transforms.annotation.label_studio.configs import NO_ANSWER
-from transforms.annotation.render import render_candidates
+from transforms.annotation.page import render_page
+
+_EMPTY_PAGE = '<div class="nq-page">This page has no long-answer candidates.</div>'
 
 
 def nq_task(example: dict[str, Any], split: str, release: str) -> dict[str, Any]:
     """The one task of an NQ original-format example (NQ §3.2's three stages, ``nq_config``).
 
-    A page without candidates gets one placeholder paragraph (Label Studio's ``Paragraphs``
-    cannot show an empty list) that is not an answer option: only "no answer" can be chosen."""
-    rendered = render_candidates(example)
-    shown = [{"label": c["label"], "text": c["text"]} for c in rendered] or [
-        {"label": "(no candidates)", "text": "This page has no long-answer candidates."}]
+    ``page`` is the page as ``render_page`` lays it out; ``page_tokens``, ``page_starts`` and
+    ``page_lengths`` map each rendered word to its document token and its characters, and
+    ``boxes`` give each candidate's character range, so an export maps back exactly without
+    the release. A page without candidates says so; only "No answer" fits it."""
+    page = render_page(example)
+    markup = page.html if any(start >= 0 for start, _ in page.boxes) else _EMPTY_PAGE
     return {"data": {
         "dataset": "nq",
         "example_id": str(example["example_id"]),
         "question": example["question_text"],
         "document_title": example.get("document_title") or "",
         "document_url": example.get("document_url") or "",
-        "candidates": shown,
-        "long_answer_options": ([{"value": NO_ANSWER}]
-                                + [{"value": c["label"]} for c in rendered]),
-        "candidate_tokens": [c["tokens"] for c in rendered],
-        "candidate_starts": [c["starts"] for c in rendered],
+        "page": markup,
+        "page_tokens": list(page.tokens) if markup is page.html else [],
+        "page_starts": list(page.starts) if markup is page.html else [],
+        "page_lengths": list(page.lengths) if markup is page.html else [],
+        "boxes": [list(box) for box in page.boxes] if markup is page.html else [],
         "split": split,
         "release": release,
     }}

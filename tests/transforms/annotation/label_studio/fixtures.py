@@ -4,6 +4,10 @@ from __future__ import annotations
 
 from typing import Any
 
+from transforms.annotation.label_studio.configs import NO_ANSWER, SHORT_ANSWER_LABEL
+from transforms.annotation.page import page_text
+from transforms.annotation.render import render_candidates
+
 CANDIDATE_TAGS = ("P", "Table", "Tr", "Ul", "Ol", "Li")
 
 # One document: a heading, a paragraph, a 2x2 table and a 2-item list (7 candidates).
@@ -71,7 +75,37 @@ def jnq_row() -> dict[str, Any]:
     }
 
 
+def legacy_nq_task(example: dict[str, Any], split: str, release: str) -> dict[str, Any]:
+    """An NQ task as this toolkit wrote it before the page layout (one ``Paragraphs`` entry
+    per candidate, chosen from a list): exports of such campaigns are still read."""
+    rendered = render_candidates(example)
+    return {"data": {
+        "dataset": "nq", "example_id": str(example["example_id"]),
+        "question": example["question_text"],
+        "document_title": example.get("document_title") or "",
+        "document_url": example.get("document_url") or "",
+        "candidates": [{"label": c["label"], "text": c["text"]} for c in rendered],
+        "long_answer_options": ([{"value": NO_ANSWER}]
+                                + [{"value": c["label"]} for c in rendered]),
+        "candidate_tokens": [c["tokens"] for c in rendered],
+        "candidate_starts": [c["starts"] for c in rendered],
+        "split": split, "release": release}}
+
+
 # Label Studio annotation results, in the shape its JSON export holds them.
+
+def page_mark(task: dict[str, Any], start: int, end: int, label: str = SHORT_ANSWER_LABEL,
+              text: str | None = None) -> dict[str, Any]:
+    """A region marked on the NQ page (``Labels`` on ``HyperText``), as Label Studio 1.23
+    exports it: xpaths, and ``globalOffsets`` in code points of the page's text nodes."""
+    shown = page_text(task["data"]["page"])[start:end] if text is None else text
+    return {"id": f"mark-{start}-{end}", "from_name": "answer", "to_name": "page",
+            "type": "labels", "origin": "manual",
+            "value": {"start": "/div[1]/div[1]/text()[1]", "startOffset": 0,
+                      "end": "/div[1]/div[1]/text()[1]", "endOffset": end - start,
+                      "globalOffsets": {"start": start, "end": end}, "text": shown,
+                      "labels": [label]}}
+
 
 def choice(from_name: str, to_name: str, *values: str) -> dict[str, Any]:
     return {"id": f"{from_name}-{'-'.join(values)}", "from_name": from_name, "to_name": to_name,

@@ -11,13 +11,16 @@ import pytest
 from filters.annotation.votes import JNQ_STAGES
 from tests.transforms.annotation.label_studio.fixtures import jnq_row, nq_example
 from transforms.annotation.label_studio.configs import (
+    LONG_ANSWER_LABEL,
+    LONG_ANSWER_MARKED,
     NO_ANSWER,
+    SHORT_ANSWER_LABEL,
     jnq_config,
     nq_config,
     project_settings,
 )
 from transforms.annotation.label_studio.tasks import jnq_tasks, nq_task
-from transforms.annotation.render import render_candidates
+from transforms.annotation.page import PAGE_STYLE, render_page
 
 
 def _variables(config: str) -> set[str]:
@@ -28,24 +31,30 @@ def _named(root: ET.Element) -> dict[str, ET.Element]:
     return {element.get("name"): element for element in root.iter() if element.get("name")}
 
 
-def test_nq_config_asks_the_three_stages_with_the_page_hidden_until_good():
+def test_nq_config_asks_the_three_stages_on_the_page_hidden_until_good():
     root = ET.fromstring(nq_config())
     named = _named(root)
     assert [c.get("value") for c in named["question_good"]] == ["good", "bad"]
     assert named["question_good"].get("required") == "true"
-    hidden = next(v for v in root.iter("View") if v.get("visibleWhen"))
-    assert (hidden.get("visibleWhen"), hidden.get("whenTagName"),
-            hidden.get("whenChoiceValue")) == ("choice-selected", "question_good", "good")
-    inside = _named(hidden)
-    assert {"candidates", "long_answer", "short_answer", "yes_no_answer"} <= set(inside)
+    hidden = [v for v in root.iter("View") if v.get("visibleWhen")]
+    assert {(v.get("visibleWhen"), v.get("whenTagName"), v.get("whenChoiceValue"))
+            for v in hidden} == {("choice-selected", "question_good", "good")}
+    inside = {name for view in hidden for name in _named(view)}
+    assert {"page", "answer", "long_answer", "yes_no_answer"} <= inside
     assert "question_good" not in inside
-    assert inside["candidates"].tag == "Paragraphs"
-    assert (inside["candidates"].get("nameKey"), inside["candidates"].get("textKey")) == (
-        "label", "text")
-    assert inside["long_answer"].get("value") == "$long_answer_options"
-    assert inside["short_answer"].tag == "ParagraphLabels"
-    assert inside["short_answer"].get("toName") == "candidates"
-    assert [c.get("value") for c in inside["yes_no_answer"]] == ["NONE", "YES", "NO"]
+    page = named["page"]
+    assert (page.tag, page.get("value"), page.get("inline")) == ("HyperText", "$page", "true")
+    assert named["answer"].tag == "Labels" and named["answer"].get("toName") == "page"
+    labels = {label.get("value"): label for label in named["answer"]}
+    assert set(labels) == {LONG_ANSWER_LABEL, SHORT_ANSWER_LABEL}
+    assert labels[LONG_ANSWER_LABEL].get("maxUsages") == "1"
+    assert labels[SHORT_ANSWER_LABEL].get("granularity") == "word"
+    # Label Studio refuses Submit until the long-answer decision is made.
+    assert named["long_answer"].get("required") == "true"
+    assert [c.get("value") for c in named["long_answer"]] == [LONG_ANSWER_MARKED, NO_ANSWER]
+    assert [c.get("value") for c in named["yes_no_answer"]] == ["NONE", "YES", "NO"]
+    assert not any(e.tag in ("Paragraphs", "ParagraphLabels") for e in root.iter())
+    assert PAGE_STYLE in next(root.iter("Style")).text
 
 
 @pytest.mark.parametrize("stage", JNQ_STAGES)
@@ -74,27 +83,27 @@ def test_unknown_stage_is_refused():
         jnq_tasks(jnq_row(), "bad_stage", "dev", "fp")
 
 
-def test_nq_task_carries_candidates_options_and_the_token_map():
+def test_nq_task_carries_the_page_and_its_map_back_to_tokens_and_boxes():
     example = nq_example()
     task = nq_task(example, "dev", "0123456789abcdef")
     assert json.loads(json.dumps(task)) == task
     data = task["data"]
     assert _variables(nq_config()) <= set(data)
-    rendered = render_candidates(example)
+    page = render_page(example)
     assert data["example_id"] == "-4242"
     assert (data["split"], data["release"], data["dataset"]) == ("dev", "0123456789abcdef", "nq")
-    assert data["candidates"] == [{"label": c["label"], "text": c["text"]} for c in rendered]
-    assert data["long_answer_options"] == (
-        [{"value": NO_ANSWER}] + [{"value": c["label"]} for c in rendered])
-    assert data["candidate_tokens"] == [c["tokens"] for c in rendered]
-    assert data["candidate_starts"] == [c["starts"] for c in rendered]
+    assert data["page"] == page.html
+    assert (data["page_tokens"], data["page_starts"], data["page_lengths"]) == (
+        list(page.tokens), list(page.starts), list(page.lengths))
+    assert data["boxes"] == [list(box) for box in page.boxes]
+    assert len(data["boxes"]) == len(example["long_answer_candidates"])
 
 
-def test_a_page_without_candidates_shows_a_placeholder_that_is_not_an_answer():
+def test_a_page_without_candidates_says_so_and_has_no_box():
     example = {**nq_example(), "long_answer_candidates": []}
     data = nq_task(example, "dev", "0123456789abcdef")["data"]
-    assert len(data["candidates"]) == 1 and data["candidate_tokens"] == []
-    assert data["long_answer_options"] == [{"value": NO_ANSWER}]
+    assert "no long-answer candidates" in data["page"]
+    assert data["boxes"] == data["page_tokens"] == []
 
 
 def test_jnq_question_stages_give_one_task_paragraph_stages_one_per_candidate():

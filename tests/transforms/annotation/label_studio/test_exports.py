@@ -10,12 +10,13 @@ from tests.transforms.annotation.label_studio.fixtures import (
     choice,
     exported_task,
     jnq_row,
+    legacy_nq_task,
     nq_example,
     paragraph_span,
     text_span,
 )
 from transforms.annotation.label_studio.exports import votes_from_export
-from transforms.annotation.label_studio.tasks import jnq_tasks, nq_task
+from transforms.annotation.label_studio.tasks import jnq_tasks
 
 RELEASE = "0123456789abcdef"
 WHEN = "2025-01-02T03:04:05.000006Z"
@@ -27,7 +28,8 @@ def _good(candidate: str, *more: dict) -> list[dict]:
 
 
 def _nq_export(*annotations: dict) -> list[dict]:
-    return [exported_task(7, nq_task(nq_example(), "dev", RELEASE), list(annotations))]
+    """An export of a task made before the page layout (``Paragraphs`` of candidates)."""
+    return [exported_task(7, legacy_nq_task(nq_example(), "dev", RELEASE), list(annotations))]
 
 
 def _nq_vote(annotator: str, candidate: int, spans=(), yes_no="NONE", good=True) -> dict:
@@ -37,7 +39,7 @@ def _nq_vote(annotator: str, candidate: int, spans=(), yes_no="NONE", good=True)
             "yes_no_answer": yes_no, "release": RELEASE, "submitted_at": WHEN}
 
 
-def test_nq_annotations_become_votes_in_the_votes_format():
+def test_nq_annotations_of_tasks_made_before_the_page_layout_become_votes():
     export = _nq_export(
         annotation(1, 3, _good("#1 Table (top level)", paragraph_span(3, 14, 18, "east"))),
         annotation(2, {"id": 4, "email": "w4@example.com"},
@@ -207,7 +209,7 @@ def test_offsets_that_are_not_plain_integers_are_malformed(offset):
     {"candidates": "abc", "candidate_tokens": "abc", "candidate_starts": "abc"},
 ])
 def test_nq_tasks_whose_candidates_are_not_ours_are_unknown(change):
-    task = nq_task(nq_example(), "dev", RELEASE)
+    task = legacy_nq_task(nq_example(), "dev", RELEASE)
     export = [exported_task(7, {"data": {**task["data"], **change}},
                             [annotation(1, 3, _good("#0 P (top level)"))])]
     assert [r["error"] for r in votes_from_export(export, "nq")] == ["unknown_task"]

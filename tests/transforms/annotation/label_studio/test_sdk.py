@@ -15,16 +15,24 @@ from tests.transforms.annotation.label_studio.fixtures import (
     choice,
     jnq_row,
     nq_example,
+    page_mark,
     paragraph_span,
     text_span,
 )
-from transforms.annotation.label_studio.configs import jnq_config, nq_config
+from transforms.annotation.label_studio.configs import (
+    LONG_ANSWER_LABEL,
+    LONG_ANSWER_MARKED,
+    NO_ANSWER,
+    jnq_config,
+    nq_config,
+)
 from transforms.annotation.label_studio.tasks import jnq_tasks, nq_task
 
 pytestmark = pytest.mark.label_studio
 
 SCRIPT = Path(__file__).with_name("sdk_check.py")
 GOOD = choice("question_good", "question", "good")
+NQ_TASK = nq_task(nq_example(), "dev", "fp")
 JNQ_RESULTS = {
     "good_question": [[choice("good_question", "question", "bad")]],
     "yes_no_question": [[choice("yes_no_question", "question", "yes")]],
@@ -45,12 +53,14 @@ def test_configs_tasks_and_results_are_valid_for_the_sdk(label_studio_bin):
     items = [{
         "name": "nq",
         "config": nq_config(),
-        "tasks": [nq_task(nq_example(), "dev", "fp")],
+        "tasks": [NQ_TASK],
         "annotations": [
-            [GOOD, choice("long_answer", "candidates", "#1 Table (top level)"),
-             paragraph_span(3, 14, 18, "east")],
-            [GOOD, choice("long_answer", "candidates", "#0 P (top level)"),
-             choice("yes_no_answer", "candidates", "YES")],
+            [GOOD, choice("long_answer", "page", LONG_ANSWER_MARKED),
+             page_mark(NQ_TASK, 11, 13, label=LONG_ANSWER_LABEL), page_mark(NQ_TASK, 44, 48)],
+            [GOOD, choice("long_answer", "page", LONG_ANSWER_MARKED),
+             page_mark(NQ_TASK, 11, 13, label=LONG_ANSWER_LABEL),
+             choice("yes_no_answer", "page", "YES")],
+            [GOOD, choice("long_answer", "page", NO_ANSWER)],
             [choice("question_good", "question", "bad")],
         ],
     }] + [{
@@ -68,7 +78,7 @@ def test_configs_tasks_and_results_are_valid_for_the_sdk(label_studio_bin):
 
 
 def test_the_sdk_check_catches_broken_configs_tasks_and_results(label_studio_bin):
-    broken = nq_config().replace('toName="candidates"', 'toName="page"', 1)
+    broken = nq_config().replace('toName="page"', 'toName="candidates"', 1)
     reports = _check(label_studio_bin, [
         {"name": "broken", "config": broken},
         {"name": "results", "config": nq_config(), "tasks": [{"data": {"question": "q"}}],
@@ -77,6 +87,6 @@ def test_the_sdk_check_catches_broken_configs_tasks_and_results(label_studio_bin
                            "value": {"start": "0", "end": "0", "startOffset": 0,
                                      "endOffset": 3, "paragraphlabels": ["Long answer"]}}]]},
     ])
-    assert "page" in reports["broken"]["config_error"]
+    assert "candidates" in reports["broken"]["config_error"]
     assert reports["results"]["invalid_tasks"] == [0]
     assert all(errors for errors in reports["results"]["annotation_errors"])

@@ -20,7 +20,7 @@ from tests.transforms.annotation.label_studio.fixtures import (
     choice,
     jnq_row,
     nq_example,
-    paragraph_span,
+    page_mark,
     text_span,
 )
 from tests.transforms.annotation.label_studio.server import (
@@ -29,9 +29,17 @@ from tests.transforms.annotation.label_studio.server import (
     Client,
     Server,
 )
-from transforms.annotation.label_studio.configs import jnq_config, nq_config, project_settings
+from transforms.annotation.label_studio.configs import (
+    LONG_ANSWER_LABEL,
+    LONG_ANSWER_MARKED,
+    SHORT_ANSWER_LABEL,
+    jnq_config,
+    nq_config,
+    project_settings,
+)
 from transforms.annotation.label_studio.exports import votes_from_export
 from transforms.annotation.label_studio.tasks import jnq_tasks, nq_task
+from transforms.annotation.page import page_text
 
 pytestmark = pytest.mark.label_studio
 
@@ -84,12 +92,19 @@ def test_nq_round_trip(workers, tmp_path):
     other = nq_example(example_id=777)
     project, (task, second) = _project(admin, "NQ round trip", nq_config(), [
         nq_task(nq_example(), "dev", RELEASE), nq_task(other, "dev", RELEASE)])
-    good = choice("question_good", "question", "good")
+    good = [choice("question_good", "question", "good"),
+            choice("long_answer", "page", LONG_ANSWER_MARKED)]
+    page = nq_task(nq_example(), "dev", RELEASE)
+    text = page_text(page["data"]["page"])
+
+    def mark(needle: str, label: str = SHORT_ANSWER_LABEL) -> dict:
+        start = text.rindex(needle)
+        return page_mark(page, start, start + len(needle), label=label)
+
     posted = [
-        _annotate(admin, task, [good, choice("long_answer", "candidates", "#1 Table (top level)"),
-                                paragraph_span(3, 14, 18, "east")]),
-        _annotate(worker, task, [good, choice("long_answer", "candidates", "#0 P (top level)"),
-                                 choice("yes_no_answer", "candidates", "YES")]),
+        _annotate(admin, task, [*good, mark("#1 ", LONG_ANSWER_LABEL), mark("east")]),
+        _annotate(worker, task, [*good, mark("#0 ", LONG_ANSWER_LABEL),
+                                 choice("yes_no_answer", "page", "YES")]),
         _annotate(admin, second, [choice("question_good", "question", "bad")]),
         _annotate(worker, second, [], cancelled=True),
     ]
