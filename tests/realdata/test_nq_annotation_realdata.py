@@ -62,3 +62,23 @@ def test_real_annotations_round_trip_through_votes(shared_data, tmp_path):
     original_file = str(shared_data / "nq" / "nq_dev_original_first3.jsonl.gz")
     assert official(str(annotated_file), str(predictions)) == official(original_file,
                                                                       str(predictions))
+
+
+def test_label_studio_tasks_of_the_real_pages_stay_bounded(shared_data):
+    """The NQ page task (``nq_task``) on the real pages: about 28, 78 and 132 KB of JSON for
+    10, 106 and 217 candidates, mostly the word map back to document tokens; the page's HTML
+    is at most three times its text, and its text no longer than the top-level candidates'."""
+    from transforms.annotation.label_studio.tasks import nq_task
+    from transforms.annotation.page import render_page
+
+    for example in _read(shared_data / "nq" / "nq_dev_original_first3.jsonl.gz"):
+        task = json.dumps(nq_task(example, "dev", "fedcba9876543210")).encode("utf-8")
+        page = render_page(example)
+        tokens = example["document_tokens"]
+        top_level = sum(
+            len(" ".join(t["token"] for t in tokens[c["start_token"]:c["end_token"]]
+                         if not t["html_token"]))
+            for c in example["long_answer_candidates"] if c["top_level"])
+        assert len(task) <= 256 * 1024
+        assert len(page.html) <= 3 * len(page.text)
+        assert len(page.text) <= top_level + 200 * 4  # headings and #n tags add little

@@ -8,9 +8,12 @@ from __future__ import annotations
 
 import os
 import subprocess
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+
+from tests.transforms.annotation.label_studio.server import ADMIN_EMAIL, PASSWORD, Client, Server
 
 PROJECT_ROOT = Path(__file__).resolve().parents[4]
 
@@ -31,3 +34,21 @@ def label_studio_bin() -> Path:
     if check.returncode != 0:
         pytest.skip(f"Label Studio in {venv} does not import: {check.stderr[-300:]}")
     return venv / "bin"
+
+
+@pytest.fixture(scope="session")
+def server(label_studio_bin, tmp_path_factory) -> Iterator[Server]:
+    """One Label Studio server on 127.0.0.1 for the session (it takes minutes to start)."""
+    server = Server(label_studio_bin / "label-studio", tmp_path_factory.mktemp("label-studio"))
+    try:
+        server.wait_until_up()
+        yield server
+    finally:
+        server.stop()
+
+
+@pytest.fixture(scope="session")
+def workers(server) -> tuple[Client, Client]:
+    """The admin created at start-up, and a second worker who signs up."""
+    return (Client(server.url, ADMIN_EMAIL, PASSWORD),
+            Client(server.url, "worker2@example.com", PASSWORD + "-2", sign_up=True))

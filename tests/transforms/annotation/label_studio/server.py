@@ -19,7 +19,7 @@ from typing import Any
 
 import requests
 
-STARTUP_SECONDS = 120
+STARTUP_SECONDS = 420  # Label Studio 1.23 may take 4 minutes to start on a loaded machine
 ADMIN_EMAIL = "admin@example.com"
 PASSWORD = "Annotate-round-trip-12"
 

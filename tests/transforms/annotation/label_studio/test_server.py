@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import gzip
 import json
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -23,12 +22,7 @@ from tests.transforms.annotation.label_studio.fixtures import (
     page_mark,
     text_span,
 )
-from tests.transforms.annotation.label_studio.server import (
-    ADMIN_EMAIL,
-    PASSWORD,
-    Client,
-    Server,
-)
+from tests.transforms.annotation.label_studio.server import ADMIN_EMAIL, Client
 from transforms.annotation.label_studio.configs import (
     LONG_ANSWER_LABEL,
     LONG_ANSWER_MARKED,
@@ -44,23 +38,6 @@ from transforms.annotation.page import page_text
 pytestmark = pytest.mark.label_studio
 
 RELEASE = "fedcba9876543210"
-
-
-@pytest.fixture(scope="module")
-def server(label_studio_bin, tmp_path_factory) -> Iterator[Server]:
-    server = Server(label_studio_bin / "label-studio", tmp_path_factory.mktemp("label-studio"))
-    try:
-        server.wait_until_up()
-        yield server
-    finally:
-        server.stop()
-
-
-@pytest.fixture(scope="module")
-def workers(server) -> tuple[Client, Client]:
-    """The admin created at start-up, and a second worker who signs up."""
-    return (Client(server.url, ADMIN_EMAIL, PASSWORD),
-            Client(server.url, "worker2@example.com", PASSWORD + "-2", sign_up=True))
 
 
 def _project(client: Client, title: str, config: str, tasks: list[dict]) -> list[int]:
