@@ -217,8 +217,8 @@ def _top_level(example: dict[str, Any], also: int | None = None
                ) -> tuple[list[_Candidate], dict[int, str]]:
     """The top-level candidates rendered, and the labels of those and of candidate ``also``
     (a nested long answer), by index. ``render_candidates`` gets the whole candidate list,
-    so numbers and labels are those of the annotation tasks
-    (``transforms.annotation.label_studio.tasks.nq_task``)."""
+    so a candidate's number is its index, the ``#n`` tag annotators clicked on its box in the
+    annotation task (``transforms.annotation.page``)."""
     candidates = example["long_answer_candidates"]
     top = {i for i, candidate in enumerate(candidates) if candidate["top_level"]}
     rendered = render_candidates(example, top | ({also} if also is not None else set()))
