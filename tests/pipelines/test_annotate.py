@@ -336,6 +336,7 @@ def test_export_writes_tasks_config_and_manifest(nq_release, tmp_path):
     assert (out / "nq" / "config.xml").read_text(encoding="utf-8").startswith("<View")
     project = json.loads((out / "nq" / "project.json").read_text(encoding="utf-8"))
     assert project["maximum_annotations"] == 5
+    assert project["show_instruction"] is True and "earliest" in project["expert_instruction"]
     tasks = [t for f in sorted((out / "nq").glob("tasks-*.json"))
              for t in json.loads(f.read_text(encoding="utf-8"))]
     assert len(list((out / "nq").glob("tasks-*.json"))) == -(-len(dev) // 2)

@@ -42,7 +42,12 @@ from filters.annotation.jnq import (
 from filters.annotation.votes import JnqVote, VoteError, latest_votes, parse_jnq_vote
 from filters.text import safe_json
 from transforms.annotation.content import content_digest
-from transforms.annotation.label_studio.configs import jnq_config, nq_config, project_settings
+from transforms.annotation.label_studio.configs import (
+    jnq_config,
+    nq_config,
+    nq_instructions,
+    project_settings,
+)
 from transforms.annotation.label_studio.exports import votes_from_export
 from transforms.annotation.label_studio.tasks import jnq_tasks, nq_task
 from transforms.annotation.manifest import EXPORT_MANIFEST, ReleaseRef, base_dataset
@@ -263,7 +268,9 @@ def export_tasks(release: ReleaseRef, tool: str, stages: list[str], ways: dict[s
             _write(folder / "config.xml", config.encode("utf-8"))
             title = f"{release.dataset} {release.version} {stage}"
             most = max(ways[split] for split in splits)
-            _write(folder / "project.json", to_json_bytes(project_settings(title, config, most)))
+            instructions = nq_instructions() if stage == "nq" else ""
+            _write(folder / "project.json",
+                   to_json_bytes(project_settings(title, config, most, instructions)))
         batch: list[dict[str, Any]] = []
         number = total = 0
         for split in splits:

@@ -81,6 +81,22 @@ def nq_config() -> str:
 """
 
 
+def nq_instructions() -> str:
+    """The instructions Label Studio shows NQ workers (NQ §3.2's guidelines, and how to mark
+    them on this page)."""
+    return f"""<p><b>1. Question.</b> Good: a clear question that seeks a fact. Bad: ambiguous,
+incomprehensible, depending on a clear false presupposition, opinion-seeking, or not a request
+for facts. The page appears once you choose good.</p>
+<p><b>2. Long answer.</b> The <i>earliest</i> box on the page (paragraph, table, table row,
+list or list item) that holds enough information to infer the answer completely. Choose the
+<b>{LONG_ANSWER_LABEL}</b> label and click the box's <code>#n</code> tag (selecting text
+inside the box works too: the smallest box holding your selection counts). Then choose
+<b>{LONG_ANSWER_MARKED}</b>, or <b>{NO_ANSWER}</b> when no box answers.</p>
+<p><b>3. Short answer.</b> Inside that box, mark the entity or entities that answer with the
+<b>{SHORT_ANSWER_LABEL}</b> label; or choose YES or NO for a yes/no question; or leave NONE
+when there is no short answer.</p>"""
+
+
 def _question_view(extra: str = "") -> str:
     return f"""  <Header value="$document_title"/>
   <Header value="質問 / Question" size="6"/>
