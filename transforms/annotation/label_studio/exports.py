@@ -170,15 +170,20 @@ def _nq_span(data: dict[str, Any], value: dict[str, Any]) -> tuple[int, int]:
     return span
 
 
-def _nq_vote(data: dict[str, Any], results: dict[str, list[dict[str, Any]]]) -> dict[str, Any]:
-    """One NQ vote (NQ §3.2): question good/bad, long answer, short answers or YES/NO."""
+def _nq_question(data: dict[str, Any], results: dict[str, list[dict[str, Any]]]
+                 ) -> dict[str, Any]:
+    """An NQ vote with stage 1 (good or bad question) judged and no answer yet."""
     good = _choice(results, "question_good")
     if good not in ("good", "bad"):
         raise _malformed("question_good: choose good or bad")
-    vote: dict[str, Any] = {"example_id": data["example_id"], "question_good": good == "good",
-                            "long_answer_candidate": -1, "short_answers": [],
-                            "yes_no_answer": "NONE"}
-    if good == "bad":  # the page was hidden: anything left below it is stale
+    return {"example_id": data["example_id"], "question_good": good == "good",
+            "long_answer_candidate": -1, "short_answers": [], "yes_no_answer": "NONE"}
+
+
+def _nq_vote(data: dict[str, Any], results: dict[str, list[dict[str, Any]]]) -> dict[str, Any]:
+    """One NQ vote (NQ §3.2): question good/bad, long answer, short answers or YES/NO."""
+    vote = _nq_question(data, results)
+    if not vote["question_good"]:  # the page was hidden: anything left below it is stale
         return vote
     options = {NO_ANSWER: -1, **{c["label"]: i for i, c in enumerate(data["candidates"])}}
     long_answer = _choice(results, "long_answer")
@@ -253,13 +258,8 @@ def _nq_page_vote(data: dict[str, Any], results: dict[str, list[dict[str, Any]]]
                   ) -> dict[str, Any]:
     """One NQ vote from a task on the page (``nq_config``): the marked box is the long answer,
     the Short answer marks its spans (to document tokens), or YES/NO."""
-    good = _choice(results, "question_good")
-    if good not in ("good", "bad"):
-        raise _malformed("question_good: choose good or bad")
-    vote: dict[str, Any] = {"example_id": data["example_id"], "question_good": good == "good",
-                            "long_answer_candidate": -1, "short_answers": [],
-                            "yes_no_answer": "NONE"}
-    if good == "bad":  # the page was hidden: anything left on it is stale
+    vote = _nq_question(data, results)
+    if not vote["question_good"]:  # the page was hidden: anything left on it is stale
         return vote
     decision = _choice(results, "long_answer")
     if decision not in (LONG_ANSWER_MARKED, NO_ANSWER):
