@@ -96,6 +96,9 @@ def _spaced(gap: str) -> bool:
     return bool(_GAP_SPACE.search(_MARKUP.sub("", gap)) or _BREAKING_TAG.search(gap))
 
 
+_NEVER = 1 << 62
+
+
 @dataclass
 class _Open:
     name: str
@@ -116,6 +119,7 @@ class _Writer:
         self.open: list[_Open] = []
         self.previous: int | None = None  # the last word's token, while spacing applies
         self.boxes = [(-1, -1)] * candidates
+        self.nearest_end = _NEVER  # the smallest end token of an open box
 
     def _write(self, text: str) -> None:
         self.parts.append(html.escape(text, quote=False))
@@ -134,6 +138,8 @@ class _Writer:
             self._write(f"#{candidate} ")
             self.parts.append("</span>")
         self.open.append(_Open(name, candidate, end_token))
+        if candidate is not None:
+            self.nearest_end = min(self.nearest_end, end_token)
         self.previous = None
 
     def end(self) -> None:
@@ -141,6 +147,8 @@ class _Writer:
         closed = self.open.pop()
         if closed.candidate is not None:
             self.boxes[closed.candidate] = (self.boxes[closed.candidate][0], self.length)
+            self.nearest_end = min((e.end_token for e in self.open if e.candidate is not None),
+                                   default=_NEVER)
         self.parts.append("</div>")
         self.previous = None
 
@@ -153,7 +161,7 @@ class _Writer:
 
     def close_ended(self, index: int) -> None:
         """Closes every box whose end token is reached, and what is open inside it."""
-        while any(e.candidate is not None and e.end_token <= index for e in self.open):
+        while self.nearest_end <= index:
             self.end()
 
     def close_to(self, depth: int) -> None:
