@@ -1,11 +1,21 @@
 """In-process fake of the Wayback Machine for offline tests.
 
-Speaks the subset of the protocol the toolkit uses:
+Speaks the subset of the protocol the toolkit uses, with the archive's quirks:
 
 * ``GET /cdx/search/cdx`` — the CDX server (url + matchType exact/prefix/host/domain, from/to,
   ``filter=[!]field:regex``, ``collapse=field[:N]``, ``fl``, ``output=json``, ``limit``,
-  ``showResumeKey`` / ``resumeKey`` paging), with real base32 SHA-1 digests;
-* ``GET /web/<timestamp>id_/<original>`` — raw replay of a capture, with Content-Length.
+  ``showResumeKey`` / ``resumeKey`` paging), with real base32 SHA-1 digests; a query of an
+  excluded site answers 403 ``Blocked Site Error``; :meth:`FakeWayback.cycle_resume_keys`
+  makes the resume keys go round in a circle (A -> B -> A);
+* ``GET /web/<timestamp>id_/<original>`` — raw replay of a capture, with Content-Length and
+  the Memento headers of RFC 7089 (``Memento-Datetime``, ``Link`` with ``rel="original"`` and
+  ``rel="memento"``). As the real archive does, a capture it cannot replay
+  (``replayable=False``) or a timestamp it has no capture at redirects (302) to the nearest
+  capture of the page it can replay, seconds or weeks away; a capture that recorded an error
+  (``replay_status``) is replayed with that status and Memento headers; a revisit record
+  (``warc/revisit``, status ``-``) replays the payload of the earlier capture it revisits; an
+  excluded site (:meth:`FakeWayback.exclude`) answers 200 with the archive's own HTML page
+  and no Memento headers.
 
 Faults are scripted per path substring with :meth:`FakeWayback.fail`.
 """
@@ -19,6 +29,8 @@ import json
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass
+from datetime import UTC, datetime
+from email.utils import format_datetime
 from typing import Any
 from urllib.parse import parse_qs, quote_plus, unquote, unquote_plus, urlsplit
 
@@ -30,7 +42,15 @@ from tests.fakes.base import (
 )
 
 ALL_FIELDS = ("urlkey", "timestamp", "original", "mimetype", "statuscode", "digest", "length")
-STRING_FAULTS = (*CONNECTION_FAULTS, "corrupt", "gzip", "garbage")
+LONG_WAITS = {"retry_after_hour": (429, {"Retry-After": "3600"}),
+              "unavailable_hour": (503, {"Retry-After": "3600"})}
+STRING_FAULTS = (*CONNECTION_FAULTS, "corrupt", "gzip", "garbage", *LONG_WAITS)
+REVISIT = "warc/revisit"
+BLOCKED_SITE = ("org.archive.wayback.exception.AdministrativeAccessControlException: "
+                "Blocked Site Error")
+EXCLUSION_PAGE = (b"<!DOCTYPE html><html><head><title>Wayback Machine</title></head><body>"
+                  b"<p>Sorry.</p><p>This URL has been excluded from the Wayback Machine.</p>"
+                  b"</body></html>")
 REPLAY_RE = re.compile(r"^/web/(\d{1,14})id_/(.+)$")
 
 Fault = int | str | tuple[int, dict[str, str]]
@@ -61,13 +81,17 @@ def surt_key(url: str) -> str:
 
 @dataclass
 class FakeCapture:
-    """A capture held by the fake archive."""
+    """A capture held by the fake archive: listed with ``mimetype`` and ``status``; replayed
+    with ``replay_status`` when set (a status the capture recorded, e.g. 429), redirected to
+    the nearest other capture when not ``replayable``."""
 
     original: str
     timestamp: str
     payload: bytes
     mimetype: str = "text/html"
     status: str = "200"
+    replay_status: int | None = None
+    replayable: bool = True
 
     @property
     def urlkey(self) -> str:
@@ -128,11 +152,24 @@ class FakeWayback(FakeHttpServer):
         self.captures = [to_capture(spec) for spec in captures]
         self.missing = [to_capture(spec) for spec in missing]
         self.hang_seconds = hang_seconds
+        self.excluded: list[str] = []
+        self.resume_cycle = 0
+        self._handed_keys: list[str] = []
         self._init_server()
 
     # lifecycle -------------------------------------------------------------------------------
 
     # scripting and inspection ------------------------------------------------------------------
+
+    def exclude(self, prefix: str) -> None:
+        """Exclude a site: CDX queries under ``prefix`` answer 403 ``Blocked Site Error`` and
+        its replays the archive's own 200 HTML page, without Memento headers."""
+        self.excluded.append(strip_url(prefix))
+
+    def cycle_resume_keys(self, length: int) -> None:
+        """After ``length`` distinct resume keys, hand out the first one again (length 2:
+        A -> B -> A -> ...; length 1: the same key as the page asked with)."""
+        self.resume_cycle = length
 
     def capture(self, original: str, timestamp: str) -> FakeCapture:
         """The capture of ``original`` at ``timestamp`` (indexed or missing)."""
@@ -163,26 +200,75 @@ class FakeWayback(FakeHttpServer):
 
     def _replay(self, timestamp: str, original: str) -> Response:
         wanted = {original, unquote(original)}
+        if self._is_excluded(original):
+            return 200, {"Content-Type": "text/html; charset=utf-8"}, EXCLUSION_PAGE
         if any(c.timestamp == timestamp and c.original in wanted for c in self.missing):
             return _text(404, "capture not available")
-        for item in self.captures:
-            if item.timestamp == timestamp and item.original in wanted:
-                status = int(item.status) if item.status.isdigit() else 200
-                return status, {"Content-Type": item.mimetype}, item.payload
+        pages = [item for item in self.captures if item.original in wanted]
+        for item in pages:
+            if item.timestamp == timestamp and item.replayable:
+                return self._memento(item, pages)
+        nearest = _nearest([item for item in pages if item.replayable], timestamp)
+        if nearest is not None:
+            location = f"/web/{nearest.timestamp}id_/{nearest.original}"
+            return 302, {"Location": location, "Content-Type": "text/plain"}, b""
         return _text(404, "not in archive")
+
+    def _memento(self, item: FakeCapture, pages: list[FakeCapture]) -> Response:
+        """A capture replayed: its payload (a revisit: the payload it revisits) with its
+        recorded status and the Memento headers."""
+        payload, mimetype = item.payload, item.mimetype
+        if item.mimetype == REVISIT:
+            revisited = [other for other in pages if other.digest == item.digest
+                         and other.mimetype != REVISIT and other.timestamp < item.timestamp]
+            if not revisited:
+                return _text(404, "the revisited capture is not in the archive")
+            mimetype = max(revisited, key=lambda other: other.timestamp).mimetype
+        headers = {"Content-Type": mimetype, **self._memento_headers(item, pages)}
+        return item.replay_status or 200, headers, payload
+
+    def _memento_headers(self, item: FakeCapture, pages: list[FakeCapture]) -> dict[str, str]:
+        """``Memento-Datetime`` and a ``Link`` header as web.archive.org writes them."""
+        times = sorted({other.timestamp for other in pages})
+        base = self.base_url
+        links = [f"<{item.original}>; rel=\"original\"",
+                 f"<{base}/web/timemap/link/{item.original}>; rel=\"timemap\"; "
+                 "type=\"application/link-format\""]
+        named = [("first memento", times[0]), ("memento", item.timestamp),
+                 ("last memento", times[-1])]
+        for rel, stamp in named:
+            links.append(f"<{base}/web/{stamp}/{item.original}>; rel=\"{rel}\"; "
+                         f"datetime=\"{http_date(stamp)}\"")
+        return {"Memento-Datetime": http_date(item.timestamp), "Link": ", ".join(links)}
+
+    def _is_excluded(self, url: str) -> bool:
+        stripped = strip_url(unquote(url))
+        return any(stripped.startswith(prefix) for prefix in self.excluded)
 
     def _cdx(self, query: dict[str, list[str]]) -> Response:
         url = _first(query, "url")
         if not url:
             return _text(400, "url parameter required")
+        if self._is_excluded(url):
+            return _text(403, BLOCKED_SITE)
         rows = self._cdx_rows(query, url)
         limit = int(_first(query, "limit") or 0)
         page, more = (rows[:limit], len(rows) > limit) if limit > 0 else (rows, False)
         resume = None
         if more and _first(query, "showResumeKey") == "true" and page:
-            resume = quote_plus(f"{page[-1]['urlkey']} {page[-1]['timestamp']}!")
+            resume = self._hand_out(quote_plus(f"{page[-1]['urlkey']} {page[-1]['timestamp']}!"))
         fields = (_first(query, "fl") or ",".join(ALL_FIELDS)).split(",")
         return _cdx_body(page, fields, resume, _first(query, "output") == "json")
+
+    def _hand_out(self, key: str) -> str:
+        """The resume key to print (a cycle, when scripted, hands out the first one again)."""
+        with self._lock:
+            if not self.resume_cycle or key in self._handed_keys:
+                return key
+            if len(self._handed_keys) >= self.resume_cycle:
+                return self._handed_keys[0]
+            self._handed_keys.append(key)
+            return key
 
     def _cdx_rows(self, query: dict[str, list[str]], url: str) -> list[dict[str, str]]:
         """Matching, filtered, resumed and collapsed rows in urlkey/timestamp order."""
@@ -214,6 +300,8 @@ class _Handler(FaultInjectingHandler):
     server: _Server
 
     def respond(self, fault: Fault | None) -> Response:
+        if isinstance(fault, str) and fault in LONG_WAITS:
+            return _status_fault(LONG_WAITS[fault])
         if isinstance(fault, int | tuple):
             return _status_fault(fault)
         return _apply_body_fault(self.server.fake.route(self.path), fault)
@@ -240,6 +328,20 @@ def _status_fault(fault: int | tuple[int, dict[str, str]]) -> Response:
         headers["Retry-After"] = "0"
     headers.update(extra)
     return status, headers, f"scripted fault {status}".encode()
+
+
+def http_date(timestamp: str) -> str:
+    """A 14-digit timestamp as an HTTP date (``Mon, 01 Jun 2015 12:00:00 GMT``)."""
+    moment = datetime.strptime(timestamp, "%Y%m%d%H%M%S").replace(tzinfo=UTC)
+    return format_datetime(moment, usegmt=True)
+
+
+def _nearest(items: list[FakeCapture], timestamp: str) -> FakeCapture | None:
+    """The capture nearest in time to ``timestamp`` (padded as the archive pads it)."""
+    if not items:
+        return None
+    wanted = int(timestamp.ljust(14, "0"))
+    return min(items, key=lambda item: (abs(int(item.timestamp) - wanted), item.timestamp))
 
 
 def _text(status: int, message: str) -> Response:
