@@ -4,8 +4,13 @@ descriptive User-Agent, and one retry policy.
 Errors carry a ``kind``, ``retryable`` and ``retry_after``. Rate limiting (the kinds in
 ``rate_limit_kinds``) pauses ``max(rate_limit_pause, Retry-After)``; other retryable errors back
 off exponentially, ``backoff_base * 2**attempt`` plus up to 10% jitter that is deterministic
-per URL, capped at ``backoff_max`` and never shorter than Retry-After. Every outcome is
-counted in ``stats`` (thread-safe).
+per URL, capped at ``backoff_max`` and never shorter than Retry-After. Retry-After is obeyed
+up to ``max_retry_after`` seconds (a server asking for an hour gets that cap).
+:meth:`PoliteClientBase._plan_retry` also keeps the wait budgets: the seconds one request
+may wait between its attempts (``request_wait_budget``) and the seconds the client may wait
+in all (``run_wait_budget``; None: no budget); a retry that would overrun one is not made.
+Every outcome and every wait (retry pauses and rate-limiter slots) is counted in ``stats``
+(thread-safe).
 """
 
 from __future__ import annotations
@@ -17,6 +22,9 @@ from collections.abc import Iterable, Iterator
 from email.utils import parsedate_to_datetime
 
 MAX_RETRY_AFTER = 3600.0
+REQUEST_BUDGET = "request"
+RUN_BUDGET = "run"
+WAIT_STAT_KEYS: tuple[str, ...] = ("retry_waits", "retry_wait_seconds", "throttle_wait_seconds")
 
 
 class PoliteClientBase:
@@ -41,14 +49,20 @@ class PoliteClientBase:
 
     def _init_retry_policy(self, *, max_retries: int, backoff_base: float, backoff_max: float,
                            rate_limit_pause: float, rate_limit_kinds: Iterable[str],
-                           stat_keys: Iterable[str]) -> None:
+                           stat_keys: Iterable[str], max_retry_after: float = MAX_RETRY_AFTER,
+                           request_wait_budget: float | None = None,
+                           run_wait_budget: float | None = None) -> None:
         self.max_retries = max_retries
         self.backoff_base = backoff_base
         self.backoff_max = backoff_max
         self.rate_limit_pause = rate_limit_pause
         self.rate_limit_kinds = frozenset(rate_limit_kinds)
+        self.max_retry_after = max_retry_after
+        self.request_wait_budget = request_wait_budget
+        self.run_wait_budget = run_wait_budget
         self._stats_lock = threading.Lock()
         self.stats: dict[str, int] = dict.fromkeys(stat_keys, 0)
+        self._waited = {"retry_wait_seconds": 0.0, "throttle_wait_seconds": 0.0}
 
     def _should_retry(self, err, attempt: int) -> bool:
         """Record the failure in ``stats`` and decide whether to try again."""
@@ -61,9 +75,56 @@ class PoliteClientBase:
         self._count("retries")
         return True
 
+    def _plan_retry(self, err, attempt: int, url: str, waited: float) -> tuple[float | None, str]:
+        """Record the failure of attempt ``attempt`` of a request that has waited ``waited``
+        seconds so far, and plan the next: ``(seconds to wait, "")`` to retry; ``(None, "")``
+        to give up (a final failure, or the retries are used up); ``(seconds, budget)`` to
+        give up because waiting those seconds would overrun ``budget``
+        (:data:`REQUEST_BUDGET` or :data:`RUN_BUDGET`). A wait planned is counted
+        (``retry_waits``, ``retry_wait_seconds``)."""
+        self._count(f"error_{err.kind}")
+        if err.kind in self.rate_limit_kinds:
+            self._count("rate_limited")
+        if not err.retryable or attempt >= self.max_retries:
+            self._count("failures")
+            return None, ""
+        delay = self._retry_delay(err, attempt, url)
+        with self._stats_lock:
+            budget = self._overrun(delay, waited)
+            if not budget:
+                self._add_wait("retry_wait_seconds", delay)
+                self.stats["retry_waits"] = self.stats.get("retry_waits", 0) + 1
+                self.stats["retries"] = self.stats.get("retries", 0) + 1
+        if budget:
+            self._count("failures")
+        return delay, budget
+
+    def _overrun(self, delay: float, waited: float) -> str:
+        """The budget waiting ``delay`` more would overrun, "" when none (lock held)."""
+        if self.request_wait_budget is not None and waited + delay > self.request_wait_budget:
+            return REQUEST_BUDGET
+        run_waited = self._waited["retry_wait_seconds"]
+        if self.run_wait_budget is not None and run_waited + delay > self.run_wait_budget:
+            return RUN_BUDGET
+        return ""
+
+    def _throttled(self, seconds: float) -> float:
+        """Count ``seconds`` spent waiting for a rate-limiter slot; returns them."""
+        if seconds > 0:
+            with self._stats_lock:
+                self._add_wait("throttle_wait_seconds", seconds)
+        return seconds
+
+    def _add_wait(self, key: str, seconds: float) -> None:
+        """Add to a wait total; ``stats[key]`` is the total in whole seconds, so the
+        differences a stage tallies add up to it (lock held)."""
+        self._waited[key] += seconds
+        self.stats[key] = round(self._waited[key])
+
     def _retry_delay(self, err, attempt: int, url: str) -> float:
-        """Long pause when rate limited, else exponential backoff (at least Retry-After)."""
-        retry_after = err.retry_after or 0.0
+        """Long pause when rate limited, else exponential backoff (at least Retry-After, up
+        to ``max_retry_after``)."""
+        retry_after = min(err.retry_after or 0.0, self.max_retry_after)
         if err.kind in self.rate_limit_kinds:
             return max(self.rate_limit_pause, retry_after)
         return max(self._backoff(attempt, url), retry_after)

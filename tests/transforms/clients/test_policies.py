@@ -20,6 +20,9 @@ def test_wayback_defaults_live_in_the_policy() -> None:
     assert (policy.cdx_per_minute, policy.fetches_per_minute, policy.rate_limit_pause,
             policy.fetch_workers, policy.cache_dir) == (20, 240, 60.0, 2, None)
     assert (policy.backoff_base, policy.backoff_max) == (2.0, 120.0)
+    assert (policy.max_retry_after, policy.request_wait_budget, policy.run_wait_budget,
+            policy.max_cdx_pages, policy.capture_redirects) == (300.0, 600.0, 7200.0, 10_000,
+                                                                "refuse")
     assert policy.limits == WAYBACK_LIMITS == RequestLimits(
         timeout=(10.0, 60.0), deadline=300.0, max_retries=5, max_redirects=5,
         max_body_bytes=64 * MIB, max_decoded_bytes=256 * MIB)
@@ -58,6 +61,17 @@ def test_a_fetcher_gets_its_share_of_the_fetch_rate() -> None:
     share = WaybackPolicy(fetches_per_minute=240, fetch_workers=3).per_fetcher()
     assert (share.fetches_per_minute, share.fetch_workers) == (80, 1)
     assert WaybackPolicy(fetch_workers=0).per_fetcher().fetches_per_minute == 240
+
+
+def test_fetchers_share_the_runs_wait_budget() -> None:
+    share = WaybackPolicy(run_wait_budget=7200.0, fetch_workers=4).per_fetcher()
+    assert (share.run_wait_budget, share.request_wait_budget) == (1800.0, 600.0)
+
+
+@pytest.mark.parametrize("changes", [{"capture_redirects": "follow"}, {"max_cdx_pages": 0}])
+def test_a_policy_refuses_what_it_cannot_do(changes: dict) -> None:
+    with pytest.raises(ValueError):
+        WaybackPolicy(**changes)
 
 
 def test_clients_follow_their_policy() -> None:

@@ -7,10 +7,14 @@ length can be checked against ``Content-Length`` (a short transfer is a retryabl
 ``Content-Encoding``, which is undone as the bytes arrive with a cap on the output. A payload
 whose compression cannot be undone is kept as it is (the CDX digest decides); one whose
 compressed stream stops early is ``truncated`` when no ``Content-Length`` showed the transfer
-complete. Limit and read failures become :class:`WaybackError` kinds.
+complete. Limit and read failures become :class:`WaybackError` kinds. An error answer's
+body is read only as far as :data:`MAX_ERROR_BODY_BYTES`, for what it says
+(:func:`read_error_excerpt`).
 """
 
 from __future__ import annotations
+
+from dataclasses import replace
 
 import requests
 
@@ -24,7 +28,9 @@ from transforms.clients.bounded_http import (
     declared_length,
     read_body,
 )
-from transforms.clients.wayback.errors import WaybackError
+from transforms.clients.wayback.errors import WaybackError, excerpt
+
+MAX_ERROR_BODY_BYTES = 64 * 1024
 
 
 def read_capture_body(
@@ -60,6 +66,25 @@ def read_text_body(
     if decoder.state in ("invalid", "incomplete"):
         raise WaybackError(TRUNCATED, url, f"{decoder.encoding} body is {decoder.state}")
     return raw if decoded is None else decoded
+
+
+def read_error_excerpt(
+    resp: requests.Response, limits: RequestLimits, deadline: Deadline, read_timeout: float,
+) -> str:
+    """What the body of an error answer says (:func:`~.errors.excerpt`), read within the
+    deadline and at most :data:`MAX_ERROR_BODY_BYTES`; "" when it cannot be read so (the
+    error itself is what matters). The response is closed."""
+    small = replace(limits, max_body_bytes=min(limits.max_body_bytes, MAX_ERROR_BODY_BYTES),
+                    max_decoded_bytes=min(limits.max_decoded_bytes, MAX_ERROR_BODY_BYTES))
+    decoder = BoundedDecoder(resp.headers.get("Content-Encoding", ""), small.max_decoded_bytes,
+                             trailing_garbage_ok=True)
+    try:
+        raw = read_body(resp, small, deadline, read_timeout, decoder)
+        decoded = decoder.finish()
+    except (BoundedHttpError, requests.exceptions.RequestException, OSError):
+        resp.close()
+        return ""
+    return excerpt(raw if decoded is None else decoded)
 
 
 def decode_body(raw: bytes, content_encoding: str, max_bytes: int = 256 * MIB) -> bytes:

@@ -29,6 +29,10 @@ CDX_FIELDS: tuple[str, ...] = (
     "digest",
 )
 BBC_NEWS_PREFIXES: tuple[str, ...] = ("bbc.co.uk/news/", "bbc.com/news/")
+# A revisit record: the capture's payload equals an earlier capture's and is stored there
+# (its CDX line has this mimetype, status "-" and the payload's digest); a replay at the
+# revisit's time serves that payload.
+REVISIT_MIMETYPE = "warc/revisit"
 
 # Why a CDX row is refused (the stage counts ``cdx.malformed.<reason>`` and dead-letters it).
 NOT_A_LIST = "not_a_list"
@@ -63,6 +67,11 @@ class CdxCapture:
     mimetype: str
     statuscode: str
     digest: str
+
+    @property
+    def is_revisit(self) -> bool:
+        """Whether this line is a revisit record (its payload stored at an earlier capture)."""
+        return self.mimetype == REVISIT_MIMETYPE
 
     def id_url(self, base_url: str) -> str:
         """URL of the raw capture (``id_`` replay: original bytes, no Wayback banner)."""
@@ -216,7 +225,7 @@ def capture_from_fields(fields: Mapping[str, Any]) -> CdxCapture:
             raise CdxRowError(LONE_SURROGATE, f"{name} holds a lone surrogate")
         if _CONTROL.search(value):
             raise CdxRowError(CONTROL_CHARACTER, f"{name} holds a control character")
-    if not _is_timestamp(fields["timestamp"]):
+    if not is_timestamp(fields["timestamp"]):
         raise CdxRowError(BAD_TIMESTAMP, f"timestamp {fields['timestamp'][:40]!a} is not "
                                          "an instant written YYYYMMDDhhmmss")
     if not fields["original"]:
@@ -224,7 +233,7 @@ def capture_from_fields(fields: Mapping[str, Any]) -> CdxCapture:
     return CdxCapture(**{name: fields[name] for name in CDX_FIELDS})
 
 
-def _is_timestamp(value: str) -> bool:
+def is_timestamp(value: str) -> bool:
     """True for 14 ASCII digits that name a real instant (month 13 or second 61 do not)."""
     if len(value) != 14 or not value.isascii() or not value.isdigit():
         return False

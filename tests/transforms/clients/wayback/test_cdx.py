@@ -81,7 +81,7 @@ def test_iter_cdx_pages_through_three_pages_with_resume_keys(sleeps: list[float]
     first, second, third = (query_of(path) for path in fake.cdx_requests)
     assert "resumeKey" not in first
     assert second["resumeKey"] != third["resumeKey"]
-    assert first["filter"] == ["statuscode:200", "mimetype:text/html"]
+    assert first["filter"] == ["statuscode:200|-", "mimetype:text/html|warc/revisit"]
     assert first["output"] == ["json"] and first["showResumeKey"] == ["true"]
     assert first["collapse"] == ["urlkey"] and first["limit"] == ["3"]
     assert first["fl"] == ["urlkey,timestamp,original,mimetype,statuscode,digest"]
