@@ -11,7 +11,11 @@ from transforms.nlquad.counters import (
     CDX_CAPTURES_LISTED,
     CDX_FAILED,
     CDX_MALFORMED,
+    CDX_RETRY_WAIT_SECONDS,
+    CDX_RETRY_WAITS,
+    CDX_REVISITS_LISTED,
     CDX_ROWS_READ,
+    CDX_THROTTLE_WAIT_SECONDS,
     COUNTERS,
     DOCUMENTS_CARRIED,
     DROPPED,
@@ -19,12 +23,17 @@ from transforms.nlquad.counters import (
     DUPLICATE_CAPTURE_OF_CARRIED,
     DUPLICATE_CONTENT,
     DUPLICATE_CONTENT_OF_CARRIED,
+    FETCH,
+    FETCH_RETRY_WAIT_SECONDS,
+    FETCH_RETRY_WAITS,
+    FETCH_THROTTLE_WAIT_SECONDS,
     FOUND,
     KEPT,
     PAGES_PARSED,
     PAGES_READ,
     PAGES_SKIPPED,
     PROMO_LIST_REMOVED,
+    REDIRECTED_CAPTURES_KEPT,
 )
 from transforms.release import (
     CardInfo,
@@ -135,19 +144,43 @@ def _source_text(kind: str | None, options: dict[str, Any]) -> str:
 
 def cdx_count_rows(counts: dict[str, dict[str, int]]) -> list[tuple[str, int]]:
     """``(label, count)`` of the Wayback CDX listing for the card and the summary: rows
-    read = captures listed + adjacent duplicates + malformed rows (by reason), then failed
-    queries by kind; empty when the pages came from files."""
+    read = captures listed (revisit records among them) + adjacent duplicates + malformed
+    rows (by reason), then failed queries by kind, then every wait
+    (:func:`wayback_wait_rows`); empty when the pages came from files."""
     if not counts.get(CDX):
         return []
     cdx = Counts(counts, COUNTERS)
     rows = [("CDX rows read", cdx[CDX_ROWS_READ]),
             ("captures listed", cdx[CDX_CAPTURES_LISTED]),
             ("adjacent duplicate CDX rows", cdx[CDX_ADJACENT_DUPLICATES])]
+    if cdx[CDX_REVISITS_LISTED]:
+        rows.append(("revisit records among them", cdx[CDX_REVISITS_LISTED]))
     # failed.* sorts before malformed.*: the order of the stage's sorted names
     rows += [(f"CDX queries failed, {kind}", count)
              for kind, count in cdx.family(CDX_FAILED).items()]
     rows += [(f"malformed CDX rows, {reason}", count)
              for reason, count in cdx.family(CDX_MALFORMED).items()]
+    return rows + wayback_wait_rows(counts)
+
+
+def wayback_wait_rows(counts: dict[str, dict[str, int]]) -> list[tuple[str, int]]:
+    """``(label, count)`` of every Wayback wait, for the card and the summary: pauses
+    before retries (how many, and seconds) and seconds waited for a rate-limiter slot, of
+    the CDX listing and of the fetches; then redirected captures kept. Waits are in seconds
+    of the clock the clients wait on."""
+    if not counts.get(CDX) and not counts.get(FETCH):
+        return []
+    waits = Counts(counts, COUNTERS)
+    rows = []
+    for what, (pauses, paused, throttled) in {
+            "CDX": (CDX_RETRY_WAITS, CDX_RETRY_WAIT_SECONDS, CDX_THROTTLE_WAIT_SECONDS),
+            "fetch": (FETCH_RETRY_WAITS, FETCH_RETRY_WAIT_SECONDS,
+                      FETCH_THROTTLE_WAIT_SECONDS)}.items():
+        rows += [(f"{what} waits before a retry", waits[pauses]),
+                 (f"{what} seconds waited before retries", waits[paused]),
+                 (f"{what} seconds waited for rate-limit slots", waits[throttled])]
+    if waits[REDIRECTED_CAPTURES_KEPT]:
+        rows.append(("redirected captures kept", waits[REDIRECTED_CAPTURES_KEPT]))
     return rows
 
 

@@ -18,7 +18,7 @@ from typing import Any
 import apache_beam as beam
 from apache_beam.io.filesystems import FileSystems
 
-from transforms.clients.wayback.policy import WaybackPolicy
+from transforms.clients.wayback.policy import CAPTURE_REDIRECTS, WaybackPolicy
 from transforms.core.accounting import SIDE_OUTPUTS
 from transforms.core.counters import Counts
 from transforms.core.errors import UsageError
@@ -177,6 +177,29 @@ class NlquadOptions(ReleaseOptions, _PageOptions):
                                      rows=False)
     max_captures: int = option(0, "stop after this many article captures (0 = all)",
                                parse=non_negative_int, group=WAYBACK_GROUP, rows=False)
+    wayback_capture_redirects: str = option(
+        WAYBACK.capture_redirects, "when the archive replays another capture of the page than "
+        "the one listed (it redirects to the nearest it can replay): refuse it (dead-lettered "
+        "capture_redirected) or accept it under its own timestamp",
+        choices=CAPTURE_REDIRECTS, group=WAYBACK_GROUP)
+    wayback_max_retry_after: float = option(
+        WAYBACK.max_retry_after, "longest Retry-After obeyed, in seconds (a server asking "
+        f"for more waits this long; default {WAYBACK.max_retry_after:g})",
+        parse=non_negative_float, group=WAYBACK_GROUP, rows=False)
+    wayback_retry_budget: float = option(
+        WAYBACK.request_wait_budget, "seconds one capture or CDX page may wait between its "
+        f"attempts in all (0 = no budget; default {WAYBACK.request_wait_budget:g}; failure "
+        "kind retry_budget_exhausted)", parse=non_negative_float, group=WAYBACK_GROUP,
+        rows=False)
+    wayback_run_retry_budget: float = option(
+        WAYBACK.run_wait_budget, "seconds the CDX listing, and the fetchers together, may "
+        f"wait between attempts in a run (0 = no budget; default {WAYBACK.run_wait_budget:g}; "
+        "failure kind run_retry_budget_exhausted)", parse=non_negative_float,
+        group=WAYBACK_GROUP, rows=False)
+    wayback_max_cdx_pages: int = option(
+        WAYBACK.max_cdx_pages, "pages read per CDX query at most (default "
+        f"{WAYBACK.max_cdx_pages}; failure kind too_many_cdx_pages)", parse=positive_int,
+        group=WAYBACK_GROUP, rows=False)
     wayback_connect_timeout: float = _WAYBACK["connect_timeout"]
     wayback_read_timeout: float = _WAYBACK["read_timeout"]
     wayback_deadline: float = _WAYBACK["deadline"]
@@ -188,12 +211,18 @@ class NlquadOptions(ReleaseOptions, _PageOptions):
 
 def wayback_policy(options: NlquadOptions) -> WaybackPolicy:
     """The ``ReadWaybackPages`` policy of the Wayback source options: ``--cache-dir``,
-    ``--fetch-workers``, the rates, ``--rate-limit-pause`` and the ``--wayback-*`` limits
-    (backoff as ``WaybackPolicy`` has it)."""
+    ``--fetch-workers``, the rates, ``--rate-limit-pause``, the wait budgets, the CDX page
+    cap, what a redirected capture is and the ``--wayback-*`` limits (backoff as
+    ``WaybackPolicy`` has it)."""
     return WaybackPolicy(cdx_per_minute=options.cdx_per_minute,
                          fetches_per_minute=options.fetches_per_minute,
                          rate_limit_pause=options.rate_limit_pause,
                          fetch_workers=options.fetch_workers, cache_dir=options.cache_dir,
+                         max_retry_after=options.wayback_max_retry_after,
+                         request_wait_budget=options.wayback_retry_budget,
+                         run_wait_budget=options.wayback_run_retry_budget,
+                         max_cdx_pages=options.wayback_max_cdx_pages,
+                         capture_redirects=options.wayback_capture_redirects,
                          limits=request_limits_of(options, "wayback"))
 
 

@@ -49,8 +49,12 @@ BEYOND_MAX_CAPTURES = CDX_SKIPPED.member("beyond_max_captures")
 CDX_MALFORMED = CounterFamily(CDX, MALFORMED)  # malformed.<reason>
 CDX_FAILED = CounterFamily(CDX, "failed")  # failed.<kind>
 CDX_DUPLICATE_ARTICLE_URLS = Counter(CDX, "duplicate_article_urls")
+CDX_REVISITS_LISTED = Counter(CDX, "revisits_listed")  # of captures_listed: warc/revisit
 CDX_HTTP_REQUESTS = Counter(CDX, "http_requests")
 CDX_HTTP_RATE_LIMITED = Counter(CDX, "http_rate_limited")
+CDX_RETRY_WAITS = Counter(CDX, "retry_waits")
+CDX_RETRY_WAIT_SECONDS = Counter(CDX, "retry_wait_seconds")
+CDX_THROTTLE_WAIT_SECONDS = Counter(CDX, "throttle_wait_seconds")
 CDX_DEAD_LETTERED = Counter(CDX, DEAD_LETTERED)
 
 # fetch: Wayback captures
@@ -59,14 +63,25 @@ CACHE_HITS = Counter(FETCH, "cache_hits")
 RETRIES = Counter(FETCH, "retries")
 DIGEST_MISMATCH_KEPT = Counter(FETCH, "digest_mismatch_kept")
 FETCH_FAILED = CounterFamily(FETCH, "failed")  # failed.<kind>
+# a replay of another capture than the one listed, kept (--wayback-capture-redirects accept)
+REDIRECTED_CAPTURES_KEPT = Counter(FETCH, "redirected_captures_kept")
 FETCH_HTTP_REQUESTS = Counter(FETCH, "http_requests")
 FETCH_HTTP_RATE_LIMITED = Counter(FETCH, "http_rate_limited")
+FETCH_RETRY_WAITS = Counter(FETCH, "retry_waits")
+FETCH_RETRY_WAIT_SECONDS = Counter(FETCH, "retry_wait_seconds")
+FETCH_THROTTLE_WAIT_SECONDS = Counter(FETCH, "throttle_wait_seconds")
 FETCH_DEAD_LETTERED = Counter(FETCH, DEAD_LETTERED)
 
-#: the ``WaybackClient.stats`` a DoFn of each stage tallies per element, by stat name
+#: the ``WaybackClient.stats`` a DoFn of each stage tallies per element, by stat name: the
+#: requests, the rate-limited answers and every wait (retry pauses, counted and in seconds,
+#: and seconds waited for a rate-limiter slot)
 HTTP_TALLIES = {
-    CDX: {"requests": CDX_HTTP_REQUESTS, "rate_limited": CDX_HTTP_RATE_LIMITED},
-    FETCH: {"requests": FETCH_HTTP_REQUESTS, "rate_limited": FETCH_HTTP_RATE_LIMITED},
+    CDX: {"requests": CDX_HTTP_REQUESTS, "rate_limited": CDX_HTTP_RATE_LIMITED,
+          "retry_waits": CDX_RETRY_WAITS, "retry_wait_seconds": CDX_RETRY_WAIT_SECONDS,
+          "throttle_wait_seconds": CDX_THROTTLE_WAIT_SECONDS},
+    FETCH: {"requests": FETCH_HTTP_REQUESTS, "rate_limited": FETCH_HTTP_RATE_LIMITED,
+            "retry_waits": FETCH_RETRY_WAITS, "retry_wait_seconds": FETCH_RETRY_WAIT_SECONDS,
+            "throttle_wait_seconds": FETCH_THROTTLE_WAIT_SECONDS},
 }
 
 SOURCE_COUNTERS = CounterSet.from_module(globals())

@@ -1,8 +1,9 @@
 """Beam source of BBC News article captures from the Wayback Machine.
 
-1. ``ListCdxCaptures``: page through the CDX API (status 200, text/html, one capture per
-   urlkey) for ``bbc.co.uk/news/`` and ``bbc.com/news/`` within the years asked. Every row
-   is counted (``cdx.rows_read``): listed, skipped as an adjacent duplicate, or malformed
+1. ``ListCdxCaptures``: page through the CDX API (status 200 text/html and revisit records,
+   one capture per urlkey) for ``bbc.co.uk/news/`` and ``bbc.com/news/`` within the years
+   asked. Every row is counted (``cdx.rows_read``): listed (revisits also as
+   ``cdx.revisits_listed``), skipped as an adjacent duplicate, or malformed
    (``cdx.malformed.<reason>``, dead-lettered; the listing goes on).
 2. Keep article URLs only (others counted by kind) and one capture per article asset key
    (``http``/``https``, ``bbc.com``/``bbc.co.uk``, ``/amp/`` and query variants collapse);
@@ -13,13 +14,17 @@
    Retries, 429 pauses, the request limits (``timeout``, ``deadline``, ``max_redirects``,
    ``max_body_bytes``, ``max_decoded_bytes``) and the on-disk cache (re-runs never refetch,
    a crashed run resumes) live in ``transforms.clients.wayback``. A capture or CDX page
-   that fails for good (e.g. ``body_too_large``, ``deadline_exceeded``,
-   ``too_many_redirects``) is tallied as ``<stage>.failed.<kind>`` and dead-lettered with
-   its ``kind``.
+   that fails for good (e.g. ``body_too_large``, ``capture_redirected``, ``excluded``,
+   ``archived_error``, ``resume_key_cycle``, ``retry_budget_exhausted``) is tallied as
+   ``<stage>.failed.<kind>`` and dead-lettered with its ``kind``. A redirected capture the
+   policy accepts is kept under its own timestamp (``fetch.redirected_captures_kept``).
+   Every wait is tallied: ``<stage>.retry_waits``, ``retry_wait_seconds`` and
+   ``throttle_wait_seconds``.
 
 ``ListWaybackArticles`` is steps 1-2 and ``FetchWaybackCaptures`` step 3, so a caller can
 drop the captures it already has between them (a refresh fetches nothing it carries);
-``ReadWaybackPages`` is the two in a row. A fetched page keeps its CDX digest.
+``ReadWaybackPages`` is the two in a row. A fetched page keeps its CDX digest (an accepted
+redirected capture whose payload differs: its own, computed from the payload).
 
 The DoFns hold a frozen ``WaybackPolicy`` (rates, cache, limits; its defaults are the only
 ones); clients are built from it in ``DoFn.setup()`` (sessions are not picklable), with Beam's
@@ -56,6 +61,7 @@ from transforms.sources.counters import (
     CDX_DUPLICATE_ARTICLE_URLS,
     CDX_FAILED,
     CDX_MALFORMED,
+    CDX_REVISITS_LISTED,
     CDX_ROWS_READ,
     CDX_SKIPPED,
     DIGEST_MISMATCH_KEPT,
@@ -64,6 +70,7 @@ from transforms.sources.counters import (
     FETCHED,
     HTTP_TALLIES,
     INPUT_PAGES,
+    REDIRECTED_CAPTURES_KEPT,
     RETRIES,
 )
 from transforms.sources.counters import CAPTURES_LISTED as CAPTURES_LISTED
@@ -128,6 +135,8 @@ class ListCdxCaptures(_WaybackDoFn):
                     listed += 1
                     self._progress.tick()
                     yield tally(CDX_CAPTURES_LISTED)
+                    if entry.is_revisit:
+                        yield tally(CDX_REVISITS_LISTED)
                     yield entry
                 elif isinstance(entry, CdxDuplicate):
                     yield tally(CDX_ADJACENT_DUPLICATES)
@@ -202,9 +211,14 @@ class FetchCaptures(_WaybackDoFn):
                 yield tally(DIGEST_MISMATCH_KEPT)
                 yield rejected("digest_mismatch", {"url": capture.original,
                                                    "timestamp": capture.timestamp})
+            if result.redirected:
+                yield tally(REDIRECTED_CAPTURES_KEPT)
             yield tally(INPUT_PAGES)
-            yield CapturedPage(capture.original, capture.timestamp, result.content, "wayback",
-                               result.headers.get("Content-Type", ""), capture.digest)
+            # another capture than the listed one: its own timestamp, and its payload's digest
+            # (the CDX digest describes the listed capture)
+            digest = capture.digest if not result.redirected or result.digest_ok else ""
+            yield CapturedPage(capture.original, result.timestamp, result.content, "wayback",
+                               result.headers.get("Content-Type", ""), digest)
 
 
 class ListWaybackArticles(beam.PTransform):

@@ -92,3 +92,24 @@ def test_after_a_refresh_the_counts_say_they_are_this_runs_work():
     recomputed = {**stats, "refresh": {**refresh, "recompute_all": True}}
     assert "every capture was processed again" in nlquad_card(_manifest(), recomputed)
     assert "this run's work" not in nlquad_card(_manifest(), STATS)
+
+
+def test_every_wayback_wait_is_on_the_card_and_in_the_summary():
+    from pipelines.build_nlquad import format_summary
+
+    counts = {**STATS["counts"],
+              "cdx": {"rows_read": 3, "captures_listed": 3, "revisits_listed": 1,
+                      "retry_waits": 1, "retry_wait_seconds": 60},
+              "fetch": {"retry_waits": 2, "retry_wait_seconds": 600,
+                        "throttle_wait_seconds": 45, "redirected_captures_kept": 1}}
+    stats = {**STATS, "counts": counts}
+    manifest = _manifest(kind="wayback", description="Wayback")
+    body = nlquad_card(manifest, stats)
+    assert "| revisit records among them | 1 |" in body
+    assert "| fetch seconds waited before retries | 600 |" in body
+    assert "| fetch seconds waited for rate-limit slots | 45 |" in body
+    assert "| CDX waits before a retry | 1 |" in body
+    assert "| redirected captures kept | 1 |" in body
+    summary = format_summary({"stats": stats, "path": "out", "manifest": manifest})
+    assert "fetch seconds waited before retries: 600" in summary
+    assert "CDX seconds waited before retries: 60" in summary

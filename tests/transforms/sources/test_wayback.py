@@ -49,7 +49,8 @@ def _run(server, cache_dir, first_run):
                    | beam.CombinePerKey(sum) | beam.Filter(lambda kv: kv[0] not in (
                        "fetch.fetched", "fetch.cache_hits", "fetch.retries",
                        "fetch.http_requests")))
-        network = [("cdx.http_requests", 2), ("fetch.http_rate_limited", 1)] if first_run else []
+        network = [("cdx.http_requests", 2), ("fetch.http_rate_limited", 1),
+                   ("fetch.retry_waits", 2)] if first_run else []
         assert_that(tallies, equal_to([
             ("cdx.rows_read", 7), ("cdx.captures_listed", 7), ("cdx.skipped.video_page", 1),
             ("cdx.skipped.index_page", 1), ("cdx.duplicate_article_urls", 2),
