@@ -192,7 +192,7 @@ class NlquadOptions(ReleaseOptions, _PageOptions):
         "kind retry_budget_exhausted)", parse=non_negative_float, group=WAYBACK_GROUP,
         rows=False)
     wayback_run_retry_budget: float = option(
-        WAYBACK.run_wait_budget, "seconds the CDX listing, and the fetchers together, may "
+        WAYBACK.run_wait_budget, "seconds the fetchers together, and the CDX listing, may "
         f"wait between attempts in a run (0 = no budget; default {WAYBACK.run_wait_budget:g}; "
         "failure kind run_retry_budget_exhausted)", parse=non_negative_float,
         group=WAYBACK_GROUP, rows=False)
