@@ -53,7 +53,7 @@ def prepare(pipeline: str, copies: int, directory: Path) -> tuple[list[str], int
                 "--boilerplate-min-docs", str(max(3, 4 * copies + 1))], pages
     log = directory / "log.tsv"
     count = _repeat_log(samples / pipeline / "query_log.tsv", log, copies)
-    return ["--input", str(log)], count
+    return ["--input", str(log), "--sample-index"], count  # copies: not the sample itself
 
 
 def child(pipeline: str, options: list[str], records: int) -> None:

@@ -131,7 +131,7 @@ def test_jnq_questions_invariant(tmp_path):
 
 
 def test_jnq_examples_invariant(tmp_path):
-    result = build_jnq.run([TEST_RUNNER, "--input", str(_jnq_log(tmp_path)),
+    result = build_jnq.run([TEST_RUNNER, "--input", str(_jnq_log(tmp_path)), "--sample-index",
                             "--output", str(tmp_path / "out")])
     counts = _counts(result)
     _check_jnq_queries(counts)

@@ -28,6 +28,7 @@ SAMPLE_LOG = PROJECT_ROOT / "pipelines" / "samples" / "jnq" / "query_log.tsv"
 SPLITS = ("train", "dev", "test")
 NEW = "東京タワーの高さは何メートルですか"  # not in v1's log
 GONE = "富士山が最後に噴火したのはいつですか"  # not in v2's log
+SAMPLE_INDEX = "--sample-index"  # an edited sample log is not the sample: chosen on purpose
 
 
 def build(root: Path, log: Path, version: str, *extra: str) -> int:
@@ -43,10 +44,10 @@ def releases(tmp_path_factory):
     root = tmp / "releases"
     first = log_without(SAMPLE_LOG, tmp / "v1.tsv", NEW, normalize_ja)
     second = log_without(SAMPLE_LOG, tmp / "v2.tsv", GONE, normalize_ja)
-    assert build(root, first, "1") == 0
-    assert build(root, second, "2", "--previous", "auto") == 0
-    assert build(root, second, "3") == 0
-    assert build(root, second, "4", "--previous", "auto") == 0
+    assert build(root, first, "1", SAMPLE_INDEX) == 0
+    assert build(root, second, "2", SAMPLE_INDEX, "--previous", "auto") == 0
+    assert build(root, second, "3", SAMPLE_INDEX) == 0
+    assert build(root, second, "4", SAMPLE_INDEX, "--previous", "auto") == 0
     return root / "jnq"
 
 
@@ -77,10 +78,11 @@ def test_a_refresh_writes_the_data_files_of_a_full_rebuild(releases):
 def test_a_changed_row_option_is_refused_unless_recompute_all(releases, tmp_path, capsys):
     log = log_without(SAMPLE_LOG, tmp_path / "log.tsv", GONE, normalize_ja)
     capsys.readouterr()
-    assert build(releases.parent, log, "5", "--previous", "auto", "--count-symbols") == 2
+    assert build(releases.parent, log, "5", SAMPLE_INDEX, "--previous", "auto",
+                 "--count-symbols") == 2
     assert "--count-symbols was False, now True" in capsys.readouterr().err
-    assert build(releases.parent, log, "5", "--previous", "auto", "--count-symbols",
-                 "--recompute-all") == 0
+    assert build(releases.parent, log, "5", SAMPLE_INDEX, "--previous", "auto",
+                 "--count-symbols", "--recompute-all") == 0
     carried, recomputed, _, _ = refresh_counts(releases / "5")
     assert carried == 0 and recomputed > 0
 

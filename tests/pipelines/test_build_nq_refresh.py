@@ -29,8 +29,10 @@ KEPT_DROPS = 4  # the sample's questions without an example (3 without Wikipedia
 
 
 def build(root: Path, log: Path, version: str, *extra: str) -> int:
+    """A build of an edited sample log: not the sample, so the bundled index is chosen on
+    purpose (``--sample-index``); its pages still answer the log's questions."""
     return build_nq.main([TEST_RUNNER, "--input", str(log), "--output", str(root),
-                          "--version", version, "--keep-rejected", *extra])
+                          "--version", version, "--keep-rejected", "--sample-index", *extra])
 
 
 @pytest.fixture(scope="module")

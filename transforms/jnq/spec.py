@@ -58,7 +58,9 @@ from transforms.nq.linking_options import (
     backend_options,
     lang_option,
     linking_option,
+    recorded_of,
     resolve_linking,
+    source_of,
 )
 from transforms.nq.questions import IssuedByUsers
 from transforms.nq.refresh import (
@@ -167,10 +169,8 @@ def plan(options: JnqOptions) -> Plan[JnqOptions]:
     require_inputs([options.input])
     linking = resolve_linking(options, needs_index=not questions_only)
     source = {"kind": "query_log", "description": f"query logs matching {options.input}",
-              "search": options.search, "pages": linking.pages, "index_dir": linking.index_dir,
-              "lang": options.lang}
-    recorded = {"pages": linking.pages, "index_dir": linking.index_dir,
-                "split_ratios": dict(options.split_ratios)}
+              **source_of(linking), "lang": options.lang}
+    recorded = {**recorded_of(linking), "split_ratios": dict(options.split_ratios)}
     note = refresh_note(options, questions_only)
     if questions_only:
         return Plan(options, QUESTIONS_RELEASES[options.variant], (QUESTIONS,), source,

@@ -55,7 +55,9 @@ from transforms.nq.linking_options import (
     ResolvedLinking,
     backend_options,
     linking_option,
+    recorded_of,
     resolve_linking,
+    source_of,
 )
 from transforms.nq.publish import ensure_empty_jsonl, nq_dev_baselines
 from transforms.nq.questions import REJECTED_QUERIES, IssuedByUsers, SelectQuestions
@@ -179,10 +181,8 @@ def plan(options: NqOptions) -> Plan[NqOptions]:
         raise UsageError(f"cannot read --categories {options.categories}: {error}") from None
     linking = resolve_linking(options, needs_index=not questions_only)
     source = {"kind": "query_log", "description": f"query logs matching {options.input}",
-              "categories": options.categories, "search": options.search,
-              "pages": linking.pages, "index_dir": linking.index_dir, "lang": options.lang}
-    recorded = {"pages": linking.pages, "index_dir": linking.index_dir,
-                "split_ratios": dict(options.split_ratios)}
+              "categories": options.categories, **source_of(linking), "lang": options.lang}
+    recorded = {**recorded_of(linking), "split_ratios": dict(options.split_ratios)}
     context = NqContext(categories_tsv, linking)
     note = refresh_note(options, questions_only)
     if questions_only:
