@@ -14,6 +14,7 @@ from tests.conftest import PROJECT_ROOT, TEST_RUNNER
 from transforms.nq.examples import HF_SCHEMA
 from transforms.nq.linking import example_id
 from transforms.nq.spec import SPEC
+from transforms.release import md_text
 
 GOLDEN = json.loads((PROJECT_ROOT / "tests" / "golden" / "nq_search_expected.json").read_text())
 SPLITS = ("train", "dev", "test")
@@ -142,6 +143,12 @@ def test_network_backends_end_to_end(tmp_path):
     examples = _original(Path(result["path"]))
     assert [e["document_title"] for e in examples] == ["George Washington"]
     assert examples[0]["document_url"].endswith("title=George_Washington&amp;oldid=1234")
+    source = result["manifest"]["source"]  # the backends actually asked, by their endpoints
+    assert source["search_backend"] == f"mediawiki ({wiki.api_url})"
+    assert source["pages_backend"] == f"rest ({wiki.rest_url.rstrip('/')})"
+    assert not source["index"] and not source["bundled_sample_index"]
+    card = (Path(result["path"]) / "README.md").read_text(encoding="utf-8")
+    assert f"Search: {md_text(source['search_backend'])}; pages: " in card
 
 
 def test_manifest_hashes_the_bytes_on_disk(release):

@@ -7,6 +7,7 @@ from typing import Any
 
 from transforms.core.counters import Counts
 from transforms.jnq.counters import COUNTERS, PATTERNS
+from transforms.nq.backend_labels import linking_line, sample_index_info, sample_index_lines
 from transforms.nq.counters import ACCEPTED, DISTINCT, REJECTED
 from transforms.nq.refresh_text import card_lines, questions_card_lines
 from transforms.release import (
@@ -134,6 +135,8 @@ def _body(manifest: dict[str, Any], stats: dict[str, Any]) -> str:
         QUESTIONS_ONLY_NOTE if questions_only else UNANNOTATED_NOTE,
         "",
         *(questions_card_lines(stats) if questions_only else card_lines(manifest, stats)),
+        *([] if questions_only else [linking_line(manifest["source"]), "",
+                                     *sample_index_lines(manifest["source"])]),
         f"This release: queries with {RULES.get(variant, RULES['jnq'])}, issued by at least "
         f"{md_text(options.get('min_users'))} distinct users within "
         f"{md_text(options.get('window'))} days.",
@@ -152,8 +155,8 @@ def _body(manifest: dict[str, Any], stats: dict[str, Any]) -> str:
     ])
 
 
-jnq_card = DatasetCard(info=JNQ_INFO, body=_body)
-jboolq_card = DatasetCard(info=JBOOLQ_INFO, body=_body)
+jnq_card = DatasetCard(info=JNQ_INFO, body=_body, adapt=sample_index_info)
+jboolq_card = DatasetCard(info=JBOOLQ_INFO, body=_body, adapt=sample_index_info)
 
 
 def jnq_card_for(variant: str) -> DatasetCard:

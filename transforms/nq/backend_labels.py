@@ -17,6 +17,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+from dataclasses import replace
 from typing import Any
 
 from apache_beam.io.filesystems import FileSystems
@@ -24,6 +25,8 @@ from apache_beam.io.filesystems import FileSystems
 from transforms.clients.local_search import META_FILE
 from transforms.clients.search_backends import DEFAULT_API_URL
 from transforms.clients.wikipedia_pages import DEFAULT_REST_URL
+from transforms.release import CardInfo, md_text
+from transforms.release.citations import QUERY_LOG_LICENSE
 from transforms.release.storage import read_json
 from transforms.release.target import MANIFEST
 
@@ -100,3 +103,41 @@ def pages_label(pages: str, search: str, lang: str, index: str, *,
         return f"rest ({_where(rest_url or DEFAULT_REST_URL.format(lang=lang))})"
     return SAME_INDEX if search == "local" else index
 
+
+SAMPLE_PAGES = ("pages written for the toolkit's sample log in Wikipedia's layout (their titles "
+                "and URLs name Wikipedia articles), not pages fetched from Wikipedia")
+ON_PURPOSE = ("**Linked against the bundled sample index on purpose (`--sample-index`), although "
+              "the input is not the bundled sample log.** Its pages were written for that log, "
+              "so most questions here are paired with an unrelated page: use this release to try "
+              "the toolkit, never as data.")
+
+
+def linking_line(source: dict[str, Any]) -> str:
+    """``Search: <backend>; pages: <source>; language: <lang>.`` as the manifest records them
+    (the backend kinds for a release written before the labels were)."""
+    search = source.get("search_backend") or source.get("search")
+    pages = source.get("pages_backend") or source.get("pages")
+    return (f"Search: {md_text(search)}; pages: {md_text(pages)}; "
+            f"language: {md_text(source.get('lang'))}.")
+
+
+def sample_index_lines(source: dict[str, Any]) -> list[str]:
+    """What the card says when the bundled sample index linked the questions: its pages are
+    not Wikipedia's, and (``--sample-index``) that it was chosen for input it was not made
+    for. Nothing otherwise."""
+    if not source.get("bundled_sample_index"):
+        return []
+    lines = [f"The pages come from the bundled sample index: {SAMPLE_PAGES}.", ""]
+    return [ON_PURPOSE, "", *lines] if not source.get("sample_input") else lines
+
+
+def sample_index_info(info: CardInfo, manifest: dict[str, Any]) -> CardInfo:
+    """``info`` of a release linked against the bundled sample index: the licence and
+    collection say where its pages come from (``DatasetCard.adapt``)."""
+    if not (manifest.get("source") or {}).get("bundled_sample_index"):
+        return info
+    return replace(info, license_text=(
+        f"The pages come from the bundled sample index: {SAMPLE_PAGES}; the toolkit's authors "
+        f"wrote them for testing. {QUERY_LOG_LICENSE}"),
+        collection=(f"{info.collection} For this release the search backend and the pages "
+                    f"were the bundled sample index: {SAMPLE_PAGES}."))

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from transforms.core.counters import Counts
+from transforms.nq.backend_labels import linking_line, sample_index_info, sample_index_lines
 from transforms.nq.counters import (
     ACCEPTED,
     CANDIDATE_TAG,
@@ -172,11 +173,11 @@ def _examples_body(manifest: dict[str, Any], stats: dict[str, Any]) -> str:
         UNANNOTATED_NOTE,
         "",
         *card_lines(manifest, stats),
-        f"Search: {md_text(source.get('search'))}; pages: {md_text(source.get('pages'))}; "
-        f"language: {md_text(source.get('lang'))}. "
+        f"{linking_line(source)} "
         f"Questions with a Wikipedia page in the top 5{this_run(stats)}: "
         f"{'-' if share is None else f'{share:.1%}'}.",
         "",
+        *sample_index_lines(source),
         "| split | examples |",
         "|---|---|",
         *[f"| {md_text(split)} | {n} |" for split, n in rows.items()],
@@ -200,4 +201,4 @@ def _examples_body(manifest: dict[str, Any], stats: dict[str, Any]) -> str:
 
 
 nq_questions_card = DatasetCard(info=NQ_QUESTIONS_INFO, body=_questions_body)
-nq_card = DatasetCard(info=NQ_INFO, body=_examples_body)
+nq_card = DatasetCard(info=NQ_INFO, body=_examples_body, adapt=sample_index_info)

@@ -48,3 +48,28 @@ def test_the_body_keeps_rejections_patterns_and_splits(variant):
 def test_a_questions_only_release_says_it_has_no_pages():
     body = check_body(jnq_card, _manifest("jnq_questions", "jnq", {"questions": 4}), STATS)
     assert "--stop-after questions" in body and "Long-answer candidates" not in body
+
+
+def test_the_examples_card_names_the_backend_and_pages_used():
+    """Issue 27 §4: the card names the search backend and pages; the bundled sample index is
+    not called Wikipedia (question releases search nothing and say nothing of it)."""
+    from transforms.nq.backend_labels import ON_PURPOSE, SAMPLE_PAGES
+    from transforms.release import md_text
+
+    source = {"kind": "query_log", "description": "query logs", "lang": "ja",
+              "search_backend": "mediawiki (https://ja.wikipedia.org/w/api.php)",
+              "pages_backend": "rest (https://ja.wikipedia.org/api/rest_v1)"}
+    manifest = {**_manifest("jnq", "jnq", {"train": 3}), "source": source}
+    body = check_body(jnq_card, manifest, STATS)
+    assert (f"Search: {md_text(source['search_backend'])}; pages: "
+            f"{md_text(source['pages_backend'])}; language: ja.") in body
+    assert jnq_card.info_for(manifest).license_text == jnq_card.info.license_text
+    bundled = {**manifest, "source": {**source, "bundled_sample_index": True,
+                                      "sample_input": False}}
+    body = check_body(jboolq_card, bundled, STATS)
+    assert ON_PURPOSE in body and SAMPLE_PAGES in body
+    info = jboolq_card.info_for(bundled)
+    check_card_info(info)
+    assert "Japanese Wikipedia" not in info.license_text
+    questions = {**_manifest("jnq_questions", "jnq", {"questions": 4}), "source": source}
+    assert "Search:" not in check_body(jnq_card, questions, STATS)

@@ -51,3 +51,48 @@ def test_the_examples_body_keeps_splits_tags_and_baselines():
     assert "| dev | 0 |" in body and "p 4, table 1" in body and "50.0%" in body
     assert "## Untrained baselines" in body and "nq-<split>-00.jsonl.gz" in body
     assert "Not annotated yet" in body
+
+
+MEDIAWIKI = {**SOURCE, "search": "mediawiki", "pages": "rest", "index_dir": "",
+             "search_backend": "mediawiki (https://en.wikipedia.org/w/api.php)",
+             "pages_backend": "rest (https://en.wikipedia.org/api/rest_v1)", "index": "",
+             "bundled_sample_index": False, "sample_input": False}
+BUNDLED = {**SOURCE, "search_backend": "bundled sample index (46 pages, for the sample only)",
+           "pages_backend": "the same index",
+           "index": "bundled sample index (46 pages, for the sample only)",
+           "bundled_sample_index": True, "sample_input": True}
+EXAMPLE_STATS = {"counts": {}, "wikipedia_in_top5_share": None}
+
+
+def _examples(source):
+    manifest = {**_manifest("nq", {"train": 1}), "source": source}
+    return manifest, check_body(nq_card, manifest, EXAMPLE_STATS)
+
+
+def test_the_card_names_the_backend_and_pages_used():
+    """Issue 27 §4: the card names the search backend, the page source and the index."""
+    from transforms.release import md_text
+
+    manifest, body = _examples(MEDIAWIKI)
+    assert (f"Search: {md_text(MEDIAWIKI['search_backend'])}; pages: "
+            f"{md_text(MEDIAWIKI['pages_backend'])}; language: en.") in body
+    assert "bundled sample index" not in body
+    assert nq_card.info_for(manifest) is nq_card.info  # Wikipedia's pages, Wikipedia's licence
+    _, old = _examples(SOURCE)  # a manifest written before the labels: the kinds
+    assert "Search: local; pages: local; language: en." in old
+
+
+def test_the_bundled_sample_index_is_not_called_wikipedia():
+    from transforms.nq.backend_labels import ON_PURPOSE, SAMPLE_PAGES
+    from transforms.release import md_text
+
+    manifest, body = _examples(BUNDLED)
+    assert f"Search: {md_text(BUNDLED['search_backend'])}; pages: the same index" in body
+    assert SAMPLE_PAGES in body and ON_PURPOSE not in body
+    info = nq_card.info_for(manifest)
+    check_card_info(info)
+    assert "not pages fetched from Wikipedia" in info.license_text
+    assert "come from Wikipedia" not in info.license_text
+    assert "bundled sample index" in info.collection
+    _, on_purpose = _examples({**BUNDLED, "sample_input": False})
+    assert ON_PURPOSE in on_purpose and SAMPLE_PAGES in on_purpose
