@@ -93,6 +93,9 @@ DATASET_VERSION = "1.0.0"
 ABOUT = "NLQuAD-style long-answer QA from BBC News pages"
 SOURCES = ("sample", "html", "warc", "wayback")
 FILE_SOURCES = ("html", "warc")  # the sources that read --input
+SOURCE_READS = {"sample": "only the pages bundled with the toolkit",
+                "html": "saved HTML pages", "warc": "WARC/ARC archives (no --index)",
+                "wayback": "captures listed by the Wayback Machine"}
 SPLIT_RATIOS = "train=0.8,dev=0.1,test=0.1"
 MAX_PAGE_MIB = 64  # --max-decoded-mib: a real article page is well under 5 MiB
 WAYBACK_GROUP = "wayback source"
@@ -264,6 +267,21 @@ def before_publish(target: ReleaseTarget, splits: tuple[str, ...], squad: bool) 
         write_empty_squad_files(target, splits)
 
 
+def check_unread_inputs(options: NlquadOptions) -> None:
+    """``UsageError`` for ``--input`` or ``--index`` that the chosen source would not read:
+    ``build_nlquad --input 'my/*.html'`` would otherwise build the bundled sample (the
+    default ``--source``) and publish it for the user's pages."""
+    unread = [f"--{name} {value}" for name, value, readers in (
+        ("input", options.input, FILE_SOURCES), ("index", options.index, ("html",)))
+        if value and options.source not in readers]
+    if unread:
+        raise UsageError(
+            f"{' and '.join(unread)} would not be read: --source {options.source} reads "
+            f"{SOURCE_READS[options.source]}. Pass --source html (saved pages, with --index "
+            f"for their URLs and times) or --source warc (WARC/ARC archives) to read your "
+            f"files")
+
+
 def plan(options: NlquadOptions) -> Plan[NlquadOptions]:
     """``--source html|warc`` need ``--input`` (and it, with ``--index``, must match
     files); the paragraph separator must be whitespace; no split may be named like the
@@ -272,6 +290,7 @@ def plan(options: NlquadOptions) -> Plan[NlquadOptions]:
     written."""
     if options.source in FILE_SOURCES and not options.input:
         raise UsageError(f"--source {options.source} needs --input GLOB")
+    check_unread_inputs(options)
     if options.paragraph_separator.strip() or not options.paragraph_separator:
         raise UsageError("--paragraph-separator must be non-empty whitespace")
     if options.source in FILE_SOURCES:

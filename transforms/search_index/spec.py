@@ -129,11 +129,20 @@ def index_pages(target: ReleaseTarget, lang: str, source: str) -> None:
 
 
 def plan(options: SearchIndexOptions) -> Plan[SearchIndexOptions]:
-    """Enterprise dumps need ``--input``; the index is written on this machine; the dump glob
-    or the corpus directory's ``index.tsv`` must exist; a refresh recomputes every row
-    (``transforms.search_index.refresh``)."""
+    """Enterprise dumps and page directories need ``--input``, and the bundled corpus
+    takes none (else it would be indexed as the user's pages, or theirs as the sample); the
+    index is written on this machine; the dump glob or the corpus directory's ``index.tsv``
+    must exist; a refresh recomputes every row (``transforms.search_index.refresh``)."""
     if options.source == ENTERPRISE and not options.input:
         raise UsageError("--source enterprise needs --input GLOB")
+    if options.source == "pages" and not options.input:
+        raise UsageError("--source pages needs --input DIR (a directory with index.tsv); "
+                         "without --source, the bundled corpus is indexed")
+    if options.source == "sample" and options.input:
+        raise UsageError(f"--input {options.input} is not read by --source sample (the "
+                         f"bundled corpus, the default): pass --source pages (a directory "
+                         f"with index.tsv) or --source enterprise (Wikimedia Enterprise HTML "
+                         f"dumps)")
     if "://" in options.output:
         raise UsageError("the index is built on this machine: --output must be a local path")
     corpus = options.input or sample_corpus_dir(options.lang)
