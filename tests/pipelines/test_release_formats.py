@@ -88,6 +88,23 @@ def test_multi_table_releases_keep_their_tables_apart(releases):
     assert yes_no.feature.names == ["NO", "YES"]
 
 
+@pytest.mark.parametrize("kind", KINDS)
+def test_one_shard_alone_loads_with_the_card_features_and_has_the_page_index(
+        releases, kind, tmp_path):
+    path = releases[kind]
+    for info in _card_yaml(path)["dataset_info"]:
+        config = next(c for c in _card_yaml(path)["configs"]
+                      if c["config_name"] == info["config_name"])
+        shard = sorted(path.glob(config["data_files"][0]["path"]))[0]
+        loaded = datasets.load_dataset("parquet", data_files=str(shard), split="train",
+                                       cache_dir=str(tmp_path))
+        assert loaded.features == datasets.Features._from_yaml_list(info["features"]), shard
+        metadata = pq.ParquetFile(shard).metadata
+        assert all(metadata.row_group(g).column(c).has_offset_index
+                   for g in range(metadata.num_row_groups)
+                   for c in range(metadata.num_columns)), shard
+
+
 def _texts(path: Path):
     if path.suffix == ".parquet":
         yield json.dumps(pq.read_table(path).to_pylist(), default=str)

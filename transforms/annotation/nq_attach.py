@@ -18,14 +18,13 @@ from typing import Any
 
 import apache_beam as beam
 import pyarrow as pa
-import pyarrow.parquet as pq
 from apache_beam.io.filesystems import FileSystems
 
 from filters.annotation.nq import with_short_answer_bytes
 from transforms.annotation.release_examples import iter_lines
 from transforms.nq.examples import HF_SCHEMA, hf_example, nq_shard_name
 from transforms.release import RAW
-from transforms.release.formats import PARQUET_COMPRESSION, shard_name
+from transforms.release.formats import parquet_writer, shard_name, write_row_groups
 
 ROW_GROUP = 1000
 
@@ -48,8 +47,7 @@ class AttachNqAnnotations(beam.DoFn):
         with FileSystems.create(original, compression_type=RAW) as raw_out, \
                 gzip.GzipFile(fileobj=raw_out, mode="wb", mtime=0, filename="") as lines_out, \
                 FileSystems.create(parquet, compression_type=RAW) as parquet_out, \
-                pq.ParquetWriter(parquet_out, HF_SCHEMA,
-                                 compression=PARQUET_COMPRESSION) as writer:
+                parquet_writer(parquet_out, HF_SCHEMA) as writer:
             batch: list[dict[str, Any]] = []
             for line in iter_lines(path):
                 example = json.loads(line)
@@ -63,8 +61,8 @@ class AttachNqAnnotations(beam.DoFn):
                 batch.append(hf_example(example))
                 rows += 1
                 if len(batch) == ROW_GROUP:
-                    writer.write_table(pa.Table.from_pylist(batch, schema=HF_SCHEMA))
+                    write_row_groups(writer, pa.Table.from_pylist(batch, schema=HF_SCHEMA))
                     batch = []
             if batch:
-                writer.write_table(pa.Table.from_pylist(batch, schema=HF_SCHEMA))
+                write_row_groups(writer, pa.Table.from_pylist(batch, schema=HF_SCHEMA))
         yield split, rows

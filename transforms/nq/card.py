@@ -19,6 +19,7 @@ from transforms.nq.counters import (
     SEARCH_FAILED,
     SEARCHED,
 )
+from transforms.nq.examples import CLASS_LABELS
 from transforms.nq.refresh_text import card_lines, questions_card_lines, this_run
 from transforms.release import (
     CardInfo,
@@ -131,7 +132,7 @@ NQ_INFO = CardInfo(
         "candidates (P, Table, Tr, Ul, Ol, Dl, Li, Dd, Dt) are extracted with token and byte "
         "offsets and top-level flags. Splits are a stable hash of the normalized question, "
         "so a question never moves between splits across versions."),
-    class_labels={"annotations.yes_no_answer": ("NO", "YES")},
+    class_labels=CLASS_LABELS,
 )
 
 

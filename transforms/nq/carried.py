@@ -27,7 +27,7 @@ import pyarrow.parquet as pq
 from apache_beam.io.filesystems import FileSystems
 
 from transforms.nq.examples import HF_SCHEMA, hf_example, jsonl_line, member_bytes
-from transforms.release.formats import PARQUET_COMPRESSION, parquet_bytes
+from transforms.release.formats import parquet_bytes, table_bytes
 from transforms.release.storage import RAW
 
 ORIGINAL_DIR = "nq_original"
@@ -91,10 +91,7 @@ def hf_parquet(rows: list[Example], schema: pa.Schema) -> bytes:
         else:
             batches.append(pa.RecordBatch.from_pylist([hf_example(row) for row in group],
                                                       schema=schema))
-    table = pa.Table.from_batches(batches, schema=schema).combine_chunks()
-    sink = io.BytesIO()
-    pq.write_table(table, sink, compression=PARQUET_COMPRESSION)
-    return sink.getvalue()
+    return table_bytes(pa.Table.from_batches(batches, schema=schema).combine_chunks())
 
 
 def split_members(data: bytes) -> list[tuple[bytes, bytes]]:

@@ -23,6 +23,7 @@ from typing import Any
 import pyarrow as pa
 
 from transforms.nq.linking import example_id
+from transforms.release.features import with_class_labels
 
 _LONG_ANSWER = pa.struct([
     pa.field("start_token", pa.int64()), pa.field("end_token", pa.int64()),
@@ -34,7 +35,8 @@ _SHORT_ANSWERS = pa.struct([
     pa.field("start_byte", pa.list_(pa.int64())), pa.field("end_byte", pa.list_(pa.int64())),
     pa.field("text", pa.list_(pa.string())),
 ])
-HF_SCHEMA = pa.schema([
+CLASS_LABELS = {"annotations.yes_no_answer": ("NO", "YES")}
+HF_SCHEMA = with_class_labels(pa.schema([
     pa.field("id", pa.string(), nullable=False),
     pa.field("document", pa.struct([
         pa.field("title", pa.string()),
@@ -64,7 +66,7 @@ HF_SCHEMA = pa.schema([
         pa.field("short_answers", pa.list_(_SHORT_ANSWERS)),
         pa.field("yes_no_answer", pa.list_(pa.int64())),
     ])),
-], metadata={"dataset": "nq", "layout": "huggingface natural_questions"})
+], metadata={"dataset": "nq", "layout": "huggingface natural_questions"}), CLASS_LABELS)
 FIELD_DOCS = {
     "id": "example_id as a string (stable 64-bit hash of the normalized question)",
     "document": "the top-ranked Wikipedia page among the top-5 search results",

@@ -39,6 +39,7 @@ from transforms.clients.local_search import (
 )
 from transforms.clients.page_store import FORMAT as PAGE_STORE_FORMAT
 from transforms.clients.page_store import PageStoreWriter
+from transforms.release.formats import parquet_writer, write_row_groups
 from transforms.sources.compressed import CHUNK, DecodedTooLarge, resolve_limit
 
 DOC_SCHEMA = pa.schema([
@@ -260,7 +261,7 @@ class _DocsWriter:
                 self._next_file()
             room = self.rows_per_file - self._rows
             part, rows = rows[:room], rows[room:]
-            self._writer.write_table(pa.Table.from_pylist(list(part), schema=DOC_SCHEMA))
+            write_row_groups(self._writer, pa.Table.from_pylist(list(part), schema=DOC_SCHEMA))
             self._rows += len(part)
 
     def _next_file(self) -> None:
@@ -268,7 +269,7 @@ class _DocsWriter:
             self._writer.close()
         path = os.path.join(self.directory, f".docs-{len(self._files):05d}.parquet")
         self._files.append(path)
-        self._writer = pq.ParquetWriter(path, DOC_SCHEMA, compression="zstd")
+        self._writer = parquet_writer(path, DOC_SCHEMA)
         self._rows = 0
 
     def close(self) -> None:
