@@ -66,9 +66,13 @@ from transforms.annotation.release_examples import split_files, split_patterns
 from transforms.annotation.simulate import WorkerPool
 from transforms.annotation.simulate_release import write_simulated_votes
 from transforms.jnq.schema import FIELD_DOCS as JNQ_FIELD_DOCS
+from transforms.jnq.training_tables import FIELD_DOCS as TRAINING_FIELD_DOCS
+from transforms.jnq.training_tables import TRAINING_TABLES
 from transforms.nq.examples import FIELD_DOCS as NQ_FIELD_DOCS
 from transforms.nq.examples import HF_SCHEMA
 from transforms.nq.publish import ensure_empty_jsonl, nq_dev_baselines
+from transforms.nq.simplified import FIELD_DOCS as SIMPLIFIED_FIELD_DOCS
+from transforms.nq.simplified import WriteSimplified, ensure_simplified
 from transforms.release import (
     ReleaseTarget,
     WriteAccounting,
@@ -336,16 +340,24 @@ def build_import(pipeline: beam.Pipeline, args: argparse.Namespace, inputs: list
     if args.dataset == "nq":
         vote_schema = nq_import.VOTE_SCHEMA
         files = [f for item in inputs for f in item.files]
-        written = [pipeline
-                   | "AnnotatedFiles" >> beam.Create(files)
-                   | "AttachAnnotations" >> beam.ParDo(AttachNqAnnotations(staging),
-                                                       beam.pvalue.AsDict(rows))]
+        attached = (pipeline
+                    | "AnnotatedFiles" >> beam.Create(files)
+                    | "AttachAnnotations" >> beam.ParDo(AttachNqAnnotations(staging),
+                                                        beam.pvalue.AsDict(rows)))
+        written = [attached, attached | "WriteSimplified" >> WriteSimplified(staging)]
         vote_key = lambda r: f"{r['example_id']}/{r['annotator_id']}"  # noqa: E731
     else:
         vote_schema = jnq_import.VOTE_SCHEMA
         written = [rows | "WriteRows" >> WriteShards(
             staging, lambda r: r["question"], parquet_bytes, "parquet",
             jnq_import.ANNOTATED_SCHEMA, max_rows)]
+        for config, (make_rows, schema) in TRAINING_TABLES[args.dataset].items():
+            written.append(rows
+                           | f"Pairs_{config}" >> beam.FlatMapTuple(
+                               lambda split, row, f=make_rows: ((split, r) for r in f(row)))
+                           | f"Write_{config}" >> WriteShards(
+                               staging, lambda r: r["id"], parquet_bytes, "parquet", schema,
+                               max_rows, subdir=config))
         vote_key = lambda r: (f"{r['question_id']}/{r['annotator_id']}/{r['stage']}/"  # noqa: E731
                               f"{r['paragraph']}")
     written.append(judgments | "WriteVotes" >> WriteShards(
@@ -476,10 +488,12 @@ def run_import(args: argparse.Namespace, beam_args: list[str]) -> dict[str, Any]
     def finish() -> dict[str, Any]:
         if base == "nq":
             ensure_empty_jsonl(target, splits)
+            ensure_simplified(target.staging_dir)
         schema = HF_SCHEMA if base == "nq" else jnq_import.ANNOTATED_SCHEMA
-        docs = ({**nq_import.VOTE_FIELD_DOCS, **NQ_FIELD_DOCS} if base == "nq" else
+        docs = ({**nq_import.VOTE_FIELD_DOCS, **NQ_FIELD_DOCS, **SIMPLIFIED_FIELD_DOCS}
+                if base == "nq" else
                 {**jnq_import.VOTE_FIELD_DOCS, **JNQ_FIELD_DOCS,
-                 **jnq_import.ANNOTATED_FIELD_DOCS})
+                 **jnq_import.ANNOTATED_FIELD_DOCS, **TRAINING_FIELD_DOCS})
         eval_split = _baseline_split(target.staging_dir, base, splits)
         return publish(
             target, overwrite=args.overwrite, allow_empty=args.allow_empty, splits=splits,

@@ -31,16 +31,17 @@ ROW_GROUP = 1000
 
 class AttachNqAnnotations(beam.DoFn):
     """``(split, path, index, count)`` + side input ``{id: annotations}`` -> both files of
-    the annotated split shard, written under ``staging_dir``; emits ``(split, rows)``."""
+    the annotated split shard, written under ``staging_dir``; emits ``(split, original-format
+    file, rows)`` (as ``WriteShards`` does, so ``WriteSimplified`` follows it)."""
 
     def __init__(self, staging_dir: str):
         self.staging_dir = staging_dir
 
     def process(self, element: tuple[str, str, int, int],
-                annotations: dict[str, list[dict[str, Any]]]) -> Iterator[tuple[str, int]]:
+                annotations: dict[str, list[dict[str, Any]]]) -> Iterator[tuple[str, str, int]]:
         split, path, index, count = element
-        original = FileSystems.join(self.staging_dir, "nq_original", split,
-                                    nq_shard_name(split, index, count))
+        relative = f"nq_original/{split}/{nq_shard_name(split, index, count)}"
+        original = FileSystems.join(self.staging_dir, *relative.split("/"))
         parquet = FileSystems.join(self.staging_dir, split,
                                    shard_name(split, index, count, "parquet"))
         rows = 0
@@ -65,4 +66,4 @@ class AttachNqAnnotations(beam.DoFn):
                     batch = []
             if batch:
                 write_row_groups(writer, pa.Table.from_pylist(batch, schema=HF_SCHEMA))
-        yield split, rows
+        yield split, relative, rows

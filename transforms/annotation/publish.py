@@ -18,10 +18,13 @@ from transforms.annotation.carry_report import STATS_KEY, carried_card_lines, ca
 from transforms.annotation.counters import CARRIED_VOTES, COUNTERS, EXAMPLES, SIMULATED, VOTES
 from transforms.core.counters import Counts
 from transforms.jnq.card import JBOOLQ_INFO, JNQ_INFO
+from transforms.jnq.training_tables import CARD_LINES as TRAINING_CARD_LINES
+from transforms.jnq.training_tables import TRAINING_TABLES
 from transforms.metrics.agreement import fleiss_kappa, worker_agreement
 from transforms.metrics.annotation_quality import jnq_quality, nq_quality, quality_tables_markdown
 from transforms.metrics.jnq import jnq_metrics
 from transforms.nq.card import NQ_INFO
+from transforms.nq.simplified import CARD_LINE as SIMPLIFIED_CARD_LINE
 from transforms.release import (
     CardInfo,
     DatasetCard,
@@ -199,10 +202,12 @@ def annotation_card(base: str, manifest: dict[str, Any], stats: dict[str, Any]) 
     if base == "nq":
         lines += ["- `nq_original/<split>/*.jsonl.gz`: the NQ original format with "
                   "`annotations`; `natural_questions.nq_eval` reads it as gold.",
-                  "- `<split>/*.parquet`: the HuggingFace `natural_questions` layout."]
+                  "- `<split>/*.parquet`: the HuggingFace `natural_questions` layout.",
+                  SIMPLIFIED_CARD_LINE]
     else:
         lines += ["- `<split>/*.parquet`: the release's rows with `annotations` (one per "
-                  "candidate paragraph), `gold_paragraph_ids` and `is_yes_no_question`."]
+                  "candidate paragraph), `gold_paragraph_ids` and `is_yes_no_question`.",
+                  *[TRAINING_CARD_LINES[config] for config in TRAINING_TABLES.get(base, {})]]
     lines += ["- `votes/<split>/*.parquet`: every judgment used, one row each.", ""]
     return "\n".join(lines)
 

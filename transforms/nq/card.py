@@ -21,6 +21,7 @@ from transforms.nq.counters import (
 )
 from transforms.nq.examples import CLASS_LABELS
 from transforms.nq.refresh_text import card_lines, questions_card_lines, this_run
+from transforms.nq.simplified import CARD_LINE as SIMPLIFIED_CARD_LINE
 from transforms.release import (
     CardInfo,
     DatasetCard,
@@ -194,6 +195,7 @@ def _examples_body(manifest: dict[str, Any], stats: dict[str, Any]) -> str:
         "(`natural_questions.simplify_nq_data`, `natural_questions.nq_eval`).",
         "- `<split>/*.parquet`: the HuggingFace `natural_questions` field layout "
         "(`annotations.yes_no_answer`: -1 none, 0 NO, 1 YES).",
+        SIMPLIFIED_CARD_LINE,
         "",
         "Splits are a stable hash of the normalized question: a question never moves between "
         "splits across versions.",

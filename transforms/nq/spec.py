@@ -73,6 +73,8 @@ from transforms.nq.refresh import (
 from transforms.nq.refresh_text import questions_summary_lines, this_run
 from transforms.nq.refresh_text import summary_lines as refresh_lines
 from transforms.nq.schema import FIELD_DOCS, QUESTION_SCHEMA, REJECTED_QUERY_SCHEMA
+from transforms.nq.simplified import FIELD_DOCS as SIMPLIFIED_FIELD_DOCS
+from transforms.nq.simplified import WriteSimplified, ensure_simplified
 from transforms.release import (
     HistogramFn,
     ReleaseTarget,
@@ -147,7 +149,8 @@ QUESTIONS_RELEASE = ReleaseKind(
 EXAMPLES_RELEASE = ReleaseKind(
     DATASET_EXAMPLES, "Natural Questions-style examples: questions with a Wikipedia page and "
                       "its long-answer candidates",
-    schema=HF_SCHEMA, field_docs={**FIELD_DOCS, **EXAMPLE_FIELD_DOCS}, make_stats=nq_stats,
+    schema=HF_SCHEMA, field_docs={**FIELD_DOCS, **EXAMPLE_FIELD_DOCS, **SIMPLIFIED_FIELD_DOCS},
+    make_stats=nq_stats,
     make_card=nq_card, baselines=nq_dev_baselines, renderer="nq", evaluator="nq")
 ANNOTATED_RELEASE = ReleaseKind(
     "nq_annotated", "NQ examples with crowd annotations (python -m pipelines.annotate import)",
@@ -196,6 +199,7 @@ def plan(options: NqOptions) -> Plan[NqOptions]:
 
 def _ensure_empty_jsonl(target: ReleaseTarget, splits: tuple[str, ...]) -> None:
     ensure_empty_jsonl(target, list(splits))
+    ensure_simplified(target.staging_dir)
 
 
 class BuildNq(beam.PTransform):
@@ -278,11 +282,12 @@ class BuildNq(beam.PTransform):
             examples | "WriteParquet" >> WriteShards(
                 staging, example_key, hf_parquet, "parquet", HF_SCHEMA,
                 options.max_rows_per_shard),
-            examples | "WriteOriginal" >> WriteShards(
-                staging, example_key, original_bytes, "jsonl.gz",
-                max_rows_per_shard=options.max_rows_per_shard, subdir="nq_original",
-                namer=nq_shard_name),
         ]
+        original = examples | "WriteOriginal" >> WriteShards(
+            staging, example_key, original_bytes, "jsonl.gz",
+            max_rows_per_shard=options.max_rows_per_shard, subdir="nq_original",
+            namer=nq_shard_name)
+        written += [original, original | "WriteSimplified" >> WriteSimplified(staging)]
         page_stats = examples | "PageLengths" >> beam.FlatMap(lambda kv: page_lengths(kv[1]))
         return [page_stats], [*linked_results, built, *refresh_results], written
 

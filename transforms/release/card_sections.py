@@ -25,7 +25,8 @@ def short_type(data_type: Any) -> str:
 
 
 def field_table(tables: list[Table], docs: dict[str, str]) -> list[str]:
-    """One Markdown table of columns (type, meaning) per config."""
+    """One Markdown table of columns (type, meaning) per config; ``docs`` may describe a
+    column of one config only as ``<config>.<column>``."""
     lines = ["## Fields", ""]
     seen: set[str] = set()
     for table in tables:
@@ -34,7 +35,8 @@ def field_table(tables: list[Table], docs: dict[str, str]) -> list[str]:
         seen.add(table.config)
         lines += [f"Config `{table.config}` (`{table.pattern}`):", "",
                   "| column | type | meaning |", "|---|---|---|"]
-        lines += [f"| `{f.name}` | `{short_type(f.type)}` | {md_text(docs.get(f.name, ''))} |"
+        lines += [f"| `{f.name}` | `{short_type(f.type)}` | "
+                  f"{md_text(docs.get(f'{table.config}.{f.name}', docs.get(f.name, '')))} |"
                   for f in table.schema]
         lines.append("")
     return lines
