@@ -7,6 +7,8 @@
         [--threshold 0.8] [--num-perm 128] [--examples 5] [--no-verify] [--json]
     python -m pipelines.release browse DIR [--out SITE_DIR] [--overwrite] [--page-size 100]
         [--limit N] [--serve] [--port 8000]
+    python -m pipelines.release publish DIR --to hf://datasets/ORG/NAME [--dry-run] [--private]
+        [--json]
 
 ``verify`` re-hashes every file of each release against its manifest and checks row counts
 and schemas; it prints one line per problem, naming the file, and exits 5 when any release
@@ -36,6 +38,11 @@ existing one is replaced only with ``--overwrite`` and only if it is a site writ
 ``browse`` (else exit 3); a ``SITE_DIR`` inside the release exits 2; a damaged release 5.
 ``--limit N`` shows at most N examples per split. ``--serve`` then serves the site on
 http://127.0.0.1:PORT/ only (``--port 0``: any free port) until Ctrl-C.
+``publish`` sends a version to a Hugging Face Hub dataset repository
+(``transforms.release.hub_publish``): one commit on ``main`` and a tag named after the
+version. ``--dry-run`` prints the repo, revision, files and sizes without any network access.
+A ``--to`` that is not ``hf://datasets/ORG/NAME`` or a DIR that is not a release exits 2
+before any work, a damaged release 5, a version the repo already has 3, a Hub error 1.
 
 The functions ``verify``, ``diff``, ``leakage`` and ``browse`` are the commands callable with
 keywords; they raise ``NotAReleaseError``, ``DamagedReleaseError``, ``UsageError`` or
@@ -55,6 +62,7 @@ from filters.text.terminal import printable
 from pipelines.cli.entry import quiet_loggers
 from pipelines.cli.errors import (
     EXIT_DAMAGED,
+    EXIT_JOB_FAILED,
     EXIT_OK,
     EXIT_RELEASE_EXISTS,
     EXIT_USAGE,
@@ -73,6 +81,13 @@ from transforms.release import (
     verify_release,
 )
 from transforms.release.diff import IncomparableReleasesError, diff_releases
+from transforms.release.hub_publish import (
+    HubVersionExistsError,
+    InvalidHubTarget,
+    hub_repo_id,
+    plan_publish,
+    publish_to_hub,
+)
 from transforms.release.leakage import EXAMPLES, NUM_PERM, THRESHOLD, LeakageError, release_leakage
 from transforms.release.manifest import MANIFEST, ManifestError, manifest_problem, read_manifest
 
@@ -129,7 +144,54 @@ def build_parser() -> argparse.ArgumentParser:
     site.add_argument("--serve", action="store_true",
                       help="then serve the site on http://127.0.0.1:PORT/ until Ctrl-C")
     site.add_argument("--port", type=int, default=8000, help="the --serve port (0: any)")
+    hub = commands.add_parser("publish", help="send a version to a Hugging Face Hub dataset "
+                                              "repository, tagged with the version")
+    hub.add_argument("path", metavar="DIR")
+    hub.add_argument("--to", required=True, metavar="hf://datasets/ORG/NAME")
+    hub.add_argument("--dry-run", action="store_true",
+                     help="list what would be sent (repo, revision, files, sizes); no network")
+    hub.add_argument("--private", action="store_true", help="create the repo private")
+    hub.add_argument("--json", action="store_true", help="print one JSON object")
     return parser
+
+
+def publish(path: str, to: str, *, dry_run: bool = False, private: bool = False,
+            endpoint: str | None = None) -> dict[str, Any]:
+    """Send the release at ``path`` (a version, or a dataset directory: its ``LATEST``) to
+    ``to``; with ``dry_run`` only the plan. Raises ``UsageError`` for a bad ``--to``."""
+    try:
+        hub_repo_id(to)
+        plan = plan_publish(resolve_release(path), to)
+    except InvalidHubTarget as error:
+        raise UsageError(str(error)) from error
+    if dry_run:
+        return {**plan.to_dict(), "dry_run": True}
+    return publish_to_hub(plan, endpoint=endpoint, private=private)
+
+
+def _publish(args: argparse.Namespace) -> int:
+    from huggingface_hub.errors import HfHubHTTPError
+
+    try:
+        report = publish(args.path, args.to, dry_run=args.dry_run, private=args.private)
+    except HubVersionExistsError as error:
+        print(f"error: {printable(error)}", file=sys.stderr)
+        return EXIT_RELEASE_EXISTS
+    except HfHubHTTPError as error:
+        print(f"error: the Hub refused the upload: {printable(error)}", file=sys.stderr)
+        return EXIT_JOB_FAILED
+    if args.json:
+        _print_json(report, ascii_only=False)
+        return EXIT_OK
+    verb = "would send" if args.dry_run else "sent"
+    print(printable(f"{verb} {report['dataset']} {report['version']} to {report['repo']} "
+                    f"(branch main, tag {report['revision']}): {len(report['files'])} files, "
+                    f"{report['bytes']} bytes"))
+    for entry in report["files"]:
+        print(printable(f"  {entry['bytes']:>12}  {entry['path']}"))
+    for name in report.get("deleted", []):
+        print(printable(f"  deleted from main: {name}"))
+    return EXIT_OK
 
 
 def verify(paths: list[str], quick: bool = False) -> list[dict[str, Any]]:
@@ -398,6 +460,8 @@ def _print_json(value: dict[str, Any], ascii_only: bool = True) -> None:
 def _run(args: argparse.Namespace) -> int:
     if args.command == "browse":
         return _browse(args)
+    if args.command == "publish":
+        return _publish(args)
     if args.command == "verify":
         reports = verify(args.paths, args.quick)
         if args.json:

@@ -1,0 +1,107 @@
+"""Publish a release version to the Hugging Face Hub: ``release publish DIR --to hf://...``.
+
+A version is one commit on the dataset repository's ``main`` branch, whose files are exactly
+the version directory's (files of an earlier version that this one lacks are deleted in the
+same commit), and a tag named after the version at that commit: ``load_dataset(repo,
+revision="1.0.0")`` gets that version, ``main`` the last one published. A version whose tag
+exists is refused before anything is sent (``HubVersionExistsError``). The release is checked
+against its manifest first (``verify.require_intact``), and every file is sent as it is on disk.
+
+``plan_publish`` is what ``--dry-run`` prints: target repo, revision, files and sizes, with no
+network access. The upload is ``huggingface_hub``'s ``create_commit`` (small files travel
+inside the commit, larger ones through the Hub's xet/LFS storage, as the Hub decides); the
+endpoint is ``HF_ENDPOINT`` (default https://huggingface.co) and the token the standard one
+(``HF_TOKEN`` or ``hf auth login``'s file), never printed.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+from transforms.release.manifest import read_manifest
+from transforms.release.storage import is_local, list_files
+from transforms.release.verify import require_intact
+
+HUB_PREFIX = "hf://datasets/"
+_PART = r"[A-Za-z0-9](?:[A-Za-z0-9._-]{0,94}[A-Za-z0-9])?"
+_REPO = re.compile(rf"({_PART})/({_PART})")
+
+
+class InvalidHubTarget(ValueError):
+    """``--to`` is not ``hf://datasets/ORG/NAME`` with valid Hub names."""
+
+
+class HubVersionExistsError(RuntimeError):
+    """The repository already has a revision (tag) named after the version."""
+
+
+def hub_repo_id(target: str) -> str:
+    """``ORG/NAME`` of ``hf://datasets/ORG/NAME`` (``InvalidHubTarget`` otherwise)."""
+    rest = target[len(HUB_PREFIX):] if target.startswith(HUB_PREFIX) else None
+    match = _REPO.fullmatch(rest or "")
+    if not match or ".." in rest or "--" in rest:
+        raise InvalidHubTarget(
+            f"--to {target!r}: expected hf://datasets/ORG/NAME (letters, digits, '.', '_', "
+            "'-'; no '..' or '--'; at most 96 characters each)")
+    return rest
+
+
+@dataclass
+class PublishPlan:
+    """What a publish sends: the version's files (relative path, bytes) to ``repo_id`` at
+    revision (tag) ``version``."""
+
+    path: str
+    repo_id: str
+    dataset: str
+    version: str
+    files: list[tuple[str, int]] = field(default_factory=list)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"path": self.path, "repo": f"{HUB_PREFIX}{self.repo_id}",
+                "revision": self.version, "branch": "main", "dataset": self.dataset,
+                "version": self.version,
+                "files": [{"path": p, "bytes": n} for p, n in self.files],
+                "bytes": sum(n for _, n in self.files)}
+
+
+def plan_publish(version_dir: str, target: str) -> PublishPlan:
+    """Validate the target and the release (local, intact) and list what would be sent;
+    no network access."""
+    repo_id = hub_repo_id(target)
+    if not is_local(version_dir):
+        raise InvalidHubTarget(f"{version_dir}: publish reads a local release directory")
+    require_intact(version_dir)
+    manifest = read_manifest(version_dir)
+    files = [(name, os.path.getsize(os.path.join(version_dir, *name.split("/"))))
+             for name in list_files(version_dir)]
+    return PublishPlan(version_dir, repo_id, str(manifest.get("dataset", "")),
+                       str(manifest.get("version", "")), files)
+
+
+def publish_to_hub(plan: PublishPlan, endpoint: str | None = None,
+                   private: bool = False) -> dict[str, Any]:
+    """Send ``plan``: create the repo (if needed), one commit on ``main`` holding exactly the
+    version's files, then tag it with the version. Returns the plan's dict with ``commit``."""
+    from huggingface_hub import CommitOperationAdd, CommitOperationDelete, HfApi
+
+    api = HfApi(endpoint=endpoint or os.environ.get("HF_ENDPOINT") or None)
+    repo = {"repo_id": plan.repo_id, "repo_type": "dataset"}
+    api.create_repo(**repo, exist_ok=True, private=private)
+    if plan.version in {tag.name for tag in api.list_repo_refs(**repo).tags}:
+        raise HubVersionExistsError(
+            f"{HUB_PREFIX}{plan.repo_id} already has revision {plan.version}; publish "
+            "another version (a published revision is never moved)")
+    sent = {name for name, _ in plan.files}
+    stale = [name for name in api.list_repo_files(**repo) if name not in sent
+             and name != ".gitattributes"]
+    operations = [CommitOperationAdd(name, os.path.join(plan.path, *name.split("/")))
+                  for name, _ in plan.files] + [CommitOperationDelete(n) for n in stale]
+    commit = api.create_commit(**repo, operations=operations,
+                               commit_message=f"{plan.dataset} {plan.version}")
+    api.create_tag(**repo, tag=plan.version, revision=commit.oid,
+                   tag_message=f"{plan.dataset} {plan.version}")
+    return {**plan.to_dict(), "commit": commit.oid, "deleted": sorted(stale)}
