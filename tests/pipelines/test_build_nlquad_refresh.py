@@ -194,6 +194,7 @@ def test_a_previous_release_without_a_sidecar_is_refused(tmp_path, capsys, monke
         (version / name).unlink()
         del manifest["files"][name]
     (version / "dataset_info.json").write_text(json.dumps(manifest), encoding="utf-8")
+    (version / "SHA256SUMS").unlink()  # a release from before SHA256SUMS
     args = [TEST_RUNNER, "--output", str(root), "--version", "2", *source,
             "--previous", str(version)]
     capsys.readouterr()

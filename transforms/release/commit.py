@@ -1,5 +1,8 @@
 """Publish a staged release: manifest last, move into place, point ``LATEST`` at it.
 
+Just before the manifest, ``SHA256SUMS`` (``transforms.release.checksums``) is staged, so it
+moves into place with the version.
+
 Locally the staging directory is renamed into place; object stores have no directory rename,
 so files are copied with the manifest last, then ``_SUCCESS``. A failed run's staging
 directory is discarded, so no half-written version is ever left behind. An overwrite keeps the
@@ -17,10 +20,12 @@ published: ``LatestNotUpdatedError`` says so, and rerunning with ``--skip-existi
 
 from __future__ import annotations
 
+import json
 import os
 
 from apache_beam.io.filesystems import FileSystems
 
+from transforms.release.checksums import EMPTY_SHA256, SHA256SUMS, release_sums
 from transforms.release.resolve import InvalidLatestError, latest_version
 from transforms.release.staging import (
     latest_temporary,
@@ -29,7 +34,7 @@ from transforms.release.staging import (
     remove_empty_staging_root,
     replaced_dir,
 )
-from transforms.release.storage import is_local, list_files, read_json, write_bytes
+from transforms.release.storage import is_local, list_files, read_json, sha256_of, write_bytes
 from transforms.release.target import (
     MANIFEST,
     SUCCESS_MARKER,
@@ -55,6 +60,7 @@ def finalize_release(target: ReleaseTarget, overwrite: bool, manifest: bytes) ->
     if not _is_staged(target) and published_run_id(target) == target.run_id:
         _point_latest(target)
         return target.final_dir
+    write_bytes(FileSystems.join(target.staging_dir, SHA256SUMS), _sums(target, manifest))
     write_bytes(FileSystems.join(target.staging_dir, MANIFEST), manifest)
     target.check_writable(overwrite)
     if is_local(target.final_dir):
@@ -63,6 +69,23 @@ def finalize_release(target: ReleaseTarget, overwrite: bool, manifest: bytes) ->
         _move_remote(target)
     _point_latest(target)
     return target.final_dir
+
+
+def _sums(target: ReleaseTarget, manifest: bytes) -> bytes:
+    """``SHA256SUMS`` of the staged version: every staged file (its hash from the manifest,
+    which hashed it when it was staged; a file the manifest does not list is hashed here),
+    the manifest itself, and on an object store the empty ``_SUCCESS`` written after the
+    move."""
+    listed = json.loads(manifest).get("files", {})
+    files = {}
+    for name in list_files(target.staging_dir):
+        if name in (MANIFEST, SHA256SUMS):
+            continue
+        entry = listed.get(name)
+        files[name] = {"sha256": entry["sha256"] if isinstance(entry, dict) else sha256_of(
+            FileSystems.join(target.staging_dir, *name.split("/")))[0]}
+    extra = {} if is_local(target.final_dir) else {SUCCESS_MARKER: EMPTY_SHA256}
+    return release_sums(files, MANIFEST, manifest, extra)
 
 
 def _point_latest(target: ReleaseTarget) -> None:

@@ -12,6 +12,11 @@ The manifest is the one file no checksum covers: one that is unreadable, nested 
 or of the wrong shape (``manifest.read_manifest``) makes its release damaged, never a
 traceback, and costs ``list_releases`` only that entry. A listed file that is a link or
 not a regular file (a FIFO would block) is a problem, never followed nor opened.
+``SHA256SUMS`` (``transforms.release.checksums``), when present, must list every file of the
+version but itself with the hash the manifest records (the manifest's own hash, and that of
+an object store's ``_SUCCESS``, are checked against the file); it is what ``sha256sum -c``
+reads. A release written before ``SHA256SUMS`` existed has none and is checked against its
+manifest alone (``Verification.sha256sums`` is then ``"absent"``).
 ``LATEST`` is input too: ``list_releases`` reads it through ``resolve.latest_version``
 (list status ``invalid_latest`` for one naming no sibling version).
 """
@@ -27,9 +32,10 @@ from typing import Any
 import pyarrow.parquet as pq
 from apache_beam.io.filesystems import FileSystems
 
+from transforms.release.checksums import MAX_SUMS_BYTES, SHA256SUMS, parse_sums
 from transforms.release.manifest import ManifestError, read_manifest
 from transforms.release.resolve import InvalidLatestError, latest_version
-from transforms.release.storage import RAW, is_local, list_files, sha256_of
+from transforms.release.storage import RAW, is_local, list_files, read_bytes, sha256_of
 from transforms.release.target import MANIFEST, STAGING, SUCCESS_MARKER
 
 INVALID_LATEST = "invalid_latest"  # list status: LATEST names no sibling version
@@ -58,6 +64,7 @@ class Verification:
     dataset: str = ""
     version: str = ""
     files: int = 0
+    sha256sums: str = "absent"  # "checked" when the version has a SHA256SUMS
     problems: list[tuple[str, str]] = field(default_factory=list)
 
     @property
@@ -66,7 +73,7 @@ class Verification:
 
     def to_dict(self) -> dict[str, Any]:
         return {"path": self.path, "dataset": self.dataset, "version": self.version,
-                "files": self.files, "ok": self.ok,
+                "files": self.files, "ok": self.ok, "sha256sums": self.sha256sums,
                 "problems": [{"file": f, "problem": p} for f, p in self.problems]}
 
 
@@ -106,7 +113,7 @@ def _check_files(path: str, manifest: dict[str, Any], report: Verification,
     report.dataset, report.version = manifest.get("dataset", ""), manifest.get("version", "")
     listed: dict[str, dict[str, Any]] = manifest.get("files", {})
     present = set(list_files(path))
-    for extra in sorted(present - set(listed) - {MANIFEST, SUCCESS_MARKER}):
+    for extra in sorted(present - set(listed) - {MANIFEST, SUCCESS_MARKER, SHA256SUMS}):
         report.problems.append((extra, "not in the manifest"))
     expected_schema = [(f["name"], _type(f["type"])) for f in manifest.get("schema", [])]
     splits = set(manifest.get("splits", []))
@@ -160,6 +167,41 @@ def _check_files(path: str, manifest: dict[str, Any], report: Verification,
         if rows.get(split, 0) != expected:
             report.problems.append((f"{split}/", f"{rows.get(split, 0)} rows, the manifest "
                                                  f"says {expected}"))
+    if SHA256SUMS in present:
+        report.sha256sums = "checked"
+        named = {name for name, _ in report.problems}  # each bad file is named once
+        report.problems += [(name, problem) for name, problem
+                            in _sums_problems(path, listed, present, deep) if name not in named]
+
+
+def _sums_problems(path: str, listed: dict[str, dict[str, Any]], present: set[str],
+                   deep: bool) -> list[tuple[str, str]]:
+    """Where ``SHA256SUMS`` disagrees with the version: a file it leaves out or lists but
+    the version lacks, a hash other than the manifest's (or, for the manifest and
+    ``_SUCCESS``, the file's when ``deep``)."""
+    full = FileSystems.join(path, SHA256SUMS)
+    strange = _not_a_plain_file(full)
+    if strange:
+        return [(SHA256SUMS, strange)]
+    try:
+        sums = parse_sums(read_bytes(full, MAX_SUMS_BYTES))
+    except (OSError, ValueError) as error:  # ChecksumsError and an oversized file
+        return [(SHA256SUMS, f"unreadable: {error}")]
+    problems = [(name, f"not in {SHA256SUMS}")
+                for name in sorted(present - set(sums) - {SHA256SUMS})]
+    for name, digest in sorted(sums.items()):
+        if name not in present:
+            problems.append((name, f"listed in {SHA256SUMS} but missing"))
+        elif name in listed:
+            if digest != listed[name].get("sha256"):
+                problems.append((name, f"{SHA256SUMS} says sha256 {digest[:12]}…, the "
+                                       f"manifest {str(listed[name].get('sha256'))[:12]}…"))
+        elif deep and not _not_a_plain_file(FileSystems.join(path, *name.split("/"))):
+            actual = sha256_of(FileSystems.join(path, *name.split("/")))[0]
+            if actual != digest:
+                problems.append((name, f"sha256 {actual[:12]}… differs from {SHA256SUMS}'s "
+                                       f"{digest[:12]}…"))
+    return problems
 
 
 def _not_a_plain_file(path: str) -> str | None:

@@ -18,6 +18,7 @@ from pathlib import Path
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from transforms.release.checksums import SHA256SUMS, release_sums
 from transforms.release.lineage import release_fingerprint
 
 Examples = dict[str, list[dict]]  # split -> examples, in file order
@@ -75,8 +76,9 @@ def next_version(version_dir: Path, version: str, edit: Callable[[Examples], Exa
         manifest["previous"] = {"dataset": manifest["dataset"],
                                 "version": manifest_version(data),
                                 "fingerprint": release_fingerprint(data)}
-    (target / MANIFEST).write_text(json.dumps(manifest, indent=2, sort_keys=True) + "\n",
-                                   encoding="utf-8")
+    written = (json.dumps(manifest, indent=2, sort_keys=True) + "\n").encode("utf-8")
+    (target / MANIFEST).write_bytes(written)
+    (target / SHA256SUMS).write_bytes(release_sums(manifest["files"], MANIFEST, written))
     return target
 
 

@@ -23,7 +23,7 @@ def test_finalize_moves_staging_into_place(tmp_path):
     assert not os.path.exists(target.final_dir)
     path = finalize_release(target, overwrite=False, manifest=b"{}")
     assert path == target.final_dir
-    assert sorted(os.listdir(path)) == ["dataset_info.json", "test", "train"]
+    assert sorted(os.listdir(path)) == ["SHA256SUMS", "dataset_info.json", "test", "train"]
     assert pq.read_table(os.path.join(path, "train")).num_rows == 0
     assert not os.path.exists(os.path.join(tmp_path, "toy", ".staging"))
 

@@ -128,6 +128,7 @@ def test_a_previous_release_it_cannot_build_on_is_refused_before_any_work(
     elif damage == "dataset":
         manifest["dataset"] = "other"
         (version / "dataset_info.json").write_text(json.dumps(manifest), encoding="utf-8")
+        (version / "SHA256SUMS").unlink()  # an intact release of another dataset
     else:  # this code writes another schema than the one the previous release has
         other = pa.schema([("id", pa.string()), ("question", pa.large_string())])
         monkeypatch.setattr(toy, "RELEASE", replace(toy.RELEASE, schema=other))
