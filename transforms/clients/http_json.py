@@ -214,8 +214,10 @@ class PoliteHttp(PoliteClientBase):
     body as sent and once decoded; ``max_redirects`` caps the hops followed (each one
     rate-limited and counted). ``redact_params`` name query parameters holding secrets.
     ``cache_storage`` stores a remote ``cache_dir`` (``gs://...``); a local one is a
-    directory. ``sleep`` is the clock of waits and pauses (tests inject one). ``stats``
-    counts requests, retries, rate_limited, cache_hits, failures and ``error_<kind>``.
+    directory. ``sleep`` waits and ``clock`` (monotonic seconds) tells the time, for the
+    rate limiter and each request's deadline: tests inject both, so that no result depends on
+    the machine's speed. ``stats`` counts requests, retries, rate_limited, cache_hits,
+    failures and ``error_<kind>``.
     """
 
     def __init__(
@@ -224,6 +226,7 @@ class PoliteHttp(PoliteClientBase):
         *,
         policy: HttpPolicy | None = None,
         sleep: Callable[[float], Any] = time.sleep,
+        clock: Callable[[], float] = time.monotonic,
         redact_params: Iterable[str] = DEFAULT_REDACT,
         cache_storage: ObjectStorage | None = None,
         **overrides: Any,
@@ -239,7 +242,8 @@ class PoliteHttp(PoliteClientBase):
         self._cache = CacheStore(policy.cache_dir, cache_storage) if policy.cache_dir else None
         self.redact_params = frozenset(name.lower() for name in redact_params)
         self._sleep = sleep
-        self._limiter = RateLimiter(policy.per_minute, sleep=sleep)
+        self._clock = clock
+        self._limiter = RateLimiter(policy.per_minute, clock=clock, sleep=sleep)
         self._open_session(user_agent, "gzip")
         self._init_retry_policy(max_retries=policy.limits.max_retries,
                                 backoff_base=policy.backoff_base,
@@ -287,7 +291,7 @@ class PoliteHttp(PoliteClientBase):
     ) -> HttpResult:
         """One GET (redirects followed), its body read within the limits; transport failures,
         limits, 429/5xx and MediaWiki API errors become HttpError."""
-        deadline = Deadline(self.limits.deadline)
+        deadline = Deadline(self.limits.deadline, self._clock)
         try:
             resp = self._open(url, pairs, headers, allow_redirects, safe_url, deadline)
             status = resp.status_code

@@ -46,15 +46,34 @@ def sleeps() -> list[float]:
     return []
 
 
-def make_http(sleeps: list[float], **overrides: object) -> PoliteHttp:
-    """No rate limit, recorded (not real) sleeps, short timeouts."""
+class FakeClock:
+    """The client's time: it passes only when the client sleeps (recorded in ``sleeps``,
+    never slept) and, with ``tick``, by that much each time the clock is read. Rate-limiter
+    waits and deadlines are computed from it, so no result depends on the machine's speed."""
+
+    def __init__(self, sleeps: list[float], tick: float = 0.0) -> None:
+        self.sleeps, self.tick, self.now = sleeps, tick, 0.0
+
+    def time(self) -> float:
+        self.now += self.tick
+        return self.now
+
+    def sleep(self, seconds: float) -> None:
+        self.sleeps.append(seconds)
+        self.now += seconds
+
+
+def make_http(sleeps: list[float], *, tick: float = 0.0, **overrides: object) -> PoliteHttp:
+    """No rate limit, a fake clock (sleeps recorded, not slept), short timeouts."""
+    clock = FakeClock(sleeps, tick)
     options: dict = {
         "user_agent": "qa-dataset-toolkit/test (tests@example.org)",
         "per_minute": 0,
         "max_retries": 3,
         "rate_limit_pause": 30.0,
         "timeout": (2.0, 2.0),
-        "sleep": sleeps.append,
+        "sleep": clock.sleep,
+        "clock": clock.time,
     }
     options.update(overrides)
     return PoliteHttp(**options)
@@ -143,9 +162,7 @@ def test_retries_exhausted_raise_last_kind(fake: FakeWiki, sleeps: list[float]) 
 def test_hang_times_out_then_retries(fake: FakeWiki, sleeps: list[float]) -> None:
     fake.fail(API, ["hang"])
     http = make_http(sleeps, timeout=(2.0, 0.3))
-    started = time.monotonic()
-    assert http.get(fake.api_url, SEARCH).status == 200
-    assert time.monotonic() - started < 2.5
+    assert http.get(fake.api_url, SEARCH).status == 200  # the hang is 3 s: the 0.3 s timeout cut it
     assert http.stats["error_timeout"] == 1 and http.stats["retries"] == 1
 
 
@@ -259,7 +276,7 @@ def test_rate_limiter_spaces_requests(fake: FakeWiki, sleeps: list[float]) -> No
     http = make_http(sleeps, per_minute=600)
     http.get(fake.api_url, SEARCH)
     http.get(fake.api_url, {**SEARCH, "srsearch": "winds"})
-    assert len(sleeps) == 1 and 0.0 < sleeps[0] <= 0.1
+    assert sleeps == [0.1]  # 60 s / 600, however long the first request took
 
 
 def test_parse_retry_after_forms() -> None:
@@ -299,13 +316,12 @@ def _url(fake: FakeWiki, endpoint: str) -> str:
 
 
 def _get_fails(fake: FakeWiki, sleeps: list[float], endpoint: str, cache: Path,
-               **overrides: object) -> tuple[HttpError, dict[str, int], float]:
+               **overrides: object) -> tuple[HttpError, dict[str, int]]:
     path, params = ENDPOINTS[endpoint]
     http = make_http(sleeps, cache_dir=cache, **{**SMALL, **overrides})
-    started = time.monotonic()
     with pytest.raises(HttpError) as info:
         http.get(_url(fake, endpoint), params)
-    return info.value, http.stats, time.monotonic() - started
+    return info.value, http.stats
 
 
 @pytest.mark.parametrize("endpoint", ["json", "html"])
@@ -315,22 +331,26 @@ def test_oversized_body_fails_once_and_is_not_cached(
 ) -> None:
     fake.bomb_bytes = 8 << 20
     fake.fail(ENDPOINTS[endpoint][0], [fault] * 5)
-    error, stats, seconds = _get_fails(fake, sleeps, endpoint, tmp_path)
+    error, stats = _get_fails(fake, sleeps, endpoint, tmp_path)
     assert error.kind == "body_too_large" and not error.retryable
     assert len(fake.requests) == 1 and stats["error_body_too_large"] == 1
-    assert seconds < 3.0 and sleeps == [] and not list(tmp_path.rglob("*.http"))
+    assert sleeps == [] and not list(tmp_path.rglob("*.http"))
 
 
 @pytest.mark.parametrize("endpoint", ["json", "html"])
 def test_slow_body_hits_the_total_deadline(
     fake: FakeWiki, sleeps: list[float], tmp_path: Path, endpoint: str
 ) -> None:
+    # Time is the fake clock, 0.5 s each time it is read: a request and four body reads
+    # fit in the 5 s deadline, however fast the machine (a normal answer needs two).
+    path, params = ENDPOINTS[endpoint]
+    slow = {"max_retries": 1, "deadline": 5.0, "tick": 0.5}
+    assert make_http(sleeps, **{**SMALL, **slow}).get(_url(fake, endpoint), params).status == 200
     fake.slow_interval = 0.05  # each byte well inside the 2 s read timeout
-    fake.fail(ENDPOINTS[endpoint][0], ["slowloris"] * 5)
-    error, stats, seconds = _get_fails(fake, sleeps, endpoint, tmp_path, max_retries=1,
-                                       deadline=0.4)
+    fake.fail(path, ["slowloris"] * 5)
+    error, stats = _get_fails(fake, sleeps, endpoint, tmp_path, **slow)
     assert error.kind == "deadline_exceeded" and error.retryable and error.attempts == 2
-    assert stats["error_deadline_exceeded"] == 2 and seconds < 2.0
+    assert stats["error_deadline_exceeded"] == 2
     assert not list(tmp_path.rglob("*.http"))
 
 
@@ -339,11 +359,11 @@ def test_redirect_loop_is_capped_and_every_hop_counted(
     fake: FakeWiki, sleeps: list[float], tmp_path: Path, endpoint: str
 ) -> None:
     fake.fail(ENDPOINTS[endpoint][0], ["redirect_loop"])
-    error, stats, _ = _get_fails(fake, sleeps, endpoint, tmp_path, max_redirects=3,
-                                 per_minute=6000)
+    error, stats = _get_fails(fake, sleeps, endpoint, tmp_path, max_redirects=3,
+                              per_minute=6000)
     assert error.kind == "too_many_redirects" and not error.retryable
     assert len(fake.requests) == 4 and stats["requests"] == 4
-    assert len(sleeps) == 3  # every hop waited for its own rate-limiter slot
+    assert sleeps == pytest.approx([0.01] * 3)  # every hop waited for its own slot
 
 
 @pytest.mark.parametrize("endpoint", ["json", "html"])
@@ -356,7 +376,7 @@ def test_short_bodies_are_retried_then_fail_uncached(
     good = make_http(sleeps, cache_dir=tmp_path / "ok", **SMALL).get(_url(fake, endpoint), params)
     assert good.status == 200 and b"Trade winds" in good.body
     fake.fail(path, [fault] * 5)
-    error, stats, _ = _get_fails(fake, sleeps, endpoint, tmp_path / "bad", max_retries=1)
+    error, stats = _get_fails(fake, sleeps, endpoint, tmp_path / "bad", max_retries=1)
     assert error.kind == "truncated" and error.attempts == 2 and stats["error_truncated"] == 2
     assert not list((tmp_path / "bad").rglob("*.http"))
 
@@ -367,4 +387,4 @@ def test_followed_redirect_counts_each_hop(tmp_path: Path, sleeps: list[float]) 
         result = http.get(f"{fake.rest_url}/page/html/Tradewinds")
     assert result.status == 200 and b"Trade winds" in result.body
     assert http.stats["requests"] == 2 and len(fake.requests) == 2
-    assert len(sleeps) == 1  # the hop waited for its own slot
+    assert sleeps == pytest.approx([0.01])  # the hop waited for its own slot

@@ -4,11 +4,13 @@ and short bodies are bounded in time and memory, and never cached."""
 from __future__ import annotations
 
 import time
+from functools import partial
 from pathlib import Path
 
 import pytest
 
 from tests.fakes.wayback_server import FakeWayback
+from tests.transforms.clients.test_rate_limit import FakeClock
 from tests.transforms.clients.wayback.helpers import (
     STORY_HTML,
     STORY_TS,
@@ -16,6 +18,8 @@ from tests.transforms.clients.wayback.helpers import (
     make_client,
     story_capture,
 )
+from transforms.clients.rate_limit import RateLimiter
+from transforms.clients.wayback import client as client_module
 from transforms.clients.wayback.errors import WaybackError
 
 SMALL = {"max_body_bytes": 256 * 1024, "max_decoded_bytes": 1 << 20, "deadline": 0.5}
@@ -56,14 +60,17 @@ def test_slow_body_hits_the_total_deadline(
 
 
 def test_redirect_loop_is_capped_and_every_hop_counted(
-    fake: FakeWayback, sleeps: list[float], tmp_path: Path
+    fake: FakeWayback, sleeps: list[float], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     fake.fail("id_/", ["redirect_loop"])
-    # one fetch a minute: every later hop waits however fast the machine is (sleeps are fake)
-    error, stats, _ = _fails(fake, sleeps, tmp_path, max_redirects=3, fetches_per_minute=1)
+    # one fetch a minute on a fake clock that only the limiter's sleeps advance
+    clock = FakeClock()
+    monkeypatch.setattr(client_module, "RateLimiter", partial(RateLimiter, clock=clock.time))
+    error, stats, _ = _fails(fake, sleeps, tmp_path, max_redirects=3, fetches_per_minute=1,
+                             sleep=clock.sleep)
     assert error.kind == "too_many_redirects" and not error.retryable
     assert len(fake.requests) == 4 and stats["requests"] == 4
-    assert len(sleeps) == 3  # every hop waited for its own rate-limiter slot
+    assert clock.sleeps == [60.0, 60.0, 60.0]  # every hop waited for its own slot
 
 
 def test_a_redirect_within_the_cap_is_followed(fake: FakeWayback, sleeps: list[float]) -> None:
