@@ -24,6 +24,7 @@ from typing import Any, Protocol, runtime_checkable
 
 from filters.nq.search_hits import TOP_K, SearchHit
 from transforms.clients.http_json import DEFAULT_REDACT, HttpError, PoliteHttp, build_http
+from transforms.clients.preflight import Endpoint
 from transforms.clients.wikipedia_pages import article_url
 
 DEFAULT_API_URL = "https://{lang}.wikipedia.org/w/api.php"
@@ -298,6 +299,23 @@ def search_backend_from_options(name: str, lang: str = "en", **options: Any) -> 
     if name == "web":
         return WebSearch(**options)
     raise SearchConfigError(f"unknown search backend {name!r}; choose one of {BACKEND_NAMES}")
+
+
+def search_endpoint(name: str, lang: str = "en", *, api_url: str | None = None,
+                    endpoint: str | None = None, timeout: tuple[float, float] = (10.0, 30.0),
+                    option: str = "") -> Endpoint | None:
+    """What the preflight check asks for the network backend ``name`` (None for ``local``):
+    MediaWiki's ``meta=siteinfo`` (https://www.mediawiki.org/wiki/API:Siteinfo), the
+    cheapest Action API query; the web search endpoint without a key or query (any answer
+    below 500 shows the server is there, and no search quota is spent)."""
+    if name == "mediawiki":
+        return Endpoint("the MediaWiki search API", api_url or DEFAULT_API_URL.format(lang=lang),
+                        (("action", "query"), ("meta", "siteinfo"), ("format", "json")),
+                        option, timeout)
+    if name == "web":
+        return Endpoint("the web search API", endpoint or DEFAULT_CSE_ENDPOINT, (), option,
+                        timeout)
+    return None
 
 
 def _required_env(variable: str, what: str) -> str:

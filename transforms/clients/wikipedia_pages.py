@@ -17,6 +17,7 @@ from typing import Any
 from urllib.parse import quote, unquote, urlsplit
 
 from transforms.clients.http_json import REDIRECT_STATUSES, HttpError, PoliteHttp, build_http
+from transforms.clients.preflight import Endpoint
 
 DEFAULT_REST_URL = "https://{lang}.wikipedia.org/api/rest_v1"
 REST_PER_MINUTE = 100.0
@@ -124,12 +125,20 @@ def canonical_title(page_html: str) -> str | None:
     return _href_title(href) if href is not None else None
 
 
+def pages_endpoint(lang: str = "en", rest_url: str | None = None,
+                   timeout: tuple[float, float] = (10.0, 30.0), option: str = "") -> Endpoint:
+    """What the preflight check asks of the REST API: its root (``/api/rest_v1/``, the API's
+    own description), no page fetched."""
+    base = (rest_url or DEFAULT_REST_URL.format(lang=lang)).rstrip("/")
+    return Endpoint("the Wikimedia REST API (pages)", f"{base}/", (), option, timeout)
+
+
 class WikipediaPageFetcher:
     """Fetches the current Parsoid HTML of Wikipedia pages, cached and retried.
 
     ``http_options`` go to :class:`transforms.clients.http_json.PoliteHttp` (``cache_dir``,
     ``cache_storage`` for a remote ``cache_dir``, ``per_minute``, ``max_retries``, ``sleep``,
-    ...) unless a ready ``http`` client is given.
+    ``clock``, ...) unless a ready ``http`` client is given.
     Without ``revision``, the cache pins whatever revision was current at the first fetch.
     """
 
