@@ -41,7 +41,7 @@ and splits), ``hub`` (the card's YAML front matter), ``card_sections`` (the sect
 card shares), ``croissant`` (``croissant.json``), ``normalize``, ``diff`` (two versions),
 ``leakage`` (within a release and against evaluation sets), ``verify`` (a published release
 against its manifest; the releases under a root), ``commit`` (manifest last, rename or copy,
-``LATEST``) and ``run``.
+``LATEST``), ``failed_run`` (what a run that kept no row leaves for inspection) and ``run``.
 It imports ``transforms.core`` and ``filters``; pipelines import it through the names below.
 """
 

@@ -5,7 +5,9 @@ directories, refuses an existing version before any work, claims its staging dir
 the Beam pipeline into it, then ``publish`` folds the accounting into ``stats.json``, writes
 the data card and the manifest and commits the release. A failure discards the staging
 directory and re-raises: no half-written version is ever left behind. ``publish`` refuses a
-release without a single row (``EmptyReleaseError``) unless ``allow_empty``.
+release without a single row (``EmptyReleaseError``) unless ``allow_empty``; that run's staging
+directory, with its ``stats.json`` and ``rejected/``, is kept for inspection and the error says
+where and why (``transforms.release.failed_run``).
 """
 
 from __future__ import annotations
@@ -32,6 +34,7 @@ from transforms.release.commit import (
 )
 from transforms.release.croissant import croissant_metadata
 from transforms.release.diff import diff_staged
+from transforms.release.failed_run import empty_run_message, keep_for_inspection
 from transforms.release.formats import to_json_bytes
 from transforms.release.hub import front_matter
 from transforms.release.leakage import within_release_leakage
@@ -121,6 +124,7 @@ def publish(target: ReleaseTarget, *, overwrite: bool, splits: list[str], schema
     manifest = build_manifest(target, options=options, source=source, schema=schema,
                               field_docs=field_docs, splits=splits, extra=extra)
     if not allow_empty and not any(manifest["rows_per_split"].values()):
+        write_bytes(FileSystems.join(target.staging_dir, "stats.json"), to_json_bytes(stats))
         raise EmptyReleaseError(
             f"no rows in any split ({', '.join(splits)}) of {target.dataset} "
             f"{target.version}; pass --allow-empty to publish an empty release")
@@ -197,7 +201,9 @@ def run_release(target: ReleaseTarget, overwrite: bool, beam_args: list[str],
     (``--skip-existing`` on a published version needs no write and still works).
     A ``ReleaseExistsError``, ``EmptyReleaseError`` or ``LatestNotUpdatedError`` (published,
     but ``LATEST`` not updated) raised by the publish step keeps its class, also on runners
-    that report worker errors as text."""
+    that report worker errors as text. A run refused as empty keeps its staging directory
+    (``stats.json``, ``rejected/``) for inspection; its ``EmptyReleaseError`` names the
+    directory and the most frequent drop and dead-letter reasons."""
     removed = clean_abandoned(target, stale_after)
     if skip_existing and not overwrite and target.exists():
         repair_latest(target)
@@ -214,6 +220,10 @@ def run_release(target: ReleaseTarget, overwrite: bool, beam_args: list[str],
              | "PublishTrigger" >> beam.Create([None])
              | "Publish" >> beam.Map(_publish_after, finish, *waits))
     except BaseException as error:
+        empty = _empty_release_message(error)
+        if empty is not None:
+            raise EmptyReleaseError(empty_run_message(empty, keep_for_inspection(target))
+                                    ) from error
         discard_staging(target)
         _reraise_release_error(error)
         raise
@@ -230,6 +240,16 @@ def _reraise_release_error(error: BaseException) -> None:
                           re.MULTILINE)
         if match:
             raise kind(match.group(1)) from error
+
+
+def _empty_release_message(error: BaseException) -> str | None:
+    """The message of an ``EmptyReleaseError``, raised as itself or reported as text by a
+    runner that ran the publish step in another process; None for any other error."""
+    if isinstance(error, EmptyReleaseError):
+        return str(error)
+    match = re.search(rf"\b{EmptyReleaseError.__name__}: (.*?)(?: \[while running|$)",
+                      str(error), re.MULTILINE)
+    return match.group(1) if match else None
 
 
 def _publish_after(_: None, finish: Callable[[], Any], *written: list) -> None:

@@ -120,7 +120,8 @@ MULTI_PROCESS = ["--runner=DirectRunner", "--direct_running_mode=multi_processin
 
 def test_empty_release_exits_4_on_a_multi_process_runner(tmp_path, capsys):
     """Workers in other processes report the publish step's EmptyReleaseError as text: the
-    exit code is still 4 (not 1) and nothing is published or left staged."""
+    exit code is still 4 (not 1), nothing is published and the run's stats.json is kept for
+    inspection, where the message says."""
     from pipelines import build_categories
 
     corpus = tmp_path / "corpus.txt"
@@ -130,10 +131,16 @@ def test_empty_release_exits_4_on_a_multi_process_runner(tmp_path, capsys):
                                   "--output", str(output)])
     err = capsys.readouterr().err
     assert code == 4
-    assert err.strip().splitlines()[-1].startswith("error: no rows in any split")
-    assert "[while running" not in err.strip().splitlines()[-1]
-    leftovers = [p.relative_to(output).as_posix() for p in output.rglob("*")]
-    assert leftovers in ([], ["categories"])  # no version, no LATEST, no .staging
+    message = err[err.rindex("error: "):].strip().splitlines()
+    assert message[0].startswith("error: no rows in any split")
+    assert "[while running" not in err[err.rindex("error: "):]
+    assert message[1] == ("  no record was dropped or dead-lettered; the counts: "
+                          "corpus.files: 1, corpus.paragraphs: 2")
+    (kept,) = (output / "categories" / ".staging").glob("*/stats.json")
+    assert message[2].endswith(f"(stats.json): {kept.parent}/ (a later build of this dataset "
+                               "removes it)")
+    leftovers = {p.relative_to(output).parts[:2] for p in output.rglob("*")}
+    assert leftovers == {("categories",), ("categories", ".staging")}  # no version, no LATEST
 
 
 @pytest.mark.parametrize("ratios", ["train=1,../../../X=1", "train=1,/tmp/x=1",

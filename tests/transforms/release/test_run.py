@@ -56,14 +56,53 @@ def test_empty_release_is_refused_unless_allowed(tmp_path, ids):
     from transforms.release import EmptyReleaseError
 
     run_toy(tmp_path, ["a"], version="1.0.0")
-    with pytest.raises(EmptyReleaseError, match="no rows in any split.*--allow-empty"):
+    with pytest.raises(EmptyReleaseError, match="no rows in any split.*--allow-empty") as info:
         run_toy(tmp_path, ids, version="2.0.0")
     assert not (tmp_path / "toy" / "2.0.0").exists()
-    assert not (tmp_path / "toy" / ".staging").exists()
+    kept = _kept_run(tmp_path, info.value)
+    counts = json.loads((kept / "stats.json").read_text())["counts"]
+    assert counts.get("rows", {}).get("read", 0) == len(ids)
     assert _latest(tmp_path) == "1.0.0\n"
     result = run_toy(tmp_path, ids, version="2.0.0", allow_empty=True)
     assert result["manifest"]["rows_per_split"] == {"train": 0}
     assert _latest(tmp_path) == "2.0.0\n"
+
+
+def _kept_run(root, error):
+    """The one staging directory a refused run kept (and named in its error)."""
+    staging = root / "toy" / ".staging"
+    (kept,) = [path for path in staging.iterdir() if path.is_dir()]
+    assert {p.name for p in staging.iterdir()} == {kept.name, kept.name + ".owner"}
+    assert "kept for inspection (stats.json" in str(error) and f"{kept}/" in str(error)
+    return kept
+
+
+def test_a_run_that_kept_no_row_says_why_and_keeps_its_stats_and_rejects(tmp_path):
+    """The dominant reasons are in the message; the stats and dead letters stay in .staging
+    until a later build of the dataset finds the run's process gone."""
+    from tests.transforms.release.test_staging import _dead_pid
+    from transforms.release import EmptyReleaseError
+
+    with pytest.raises(EmptyReleaseError) as info:
+        run_toy(tmp_path, ["bad1", "bad2", "bad3"])
+    lines = str(info.value).splitlines()
+    assert lines[0] == ("no rows in any split (train) of toy 1.0.0; pass --allow-empty to "
+                        "publish an empty release")
+    assert lines[1] == "  most frequent drop and dead-letter reasons: parse.dead_lettered: 3"
+    kept = _kept_run(tmp_path, info.value)
+    assert "(stats.json and rejected/)" in lines[2]
+    assert json.loads((kept / "stats.json").read_text())["counts"] == {
+        "parse": {"dead_lettered": 3}, "rows": {"read": 3}}
+    dead = [json.loads(line) for path in (kept / "rejected" / "dead_letter").iterdir()
+            for line in path.read_text().splitlines()]
+    assert sorted(record["id"] for record in dead) == ["bad1", "bad2", "bad3"]
+    assert sorted(p.name for p in (tmp_path / "toy").iterdir()) == [".staging"]
+
+    owner = kept.parent / (kept.name + ".owner")  # the process of that run has ended
+    owner.write_text(json.dumps({**json.loads(owner.read_text()), "pid": _dead_pid()}))
+    result = run_toy(tmp_path, ["a"])
+    assert result["stats"]["release"] == {"abandoned_staging_removed": 1}
+    assert not (tmp_path / "toy" / ".staging").exists()
 
 
 def test_release_errors_reported_as_text_keep_their_class():
