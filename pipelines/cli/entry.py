@@ -1,8 +1,9 @@
 """The ``main`` of every pipeline module: run, print the summary, map errors to exit codes.
 
 The codes are listed in ``pipelines.cli.errors``: 0 success, 1 job failure, 2 usage error,
-3 release already exists, 4 nothing to release, 5 a release read does not match its manifest,
-6 published but ``LATEST`` not updated.
+3 release already exists, 4 nothing to release (an input or a network endpoint that is not
+there, or no row kept), 5 a release read does not match its manifest, 6 published but
+``LATEST`` not updated.
 """
 
 from __future__ import annotations
@@ -27,6 +28,7 @@ from pipelines.cli.errors import (
     NoInputError,
     UsageError,
 )
+from transforms.clients.preflight import EndpointUnavailable
 from transforms.release import (
     DamagedReleaseError,
     EmptyReleaseError,
@@ -44,7 +46,7 @@ NOISY_LOGGERS = ("apache_beam", "bm25s", "urllib3", "requests", "httpx", "httpco
                  "datasets", "huggingface_hub", "pyarrow")
 LOG_FORMAT = "%(asctime)s %(levelname)s %(message)s"
 USAGE_ERRORS = (UsageError, InvalidReleaseName, InvalidReleaseRoot, NotAReleaseError)
-EMPTY_ERRORS = (NoInputError, EmptyReleaseError)
+EMPTY_ERRORS = (NoInputError, EmptyReleaseError, EndpointUnavailable)
 
 
 def exit_code(error: BaseException) -> int:

@@ -8,8 +8,11 @@
   output or split name, an output that is not a release root, not writable, or whose dataset
   directory or ``.staging`` is a symbolic link, a version to replace that is not a release |
 | 3 | the release version already exists (pass ``--overwrite`` or ``--skip-existing``) |
-| 4 | nothing to release: an ``--input`` matches no file, or the job kept no rows (pass
-  ``--allow-empty`` to publish an empty release) |
+| 4 | nothing to release: an ``--input`` matches no file, a network endpoint the run needs
+  cannot be reached before the job (``--no-preflight`` skips the check) or keeps failing
+  during it (``--max-consecutive-failures``), or the job kept no rows (pass ``--allow-empty``
+  to publish an empty release; the failed run's ``stats.json`` and ``rejected/`` are kept
+  under ``.staging/`` and the message names its most frequent drop reasons) |
 | 5 | ``release verify``: a release does not match its manifest (a file damaged, missing or
   unlisted) |
 | 6 | the version was published, but ``LATEST`` could not be updated (disk full): rerun the

@@ -3,21 +3,27 @@
 Every ``pipelines/build_<dataset>.py`` is ``spec_main(SPEC)``; ``run_spec`` is what the
 Python API and the tests call. The order is the same for every dataset: options are parsed
 and checked (exit 2 or 4 before any work), the spec plans the run, the release target is
-created, the job stages the release, and the publish step (inside the job, after every
-writer) folds the accounting into ``stats.json``, writes the card and manifest and moves the
-version into place (``transforms.release.run_release``).
+created, every network endpoint the plan names is asked once (``Plan.endpoints``; one that
+cannot be reached is exit 4 before any work), the job stages the release, and the publish
+step (inside the job, after every writer) folds the accounting into ``stats.json``, writes
+the card and manifest and moves the version into place (``transforms.release.run_release``).
+A stage that stops the run because its endpoint keeps failing (``EndpointFailing``) is
+raised as itself, also from runners that report a worker's error as text.
 """
 
 from __future__ import annotations
 
 import argparse
 import dataclasses
+import re
 from collections.abc import Callable
 from typing import Any, NamedTuple
 
 from pipelines.cli.beam_options import parse_pipeline_args
 from pipelines.cli.entry import cli_main
 from pipelines.cli.spec_parser import build_parser, options_from
+from transforms.clients.breaker import EndpointFailing
+from transforms.clients.preflight import check_endpoints
 from transforms.core.errors import UsageError
 from transforms.core.options import dash_name, option_fields, recorded, resolve_version
 from transforms.core.spec import DatasetSpec, Plan
@@ -31,6 +37,8 @@ from transforms.release.refresh.previous import (
 )
 from transforms.release.refresh.report import summary_lines
 from transforms.release.simulated import simulated_record, warning_text
+
+_BEAM_NOTE = re.compile(r" \[while running .*$", re.DOTALL)
 
 
 def run_spec(spec: DatasetSpec, argv: list[str] | None = None) -> dict[str, Any]:
@@ -51,13 +59,31 @@ def run_options(spec: DatasetSpec, options: Any,
     if not (options.skip_existing and not options.overwrite and target.exists()):
         plan = dataclasses.replace(plan, previous=open_refresh(spec, plan, version,
                                                                manifest_options))
+        target.check_writable(options.overwrite)  # exit 3 before asking the network
+        check_endpoints(plan.endpoints)
 
     def finish() -> dict[str, Any]:
         return publish_plan(plan, target, manifest_options)
 
-    return run_release(target, options.overwrite, beam_args,
-                       lambda pipeline: pipeline | spec.transform(plan, target), finish,
-                       skip_existing=options.skip_existing)
+    try:
+        return run_release(target, options.overwrite, beam_args,
+                           lambda pipeline: pipeline | spec.transform(plan, target), finish,
+                           skip_existing=options.skip_existing)
+    except Exception as error:
+        reason = endpoint_failure(error)
+        if reason is None:
+            raise
+        raise EndpointFailing(reason) from error
+
+
+def endpoint_failure(error: BaseException) -> str | None:
+    """The reason of an ``EndpointFailing`` that stopped the job, raised as itself or
+    reported as text by a runner that runs stages in other processes; None otherwise."""
+    if isinstance(error, EndpointFailing):
+        return _BEAM_NOTE.sub("", str(error))
+    match = re.search(rf"\b{EndpointFailing.__name__}: (.*?)(?: \[while running|$)",
+                      str(error), re.MULTILINE)
+    return match.group(1) if match else None
 
 
 def open_refresh(spec: DatasetSpec, plan: Plan, version: str,

@@ -55,6 +55,7 @@ class Builds:
             "--search", "mediawiki", "--mediawiki-api-url", self.wiki.api_url,
             "--pages", "rest", "--rest-url", self.wiki.rest_url, "--requests-per-minute", "0",
             "--http-cache-dir", str(self.tmp / f"cache-{version}"), "--keep-rejected",
+            "--no-preflight",  # counted here: the questions' requests (the check: test_fail_fast)
             *extra]) == 0
         return self.wiki.requests[start:]
 

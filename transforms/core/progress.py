@@ -99,7 +99,8 @@ class Progress:
 
     ``every_s`` is the stage's default (``0``: a line per item, ``math.inf``: none); a run's
     ``--progress`` choice overrides it, and ``None`` means ``default_every_s()``. The clock
-    starts at the first item, so time spent in earlier stages does not dilute the rate.
+    starts at the first item (or at ``start()``), so time spent in earlier stages does not
+    dilute the rate.
     Create it in ``DoFn.setup`` (or lazily): it is per worker by design.
     """
 
@@ -113,6 +114,13 @@ class Progress:
         self._counter = Metrics.counter(NAMESPACE, counter_name(what))
         self._started: float | None = None
         self._last = 0.0
+
+    def start(self) -> None:
+        """Start the clock now, if it has not started: a stage whose items are slow (a
+        network request each) calls it before the first one, so that the line after the
+        first item is due ``every_s`` after its start, not after its end."""
+        if self._started is None:
+            self._started = self._last = time.monotonic()
 
     def tick(self, n: int = 1) -> None:
         now = time.monotonic()

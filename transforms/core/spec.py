@@ -83,6 +83,9 @@ class Plan(Generic[O]):
     # the input release's simulated-annotations record (transforms.release.simulated), which
     # the manifest copies so that a release built from simulated votes says so; else None
     simulated: Mapping[str, Any] | None = None
+    # the network endpoints the job will ask (``transforms.clients.preflight.Endpoint``),
+    # each checked once before the job; () when none or with --no-preflight
+    endpoints: tuple[Any, ...] = ()
 
 
 @dataclass(frozen=True)

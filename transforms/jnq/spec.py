@@ -57,6 +57,7 @@ from transforms.nq.linking_options import (
     ResolvedLinking,
     backend_options,
     lang_option,
+    linking_endpoints,
     linking_option,
     recorded_of,
     resolve_linking,
@@ -177,7 +178,8 @@ def plan(options: JnqOptions) -> Plan[JnqOptions]:
                     recorded, context=JnqContext(linking), refresh_note=note)
     return Plan(options, EXAMPLES_RELEASES[options.variant],
                 tuple(name for name, _ in options.split_ratios), source, recorded,
-                context=JnqContext(linking), refresh_note=note)
+                context=JnqContext(linking), refresh_note=note,
+                endpoints=linking_endpoints(options, linking))
 
 
 class BuildJnq(beam.PTransform):

@@ -21,6 +21,7 @@ from apache_beam.io.filesystems import FileSystems
 from transforms.clients.wayback.policy import CAPTURE_REDIRECTS, WaybackPolicy
 from transforms.core.accounting import SIDE_OUTPUTS
 from transforms.core.counters import Counts
+from transforms.core.endpoint_options import endpoint_check_options
 from transforms.core.errors import UsageError
 from transforms.core.inputs import matching_files, require_inputs
 from transforms.core.options import (
@@ -103,6 +104,7 @@ WAYBACK = WaybackPolicy()  # the defaults of the wayback source options
 LIMITS = WAYBACK.limits  # the defaults of the --wayback-* request limits
 
 _WAYBACK = request_limit_options("the archive", LIMITS, group=WAYBACK_GROUP)
+_CHECKS = endpoint_check_options("the archive", group=WAYBACK_GROUP)
 
 
 def boilerplate_min_docs(value: str) -> int:
@@ -210,6 +212,8 @@ class NlquadOptions(ReleaseOptions, _PageOptions):
     wayback_max_redirects: int = _WAYBACK["max_redirects"]
     wayback_max_body_mib: float = _WAYBACK["max_body_mib"]
     wayback_max_decoded_mib: float = _WAYBACK["max_decoded_mib"]
+    no_preflight: bool = _CHECKS["no_preflight"]
+    max_consecutive_failures: int = _CHECKS["max_consecutive_failures"]
 
 
 def wayback_policy(options: NlquadOptions) -> WaybackPolicy:
@@ -302,7 +306,19 @@ def plan(options: NlquadOptions) -> Plan[NlquadOptions]:
     return Plan(options, RELEASE, splits, source_description(options),
                 recorded={"split_ratios": dict(options.split_ratios)},
                 before_publish=partial(before_publish, splits=splits,
-                                       squad=options.export_squad))
+                                       squad=options.export_squad),
+                endpoints=wayback_endpoints(options))
+
+
+def wayback_endpoints(options: NlquadOptions) -> tuple[Any, ...]:
+    """The archive, checked once before the job with ``--source wayback`` (none with
+    ``--no-preflight``)."""
+    if options.source != "wayback" or options.no_preflight:
+        return ()
+    from transforms.sources.wayback import cdx_endpoint
+
+    timeout = (options.wayback_connect_timeout, options.wayback_read_timeout)
+    return (cdx_endpoint(options.wayback_url, timeout, "--wayback-url"),)
 
 
 def read_pages(pbegin, options: NlquadOptions, refresh: NlquadRefresh):
@@ -314,11 +330,13 @@ def read_pages(pbegin, options: NlquadOptions, refresh: NlquadRefresh):
         from transforms.sources.wayback import FetchWaybackCaptures, ListWaybackArticles
 
         policy = wayback_policy(options)
+        failure_limit = options.max_consecutive_failures
         chosen, listed = pbegin | "WaybackList" >> ListWaybackArticles(
             options.wayback_url, options.from_year, options.to_year, policy,
-            options.max_captures)
+            options.max_captures, failure_limit)
         pages, fetched = (refresh.fresh(chosen, cdx_capture)
-                          | "WaybackFetch" >> FetchWaybackCaptures(options.wayback_url, policy))
+                          | "WaybackFetch" >> FetchWaybackCaptures(options.wayback_url, policy,
+                                                                   failure_limit))
         return pages, [*listed, *fetched]
     if options.source == "sample":
         pages, results = pbegin | "Sample" >> ReadSamplePages()

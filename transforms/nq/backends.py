@@ -35,6 +35,17 @@ class BackendOptions:
     search_options: SearchEndpoints = SearchEndpoints()
     rest_url: str | None = None
     shared: Shared = field(default_factory=Shared, compare=False, repr=False)
+    failure_limit: int = 0  # stop after this many items in a row lost to connection failures
+
+    @property
+    def search_what(self) -> str:
+        """The search endpoint as error messages name it."""
+        return f"the search backend {self.search}"
+
+    @property
+    def pages_what(self) -> str:
+        """The page source as error messages name it."""
+        return "the Wikimedia REST API (pages)" if self.pages == "rest" else "the local pages"
 
     def make_search(self) -> SearchBackend:
         """The search backend named by ``search``. The local index is opened once per worker

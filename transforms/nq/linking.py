@@ -9,7 +9,11 @@ long-answer candidates, NQ original-format examples.
 * ``BuildExamples``: NQ tokens and long-answer candidates of the page, a stable 64-bit
   ``example_id`` and the revision-pinned ``document_url``.
 
-Search clients, page fetchers and indexes are built in ``setup()`` (not picklable).
+Search clients, page fetchers and indexes are built in ``setup()`` (not picklable), with a
+``ConsecutiveFailures`` each (``transforms.clients.breaker``): ``failure_limit`` searches or
+pages in a row lost to connection failures stop the run (``EndpointFailing``) instead of
+trying every remaining one. Each searched question and each asked page is a progress tick
+(``questions searched``, ``pages asked``): these are the slow, network-bound steps.
 """
 
 from __future__ import annotations
@@ -23,8 +27,10 @@ from typing import Any
 import apache_beam as beam
 
 from filters.nq.search_hits import top_wikipedia_hit, wikipedia_title
+from transforms.clients.breaker import ConsecutiveFailures
 from transforms.core.accounting import dead_letter, rejected, tally
 from transforms.core.counters import CounterFamily
+from transforms.core.progress import Progress
 from transforms.nq.counters import (
     BUILT,
     CANDIDATE_TAG,
@@ -67,30 +73,39 @@ class LinkQuestions(beam.DoFn):
 
     STAGE = LINKING
 
-    def __init__(self, make_backend: Callable[[], Any], lang: str, k: int = TOP_K):
+    def __init__(self, make_backend: Callable[[], Any], lang: str, k: int = TOP_K,
+                 failure_limit: int = 0, what: str = "the search backend"):
         self.make_backend = make_backend
         self.lang = lang
         self.k = k
+        self.failure_limit = failure_limit
+        self.what = what
 
     def setup(self):
         self._backend = self.make_backend()
+        self._breaker = ConsecutiveFailures(self.what, self.failure_limit, "searches")
+        self._progress = Progress("questions searched", None)
 
     def teardown(self):
         self._backend.close()
 
     def process(self, shard: tuple[int, list[dict[str, Any]]]):
         """One client serves one shard of questions, in a stable order."""
+        self._progress.start()
         for row in sorted(shard[1], key=lambda r: r["question"]):
             yield from self._link(row)
+            self._progress.tick()
 
     def _link(self, row: dict[str, Any]):
         yield tally(SEARCHED)
         try:
             hits = self._backend.search(row["question"], self.k)
         except Exception as error:  # noqa: BLE001 - a failed search drops one question only
+            self._breaker.failure(error)  # unless the endpoint is down: the run stops
             yield tally(SEARCH_FAILED.member(getattr(error, "kind", "error")))
             yield dead_letter(self.STAGE, error, question=row["question"])
             return
+        self._breaker.success()
         hit = top_wikipedia_hit(hits, self.lang, self.k)
         if hit is None:
             yield from _drop(LINKING_DROPPED, row, NO_WIKIPEDIA,
@@ -111,11 +126,16 @@ class FetchPages(beam.DoFn):
 
     STAGE = PAGES
 
-    def __init__(self, make_fetcher: Callable[[], Any]):
+    def __init__(self, make_fetcher: Callable[[], Any], failure_limit: int = 0,
+                 what: str = "the page source"):
         self.make_fetcher = make_fetcher
+        self.failure_limit = failure_limit
+        self.what = what
 
     def setup(self):
         self._fetcher = self.make_fetcher()
+        self._breaker = ConsecutiveFailures(self.what, self.failure_limit, "pages")
+        self._progress = Progress("pages asked", None)
 
     def teardown(self):
         close = getattr(self._fetcher, "close", None)
@@ -124,8 +144,10 @@ class FetchPages(beam.DoFn):
 
     def process(self, shard: tuple[int, list[tuple[str, list[dict[str, Any]]]]]):
         """One client serves one shard of pages, in a stable order."""
+        self._progress.start()
         for title, rows in sorted(shard[1], key=lambda item: item[0]):
             yield from self._fetch(title, sorted(rows, key=lambda r: r["question"]))
+            self._progress.tick()
 
     def _fetch(self, title: str, rows: list[dict[str, Any]]):
         try:
@@ -133,6 +155,7 @@ class FetchPages(beam.DoFn):
             if _REDIRECT.search(page.html[:20000]):
                 raise PageDrop(PAGE_REDIRECTED)
         except Exception as error:  # noqa: BLE001 - one page failing drops its questions
+            self._breaker.failure(error)  # unless the endpoint is down: the run stops
             kind = getattr(error, "kind", "error")
             yield tally(PAGE_FAILED.member(kind))
             if kind not in (PAGE_MISSING, PAGE_REDIRECTED):
@@ -140,6 +163,7 @@ class FetchPages(beam.DoFn):
             for row in rows:
                 yield from _drop(PAGES_DROPPED, row, kind, title=title)
             return
+        self._breaker.success()
         yield tally(FETCHED)
         for row in rows:
             yield page, row
@@ -212,13 +236,18 @@ class LinkAndFetch(beam.PTransform):
         linked = (questions
                   | "ShardQuestions" >> beam.Map(lambda r: (shard_of(r["question"], shards), r))
                   | "GroupQuestions" >> beam.GroupByKey()
-                  | "Link" >> beam.ParDo(LinkQuestions(self.options.make_search, self.lang))
+                  | "Link" >> beam.ParDo(LinkQuestions(
+                      self.options.make_search, self.lang,
+                      failure_limit=self.options.failure_limit,
+                      what=self.options.search_what))
                   .with_outputs(*SIDE_OUTPUTS, main="main"))
         fetched = (linked.main
                    | "GroupByPage" >> beam.GroupByKey()
                    | "ShardPages" >> beam.Map(lambda kv: (shard_of(kv[0], shards), kv))
                    | "GroupPages" >> beam.GroupByKey()
-                   | "FetchPages" >> beam.ParDo(FetchPages(self.options.make_fetcher))
+                   | "FetchPages" >> beam.ParDo(FetchPages(
+                       self.options.make_fetcher, self.options.failure_limit,
+                       self.options.pages_what))
                    .with_outputs(*SIDE_OUTPUTS, main="main"))
         return fetched.main, [linked, fetched]
 

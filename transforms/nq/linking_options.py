@@ -7,7 +7,8 @@ and cache, the endpoints and the ``--http-*`` request limits (defaults from
 what the options leave open into a ``ResolvedLinking`` that the spec puts in ``Plan.context``
 and the manifest: the search backend, ``--pages`` from ``--search``, the index, and the labels
 the card names them by (``transforms.nq.backend_labels``); ``backend_options`` gives the
-workers' ``BackendOptions``. The options themselves are never changed.
+workers' ``BackendOptions`` and ``linking_endpoints`` the network endpoints checked before the
+job (``Plan.endpoints``). The options themselves are never changed.
 
 **No toy default on real input.** The bundled sample index (46 English or 28 Japanese pages
 written for the sample) serves only the bundled sample log (``transforms.nq.sample_log``):
@@ -20,10 +21,11 @@ work. With ``--stop-after questions`` nothing is searched and nothing is asked.
 What a refresh (``--previous``) may change: the backend kinds (``--search``, ``--pages``) and
 ``--lang`` decide which page a question gets and stay row options (the manifest records the
 resolved ``--search``); where the services are (``--index-dir``, ``--sample-index``, the
-endpoints), how fast and how patiently they are asked (rate, shards, ``--http-*``) and the
-cache never change a row and are ``rows=False``. A newer ``--index-dir`` is a newer snapshot
-of the same method: carried examples keep their page revision; ``--relink`` (``rows=False``
-too: a refresh mode) links every question again.
+endpoints), how fast and how patiently they are asked (rate, shards, ``--http-*``,
+``--no-preflight``, ``--max-consecutive-failures``) and the cache never change a row and are
+``rows=False``. A newer ``--index-dir`` is a newer snapshot of the same method: carried
+examples keep their page revision; ``--relink`` (``rows=False`` too: a refresh mode) links
+every question again.
 """
 
 from __future__ import annotations
@@ -34,7 +36,10 @@ from typing import Any
 from transforms.clients.bounded_http import RequestLimits
 from transforms.clients.http_json import DEFAULT_LIMITS, HttpPolicy
 from transforms.clients.local_search import IndexFormatError
-from transforms.clients.search_backends import BACKEND_NAMES, SearchEndpoints
+from transforms.clients.preflight import Endpoint
+from transforms.clients.search_backends import BACKEND_NAMES, SearchEndpoints, search_endpoint
+from transforms.clients.wikipedia_pages import pages_endpoint
+from transforms.core.endpoint_options import endpoint_check_options
 from transforms.core.errors import UsageError
 from transforms.core.options import (
     non_negative_float,
@@ -52,6 +57,7 @@ from transforms.nq.backends import BackendOptions
 
 LINKING_GROUP = "linking and pages (NQ §3.1, §4.1)"
 HTTP_WHAT = "a search or page API"
+SEARCH_URL_OPTIONS = {"mediawiki": "--mediawiki-api-url", "web": "--web-endpoint"}
 
 
 def linking_option(default: Any, help: str, **kwargs: Any) -> Any:  # noqa: A002
@@ -65,6 +71,7 @@ def lang_option(lang: str) -> Any:
 
 
 _HTTP = request_limit_options(HTTP_WHAT, DEFAULT_LIMITS, group=LINKING_GROUP)
+_CHECKS = endpoint_check_options("the search and page APIs", group=LINKING_GROUP)
 
 
 @dataclass(frozen=True)
@@ -115,6 +122,8 @@ class LinkingOptions:
     http_max_redirects: int = _HTTP["max_redirects"]
     http_max_body_mib: float = _HTTP["max_body_mib"]
     http_max_decoded_mib: float = _HTTP["max_decoded_mib"]
+    no_preflight: bool = _CHECKS["no_preflight"]
+    max_consecutive_failures: int = _CHECKS["max_consecutive_failures"]
     relink: bool = linking_option(
         False, "with --previous: search and fetch the page of every question again (fresh "
                "pages); without it a question the previous release has keeps its example "
@@ -260,4 +269,21 @@ def backend_options(options: Any, resolved: ResolvedLinking) -> BackendOptions:
                       limits=http_limits(options))
     search = SearchEndpoints(api_url=options.mediawiki_api_url, endpoint=options.web_endpoint)
     return BackendOptions(options.search or resolved.search, resolved.pages, options.lang,
-                          resolved.index_dir, http, search, options.rest_url)
+                          resolved.index_dir, http, search, options.rest_url,
+                          failure_limit=options.max_consecutive_failures)
+
+
+def linking_endpoints(options: Any, resolved: ResolvedLinking) -> tuple[Endpoint, ...]:
+    """The network endpoints the linking stage will ask (the search API unless ``--search
+    local``, the REST API with ``--pages rest``), for the check before the job; none with
+    ``--no-preflight``."""
+    if options.no_preflight:
+        return ()
+    timeout = http_limits(options).timeout
+    backend = options.search or resolved.search
+    search = search_endpoint(backend, options.lang, api_url=options.mediawiki_api_url,
+                             endpoint=options.web_endpoint, timeout=timeout,
+                             option=SEARCH_URL_OPTIONS.get(backend, ""))
+    pages = (pages_endpoint(options.lang, options.rest_url, timeout, "--rest-url")
+             if resolved.pages == "rest" else None)
+    return tuple(endpoint for endpoint in (search, pages) if endpoint is not None)

@@ -54,6 +54,7 @@ from transforms.nq.linking_options import (
     LinkingOptions,
     ResolvedLinking,
     backend_options,
+    linking_endpoints,
     linking_option,
     recorded_of,
     resolve_linking,
@@ -194,7 +195,7 @@ def plan(options: NqOptions) -> Plan[NqOptions]:
     splits = tuple(name for name, _ in options.split_ratios)
     return Plan(options, EXAMPLES_RELEASE, splits, source, recorded,
                 before_publish=partial(_ensure_empty_jsonl, splits=splits), context=context,
-                refresh_note=note)
+                refresh_note=note, endpoints=linking_endpoints(options, linking))
 
 
 def _ensure_empty_jsonl(target: ReleaseTarget, splits: tuple[str, ...]) -> None:

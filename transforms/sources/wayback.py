@@ -28,7 +28,10 @@ redirected capture whose payload differs: its own, computed from the payload).
 
 The DoFns hold a frozen ``WaybackPolicy`` (rates, cache, limits; its defaults are the only
 ones); clients are built from it in ``DoFn.setup()`` (sessions are not picklable), with Beam's
-filesystems as the cache storage when ``cache_dir`` is remote (``gs://...``).
+filesystems as the cache storage when ``cache_dir`` is remote (``gs://...``), and so is a
+``ConsecutiveFailures`` (``transforms.clients.breaker``): ``failure_limit`` CDX queries or
+captures in a row lost to connection failures stop the run (``EndpointFailing``; 0 never
+stops). ``cdx_endpoint`` is what the check before the job asks.
 """
 
 from __future__ import annotations
@@ -41,6 +44,8 @@ from typing import Any
 import apache_beam as beam
 
 from filters.bbc.urls import classify_bbc_url
+from transforms.clients.breaker import ConsecutiveFailures, EndpointFailing
+from transforms.clients.preflight import Endpoint
 from transforms.clients.wayback import (
     CdxCapture,
     WaybackClient,
@@ -86,21 +91,36 @@ from transforms.sources.pages import CapturedPage
 DEFAULT_POLICY = WaybackPolicy()
 
 
+def cdx_endpoint(base_url: str, timeout: tuple[float, float] = (10.0, 60.0),
+                 option: str = "") -> Endpoint:
+    """What the check before the job asks: one line of the CDX listing of the BBC News
+    front page (the captures are fetched from the same host)."""
+    return Endpoint("the Wayback Machine CDX API", f"{base_url.rstrip('/')}/cdx/search/cdx",
+                    (("url", "bbc.co.uk/news/"), ("limit", "1"), ("output", "json")), option,
+                    timeout)
+
+
 class _WaybackDoFn(beam.DoFn):
     """A DoFn owning one WaybackClient per worker (sessions are built in ``setup``) of
-    ``base_url`` under ``policy``; ``sleep`` is the clock of its waits (tests inject one)."""
+    ``base_url`` under ``policy``; ``sleep`` is the clock of its waits (tests inject one);
+    ``failure_limit`` items in a row lost to connection failures stop the run."""
+
+    UNIT = "requests"
 
     def __init__(self, base_url: str, policy: WaybackPolicy,
-                 sleep: Callable[[float], Any] = time.sleep):
+                 sleep: Callable[[float], Any] = time.sleep, failure_limit: int = 0):
         self.base_url = base_url
         self.policy = policy
         self.sleep = sleep
+        self.failure_limit = failure_limit
 
     def setup(self):
         storage = beam_storage_for(self.policy.cache_dir)
         self._client = WaybackClient(self.base_url, self.policy, sleep=self.sleep,
                                      cache_storage=storage)
         self._progress = Progress(f"{self.STAGE} items", 10.0)
+        self._breaker = ConsecutiveFailures(f"the Wayback Machine at {self.base_url}",
+                                            self.failure_limit, self.UNIT)
 
     def teardown(self):
         self._client.close()
@@ -125,11 +145,12 @@ class ListCdxCaptures(_WaybackDoFn):
     """
 
     STAGE = CDX
+    UNIT = "CDX queries"
 
     def process(self, query: dict):
         listed, before = 0, dict(self._client.stats)
         try:
-            for entry in self._client.iter_cdx_entries(**query):
+            for entry in self._watched(self._client.iter_cdx_entries(**query)):
                 yield tally(CDX_ROWS_READ)
                 if isinstance(entry, CdxCapture):
                     listed += 1
@@ -148,6 +169,17 @@ class ListCdxCaptures(_WaybackDoFn):
                               source="cdx", kind=error.kind,
                               detail=f"listing stopped after {listed} captures")
         yield from self._client_tallies(before)
+
+    def _watched(self, entries):
+        """The entries of one query; its outcome tells the breaker whether the archive
+        answers (``EndpointFailing`` once it is down)."""
+        self._progress.start()
+        try:
+            yield from entries
+        except Exception as error:
+            self._breaker.failure(error)
+            raise
+        self._breaker.success()
 
     def _malformed(self, query: dict, bad_row: CdxBadRow):
         yield tally(CDX_MALFORMED.member(bad_row.reason))
@@ -182,6 +214,7 @@ class FetchCaptures(_WaybackDoFn):
     """``(worker key, [CdxCapture])`` -> CapturedPage, fetched sequentially per key."""
 
     STAGE = FETCH
+    UNIT = "captures"
 
     def process(self, item):
         _, captures = item
@@ -192,7 +225,9 @@ class FetchCaptures(_WaybackDoFn):
     def _fetch_all(self, captures):
         for capture in sorted(captures, key=lambda c: (c.original, c.timestamp)):
             try:
-                result = self._client.fetch(capture)
+                result = self._fetch_one(capture)
+            except EndpointFailing:
+                raise  # the archive is down: the run stops
             except WaybackError as error:
                 yield tally(FETCH_FAILED.member(error.kind))
                 yield dead_letter(self.STAGE, error, url=capture.original,
@@ -203,7 +238,6 @@ class FetchCaptures(_WaybackDoFn):
                 yield dead_letter(self.STAGE, error, url=capture.original,
                                   timestamp=capture.timestamp, source="wayback")
                 continue
-            self._progress.tick()
             yield tally(CACHE_HITS if result.from_cache else FETCHED)
             if result.attempts > 1:
                 yield tally(RETRIES, result.attempts - 1)
@@ -220,25 +254,44 @@ class FetchCaptures(_WaybackDoFn):
             yield CapturedPage(capture.original, result.timestamp, result.content, "wayback",
                                result.headers.get("Content-Type", ""), digest)
 
+    def _fetch_one(self, capture):
+        """One capture: every outcome is a progress tick (failures too: a run whose every
+        fetch fails still shows its pace) and tells the breaker whether the archive
+        answers (``EndpointFailing`` once it is down)."""
+        self._progress.start()
+        try:
+            result = self._client.fetch(capture)
+        except Exception as error:
+            self._progress.tick()
+            self._breaker.failure(error)
+            raise
+        self._progress.tick()
+        self._breaker.success()
+        return result
+
 
 class ListWaybackArticles(beam.PTransform):
     """Steps 1-2: the CDX listing of ``from_year``..``to_year``, article URLs only, one capture
     per article asset key (at most ``max_captures``, 0 = all): ``((asset key, CdxCapture),
     [tagged results carrying accounting outputs])``. Nothing is fetched yet, so a caller
-    may drop captures it already has (a refresh, ``transforms.nlquad.refresh``)."""
+    may drop captures it already has (a refresh, ``transforms.nlquad.refresh``).
+    ``failure_limit`` queries in a row lost to connection failures stop the run."""
 
     def __init__(self, base_url: str, from_year: int, to_year: int,
-                 policy: WaybackPolicy = DEFAULT_POLICY, max_captures: int = 0):
+                 policy: WaybackPolicy = DEFAULT_POLICY, max_captures: int = 0,
+                 failure_limit: int = 0):
         super().__init__()
         self.base_url = base_url
         self.from_year, self.to_year = from_year, to_year
         self.max_captures = max_captures
         self.policy = policy
+        self.failure_limit = failure_limit
 
     def expand(self, pbegin):
         listed = (pbegin
                   | "CdxQueries" >> beam.Create(bbc_cdx_queries(self.from_year, self.to_year))
-                  | "ListCdx" >> beam.ParDo(ListCdxCaptures(self.base_url, self.policy))
+                  | "ListCdx" >> beam.ParDo(ListCdxCaptures(
+                      self.base_url, self.policy, failure_limit=self.failure_limit))
                   .with_outputs(*SIDE_OUTPUTS, main="main"))
         classified = (listed.main
                       | "ArticleUrls" >> beam.FlatMap(_classify).with_outputs(
@@ -267,20 +320,24 @@ class ListWaybackArticles(beam.PTransform):
 class FetchWaybackCaptures(beam.PTransform):
     """Step 3: ``(asset key, CdxCapture)`` -> CapturedPage, spread over ``fetch_workers``
     fetchers that share the fetch rate (``WaybackPolicy.per_fetcher``): ``(pages, [tagged
-    results carrying accounting outputs])``."""
+    results carrying accounting outputs])``. ``failure_limit`` captures in a row lost to
+    connection failures stop the run."""
 
-    def __init__(self, base_url: str, policy: WaybackPolicy = DEFAULT_POLICY):
+    def __init__(self, base_url: str, policy: WaybackPolicy = DEFAULT_POLICY,
+                 failure_limit: int = 0):
         super().__init__()
         self.base_url = base_url
         self.fetch_workers = max(1, policy.fetch_workers)
         self.fetch_policy = policy.per_fetcher()
+        self.failure_limit = failure_limit
 
     def expand(self, chosen):
         workers = self.fetch_workers
         fetched = (chosen
                    | "KeyByFetcher" >> beam.Map(lambda kv: (_fetch_key(kv[0], workers), kv[1]))
                    | "GroupByFetcher" >> beam.GroupByKey()
-                   | "Fetch" >> beam.ParDo(FetchCaptures(self.base_url, self.fetch_policy))
+                   | "Fetch" >> beam.ParDo(FetchCaptures(self.base_url, self.fetch_policy,
+                                                        failure_limit=self.failure_limit))
                    .with_outputs(*SIDE_OUTPUTS, main="main"))
         return fetched.main, [fetched]
 
@@ -291,22 +348,26 @@ class ReadWaybackPages(beam.PTransform):
 
     ``policy`` (:class:`transforms.clients.wayback.WaybackPolicy`) sets the rates, the
     fetchers, the cache and the limits of every request; each of its ``fetch_workers``
-    fetchers gets its share of the fetch rate.
+    fetchers gets its share of the fetch rate. ``failure_limit`` items in a row lost to
+    connection failures stop the run (0 never stops).
     """
 
     def __init__(self, base_url: str, from_year: int, to_year: int,
-                 policy: WaybackPolicy = DEFAULT_POLICY, max_captures: int = 0):
+                 policy: WaybackPolicy = DEFAULT_POLICY, max_captures: int = 0,
+                 failure_limit: int = 0):
         super().__init__()
         self.base_url = base_url
         self.from_year, self.to_year = from_year, to_year
         self.max_captures = max_captures
+        self.failure_limit = failure_limit
         self.cdx_policy = policy
         self.fetch_workers = max(1, policy.fetch_workers)
         self.fetch_policy = policy.per_fetcher()
 
     def expand(self, pbegin):
         chosen, listed = pbegin | "List" >> ListWaybackArticles(
-            self.base_url, self.from_year, self.to_year, self.cdx_policy, self.max_captures)
-        pages, fetched = chosen | "Fetch" >> FetchWaybackCaptures(self.base_url,
-                                                                  self.cdx_policy)
+            self.base_url, self.from_year, self.to_year, self.cdx_policy, self.max_captures,
+            self.failure_limit)
+        pages, fetched = chosen | "Fetch" >> FetchWaybackCaptures(
+            self.base_url, self.cdx_policy, self.failure_limit)
         return pages, [*listed, *fetched]

@@ -9,6 +9,8 @@ import pytest
 
 from pipelines.cli.entry import _flag_value, cli_main, configure_logging, elapsed_line, exit_code
 from pipelines.cli.errors import NoInputError, UsageError
+from transforms.clients.breaker import EndpointFailing
+from transforms.clients.preflight import EndpointUnavailable
 from transforms.release import (
     EmptyReleaseError,
     InvalidReleaseName,
@@ -22,6 +24,7 @@ from transforms.release import (
     (UsageError("x"), 2), (InvalidReleaseName("x"), 2), (InvalidReleaseRoot("x"), 2),
     (ReleaseExistsError("x"), 3), (NoInputError("x"), 4), (EmptyReleaseError("x"), 4),
     (LatestNotUpdatedError("x"), 6),
+    (EndpointUnavailable("x"), 4), (EndpointFailing("x"), 4),
     (RuntimeError("x"), 1), (ValueError("x"), 1),
 ])
 def test_exit_codes(error, code):
