@@ -1,9 +1,15 @@
 """Shared test configuration: the real-data folder, the FnApiRunner for pipelines and the
-sample releases of every type."""
+releases built from the bundled samples, once per test run."""
 
 from __future__ import annotations
 
+import fcntl
+import json
+import os
+import shutil
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -11,6 +17,28 @@ PROJECT_ROOT = Path(__file__).resolve().parent.parent
 SHARED_DATA = PROJECT_ROOT.parent / "shared" / "data"
 TEST_RUNNER = "--runner=FnApiRunner"
 TIMESTAMPED = ("README.md", "croissant.json")  # files that name the build time
+
+
+def once_per_run(tmp_path_factory: pytest.TempPathFactory, name: str,
+                 build: Callable[[Path], Any]) -> Any:
+    """``build(directory)``'s result (JSON data), computed once per test run.
+
+    pytest-xdist's workers (``make test`` starts two) each have a session of their own; they
+    share this result through the run's temporary directory, which is their base's parent:
+    the first worker that needs it builds it under a lock and the others wait, then read it.
+    A build that failed is started again, in a clean directory, by the next one that asks."""
+    base = tmp_path_factory.getbasetemp()
+    if os.environ.get("PYTEST_XDIST_WORKER"):
+        base = base.parent  # a worker's is <the run's>/popen-gwN
+    directory, done = base / name, base / f"{name}.json"
+    with open(base / f"{name}.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if not done.exists():
+            shutil.rmtree(directory, ignore_errors=True)
+            directory.mkdir()
+            done.with_suffix(".partial").write_text(json.dumps(build(directory)))
+            done.with_suffix(".partial").rename(done)
+        return json.loads(done.read_text())
 
 
 @pytest.fixture(scope="session")
@@ -24,7 +52,29 @@ def shared_data() -> Path:
 @pytest.fixture(scope="session")
 def sample_releases(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     """One release of each type from the bundled samples (``tests/sample_releases.py``),
-    built once per session: dataset name -> version directory."""
+    built once per run: dataset name -> version directory. Tests only read them."""
     from tests.sample_releases import build_sample_releases
 
-    return build_sample_releases(tmp_path_factory.mktemp("sample_releases"), TEST_RUNNER)
+    def build(directory: Path) -> dict[str, str]:
+        return {name: str(path) for name, path in
+                build_sample_releases(directory, TEST_RUNNER).items()}
+
+    releases = once_per_run(tmp_path_factory, "sample_releases", build)
+    return {name: Path(path) for name, path in releases.items()}
+
+
+@pytest.fixture(scope="session")
+def sample_build(tmp_path_factory: pytest.TempPathFactory
+                 ) -> Callable[..., tuple[dict[str, Any], Path]]:
+    """``sample_build(name, runner="in_memory")``: ``(result, version directory)`` of
+    ``tests.sample_releases.SAMPLE_BUILDS[name]`` (a pipeline on its bundled sample) run in
+    memory or multi-process, built once per run. Tests only read them (``result`` is a copy
+    of the pipeline's result)."""
+    from tests.sample_releases import RUNNERS, build_sample
+
+    def get(name: str, runner: str = "in_memory") -> tuple[dict[str, Any], Path]:
+        result = once_per_run(tmp_path_factory, f"sample_build-{name}-{runner}",
+                              lambda directory: build_sample(name, RUNNERS[runner], directory))
+        return result, Path(result["path"])
+
+    return get

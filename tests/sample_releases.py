@@ -1,5 +1,8 @@
-"""One release of every type, built from the bundled samples with inputs given as absolute
-paths: what the release-format and browser tests look at (``sample_releases`` in conftest)."""
+"""Releases built from the bundled samples, shared by the tests that only read them (fixtures
+in conftest): one release of every type with inputs given as absolute paths (what the
+release-format and browser tests look at, ``sample_releases``), and one pipeline's default
+build on its sample by runner (what the golden and determinism tests look at,
+``sample_build``)."""
 
 from __future__ import annotations
 
@@ -15,8 +18,27 @@ from pipelines import (
     build_reqa,
     build_search_index,
 )
+from tests.conftest import TEST_RUNNER
 
 SAMPLES = Path(__file__).resolve().parent.parent / "pipelines" / "samples"
+MULTI_PROCESS = ["--runner=DirectRunner", "--direct_running_mode=multi_processing",
+                 "--direct_num_workers=2"]
+RUNNERS = {"in_memory": [TEST_RUNNER], "multi_process": MULTI_PROCESS}
+# Each pipeline's run on its default (bundled) inputs, with these options.
+SAMPLE_BUILDS = {
+    "nlquad": (build_nlquad.run, ["--export-squad"]),
+    "nq": (build_nq.run, ["--keep-rejected"]),
+    "jnq": (build_jnq.run, []),
+    "categories": (build_categories.run, []),
+    "search_index": (build_search_index.run, []),
+}
+
+
+def build_sample(name: str, runner: list[str], output: Path) -> dict:
+    """``SAMPLE_BUILDS[name]`` run with the ``runner`` options (one of ``RUNNERS`` or any
+    other) into ``output``: the pipeline's result (``manifest``, ``stats``, ``path``)."""
+    run, extra = SAMPLE_BUILDS[name]
+    return run([*runner, *extra, "--output", str(output)])
 
 
 def build_sample_releases(base: Path, runner: str) -> dict[str, Path]:

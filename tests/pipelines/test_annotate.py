@@ -364,7 +364,8 @@ def test_later_jnq_stages_ask_only_about_what_passed(jnq_releases, tmp_path):
 
 
 def test_same_bytes_in_memory_and_multi_process(nq_release, nq_annotated, tmp_path):
-    from tests.pipelines.test_determinism import MULTI_PROCESS, _fingerprint
+    from tests.pipelines.test_determinism import _fingerprint
+    from tests.sample_releases import MULTI_PROCESS
 
     _, path, votes, _ = nq_annotated
     result = annotate.run(["import", "--dataset", "nq", "--input", str(nq_release), "--votes",

@@ -34,8 +34,8 @@ def _rows(path: Path) -> list[dict]:
 
 
 @pytest.fixture(scope="module")
-def jnq(tmp_path_factory):
-    return _run(tmp_path_factory)
+def jnq(sample_build):
+    return sample_build("jnq")  # the sample in memory, shared with test_determinism
 
 
 @pytest.fixture(scope="module")

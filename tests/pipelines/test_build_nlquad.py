@@ -20,10 +20,9 @@ EXPECTED = json.loads((PROJECT_ROOT / "tests" / "golden" / "nlquad_sample_expect
 
 
 @pytest.fixture(scope="module")
-def release(tmp_path_factory):
-    root = tmp_path_factory.mktemp("releases")
-    result = run([TEST_RUNNER, "--output", str(root), "--export-squad"])
-    return result, Path(result["path"])
+def release(sample_build):
+    """The sample built in memory with ``--export-squad`` (shared with test_determinism)."""
+    return sample_build("nlquad")
 
 
 def _rows(path: Path) -> list[dict]:
@@ -205,11 +204,9 @@ def test_crash_leaves_no_release(tmp_path, monkeypatch):
     assert not any((tmp_path / "nlquad").glob(".staging/*"))
 
 
-def test_multi_process_run_is_byte_identical(release, tmp_path):
+def test_multi_process_run_is_byte_identical(release, sample_build):
     _, path = release
-    result = run(["--runner=DirectRunner", "--direct_running_mode=multi_processing",
-                  "--direct_num_workers=2", "--output", str(tmp_path), "--export-squad"])
-    other = Path(result["path"])
+    _, other = sample_build("nlquad", "multi_process")  # --export-squad, on 2 workers
     first = json.loads((path / "dataset_info.json").read_text())["files"]
     second = json.loads((other / "dataset_info.json").read_text())["files"]
     data_files = [n for n in first if n.endswith((".parquet", ".jsonl")) or

@@ -8,7 +8,7 @@ from pathlib import Path
 import pyarrow.parquet as pq
 import pytest
 
-from pipelines import build_categories, build_nq
+from pipelines import build_nq
 from pipelines.cli.errors import NoInputError, UsageError
 from tests.conftest import PROJECT_ROOT, TEST_RUNNER
 from transforms.nq.spec import SPEC
@@ -91,10 +91,8 @@ def test_bad_options_fail_fast(tmp_path):
 
 
 @pytest.fixture(scope="module")
-def categories_release(tmp_path_factory):
-    root = tmp_path_factory.mktemp("categories")
-    result = build_categories.run([TEST_RUNNER, "--output", str(root)])
-    return result, Path(result["path"])
+def categories_release(sample_build):
+    return sample_build("categories")  # the sample in memory, shared with test_determinism
 
 
 def test_shipped_lexicon_is_what_the_pipeline_builds(categories_release):

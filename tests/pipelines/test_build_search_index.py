@@ -17,8 +17,8 @@ def _stats(result: dict) -> dict:
     return json.loads((Path(result["path"]) / "stats.json").read_text(encoding="utf-8"))
 
 
-def test_sample_and_enterprise_golden(tmp_path):
-    sample = build_search_index.run([TEST_RUNNER, "--output", str(tmp_path / "sample")])
+def test_sample_and_enterprise_golden(tmp_path, sample_build):
+    sample, _ = sample_build("search_index")  # in memory, shared with test_determinism
     assert Path(sample["path"]).parts[-2:] == ("search_en", "1.0.0")
     assert sample["manifest"]["rows_per_split"] == {"docs": 46}
     assert _stats(sample)["counts"] == sample["stats"]["counts"] == {"pages": {"read": 46}}

@@ -1,7 +1,8 @@
 """Every pipeline writes byte-identical releases in-memory, multi-process and portable.
 
 The portable mode is the Fn API path Dataflow, Flink and Spark use: a local job service plus
-an EXTERNAL worker pool, each in its own process (started here, on 127.0.0.1).
+an EXTERNAL worker pool, each in its own process (started here, on 127.0.0.1). The in-memory
+and multi-process releases are the ones the golden tests read too (``sample_build``).
 """
 
 from __future__ import annotations
@@ -16,18 +17,9 @@ from pathlib import Path
 
 import pytest
 
-from pipelines import build_categories, build_jnq, build_nlquad, build_nq, build_search_index
-from tests.conftest import TEST_RUNNER, TIMESTAMPED
+from tests.conftest import TIMESTAMPED
+from tests.sample_releases import SAMPLE_BUILDS, build_sample
 
-PIPELINES = {
-    "nlquad": (build_nlquad.run, ["--export-squad"]),
-    "nq": (build_nq.run, ["--keep-rejected"]),
-    "jnq": (build_jnq.run, []),
-    "categories": (build_categories.run, []),
-    "search_index": (build_search_index.run, []),
-}
-MULTI_PROCESS = ["--runner=DirectRunner", "--direct_running_mode=multi_processing",
-                 "--direct_num_workers=2"]
 VOLATILE = ("created", "run_id")
 
 
@@ -90,14 +82,11 @@ def _fingerprint(path: Path) -> tuple[dict, dict]:
     return files, manifest
 
 
-@pytest.mark.parametrize("name", sorted(PIPELINES))
-def test_same_bytes_in_every_runner_mode(name, portable_args, tmp_path):
-    run, extra = PIPELINES[name]
-    results = {}
-    for mode, runner in (("in_memory", [TEST_RUNNER]), ("multi_process", MULTI_PROCESS),
-                         ("portable", portable_args)):
-        result = run([*runner, *extra, "--output", str(tmp_path / mode)])
-        results[mode] = _fingerprint(Path(result["path"]))
+@pytest.mark.parametrize("name", sorted(SAMPLE_BUILDS))
+def test_same_bytes_in_every_runner_mode(name, sample_build, portable_args, tmp_path):
+    results = {mode: _fingerprint(sample_build(name, mode)[1])
+               for mode in ("in_memory", "multi_process")}
+    results["portable"] = _fingerprint(Path(build_sample(name, portable_args, tmp_path)["path"]))
     files, manifest = results["in_memory"]
     assert any(n.endswith((".parquet", ".jsonl.gz")) for n in files)
     for mode in ("multi_process", "portable"):
