@@ -219,11 +219,11 @@ def _make_yes_no(votes_path: Path, row: dict) -> None:
 
 
 @pytest.fixture(scope="module")
-def jnq_releases(tmp_path_factory):
+def jnq_releases(sample_build, tmp_path_factory):
+    _, jnq = sample_build("jnq")  # the sample in memory, shared with test_build_jnq
     root = tmp_path_factory.mktemp("jnq_releases")
-    jnq = build_jnq.run([TEST_RUNNER, "--output", str(root)])
     jboolq = build_jnq.run([TEST_RUNNER, "--output", str(root), "--variant", "jboolq"])
-    return Path(jnq["path"]), Path(jboolq["path"])
+    return jnq, Path(jboolq["path"])
 
 
 def _jsonl_records(path: Path, kind: str) -> list[dict]:
