@@ -1,6 +1,8 @@
 # The two commands of the quick start; each sets itself up the first time.
 #   make run    build NLQuAD from the bundled sample, offline (ARGS="..." adds options)
-#   make test   lint and run the tests (ARGS="..." is passed to pytest)
+#   make test   lint and run the tests (ARGS="..." is passed to pytest) on 2 pytest-xdist
+#               workers, a test file each at a time; serially when ARGS names a test file
+#               (*.py) or with WORKERS=0 (WORKERS=N for N workers; ARGS="-p no:xdist" too)
 #   make browser   Debian's chromium and chromedriver for the tests marked browser, and a
 #               Japanese font for readable JNQ screenshots (needs root and apt-get; does
 #               nothing when they are installed)
@@ -18,6 +20,14 @@ STAMP := $(VENV)/.installed
 LABEL_STUDIO_VENV := .cache/label-studio-venv
 LABEL_STUDIO_STAMP := $(LABEL_STUDIO_VENV)/.installed
 ARGS ?=
+# Workers for make test: 2 (the cores of our machines and CI's) for the suite, a directory or
+# a -k/-m selection; none when ARGS names a file or a test (one file gains nothing from
+# workers, which take seconds to start). --dist loadfile keeps each file on one worker, so a
+# module fixture is built once; --no-loadscope-reorder keeps the collection order, which puts
+# the long pipeline files early and the short ones last (xdist would sort by test count).
+WORKERS ?= $(if $(findstring .py,$(ARGS)),0,2)
+PYTEST_WORKERS = $(if $(findstring no:xdist,$(ARGS)),,-n $(WORKERS) --dist loadfile \
+	--no-loadscope-reorder)
 
 # Beam's worker processes (multi-process and portable runners) start `python` from PATH.
 export PATH := $(BIN):$(PATH)
@@ -38,7 +48,7 @@ run: $(STAMP)
 
 test: $(STAMP)
 	$(BIN)/ruff check .
-	$(BIN)/python -m pytest $(ARGS)
+	$(BIN)/python -m pytest $(PYTEST_WORKERS) $(ARGS)
 
 label-studio: $(LABEL_STUDIO_STAMP)
 
