@@ -17,6 +17,26 @@ PROJECT_ROOT = Path(__file__).resolve().parent.parent
 SHARED_DATA = PROJECT_ROOT.parent / "shared" / "data"
 TEST_RUNNER = "--runner=FnApiRunner"
 TIMESTAMPED = ("README.md", "croissant.json")  # files that name the build time
+# Directories whose test files share a session fixture that cannot be shared between
+# processes: with ``--dist loadfile`` (make test) each runs whole on one worker, as one file.
+ONE_WORKER = (
+    "tests/transforms/annotation/label_studio/",  # one Label Studio server (minutes to start)
+)
+
+
+@pytest.hookimpl(tryfirst=True, optionalhook=True)
+def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
+    """``--dist loadfile`` with each ``ONE_WORKER`` directory scheduled as one file."""
+    if config.getvalue("dist") != "loadfile":
+        return None
+    from xdist.scheduler import LoadFileScheduling
+
+    class LoadFileAndDirectoryScheduling(LoadFileScheduling):
+        def _split_scope(self, nodeid: str) -> str:
+            return next((directory for directory in ONE_WORKER if nodeid.startswith(directory)),
+                        super()._split_scope(nodeid))
+
+    return LoadFileAndDirectoryScheduling(config, log)
 
 
 def once_per_run(tmp_path_factory: pytest.TempPathFactory, name: str,
