@@ -37,7 +37,7 @@ def urls(version_dir: Path) -> set[str]:
 
 
 def data_files(version_dir: Path) -> dict[str, bytes]:
-    skip = {"README.md", "croissant.json", "dataset_info.json", "stats.json"}
+    skip = {"README.md", "SHA256SUMS", "croissant.json", "dataset_info.json", "stats.json"}
     return {p.relative_to(version_dir).as_posix(): p.read_bytes()
             for p in sorted(version_dir.rglob("*")) if p.is_file() and p.name not in skip
             and not p.relative_to(version_dir).as_posix().startswith("rejected/")}

@@ -64,7 +64,7 @@ FIELD_DOCS = {
 
 CARD_LINES = {
     SQUAD_V2: (
-        "- `squad_v2` (`squad_v2/<split>/*.parquet`, `load_dataset(dir, 'squad_v2')`): JNQ's "
+        "- `squad_v2` (`squad_v2/<split>/*.parquet`, the config `squad_v2`): JNQ's "
         "short-answer task, \"a SQuAD 2.0 like task\" (JNQ §5), in SQuAD v2's columns `id`, "
         "`title`, `context`, `question`, `answers{text, answer_start}`. One row per question "
         "and candidate paragraph: an EXIST paragraph with its majority span (§3.5; "
@@ -72,7 +72,7 @@ CARD_LINES = {
         "`answers` (unanswerable). AMBIGUOUS paragraphs, EXIST paragraphs without a majority "
         "span and yes/no questions (their answers are YES/NO, see JBoolQ) are left out."),
     BOOLQ: (
-        "- `boolq` (`boolq/<split>/*.parquet`, `load_dataset(dir, 'boolq')`): BoolQ's shape, "
+        "- `boolq` (`boolq/<split>/*.parquet`, the config `boolq`): BoolQ's shape, "
         "`id`, `question`, `title`, `passage`, `answer`. One row per question and EXIST "
         "paragraph, because JBoolQ §4 aggregates the yes/no answer per long-answer paragraph: "
         "`answer` is YES or NO when at least 8 of 10 workers agree, NONE otherwise (filter it "

@@ -62,7 +62,7 @@ FIELD_DOCS = {
 }
 
 CARD_LINE = (
-    "- `simplified/<split>/*.parquet` (`load_dataset(dir, 'simplified')`): NQ's simplified "
+    "- `simplified/<split>/*.parquet` (the config `simplified`): NQ's simplified "
     "format (no HTML), row for row what the official "
     "`natural_questions.simplify_nq_data` writes from `nq_original/<split>`: `question_text`, "
     "`example_id`, `document_url`, `document_text` (the tokens joined by single blanks; "

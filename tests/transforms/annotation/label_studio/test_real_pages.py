@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from selenium.common.exceptions import StaleElementReferenceException
 from selenium.webdriver.common.action_chains import ActionChains
 from selenium.webdriver.common.actions.action_builder import ActionBuilder
 from selenium.webdriver.common.by import By
@@ -95,16 +96,32 @@ def _open(editor, server, project, index: int) -> None:
 
 
 def _choose(editor, value: str) -> None:
-    radio = editor.find_element(By.CSS_SELECTOR, f'input[name="{value}"]')
-    radio.find_element(By.XPATH, "./ancestor::label").click()
+    """Clicks a choice's label; the editor re-renders as choices change, so an element found
+    just before may be gone: find it again until the click lands."""
+    def click(driver) -> bool:
+        radio = driver.find_element(By.CSS_SELECTOR, f'input[name="{value}"]')
+        radio.find_element(By.XPATH, "./ancestor::label").click()
+        return driver.find_element(By.CSS_SELECTOR, f'input[name="{value}"]').is_selected()
+
+    _retrying(editor, click)
 
 
 def _label(editor, name: str) -> None:
-    for element in editor.find_elements(By.CSS_SELECTOR, ".lsf-label"):
-        if element.text.split("\n")[0].strip() == name:
-            element.click()
-            return
-    raise AssertionError(f"no {name} label in the editor")
+    def click(driver) -> bool:
+        for element in driver.find_elements(By.CSS_SELECTOR, ".lsf-label"):
+            if element.text.split("\n")[0].strip() == name:
+                element.click()
+                return True
+        raise AssertionError(f"no {name} label in the editor")
+
+    _retrying(editor, click)
+
+
+def _retrying(editor, action) -> Any:
+    """``action(driver)`` until it succeeds: the editor re-renders as the annotation changes,
+    so an element found a moment before may be gone."""
+    return WebDriverWait(editor, WAIT, ignored_exceptions=(StaleElementReferenceException,)
+                         ).until(action)
 
 
 def _page(editor):
@@ -122,7 +139,8 @@ def _task_page(editor, rendered) -> Any:
 
 def _select(editor, start: int, end: int) -> None:
     """Drags the mouse over the page's characters [start, end), as a person selects text."""
-    left, top, right, bottom = editor.execute_script(RANGE_JS, _page(editor), start, end)
+    left, top, right, bottom = _retrying(
+        editor, lambda d: d.execute_script(RANGE_JS, _page(d), start, end))
     actions = ActionBuilder(editor)
     actions.pointer_action.move_to_location(int(left), int(top)).pointer_down() \
         .move_to_location(int(right), int(bottom)).pointer_up()
@@ -148,15 +166,15 @@ def test_a_real_page_is_shown_once_and_compactly(editor, server, project, exampl
     rendered = render_page(examples[index])
     _open(editor, server, project, index)
     _choose(editor, "good")
-    page = _task_page(editor, rendered)
+    _task_page(editor, rendered)
     shown = editor.execute_script("""
-        const page = arguments[0], tops = [...page.children].filter(
+        const page = document.querySelector('.nq-page'), tops = [...page.children].filter(
             e => e.classList.contains('nq-box'));
         return {height: page.getBoundingClientRect().height,
                 tops: tops.reduce((sum, e) => sum + e.getBoundingClientRect().height, 0),
                 text: page.textContent,
                 boxes: [...page.querySelectorAll('[data-candidate]')].map(
-                    e => Number(e.dataset.candidate))};""", page)
+                    e => Number(e.dataset.candidate))};""")
     editor.save_screenshot(str(screenshots / f"page-{index}.png"))
     candidates = examples[index]["long_answer_candidates"]
     assert shown["text"] == rendered.text  # the page's text, once, as the import counts it
@@ -196,9 +214,13 @@ def test_a_long_answer_and_a_span_clicked_in_the_ui_import_exactly(editor, serve
     _choose(editor, "good")
     _task_page(editor, rendered)
     _label(editor, LONG_ANSWER_LABEL)
-    tag = editor.find_element(By.CSS_SELECTOR, f'[data-candidate="{candidate}"] .nq-tag')
-    editor.execute_script("arguments[0].scrollIntoView({block: 'center'})", tag)
-    ActionChains(editor).move_to_element(tag).click().perform()
+    def click_tag(driver) -> bool:
+        tag = driver.find_element(By.CSS_SELECTOR, f'[data-candidate="{candidate}"] .nq-tag')
+        driver.execute_script("arguments[0].scrollIntoView({block: 'center'})", tag)
+        ActionChains(driver).move_to_element(tag).click().perform()
+        return True
+
+    _retrying(editor, click_tag)
     WebDriverWait(editor, WAIT).until(lambda d: _regions(d) >= 1)
     _label(editor, SHORT_ANSWER_LABEL)
     _select(editor, rendered.starts[first], rendered.starts[last] + rendered.lengths[last])
