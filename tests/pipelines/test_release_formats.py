@@ -59,7 +59,7 @@ def test_load_dataset_reads_every_config_of_every_release(releases, kind):
         assert datasets.load_dataset(str(path), info["config_name"])[
             info["splits"][0]["name"]].features == features
     for key in ("license", "language", "task_categories", "size_categories", "pretty_name",
-                "source_datasets"):
+                "source_datasets", "annotations_creators"):
         assert header[key], key
 
 

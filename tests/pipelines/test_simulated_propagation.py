@@ -62,6 +62,10 @@ def test_the_annotated_release_records_simulated_in_its_manifest(releases):
     assert record["annotated_release"] == {"dataset": "nq_annotated",
                                            "version": manifest["version"]}
     assert "simulated" not in _manifest(releases["nq"])
+    card = (releases["annotated"] / "README.md").read_text(encoding="utf-8")
+    assert _front_matter(card)["annotations_creators"] == ["machine-generated"]
+    plain = (releases["nq"] / "README.md").read_text(encoding="utf-8")
+    assert _front_matter(plain)["annotations_creators"] == ["no-annotation"]
 
 
 def test_reqa_from_a_simulated_release_carries_the_flag(releases):
@@ -81,6 +85,7 @@ def test_reqa_from_a_simulated_release_carries_the_flag(releases):
     assert front["license"] == "other"
     assert "simulated annotations" in front["pretty_name"]
     assert "simulated-annotations" in front["tags"]
+    assert front["annotations_creators"] == ["machine-generated"]
     licence = card.split("## Licence\n", 1)[1].split("\n## ")[0]
     assert "simulated" in licence and "CC BY-SA 3.0" not in licence
     croissant = json.loads((releases["reqa"] / "croissant.json").read_text(encoding="utf-8"))
@@ -94,6 +99,7 @@ def test_reqa_from_a_plain_release_claims_nothing_simulated(releases):
     card = (releases["plain_reqa"] / "README.md").read_text(encoding="utf-8")
     assert NOTE_HEADING not in card and "simulated-annotations" not in card
     assert _front_matter(card)["source_datasets"] == ["extended|natural_questions"]
+    assert _front_matter(card)["annotations_creators"] == ["crowdsourced"]
     assert "WARNING: simulated" not in releases["plain_summary"]
 
 

@@ -34,6 +34,7 @@ from transforms.release import (
     md_text,
     read_group_rows,
 )
+from transforms.release.card import CROWDSOURCED
 from transforms.release.citations import NOT_ANNOTATED
 from transforms.release.simulated import NOTE_HEADING
 
@@ -260,6 +261,7 @@ def annotation_info(base: str) -> CardInfo:
         limitations=(*(text for text in info.limitations if text != NOT_ANNOTATED),
                      *ANNOTATION_LIMITATIONS),
         annotation=ANNOTATION_PROTOCOLS.get(base, ANNOTATION_PROTOCOLS["jnq"]),
+        annotations_creators=(CROWDSOURCED,),  # simulated votes: simulated_info
     )
 
 

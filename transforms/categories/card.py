@@ -9,6 +9,7 @@ from transforms.categories.refresh import NOTE
 from transforms.categories.stages import LEXICON_FILE
 from transforms.core.counters import Counts
 from transforms.release import CardInfo, DatasetCard, group_tallies, md_text
+from transforms.release.card import MACHINE_GENERATED
 from transforms.release.citations import HEARST_BIBTEX, NQ_BIBTEX
 
 CATEGORIES_INFO = CardInfo(
@@ -32,6 +33,7 @@ CATEGORIES_INFO = CardInfo(
     task_categories=("other",),
     task_ids=(),
     source_datasets=("original",),
+    annotations_creators=(MACHINE_GENERATED,),  # which nouns are categories: Hearst patterns
     citation=f"{HEARST_BIBTEX}\n\n{NQ_BIBTEX}",
     limitations=(
         "English only: noun phrases and lemmas come from spaCy `en_core_web_sm`.",

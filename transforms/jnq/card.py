@@ -18,6 +18,7 @@ from transforms.release import (
     length_statistics,
     md_text,
 )
+from transforms.release.card import NO_ANNOTATION
 from transforms.release.citations import JNQ_BIBTEX, NOT_ANNOTATED, QUERY_LOG_LICENSE
 
 RULES = {
@@ -46,6 +47,7 @@ JNQ_INFO = CardInfo(
     task_categories=("question-answering",),
     task_ids=("open-domain-qa", "extractive-qa"),
     source_datasets=("original",),
+    annotations_creators=(NO_ANNOTATION,),  # built, not yet annotated
     citation=JNQ_BIBTEX,
     limitations=(
         "The questions come from one Japanese search engine's log (the one given to the "

@@ -44,6 +44,7 @@ from transforms.release import (
     md_text,
     top_prefixes,
 )
+from transforms.release.card import FOUND_IN_SOURCE
 from transforms.release.citations import NLQUAD_BIBTEX
 
 PAPER_REFERENCE = {
@@ -105,6 +106,9 @@ NLQUAD_INFO = CardInfo(
     task_categories=("question-answering",),
     task_ids=("extractive-qa",),
     source_datasets=("original",),
+    # NLQuAD §3: the questions are the articles' interrogative sub-headings and the answers the
+    # paragraphs under them, both written by the BBC's journalists: found in the source
+    annotations_creators=(FOUND_IN_SOURCE,),
     citation=NLQUAD_BIBTEX,
     limitations=(
         "News from one publisher: BBC News articles, by default published 2016-2020 "

@@ -31,6 +31,7 @@ from transforms.release import (
     md_text,
     top_prefixes,
 )
+from transforms.release.card import NO_ANNOTATION
 from transforms.release.citations import NOT_ANNOTATED, NQ_BIBTEX, QUERY_LOG_LICENSE
 
 
@@ -83,6 +84,7 @@ NQ_QUESTIONS_INFO = CardInfo(
     task_categories=("question-answering",),
     task_ids=("open-domain-qa",),
     source_datasets=("original",),
+    annotations_creators=(NO_ANNOTATION,),  # built, not yet annotated
     citation=NQ_BIBTEX,
     limitations=QUESTION_LIMITATIONS,
     collection=(
@@ -115,6 +117,7 @@ NQ_INFO = CardInfo(
     task_categories=("question-answering",),
     task_ids=("open-domain-qa", "extractive-qa"),
     source_datasets=("original",),
+    annotations_creators=(NO_ANNOTATION,),  # built, not yet annotated
     citation=NQ_BIBTEX,
     limitations=(
         *QUESTION_LIMITATIONS,

@@ -4,6 +4,11 @@ A dataset declares its card as a ``DatasetCard``: ``CardInfo`` (what the Hub's Y
 matter, the Croissant metadata and the shared card sections need) and a ``body`` function of
 the manifest and stats. ``publish`` puts the front matter, the body and the shared sections
 together (``transforms.release.card_sections``).
+
+``CardInfo.annotations_creators`` is who made the release's annotations, in the Hub's
+vocabulary (``huggingface_hub.DatasetCardData``; ``datasets``' ``creators.json``): every
+release kind declares it, and a release from simulated votes says ``machine-generated``
+(``transforms.release.simulated``).
 """
 
 from __future__ import annotations
@@ -12,6 +17,16 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
+
+# The Hub's ``annotations_creators`` values
+CROWDSOURCED = "crowdsourced"  # crowd workers judged the examples (our annotation protocols)
+EXPERT_GENERATED = "expert-generated"
+FOUND_IN_SOURCE = "found"  # the annotations were already in the source (NLQuAD)
+MACHINE_GENERATED = "machine-generated"  # a program made them (simulated votes, a lexicon)
+NO_ANNOTATION = "no-annotation"  # nothing is annotated (built, not yet annotated)
+OTHER = "other"
+ANNOTATIONS_CREATORS = (FOUND_IN_SOURCE, CROWDSOURCED, EXPERT_GENERATED,
+                        MACHINE_GENERATED, NO_ANNOTATION, OTHER)
 
 _MARKDOWN_SPECIAL = re.compile(r"([\\`*_{}\[\]<>()#+!|~])")
 
@@ -39,8 +54,15 @@ class CardInfo:
     limitations: tuple[str, ...]
     collection: str
     preprocessing: str
+    annotations_creators: tuple[str, ...]  # the Hub's vocabulary (ANNOTATIONS_CREATORS)
     annotation: str = ""
     class_labels: dict[str, tuple[str, ...]] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        unknown = [v for v in self.annotations_creators if v not in ANNOTATIONS_CREATORS]
+        if not self.annotations_creators or unknown:
+            raise ValueError(f"annotations_creators {list(self.annotations_creators)}: give "
+                             f"one or more of {', '.join(ANNOTATIONS_CREATORS)}")
 
 
 @dataclass(frozen=True)

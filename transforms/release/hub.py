@@ -7,7 +7,9 @@ of the release (``transforms.release.tables``) is listed by config and split, so
 candidates of ReQA, ``rejected/queries``, ``bm25/*.json``). A split with no rows is left out of
 the YAML: ``datasets`` cannot build an empty split ("corresponds to no data"); its zero-row
 Parquet file stays in the release for pyarrow and DuckDB, and the card says so.
-``dataset_info`` gives the features of every config, with class labels for enum columns.
+``dataset_info`` gives the features of every config, with class labels for enum columns;
+``annotations_creators`` says who annotated (``CardInfo``; ``machine-generated`` for simulated
+votes, with the ``simulated-annotations`` tag).
 """
 
 from __future__ import annotations
@@ -112,6 +114,7 @@ def front_matter(manifest: dict[str, Any], info: CardInfo, tables: list[Table]) 
         **({"license_name": f"{manifest['dataset'].replace('_', '-')}-source-terms",
             "license_link": "README.md"} if info.license == "other" else {}),
         "language": list(info.language),
+        "annotations_creators": list(info.annotations_creators),
         "task_categories": list(info.task_categories),
         "task_ids": list(info.task_ids),
         "size_categories": [size_category(main_rows)],

@@ -51,7 +51,7 @@ from transforms.release.shards import ensure_empty_splits
 from transforms.release.simulated import (
     SIMULATED,
     record_from_stats,
-    simulated_info,
+    release_info,
     simulated_record,
     with_card_note,
 )
@@ -166,9 +166,7 @@ def release_documents(staging_dir: str, manifest: dict[str, Any], stats: dict[st
         body = with_card_note(body, record)
     if not isinstance(make_card, DatasetCard):
         return {"README.md": body.encode("utf-8")}
-    info = make_card.info_for(manifest)
-    if record is not None:
-        info = simulated_info(info, record)
+    info = release_info(make_card, manifest)
     tables = release_tables(staging_dir, manifest["files"], main=main_config(manifest))
     card = "\n".join([front_matter(manifest, info, tables), body.rstrip("\n"), "",
                       shared_sections(staging_dir, manifest, stats, info, tables,

@@ -21,7 +21,7 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any
 
-from transforms.release.card import CardInfo, md_text
+from transforms.release.card import MACHINE_GENERATED, CardInfo, DatasetCard, md_text
 
 SIMULATED = "simulated"  # the manifest key
 SIMULATED_VOTES = "simulated_votes"  # the stats.json key of an annotated release
@@ -115,8 +115,9 @@ def with_card_note(body: str, record: dict[str, Any]) -> str:
 
 def simulated_info(info: CardInfo, record: dict[str, Any]) -> CardInfo:
     """What a simulated release says about itself (front matter, Croissant, closing
-    sections): the warning in its name, summary and limitations, and no published dataset
-    claimed as its source (``extended|...`` becomes ``original``): its answers are nobody's."""
+    sections): the warning in its name, summary and limitations, no published dataset
+    claimed as its source (``extended|...`` becomes ``original``) and its annotations
+    ``machine-generated``: its answers are nobody's."""
     sources = tuple(dict.fromkeys("original" if s.startswith("extended|") else s
                                   for s in info.source_datasets))
     suffix = " (simulated annotations)"
@@ -127,4 +128,13 @@ def simulated_info(info: CardInfo, record: dict[str, Any]) -> CardInfo:
         summary=f"SIMULATED ANNOTATIONS: {warning_text(record)} {info.summary}",
         limitations=(warning_text(record), *info.limitations),
         source_datasets=sources or ("original",),
+        annotations_creators=(MACHINE_GENERATED,),
     )
+
+
+def release_info(card: DatasetCard, manifest: dict[str, Any]) -> CardInfo:
+    """What the release with this manifest says about itself: the card's ``info_for`` it,
+    made ``simulated_info`` when it holds simulated annotations."""
+    info = card.info_for(manifest)
+    record = simulated_record(manifest)
+    return info if record is None else simulated_info(info, record)

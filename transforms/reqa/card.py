@@ -14,6 +14,7 @@ from transforms.release import (
     length_statistics,
     md_text,
 )
+from transforms.release.card import CROWDSOURCED, FOUND_IN_SOURCE
 from transforms.release.citations import NLQUAD_BIBTEX, NQ_BIBTEX, REQA_BIBTEX, SQUAD_BIBTEX
 from transforms.release.refresh.counters import CARRIED, INPUTS_CARRIED
 from transforms.release.simulated import origin_text, simulated_record
@@ -96,6 +97,13 @@ TOOLKIT_ADDITIONS = ("The sentence segmentation, ids and statistics the toolkit 
 
 RELEASE_LICENSES = {"squad": "cc-by-sa-4.0", "nq": "cc-by-sa-3.0", "nlquad": "other"}
 
+# A set's correct sentences are those its source's answers overlap, so it keeps the source's
+# annotators: SQuAD's crowdworkers (Rajpurkar et al. 2016, §3), NQ's annotators (Kwiatkowski
+# et al. 2019, §3.2; or this toolkit's crowd votes, ``annotate import``), NLQuAD's sub-headings
+# found in the articles (Soleimani et al. 2021, §3). Simulated votes: ``simulated_info``.
+SOURCE_ANNOTATIONS = {"squad": (CROWDSOURCED,), "nq": (CROWDSOURCED,),
+                      "nlquad": (FOUND_IN_SOURCE,)}
+
 REQA_INFO = CardInfo(
     pretty_name="ReQA sentence-level answer retrieval set",
     summary=(
@@ -112,6 +120,7 @@ REQA_INFO = CardInfo(
     task_categories=("question-answering", "text-retrieval"),
     task_ids=("open-domain-qa",),
     source_datasets=("extended|squad", "extended|natural_questions", "original"),
+    annotations_creators=(CROWDSOURCED, FOUND_IN_SOURCE),
     citation="\n\n".join([REQA_BIBTEX, *SOURCE_BIBTEX.values()]),
     limitations=(
         "Sentence boundaries come from spaCy `en_core_web_sm`'s `senter` "
@@ -176,6 +185,7 @@ def reqa_card_for(source: str) -> DatasetCard:
         license=RELEASE_LICENSES[source],
         license_text=f"{SOURCE_LICENSES[source]} {TOOLKIT_ADDITIONS}",
         source_datasets=(origin,),
+        annotations_creators=SOURCE_ANNOTATIONS[source],
         citation=f"{REQA_BIBTEX}\n\n{SOURCE_BIBTEX[source]}"), body=_body,
         adapt=simulated_licence)
 

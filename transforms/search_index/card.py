@@ -7,6 +7,7 @@ from typing import Any
 
 from transforms.core.counters import Counts
 from transforms.release import CardInfo, DatasetCard, group_tallies, md_text
+from transforms.release.card import NO_ANNOTATION
 from transforms.search_index.counters import COUNTERS, MALFORMED_LINES, READ, UNREADABLE_FILES
 from transforms.search_index.refresh import NOTE
 
@@ -47,6 +48,7 @@ INDEX_INFO = CardInfo(
     task_categories=("text-retrieval",),
     task_ids=("document-retrieval",),
     source_datasets=("original",),
+    annotations_creators=(NO_ANNOTATION,),  # pages, nothing annotated
     citation=BM25S_BIBTEX,
     limitations=(
         "Lexical retrieval only: BM25 ranks pages by shared words, so a question phrased "

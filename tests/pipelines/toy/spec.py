@@ -123,7 +123,8 @@ INFO = CardInfo(pretty_name="Toy questions", summary="Questions of at least a fe
                 license="cc0-1.0", license_text="CC0 1.0", language=("en",),
                 task_categories=("question-answering",), task_ids=("open-domain-qa",),
                 source_datasets=("original",), citation="", limitations=("A toy.",),
-                collection="Team-written lines.", preprocessing="One word-count rule.")
+                collection="Team-written lines.", preprocessing="One word-count rule.",
+                annotations_creators=("no-annotation",))
 RELEASE = ReleaseKind("toy", "toy questions", schema=SCHEMA, field_docs={"id": "row id",
                       "question": "the question"},
                       make_stats=lambda tallies, _: {"counts": group_tallies(tallies)},

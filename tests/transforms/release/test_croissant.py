@@ -25,7 +25,7 @@ INFO = CardInfo(
     task_categories=("question-answering",), task_ids=("extractive-qa",),
     source_datasets=("original",), citation="@article{toy, title={Toy}, year={2026}}",
     limitations=("Toy questions only.", "One annotator."), collection="Written by hand.",
-    preprocessing="Deduplicated by id.")
+    preprocessing="Deduplicated by id.", annotations_creators=("expert-generated",))
 ANNOTATED = replace(INFO, annotation="Five workers judge each answer.")
 
 ANSWERS = pa.struct([("text", pa.list_(pa.string())), ("answer_start", pa.list_(pa.int32()))])

@@ -20,6 +20,7 @@ INFO = CardInfo(pretty_name="Toy", summary="A toy.", license="cc-by-sa-4.0", lic
                 language=("en",), task_categories=("question-answering",),
                 task_ids=("extractive-qa",), source_datasets=("original",), citation="",
                 limitations=(), collection="", preprocessing="",
+                annotations_creators=("crowdsourced",),
                 class_labels={"answers.yes_no": ("NO", "YES"), "label": ("a", "b", "c")})
 SCHEMA = pa.schema([
     ("id", pa.string()), ("label", pa.int64()), ("score", pa.float32()),
