@@ -7,8 +7,9 @@
 
 Beam reads and cleans the pages (in parallel over dump files); the BM25 index is then built
 on one machine, out of core (memory bounded by the vocabulary, not the corpus; see the README's
-"Search at Wikipedia scale"). Output ``<output>/search_<lang>/<version>/``: ``bm25/`` (bm25s
-files), ``pages/`` (the page store), ``docs/*.parquet``, stats, card and manifest.
+"Search at Wikipedia scale"). Output ``<output>/search_<lang>/<version>/`` (``--output``
+defaults to ``releases``, the root every builder and ``release list`` share): ``bm25/``
+(bm25s files), ``pages/`` (the page store), ``docs/*.parquet``, stats, card and manifest.
 Declared in ``transforms.search_index.spec``.
 """
 

@@ -7,10 +7,11 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from pipelines import build_search_index
+from pipelines import build_search_index, release
 from tests.conftest import TEST_RUNNER
 from tests.pipelines import hostile
 from transforms.search_index.spec import SPEC
+from transforms.sources.index_copy import check_index_dir
 
 
 def _stats(result: dict) -> dict:
@@ -47,3 +48,18 @@ def test_sample_and_enterprise_golden(tmp_path, sample_build):
 
     for result in (sample, dump):
         assert SPEC.counters.undeclared(result["stats"]["counts"]) == []
+
+
+def test_the_index_goes_under_the_release_root_that_release_list_reads(tmp_path, monkeypatch,
+                                                                        capsys):
+    monkeypatch.chdir(tmp_path)
+    result = build_search_index.run([TEST_RUNNER])  # no --output: the shared default
+    assert (tmp_path / result["path"]).resolve() == (
+        tmp_path / "releases" / "search_en" / "1.0.0").resolve()
+    capsys.readouterr()
+    assert release.main(["list", "releases", "--json"]) == 0
+    listed = json.loads(capsys.readouterr().out)["releases"]
+    assert [(e["dataset"], e["version"], e["status"], e["latest"]) for e in listed] == [
+        ("search_en", "1.0.0", "complete", True)]
+    assert not (tmp_path / "indexes").exists()
+    check_index_dir(result["path"])  # what build_nq --index-dir releases/search_en/1.0.0 checks

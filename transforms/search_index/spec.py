@@ -4,7 +4,8 @@
 Beam reads and cleans the pages (in parallel over dump files) into staged shards; the BM25
 index is then built from them on one machine, out of core, just before the release is
 published (``Plan.before_publish``). The release is ``search_<lang>``: its name and its card's
-language follow ``--lang``.
+language follow ``--lang``. It goes under the release root every builder shares (``--output``,
+default ``releases``), so ``release list releases`` shows it next to the datasets.
 """
 
 from __future__ import annotations
@@ -23,7 +24,6 @@ from transforms.core.counters import Counts
 from transforms.core.errors import NoInputError, UsageError
 from transforms.core.inputs import require_inputs
 from transforms.core.options import (
-    RELEASE_GROUP,
     ReleaseOptions,
     max_decoded_option,
     mib_to_bytes,
@@ -88,9 +88,6 @@ class _CorpusOptions:
 class SearchIndexOptions(ReleaseOptions, _CorpusOptions):
     """``python -m pipelines.build_search_index`` options."""
 
-    output: str = option("indexes", "release root (local or gs://...); the release goes to "
-                                    "<output>/{dataset}/<version>/", group=RELEASE_GROUP,
-                         rows=False)
     max_decoded_mib: float = max_decoded_option(DEFAULT_MAX_DECODED_BYTES / MIB,
                                                 "page file, index.tsv or dump line")
 
