@@ -26,6 +26,7 @@ from transforms.browse.html import (
     simulated_banner,
     text,
 )
+from transforms.core.paths import recorded_value
 
 REASON_PREFIXES = ("dropped.", "skipped.", "rejected.", "failed.")
 SUMMARY_FIELDS = ("count", "min", "median", "mean", "p90", "max")
@@ -380,16 +381,18 @@ def other_section(stats: dict[str, Any]) -> str:
 
 
 def build_section(manifest: dict[str, Any]) -> str:
-    """The command, every option it ran with, the code version and the source."""
-    options = dict(manifest.get("options") or {})
+    """The command, every option it ran with (paths by ``recorded_path``, as on the card),
+    the code version and the source."""
+    options = dict(recorded_value(manifest.get("options") or {}, None))
     command = options.pop("command", "") or "python -m pipelines.<pipeline>"
     rows = [[f"<code>--{text(name.replace('_', '-'))}</code>",
              f"<code>{text(json.dumps(value, ensure_ascii=False, sort_keys=True))}</code>"]
             for name, value in sorted(options.items())]
     code = manifest.get("code") or {}
     parts = [f"<pre><code>{text(command)}</code></pre>",
-             "<p>with these options (local paths are relative to the directory the job ran "
-             "from):</p>" if rows else "",
+             "<p>with these options (relative paths as given, from the directory the job "
+             "ran from; <code>&lt;local&gt;/...</code> stands for a local path outside "
+             "it):</p>" if rows else "",
              table(["option", "value"], rows, "options"),
              f"<p>Code: {text(code.get('package', ''))} {text(code.get('version', ''))} "
              f"(commit <code>{text(code.get('git_commit') or 'n/a')}</code>); built "

@@ -57,8 +57,9 @@ def rejected(kind: str, record: dict[str, Any]) -> pvalue.TaggedOutput:
 
 
 def _portable(record: dict[str, Any]) -> dict[str, Any]:
-    """A record with the local file it came from (``source``) relative to the working
-    directory: a release never names an absolute local path."""
+    """A record with the local file it came from (``source``) as ``portable_path`` records
+    it (relative to the working directory, or ``<local>/name``): a release never names an
+    absolute local path."""
     source = record.get("source")
     if isinstance(source, str) and source.startswith("/"):
         return {**record, "source": portable_path(source)}

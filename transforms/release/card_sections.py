@@ -11,6 +11,7 @@ from typing import Any
 import pyarrow.parquet as pq
 from apache_beam.io.filesystems import FileSystems
 
+from transforms.core.paths import recorded_value
 from transforms.release.card import CardInfo, md_text
 from transforms.release.storage import RAW
 from transforms.release.tables import Table
@@ -80,12 +81,15 @@ def example_section(version_dir: str, tables: list[Table]) -> list[str]:
 
 
 def build_section(manifest: dict[str, Any]) -> list[str]:
-    """The command and every option it was run with (local paths relative to where it ran)."""
-    options = dict(manifest.get("options", {}))
+    """The command and every option it was run with, paths as the manifest records them
+    (``transforms.core.paths.recorded_path``: relative ones as given, ``<local>/...`` for a
+    local path outside the directory the job ran from)."""
+    options = dict(recorded_value(manifest.get("options", {}), None))
     command = options.pop("command", "") or "python -m pipelines.<pipeline>"
     lines = ["## How it was built", "",
-             f"`{command}` with these options (local paths are relative to the directory "
-             "the job ran from; `dataset_info.json` records them all, with the code version):",
+             f"`{command}` with these options (relative paths as given, from the directory "
+             "the job ran from; `<local>/...` stands for a local path outside it; "
+             "`dataset_info.json` records them all, with the code version):",
              "", "| option | value |", "|---|---|"]
     for name, value in sorted(options.items()):
         shown = json.dumps(value, ensure_ascii=False, sort_keys=True)

@@ -22,8 +22,9 @@ from transforms.release.target import MANIFEST, InvalidReleaseName, ReleaseTarge
 
 def recorded_options(args: argparse.Namespace, beam_args: list[str],
                      command: str = "") -> dict[str, Any]:
-    """All options as given (JSON-serializable), for the manifest; local paths relative to
-    the working directory (``transforms.core.paths``), so no absolute path is published.
+    """All options as given (JSON-serializable), for the manifest; every path by
+    ``transforms.core.paths.recorded_path`` (relative ones as given, ``<local>/...`` for a
+    local path outside the working directory), so no machine's path is published.
     ``command`` is the entry point (``python -m pipelines.build_nlquad``) the card names."""
     options = {k: v for k, v in vars(args).items() if not k.startswith("_")}
     options["beam_args"] = beam_args
