@@ -55,6 +55,7 @@ from transforms.annotation.previous import PreviousAnnotations
 from transforms.annotation.previous_items import invalidation, judged_items
 from transforms.annotation.read_votes import not_regular_file, of_release
 from transforms.annotation.release_examples import iter_lines, split_patterns
+from transforms.core.inputs import beam_pattern
 from transforms.release import RAW, to_json_bytes
 from transforms.sources.compressed import CompressionDamage
 
@@ -119,7 +120,8 @@ def read_jnq_votes(patterns: Iterable[str], fingerprint: str) -> dict[str, list[
     import reports them)."""
     votes: dict[str, list[JnqVote]] = {}
     for pattern in patterns:
-        paths = sorted(m.path for m in FileSystems.match([pattern])[0].metadata_list)
+        matched = FileSystems.match([beam_pattern(pattern)])[0].metadata_list
+        paths = sorted(m.path for m in matched)
         if not paths:
             raise ExportError(f"--votes {pattern} matches no file")
         for path in paths:

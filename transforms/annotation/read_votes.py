@@ -47,6 +47,7 @@ from transforms.annotation.counters import (
 )
 from transforms.annotation.label_studio.exports import votes_from_export
 from transforms.core.accounting import SIDE_OUTPUTS, dead_letter, tally
+from transforms.core.inputs import beam_pattern
 from transforms.sources.compressed import CompressionDamage, iter_complete_lines
 
 STAGE = VOTES
@@ -198,7 +199,7 @@ class ReadVotes(beam.PTransform):
 
     def expand(self, pbegin):
         return (pbegin
-                | "VotePatterns" >> beam.Create(self.patterns)
+                | "VotePatterns" >> beam.Create([beam_pattern(p) for p in self.patterns])
                 | "MatchVotes" >> fileio.MatchAll()
                 | "OpenVotes" >> fileio.ReadMatches(compression=CompressionTypes.UNCOMPRESSED)
                 | "ParseVotes" >> beam.ParDo(ParseVoteFile(self.dataset))

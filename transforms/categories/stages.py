@@ -25,6 +25,7 @@ from transforms.categories.counters import (
     UNREADABLE_FILES,
 )
 from transforms.core.accounting import SIDE_OUTPUTS, dead_letter, tally
+from transforms.core.inputs import beam_pattern
 from transforms.sources.compressed import (
     TRUNCATED_COMPRESSION,
     CompressionDamage,
@@ -197,7 +198,7 @@ class ReadCorpus(beam.PTransform):
 
     def expand(self, pbegin):
         result = (pbegin
-                  | "Patterns" >> beam.Create(self.patterns)
+                  | "Patterns" >> beam.Create([beam_pattern(p) for p in self.patterns])
                   | "MatchCorpus" >> fileio.MatchAll()
                   | "OpenCorpus" >> fileio.ReadMatches(compression=CompressionTypes.AUTO)
                   | "Paragraphs" >> beam.ParDo(

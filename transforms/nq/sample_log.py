@@ -24,6 +24,7 @@ from functools import cache
 from apache_beam.io.filesystem import CompressionTypes
 from apache_beam.io.filesystems import FileSystems
 
+from transforms.core.inputs import beam_pattern
 from transforms.core.samples import sample_path
 from transforms.sources.search_corpus import SAMPLE_CORPORA
 
@@ -63,7 +64,7 @@ def is_sample_log(pattern: str, lang: str) -> bool:
     if not logs:
         return False
     try:
-        matched = FileSystems.match([pattern])[0].metadata_list
+        matched = FileSystems.match([beam_pattern(pattern)])[0].metadata_list
     except (OSError, ValueError):
         return False
     fingerprints = set(logs.values())

@@ -46,6 +46,7 @@ from apache_beam.io import fileio
 from apache_beam.io.filesystem import CompressionTypes
 
 from transforms.core.accounting import SIDE_OUTPUTS
+from transforms.core.inputs import beam_pattern
 from transforms.reqa.labeling import (
     CANDIDATES,
     REUSED,
@@ -76,7 +77,7 @@ class ReadReqaTasks(beam.PTransform):
 
     def expand(self, pbegin):
         files = (pbegin
-                 | "Pattern" >> beam.Create([self.pattern])
+                 | "Pattern" >> beam.Create([beam_pattern(self.pattern)])
                  | "Match" >> fileio.MatchAll()
                  | "Open" >> fileio.ReadMatches(compression=CompressionTypes.AUTO))
         if self.source == "nq":

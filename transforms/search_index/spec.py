@@ -22,7 +22,7 @@ from apache_beam.io.filesystems import FileSystems
 from transforms.core.accounting import SIDE_OUTPUTS
 from transforms.core.counters import Counts
 from transforms.core.errors import NoInputError, UsageError
-from transforms.core.inputs import require_inputs
+from transforms.core.inputs import beam_pattern, require_inputs
 from transforms.core.options import (
     ReleaseOptions,
     max_decoded_option,
@@ -166,7 +166,7 @@ class BuildSearchIndex(beam.PTransform):
         max_decoded = mib_to_bytes(options.max_decoded_mib)
         if options.source == ENTERPRISE:
             read = (pbegin
-                    | "MatchDumps" >> fileio.MatchFiles(corpus)
+                    | "MatchDumps" >> fileio.MatchFiles(beam_pattern(corpus))
                     | "OpenDumps" >> fileio.ReadMatches(
                         compression=CompressionTypes.UNCOMPRESSED)
                     | "ReadDumps" >> beam.ParDo(ReadEnterpriseDump(options.lang, max_decoded))

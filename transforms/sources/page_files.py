@@ -28,6 +28,7 @@ from apache_beam.io.filesystem import CompressionTypes
 from apache_beam.io.filesystems import FileSystems
 
 from transforms.core.accounting import SIDE_OUTPUTS, dead_letter, rejected, tally
+from transforms.core.inputs import beam_pattern
 from transforms.sources.compressed import (
     CORRUPT_COMPRESSION,
     DECODED_TOO_LARGE,
@@ -286,7 +287,7 @@ class ReadHtmlPages(beam.PTransform):
 
     def expand(self, pbegin):
         result = (pbegin
-                  | "MatchHtml" >> fileio.MatchFiles(self.pattern)
+                  | "MatchHtml" >> fileio.MatchFiles(beam_pattern(self.pattern))
                   | "OpenHtml" >> fileio.ReadMatches(
                       compression=CompressionTypes.AUTO)
                   | "ReadHtml" >> beam.ParDo(
@@ -532,7 +533,7 @@ class ReadWarcPages(beam.PTransform):
 
     def expand(self, pbegin):
         result = (pbegin
-                  | "MatchWarc" >> fileio.MatchFiles(self.pattern)
+                  | "MatchWarc" >> fileio.MatchFiles(beam_pattern(self.pattern))
                   | "OpenWarc" >> fileio.ReadMatches(compression=CompressionTypes.UNCOMPRESSED)
                   | "ReadWarc" >> beam.ParDo(_ReadWarcFile(self.max_decoded_bytes)).with_outputs(
                       *SIDE_OUTPUTS, main="main"))

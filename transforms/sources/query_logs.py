@@ -41,6 +41,7 @@ from filters.nq.queries import (
 )
 from filters.text import safe_json
 from transforms.core.accounting import SIDE_OUTPUTS, dead_letter, tally
+from transforms.core.inputs import beam_pattern
 from transforms.sources.compressed import (
     TRUNCATED_COMPRESSION,
     complete_lines,
@@ -300,7 +301,7 @@ class ReadQueryLog(beam.PTransform):
 
     def expand(self, pbegin):
         result = (pbegin
-                  | "MatchLogs" >> fileio.MatchFiles(self.pattern)
+                  | "MatchLogs" >> fileio.MatchFiles(beam_pattern(self.pattern))
                   | "OpenLogs" >> fileio.ReadMatches(compression=CompressionTypes.AUTO)
                   | "ParseLogs" >> beam.ParDo(
                       _ParseLogFile(self.fields, self.fmt, self.max_decoded_bytes))

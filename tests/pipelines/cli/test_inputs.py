@@ -4,14 +4,18 @@ without --allow-empty, and the summary warns when it is."""
 from __future__ import annotations
 
 import importlib
+import json
 import re
+import shutil
 
 import pytest
+from apache_beam.io.filesystems import FileSystems
 
 from pipelines import build_nlquad, build_search_index
 from pipelines.cli.errors import NoInputError
-from pipelines.cli.inputs import require_inputs
+from pipelines.cli.inputs import matching_files, require_inputs
 from tests.conftest import TEST_RUNNER
+from tests.sample_releases import SAMPLES
 
 
 def test_require_inputs_globs_and_plain_paths(tmp_path):
@@ -20,6 +24,76 @@ def test_require_inputs_globs_and_plain_paths(tmp_path):
     for pattern in (tmp_path / "*.warc.gz", tmp_path / "missing.html"):
         with pytest.raises(NoInputError, match=re.escape(f"no input matches {pattern}")):
             require_inputs([str(pattern)])
+
+
+@pytest.mark.parametrize("pattern, found", [
+    ("cor*/*.jsonl", ["corpus/part.jsonl"]),
+    ("c?rpus/*.jsonl", ["corpus/part.jsonl"]),
+    ("[c]orpus/*.jsonl", ["corpus/part.jsonl"]),
+    ("*.jsonl", ["top.jsonl"]),
+    ("corpus/*.jsonl", ["corpus/part.jsonl"]),
+    ("./cor*/*.jsonl", ["corpus/part.jsonl"]),
+    ("corpus/**/*.jsonl", ["corpus/sub/deep.jsonl"]),  # Beam's **: one or more directories
+    ("**/*.jsonl", ["corpus/part.jsonl", "corpus/sub/deep.jsonl"]),
+    ("{cwd}/cor*/*.jsonl", ["corpus/part.jsonl"]),
+    ("corpus/part.jsonl", ["corpus/part.jsonl"]),
+])
+def test_local_globs_match_what_the_shell_matches(pattern, found, tmp_path, monkeypatch):
+    (tmp_path / "corpus" / "sub").mkdir(parents=True)
+    for name in ("corpus/part.jsonl", "corpus/sub/deep.jsonl", "top.jsonl", "corpus/x.txt"):
+        (tmp_path / name).write_text("{}\n")
+    monkeypatch.chdir(tmp_path)
+    matched = matching_files(pattern.replace("{cwd}", str(tmp_path)))
+    assert sorted(str((tmp_path / path).resolve().relative_to(tmp_path)) for path in matched) \
+        == found
+    require_inputs([pattern.replace("{cwd}", str(tmp_path))])
+
+
+def test_remote_globs_reach_their_filesystem_untouched(monkeypatch):
+    asked = []
+    monkeypatch.setattr(FileSystems, "match", lambda patterns: asked.extend(patterns) or [
+        type("Result", (), {"metadata_list": []})()])
+    for pattern in ("gs://bucket/cor*/*.jsonl", "gs://bucket/*.jsonl", "s3://b/**/x"):
+        assert matching_files(pattern) == []
+    assert asked == ["gs://bucket/cor*/*.jsonl", "gs://bucket/*.jsonl", "s3://b/**/x"]
+
+
+def test_a_relative_glob_builds_and_is_recorded_as_given(tmp_path, monkeypatch):
+    """The issue's cases end to end: ``pag*/*.html`` matches and is recorded as given, in the
+    manifest and the card; an --output outside the working directory is ``<local>/name``."""
+    work = tmp_path / "work"
+    shutil.copytree(SAMPLES / "nlquad" / "pages", work / "pages")
+    monkeypatch.chdir(work)
+    for output in ("../elsewhere/rel", str(tmp_path / "abs" / "rel")):
+        assert build_nlquad.main([TEST_RUNNER, "--source", "html", "--input", "pag*/*.html",
+                                  "--output", output]) == 0
+        release = (work / output / "nlquad" / "1.0.0")
+        manifest = json.loads((release / "dataset_info.json").read_text())
+        assert manifest["options"]["input"] == "pag*/*.html"
+        assert manifest["options"]["output"] == "<local>/rel"
+        assert manifest["source"]["description"].endswith("matching pag*/*.html")
+        card = (release / "README.md").read_text()
+        built = card[card.index("## How it was built"):]
+        assert '| `--input` | "pag\\*/\\*.html" |' in built
+        assert '| `--output` | "\\<local\\>/rel" |' in built  # Markdown-escaped
+        for text in (json.dumps(manifest), card):
+            assert str(tmp_path) not in text and "../" not in text
+
+
+@pytest.mark.parametrize("module, sample, argv", [
+    ("build_jnq", "jnq/query_log.tsv", ["--input", "que*.tsv", "--stop-after", "questions"]),
+    ("build_reqa", "reqa/squad_sample.json", ["--source", "squad", "--input", "squad_*"]),
+    ("build_categories", "categories/corpus.txt", ["--input", "*.txt"]),
+])
+def test_every_reader_matches_a_relative_glob(module, sample, argv, tmp_path, monkeypatch):
+    """The job's own match (``MatchFiles``, ``MatchAll``), not only the check before it."""
+    shutil.copy(SAMPLES / sample, tmp_path)
+    monkeypatch.chdir(tmp_path)
+    result = importlib.import_module(f"pipelines.{module}").run(
+        [TEST_RUNNER, *argv, "--output", "out"])
+    assert sum(result["manifest"]["rows_per_split"].values()) > 0
+    assert result["manifest"]["options"]["input"] in (argv[argv.index("--input") + 1],
+                                                      [argv[argv.index("--input") + 1]])
 
 
 @pytest.mark.parametrize("module, argv", [
