@@ -14,7 +14,9 @@ A pipeline declares its release with a ``ReleaseTarget``, writes rows with ``Wri
 its accounting with ``WriteAccounting``, and hands ``run_release`` a ``publish`` step. The job
 writes into ``<root>/<dataset>/.staging/<version>-<run id>/`` (owned through a
 ``<version>-<run id>.owner`` marker beside it); publishing adds the stats, the card and the
-manifest last, then moves the directory into place and atomically points ``LATEST`` at it.
+manifest last, then moves the directory into place and atomically points ``LATEST`` at it,
+and the dataset directory's card (``<root>/<dataset>/README.md``, its ``configs`` those of the
+version ``LATEST`` names) with it: the one file a release writes outside its version.
 
 Errors, all raised before any work except the last three: ``InvalidReleaseName`` (a dataset,
 version or split that is not one safe path component, or a reserved name),
@@ -40,8 +42,9 @@ annotations, which releases built from one copy), ``tables`` (the Parquet tables
 and splits), ``hub`` (the card's YAML front matter), ``card_sections`` (the sections every
 card shares), ``croissant`` (``croissant.json``), ``normalize``, ``diff`` (two versions),
 ``leakage`` (within a release and against evaluation sets), ``verify`` (a published release
-against its manifest; the releases under a root), ``commit`` (manifest last, rename or copy,
-``LATEST``), ``failed_run`` (what a run that kept no row leaves for inspection) and ``run``.
+against its manifest; the releases under a root), ``dataset_card`` (the dataset directory's
+card, a pointer to ``LATEST``), ``commit`` (manifest last, rename or copy, ``LATEST`` and the
+dataset card), ``failed_run`` (what a run that kept no row leaves for inspection) and ``run``.
 It imports ``transforms.core`` and ``filters``; pipelines import it through the names below.
 """
 

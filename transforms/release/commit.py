@@ -13,19 +13,26 @@ file and ``os.replace`` locally, one object write on object stores). An existing
 replaced only when it carries our manifest (``ReleaseTarget.check_replaceable``), and nothing
 is removed through a link (``ReleaseTarget.remove_inside``).
 
-When ``LATEST`` cannot be written once the version is in place (disk full), the release *is*
-published: ``LatestNotUpdatedError`` says so, and rerunning with ``--skip-existing`` repairs
-``LATEST`` (``repair_latest``).
+Just before ``LATEST``, by the same rules, the dataset directory's card (``README.md``,
+``transforms.release.dataset_card``) is pointed at the version, so that
+``load_dataset(<root>/<dataset>)`` loads the version ``LATEST`` names.
+
+When ``LATEST`` or the card cannot be written once the version is in place (disk full), the
+release *is* published: ``LatestNotUpdatedError`` says so, and rerunning with
+``--skip-existing`` repairs both (``repair_latest``). So does a version whose card's
+``configs`` cannot be pointed at: then ``LATEST`` and the card are left as they were.
 """
 
 from __future__ import annotations
 
 import json
 import os
+import stat
 
 from apache_beam.io.filesystems import FileSystems
 
 from transforms.release.checksums import EMPTY_SHA256, SHA256SUMS, release_sums
+from transforms.release.dataset_card import DatasetCardError, card_for
 from transforms.release.resolve import InvalidLatestError, latest_version
 from transforms.release.staging import (
     latest_temporary,
@@ -34,8 +41,17 @@ from transforms.release.staging import (
     remove_empty_staging_root,
     replaced_dir,
 )
-from transforms.release.storage import is_local, list_files, read_json, sha256_of, write_bytes
+from transforms.release.storage import (
+    JsonTooLarge,
+    is_local,
+    list_files,
+    read_bytes,
+    read_json,
+    sha256_of,
+    write_bytes,
+)
 from transforms.release.target import (
+    DATASET_CARD,
     MANIFEST,
     SUCCESS_MARKER,
     ReleaseExistsError,
@@ -92,7 +108,7 @@ def _point_latest(target: ReleaseTarget) -> None:
     """Point ``LATEST`` at the version just put in place and release this run's claim;
     a failure to write ``LATEST`` is a ``LatestNotUpdatedError``, the release stays."""
     try:
-        write_latest(target)
+        _write_latest_checked(target)
     except OSError as error:
         raise LatestNotUpdatedError(
             f"release {target.final_dir} was published, but LATEST could not be updated "
@@ -116,17 +132,80 @@ def published_run_id(target: ReleaseTarget) -> str | None:
     return read_json(path).get("run_id") if FileSystems.exists(path) else None
 
 
+def _write_latest_checked(target: ReleaseTarget) -> None:
+    """``write_latest``, a version whose card cannot be pointed at a ``LatestNotUpdatedError``
+    naming the versions."""
+    try:
+        write_latest(target)
+    except DatasetCardError as error:
+        raise LatestNotUpdatedError(f"release {target.final_dir} was published, but {error}; "
+                                    "LATEST and the dataset card were left as they "
+                                    "were") from error
+
+
 def write_latest(target: ReleaseTarget) -> None:
-    """``LATEST`` holds the most recently published version (written only after success).
+    """``LATEST`` holds the most recently published version (written only after success),
+    and the dataset directory's card points at it (written first: ``write_dataset_card``).
 
     Never truncated in place: locally a temporary file is renamed over it (``os.replace``);
     on an object store the whole content is one object upload."""
+    write_dataset_card(target)
     path = latest_path(target.root, target.dataset)
     content = f"{target.version}\n".encode()
     if not is_local(path):
         write_bytes(path, content)
         return
     _write_latest_file(path, content, latest_temporary(target))
+
+
+def write_dataset_card(target: ReleaseTarget) -> bool:
+    """Point ``<root>/<dataset>/README.md`` at ``target``'s version (``dataset_card``), the
+    same way ``LATEST`` is written (through ``LATEST.<run id>.tmp`` locally); a version
+    whose card has no ``configs`` removes a card left for an earlier one. Returns whether
+    the card changed; ``DatasetCardError`` (nothing written) when the version's ``configs``
+    cannot be pointed at."""
+    path = FileSystems.join(target.dataset_dir, DATASET_CARD)
+    content = card_for(target.dataset_dir, target.dataset, target.version)
+    if is_local(path):
+        target.check_inside(path, allow_link=True)
+        if os.path.isdir(path) and not os.path.islink(path):
+            raise OSError(f"{path} is a directory, not the dataset card")
+        if _read_regular(path, len(content or b"") + 1) == content:
+            return False
+        if content is None:
+            target.remove_inside(path)
+        else:
+            _write_latest_file(path, content, latest_temporary(target))
+        return True
+    exists = FileSystems.exists(path)
+    if content is None:
+        if exists:
+            FileSystems.delete([path])
+        return exists
+    if exists and _read_object(path, len(content)) == content:
+        return False
+    write_bytes(path, content)
+    return True
+
+
+def _read_object(path: str, max_bytes: int) -> bytes | None:
+    """An object's bytes, ``None`` when larger than ``max_bytes``."""
+    try:
+        return read_bytes(path, max_bytes)
+    except JsonTooLarge:
+        return None
+
+
+def _read_regular(path: str, max_bytes: int) -> bytes | None:
+    """The first ``max_bytes`` of a local regular file, without following a link; ``None``
+    for anything else."""
+    try:
+        descriptor = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0)
+                             | getattr(os, "O_NONBLOCK", 0))
+    except OSError:
+        return None
+    with os.fdopen(descriptor, "rb") as handle:
+        return handle.read(max_bytes) if stat.S_ISREG(os.fstat(handle.fileno()).st_mode) else None
 
 
 def _write_latest_file(path: str, content: bytes, temporary: str) -> None:
@@ -162,12 +241,17 @@ def repair_latest(target: ReleaseTarget) -> bool:
     names a version that is not published (no readable manifest), or when the version it
     names was published strictly earlier (manifest ``created``) than ``target``'s, since
     ``LATEST`` always names the most recently published version. A ``LATEST`` naming a version
-    published later than ``target``'s is left alone."""
+    published later than ``target``'s is left alone. A ``LATEST`` already naming ``target``'s
+    version has its dataset card brought up to date (``write_dataset_card``)."""
     mine = _manifest_or_none(target.final_dir)
     if mine is None:
         return False
     current = read_latest(target.root, target.dataset)
     if current == target.version:
+        try:
+            write_dataset_card(target)
+        except DatasetCardError as error:
+            raise LatestNotUpdatedError(str(error)) from error
         return False
     theirs = (_manifest_or_none(FileSystems.join(target.dataset_dir, current))
               if current else None)
@@ -176,7 +260,7 @@ def repair_latest(target: ReleaseTarget) -> bool:
         if not (isinstance(created, str) and isinstance(latest_created, str)
                 and latest_created < created):
             return False
-    write_latest(target)
+    _write_latest_checked(target)
     return True
 
 

@@ -2,10 +2,11 @@
 
 Dataset and version names become path components, so they are checked before any work
 (``check_name``): 1 to 64 characters of ``[0-9A-Za-z._-]`` starting with a letter or digit,
-no ``..``, and not a name the layout reserves (``LATEST``, ``.staging``, ``_SUCCESS``, in any
-case). The output root is checked too (``check_release_root``): it must not be a file, nor a
-directory holding anything other than dataset directories, and neither the dataset directory
-nor its ``.staging`` may be a symbolic link.
+no ``..``, and not a name the layout reserves (``LATEST``, ``README.md``: the dataset
+directory's card, ``.staging``, ``_SUCCESS``, in any case). The output root is checked too
+(``check_release_root``): it must not be a file, nor a directory holding anything other than
+dataset directories, and neither the dataset directory nor its ``.staging`` may be a symbolic
+link.
 
 Nothing below the root is ever followed through a link: every path a run replaces or removes
 is a direct entry of the directory that owns it (``check_inside``, a lexical check plus
@@ -31,8 +32,9 @@ from transforms.release.storage import is_local
 MANIFEST = "dataset_info.json"
 SUCCESS_MARKER = "_SUCCESS"
 LATEST = "LATEST"
+DATASET_CARD = "README.md"  # the dataset directory's card (``dataset_card``), and a version's
 STAGING = ".staging"
-RESERVED_NAMES = frozenset(n.lower() for n in (LATEST, STAGING, SUCCESS_MARKER))
+RESERVED_NAMES = frozenset(n.lower() for n in (LATEST, DATASET_CARD, STAGING, SUCCESS_MARKER))
 
 
 class ReleaseExistsError(RuntimeError):
@@ -61,8 +63,9 @@ def check_release_root(root: str, dataset: str) -> None:
 
     A local release root is a missing or empty directory, or one whose visible entries (names
     not starting with ``.``) are all dataset directories: directories whose visible entries
-    are version directories or ``LATEST`` files; the dataset directory and its ``.staging``
-    are not symbolic links. Object-store roots have no directories and are not checked."""
+    are version directories, ``LATEST`` files or its card (``README.md``); the dataset
+    directory and its ``.staging`` are not symbolic links. Object-store roots have no
+    directories and are not checked."""
     if not is_local(root):
         return
     if os.path.exists(root) and not os.path.isdir(root):
@@ -80,12 +83,13 @@ def check_release_root(root: str, dataset: str) -> None:
         stray = [] if os.path.isdir(path) else [entry]
         if not stray:
             stray = [f"{entry}/{name}" for name in _visible(path)
-                     if not (os.path.isdir(os.path.join(path, name)) or name.startswith(LATEST))]
+                     if not (os.path.isdir(os.path.join(path, name)) or name.startswith(LATEST)
+                             or name == DATASET_CARD)]
         if stray:
             raise InvalidReleaseRoot(
                 f"--output {root!r} is not a release root (it holds {stray[0]!r}); a release "
-                "root holds only <dataset>/<version>/ directories and LATEST files: choose an "
-                "empty or new directory")
+                "root holds only <dataset>/<version>/ directories, LATEST files and cards: "
+                "choose an empty or new directory")
 
 
 def _link_message(path: str) -> str:
