@@ -18,7 +18,7 @@ from __future__ import annotations
 import threading
 import time
 import zlib
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from email.utils import parsedate_to_datetime
 
 MAX_RETRY_AFTER = 3600.0
@@ -140,15 +140,16 @@ class PoliteClientBase:
             self.stats[key] = self.stats.get(key, 0) + amount
 
 
-def parse_retry_after(value: str | None) -> float | None:
-    """Seconds from a Retry-After header (delta-seconds or HTTP date), capped at one hour."""
+def parse_retry_after(value: str | None, now: Callable[[], float] = time.time) -> float | None:
+    """Seconds from a Retry-After header (delta-seconds or HTTP date, counted from ``now``:
+    wall-clock seconds, injectable for tests), capped at one hour."""
     if not value:
         return None
     try:
         seconds = float(value)
     except ValueError:
         try:
-            seconds = parsedate_to_datetime(value).timestamp() - time.time()
+            seconds = parsedate_to_datetime(value).timestamp() - now()
         except (TypeError, ValueError):
             return None
     return min(max(seconds, 0.0), MAX_RETRY_AFTER)

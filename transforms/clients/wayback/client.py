@@ -96,7 +96,8 @@ class WaybackClient(PoliteClientBase):
     ``max_decoded_bytes`` cap a body as sent and once decoded; ``max_redirects`` caps the hops
     followed (each one rate-limited and counted in ``stats["requests"]``). ``verify_digest``
     is "strict" (mismatch is an error), "warn" (accept, ``digest_ok=False``) or "off".
-    ``sleep`` is the clock of waits and pauses (tests inject one). The cache is keyed
+    ``sleep`` waits and ``clock`` (monotonic seconds) tells the time for the rate limiters and
+    each attempt's deadline (tests inject both). The cache is keyed
     without the host, so use one ``cache_dir`` per archive; a remote ``cache_dir``
     (``gs://...``) needs ``cache_storage`` (see :class:`CacheStore`).
     """
@@ -109,6 +110,7 @@ class WaybackClient(PoliteClientBase):
         user_agent: str = DEFAULT_USER_AGENT,
         verify_digest: str = "strict",
         sleep: Callable[[float], Any] = time.sleep,
+        clock: Callable[[], float] = time.monotonic,
         cache_storage: ObjectStorage | None = None,
         **overrides: Any,
     ) -> None:
@@ -124,8 +126,9 @@ class WaybackClient(PoliteClientBase):
         self.limits = policy.limits
         self.verify_digest = verify_digest
         self._sleep = sleep
-        self._cdx_limiter = RateLimiter(policy.cdx_per_minute, sleep=sleep)
-        self._fetch_limiter = RateLimiter(policy.fetches_per_minute, sleep=sleep)
+        self._clock = clock
+        self._cdx_limiter = RateLimiter(policy.cdx_per_minute, clock=clock, sleep=sleep)
+        self._fetch_limiter = RateLimiter(policy.fetches_per_minute, clock=clock, sleep=sleep)
         self._open_session(user_agent, "gzip, deflate")
         self._init_retry_policy(max_retries=policy.limits.max_retries,
                                 backoff_base=policy.backoff_base,
@@ -228,7 +231,7 @@ class WaybackClient(PoliteClientBase):
     def _cdx_attempt(self, endpoint: str, query: list[tuple[str, str]], page: str) -> CdxPage:
         """Single CDX request; a body that cannot be read as a page is ``bad_cdx_response``;
         an error status names the query and what its body said (``Blocked Site Error``)."""
-        deadline = Deadline(self.limits.deadline)
+        deadline = Deadline(self.limits.deadline, self._clock)
         url = self._cdx_url(query)
         resp, hops = self._get(endpoint, self._cdx_limiter, deadline, params=query)
         if resp.status_code >= 400:
@@ -280,7 +283,7 @@ class WaybackClient(PoliteClientBase):
                        mismatches: set[str]) -> FetchResult:
         """Single GET of the id_ URL (redirects followed), judged by its Memento headers,
         length and digest."""
-        deadline = Deadline(self.limits.deadline)
+        deadline = Deadline(self.limits.deadline, self._clock)
         resp, hops = self._get(url, self._fetch_limiter, deadline)
         served_url = resp.url if hops else url
         memento = memento_of(resp.headers)
