@@ -39,15 +39,6 @@ PAGES = [FakePage(f"Mount {peak.title()}", f"Mount {peak.title()} is a mountain.
 NO_WAIT = ["--requests-per-minute", "0", "--http-max-retries", "0"]
 
 
-@pytest.fixture(autouse=True)
-def no_proxies(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Keep requests to 127.0.0.1 away from any proxy configured in the environment."""
-    for name in ("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "http_proxy", "https_proxy",
-                 "all_proxy"):
-        monkeypatch.delenv(name, raising=False)
-    monkeypatch.setenv("NO_PROXY", "127.0.0.1,localhost")
-
-
 def closed_port() -> int:
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))

@@ -25,15 +25,6 @@ API = "/w/api.php"
 SEARCH = {"action": "query", "list": "search", "srsearch": "trade winds", "format": "json"}
 
 
-@pytest.fixture(autouse=True)
-def no_proxies(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Keep requests to 127.0.0.1 away from any proxy configured in the environment."""
-    for name in ("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "http_proxy", "https_proxy",
-                 "all_proxy"):
-        monkeypatch.delenv(name, raising=False)
-    monkeypatch.setenv("NO_PROXY", "127.0.0.1,localhost")
-
-
 @pytest.fixture
 def fake() -> Iterator[FakeWiki]:
     with FakeWiki(PAGES, hang_seconds=3.0) as server:

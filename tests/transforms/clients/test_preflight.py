@@ -26,15 +26,6 @@ AGENT = "qa-dataset-toolkit/test (tests@example.org)"
 SHORT = (1.0, 0.3)  # a probe's (connect, read) timeouts in these tests
 
 
-@pytest.fixture(autouse=True)
-def no_proxies(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Keep requests to 127.0.0.1 away from any proxy configured in the environment."""
-    for name in ("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "http_proxy", "https_proxy",
-                 "all_proxy"):
-        monkeypatch.delenv(name, raising=False)
-    monkeypatch.setenv("NO_PROXY", "127.0.0.1,localhost")
-
-
 @pytest.fixture
 def wiki() -> Iterator[FakeWiki]:
     with FakeWiki([("Trade winds", "The trade winds.", 817251427, 1)],
