@@ -133,6 +133,8 @@ def test_every_card_has_the_sections_a_reader_needs(releases, kind):
                     "## Limitations and known biases", "## Licence", "## Citation"):
         assert f"\n{heading}\n" in card, heading
     assert "@" in card.split("## Citation", 1)[1]
+    loading = card.split("## Loading", 1)[1].split("\n## ", 1)[0]
+    assert "`sha256sum -c SHA256SUMS`" in loading and (releases[kind] / "SHA256SUMS").is_file()
     fields = card.split("## Fields", 1)[1].split("\n## ", 1)[0]
     undocumented = re.findall(r"^\| `(\w+)` \| `[^`]*` \| +\|$", fields, re.MULTILINE)
     assert not undocumented, f"columns without a meaning: {undocumented}"

@@ -148,7 +148,8 @@ def loading_section(tables: list[Table]) -> list[str]:
     if any(t.split == "validation" for t in tables):
         lines += ["`dev/` is the `validation` split in `datasets`.", ""]
     lines += ["Check the files against the manifest first: `python -m pipelines.release "
-              "verify .`.", ""]
+              "verify .`, or without this toolkit `sha256sum -c SHA256SUMS` in this "
+              "directory.", ""]
     return lines
 
 
