@@ -33,9 +33,10 @@ def _without_ids(annotations: list[dict]) -> list[dict]:
     return [{k: v for k, v in a.items() if k != "annotation_id"} for a in annotations]
 
 
-def test_real_annotations_round_trip_through_votes(shared_data, tmp_path):
+def import_real_annotations(shared_data: Path, tmp_path: Path) -> tuple[list[dict], dict]:
+    """The shared NQ dev examples and the ``annotate import`` result that rebuilt their
+    annotations from their votes (one per annotator), the annotations stripped first."""
     originals = _read(shared_data / "nq" / "nq_dev_original_first3.jsonl.gz")
-    assert sum(len(e["annotations"]) for e in originals) == 15
     votes = [vote for example in originals for vote in votes_from_annotations(example)]
     (tmp_path / "votes.jsonl").write_text(
         "".join(json.dumps(v) + "\n" for v in votes), encoding="utf-8")
@@ -43,11 +44,16 @@ def test_real_annotations_round_trip_through_votes(shared_data, tmp_path):
     with gzip.open(stripped, "wt", encoding="utf-8") as handle:
         for example in originals:
             handle.write(json.dumps({**example, "annotations": []}) + "\n")
-
     result = annotate.run(["import", "--dataset", "nq", "--input", str(stripped),
                            "--split", "dev", "--ways", "5", "--votes",
                            str(tmp_path / "votes.jsonl"), "--output", str(tmp_path / "out"),
                            TEST_RUNNER])
+    return originals, result
+
+
+def test_real_annotations_round_trip_through_votes(shared_data, tmp_path):
+    originals, result = import_real_annotations(shared_data, tmp_path)
+    assert sum(len(e["annotations"]) for e in originals) == 15
     annotated_file = next((Path(result["path"]) / "nq_original" / "dev").glob("*.jsonl.gz"))
     rebuilt = {e["example_id"]: e for e in _read(annotated_file)}
     assert result["stats"]["counts"]["examples"]["annotated"] == len(originals)
