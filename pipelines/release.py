@@ -174,9 +174,6 @@ def _publish(args: argparse.Namespace) -> int:
 
     try:
         report = publish(args.path, args.to, dry_run=args.dry_run, private=args.private)
-    except HubVersionExistsError as error:
-        print(f"error: {printable(error)}", file=sys.stderr)
-        return EXIT_RELEASE_EXISTS
     except HfHubHTTPError as error:
         print(f"error: the Hub refused the upload: {printable(error)}", file=sys.stderr)
         return EXIT_JOB_FAILED
@@ -519,7 +516,7 @@ def main(argv: list[str] | None = None) -> int:
     except DamagedReleaseError as error:
         print(f"DAMAGED: {printable(error)}", file=sys.stderr)
         return EXIT_DAMAGED
-    except SiteExistsError as error:
+    except (SiteExistsError, HubVersionExistsError) as error:
         print(f"error: {printable(error)}", file=sys.stderr)
         return EXIT_RELEASE_EXISTS
 
