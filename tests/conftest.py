@@ -7,7 +7,7 @@ import fcntl
 import json
 import os
 import shutil
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -108,3 +108,40 @@ def sample_build(tmp_path_factory: pytest.TempPathFactory
         return result, Path(result["path"])
 
     return get
+
+
+# Headless Chromium through chromedriver (Debian's ``chromium`` and ``chromium-driver``), for
+# the tests marked ``browser``: they skip when either is missing, unless ``QA_REQUIRE_BROWSER=1``
+# (what ``.ci/run`` sets after ``make browser`` installed them): then a missing browser fails.
+
+BROWSERS = ("chromium", "chromium-browser", "google-chrome")
+
+
+def _missing(reason: str) -> None:
+    if os.environ.get("QA_REQUIRE_BROWSER") == "1":
+        pytest.fail(f"{reason}, and QA_REQUIRE_BROWSER=1 (run: make browser)")
+    pytest.skip(f"{reason} (make browser installs chromium and chromium-driver)")
+
+
+@pytest.fixture(scope="session")
+def chrome() -> Iterator[Any]:
+    """A headless Chromium session that keeps the JS console log."""
+    try:
+        from selenium import webdriver
+    except ImportError:
+        _missing("selenium is not installed")
+    browser = next((path for name in BROWSERS if (path := shutil.which(name))), None)
+    driver = shutil.which("chromedriver")
+    if not browser or not driver:
+        _missing("no chromium or chromedriver on PATH")
+    options = webdriver.ChromeOptions()
+    options.binary_location = browser
+    for argument in ("--headless=new", "--no-sandbox", "--disable-gpu",
+                     "--disable-dev-shm-usage", "--window-size=1280,1600"):
+        options.add_argument(argument)
+    options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
+    session = webdriver.Chrome(service=webdriver.ChromeService(executable_path=driver),
+                               options=options)
+    session.set_page_load_timeout(60)
+    yield session
+    session.quit()

@@ -21,7 +21,6 @@ from selenium.webdriver.common.actions.action_builder import ActionBuilder
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support.ui import WebDriverWait
 
-from tests.browser.conftest import chrome  # noqa: F401  (the shared Chromium session)
 from tests.transforms.annotation.label_studio.server import ADMIN_EMAIL, PASSWORD
 from transforms.annotation.label_studio.configs import (
     LONG_ANSWER_LABEL,
@@ -74,7 +73,7 @@ def project(workers, examples) -> dict[str, Any]:
 
 
 @pytest.fixture(scope="module")
-def editor(chrome, server):  # noqa: F811
+def editor(chrome, server):
     """Chromium signed in to Label Studio as the admin, through the login form."""
     chrome.get(server.url + "/user/login/")
     chrome.find_element(By.NAME, "email").send_keys(ADMIN_EMAIL)
