@@ -11,7 +11,8 @@ baselines use a fixed answer-sized window.
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
 
 
 def first_window(n_words: int, length: int) -> tuple[int, int]:
@@ -56,3 +57,42 @@ def bm25_window(words: Sequence[str], length: int, question: str,
     best = max(range(len(starts)), key=lambda i: (float(scores[i]), -i))
     start = starts[best]
     return start, min(start + length, len(words))
+
+
+#: ``evaluate baseline nlquad --method`` names -> the card's row names (``stats.json``).
+METHODS: dict[str, str] = {"first-window": "first window", "last-window": "last window",
+                           "random-window": "random window", "bm25-window": "BM25 window"}
+
+
+def window_length(rows: Sequence[Mapping[str, Any]]) -> int:
+    """The baselines' window: the mean gold answer length of ``rows`` in words (at least 1)."""
+    if not rows:
+        return 1
+    total = sum(r["answer_word_end"] - r["answer_word_start"] for r in rows)
+    return max(1, round(total / len(rows)))
+
+
+def window_predictions(rows: Sequence[Mapping[str, Any]], method: str,
+                       tokenize: Callable[[list[str]], list[list[str]]] | None = None
+                       ) -> dict[str, dict[str, int]]:
+    """``{id: {"answer_word_start", "answer_word_end"}}`` of a :data:`METHODS` baseline over
+    release rows (``id``, ``question``, ``context``, ``answer_word_start/end``): the windows
+    the card scores (``bm25-window`` needs ``tokenize``, the card's ``IndexTokenizer("en")``)."""
+    if method not in METHODS:
+        raise ValueError(f"unknown NLQuAD baseline {method!r} (one of {', '.join(METHODS)})")
+    if method == "bm25-window" and tokenize is None:
+        raise ValueError("bm25-window needs a tokenizer")
+    length = window_length(rows)
+    predictions = {}
+    for row in rows:
+        words = row["context"].split()
+        if method == "first-window":
+            start, end = first_window(len(words), length)
+        elif method == "last-window":
+            start, end = last_window(len(words), length)
+        elif method == "random-window":
+            start, end = random_window(len(words), length, row["id"])
+        else:
+            start, end = bm25_window(words, length, row["question"], tokenize)
+        predictions[str(row["id"])] = {"answer_word_start": start, "answer_word_end": end}
+    return predictions

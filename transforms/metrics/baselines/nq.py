@@ -10,6 +10,9 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any
 
+#: ``evaluate baseline nq --method`` names -> the card's row names (``stats.json``).
+METHODS: dict[str, str] = {"first-paragraph": "first paragraph"}
+
 
 def first_paragraph_predictions(examples: Iterable[Mapping[str, Any]]) -> dict[str, Any]:
     """Official NQ predictions JSON of the first-paragraph baseline."""
