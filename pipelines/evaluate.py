@@ -58,8 +58,8 @@ from transforms.metrics.baselines import nq as nq_baselines
 from transforms.metrics.baselines import reqa as reqa_baselines
 from transforms.metrics.baselines.output import OutputError, check_output, write_json
 from transforms.metrics.hints import (
+    as_word_offsets,
     jnq_zero_hints,
-    looks_like_word_offsets,
     nlquad_zero_hints,
     nq_zero_hints,
     reqa_unknown_hints,
@@ -307,15 +307,12 @@ def evaluate_nlquad(args: argparse.Namespace) -> dict[str, Any]:
                   "character offsets are answer_start/answer_end"]
                  if "word offsets" in str(err) else [])
         raise EvaluationError(str(err), hints) from err
-    if result["f1"] < 0.1:
-        renamed, word_f1 = looks_like_word_offsets(predictions), None
-        if renamed:
-            try:
-                word_f1 = eval_nlquad.nlquad_metrics(
-                    {k: gold[k] for k in renamed if k in gold}, renamed, tokenize)["f1"]
-            except ValueError:
-                pass
-        _hints(f"F1 is {result['f1']:.3f}", nlquad_zero_hints(predictions, result, word_f1))
+    if result["f1"] < 0.1 or not result["iou"]:
+        renamed = as_word_offsets(predictions, {k: len(g.context.split()) for k, g in gold.items()})
+        as_words = eval_nlquad.nlquad_metrics({k: gold[k] for k in renamed}, renamed,
+                                              tokenize) if renamed else None
+        _hints(f"F1 {result['f1']:.3f}, IoU {result['iou']:.3f}",
+               nlquad_zero_hints(predictions, result, as_words))
     return result
 
 

@@ -78,7 +78,7 @@ def nq_zero_hints(records: Sequence[Mapping[str, Any]], gold: Mapping[str, Seque
     by_index = sum(isinstance(a, Mapping) and _number(a, "candidate_index") >= 0
                    and all(_number(a, k) < 0 for k in OFFSETS) for a in long_answers)
     if by_index:
-        hints.append(f"{by_index} long answers give only candidate_index: the evaluator (as "
+        hints.append(f"{by_index} long answer(s) give only candidate_index: the evaluator (as "
                      "nq_eval) reads start_token/end_token and start_byte/end_byte; copy the "
                      "candidate's offsets from long_answer_candidates")
     unread = sorted({k for a in long_answers if isinstance(a, Mapping) for k in a}
@@ -100,7 +100,7 @@ def nq_zero_hints(records: Sequence[Mapping[str, Any]], gold: Mapping[str, Seque
                       or (s.has_tokens and (s.start_token, s.end_token) in byte_spans)
                       for s in (p.long_answer for p in non_null))
         if swapped:
-            hints.append(f"{swapped} long answers have token offsets in start_byte/end_byte "
+            hints.append(f"{swapped} long answer(s) have token offsets in start_byte/end_byte "
                          "or byte offsets in start_token/end_token: tokens index "
                          "document_tokens, bytes are UTF-8 byte offsets of document_html")
         else:
@@ -117,10 +117,10 @@ def _number(record: Mapping[str, Any], key: str) -> float:
 
 
 def nlquad_zero_hints(predictions: Mapping[str, Any], result: Mapping[str, Any],
-                      word_offsets_f1: float | None) -> list[str]:
+                      as_words: Mapping[str, Any] | None = None) -> list[str]:
     """Why NLQuAD predictions score (nearly) nothing: empty answers, texts not found in the
-    context, or word positions given as character offsets (``word_offsets_f1``: the F1 of the
-    same numbers read as ``answer_word_start/end``, when they were character offsets)."""
+    context, or word positions given as character offsets (``as_words``: the scores of the
+    character offsets read as ``answer_word_start/end``, when all fit in the words)."""
     hints = []
     values = list(predictions.values())
     if values and all(v == "" or v is None for v in values):
@@ -130,18 +130,27 @@ def nlquad_zero_hints(predictions: Mapping[str, Any], result: Mapping[str, Any],
             "n_missing_predictions", 0):
         hints.append("none of the answer texts occurs in its context (or as its words): "
                      "predict text copied from the release's context, or give offsets")
-    if word_offsets_f1 is not None and word_offsets_f1 > max(2 * result.get("f1", 0), 0.05):
-        hints.append(f"answer_start/answer_end are character offsets into context; read as "
-                     f"word positions they score F1 {word_offsets_f1:.3f}: name them "
-                     "answer_word_start/answer_word_end")
+    if as_words and as_words.get("iou", 0) > result.get("iou", 0):
+        hints.append("answer_start/answer_end are character offsets into context; read as "
+                     f"word positions they score IoU {as_words['iou']:.3f} and F1 "
+                     f"{as_words['f1']:.3f}: name them answer_word_start/answer_word_end")
     return hints
 
 
-def looks_like_word_offsets(predictions: Mapping[str, Any]) -> dict[str, dict[str, int]]:
-    """The character-offset predictions renamed as word offsets (for the check above)."""
-    return {qid: {"answer_word_start": p["answer_start"], "answer_word_end": p["answer_end"]}
-            for qid, p in predictions.items()
-            if isinstance(p, Mapping) and {"answer_start", "answer_end"} <= p.keys()}
+def as_word_offsets(predictions: Mapping[str, Any], word_counts: Mapping[str, int]
+                    ) -> dict[str, dict[str, int]]:
+    """The character-offset predictions renamed as word offsets (for the check above), or
+    ``{}`` when an end is past its context's word count (``word_counts``: id -> words)."""
+    renamed = {}
+    for qid, p in predictions.items():
+        if (qid in word_counts and isinstance(p, Mapping)
+                and {"answer_start", "answer_end"} <= p.keys()):
+            start, end = p["answer_start"], p["answer_end"]
+            if not (isinstance(start, int) and isinstance(end, int)
+                    and 0 <= start <= end <= word_counts[qid]):
+                return {}
+            renamed[qid] = {"answer_word_start": start, "answer_word_end": end}
+    return renamed
 
 
 def reqa_unknown_hints(rankings: Mapping[str, Sequence[str]],
