@@ -3,7 +3,14 @@
     python -m pipelines.evaluate {nq,nlquad,reqa,jnq} --gold PATH --predictions PATH
         [--threshold N] [--split NAME] [--strict] [--legacy-tokenizer {regex,nltk}]
 
-Prints one JSON object (sorted keys) to stdout; warnings go to stderr.
+    python -m pipelines.evaluate baseline {nq,nlquad,reqa,jnq} --gold PATH --out FILE
+        [--method NAME] [--split NAME] [--top N] [--overwrite] [--no-verify]
+
+Prints one JSON object (sorted keys) to stdout; warnings go to stderr. ``baseline`` writes
+the predictions of an untrained baseline the release's card reports
+(``transforms.metrics.baselines``), in the format the task reads, to a new ``--out``
+(checked before any work; ``--overwrite`` replaces it) through a temporary file and a rename.
+Formats, baselines and a worked example: ``docs/guides/evaluation.md``.
 
 ``--gold`` may be a dataset root with a ``LATEST`` file (``releases/nlquad``): its latest
 version is read; a ``LATEST`` that names no sibling version directory exits 2.
@@ -31,7 +38,8 @@ unannotated gold (an NQ gold without a single annotation, a JNQ release without
 of the prediction ids is in the gold (wrong files). Prediction ids that are not in the gold are
 otherwise counted (``n_unknown_prediction_ids``; for ``nq`` on stderr only, to keep the
 official keys) and ignored; ``--strict`` makes them, and gold questions without a prediction,
-an error.
+an error. When no id matches, or the scores are 0, ``hint:`` lines after the error and
+``warning:`` lines name the likely cause (``transforms.metrics.hints``).
 """
 
 from __future__ import annotations
