@@ -38,6 +38,7 @@ from transforms.release import (
     NotAReleaseError,
     ReleaseExistsError,
 )
+from transforms.release.run import SKIPPED
 
 # Third-party loggers kept at WARNING unless --verbose. bm25s sets its own logger to DEBUG
 # when imported, so quiet_loggers imports it first.
@@ -168,13 +169,29 @@ def elapsed_line(seconds: float, result: dict[str, Any],
     line = f"  elapsed: {seconds:.1f} s"
     if not isinstance(result, dict):
         return line
-    if started_at is not None and _published_before(result, started_at):
+    if result.get(SKIPPED) or (started_at is not None and _published_before(result, started_at)):
         return line + " (the release was already published: nothing was built)"
     counted = records_of(result)
     if counted is not None:
         count, unit = counted
         line += f" ({count / max(seconds, 1e-9):,.1f} {unit}/s)"
     return line
+
+
+def skipped_summary(summary: str, result: dict[str, Any]) -> str:
+    """The summary of a run that ``--skip-existing`` stopped (``result[SKIPPED]``): its first
+    line, which says where a run wrote its release, becomes one saying that the version was
+    already there and left as it is; the counts that follow are the published release's."""
+    if not isinstance(result, dict) or not result.get(SKIPPED):
+        return summary
+    manifest = result.get("manifest") or {}
+    lines = summary.splitlines()
+    if lines and " written to " in lines[0]:
+        lines = lines[1:]
+    head = (f"{manifest.get('dataset', 'the release')} {manifest.get('version', '')} already "
+            f"exists at {result.get('path')}: left as it is, nothing was written "
+            "(--skip-existing); what it holds:")
+    return "\n".join([head, *lines])
 
 
 def cli_main(run: Callable[[list[str] | None], dict[str, Any]],
@@ -195,6 +212,6 @@ def cli_main(run: Callable[[list[str] | None], dict[str, Any]],
         else:
             print(f"error: {error}", file=sys.stderr)
         return code
-    print(summarize(result) + "\n" + elapsed_line(time.perf_counter() - started, result,
-                                                      started_at))
+    elapsed = elapsed_line(time.perf_counter() - started, result, started_at)
+    print(skipped_summary(summarize(result), result) + "\n" + elapsed)
     return EXIT_OK

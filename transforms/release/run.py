@@ -67,6 +67,7 @@ from transforms.release.target import MANIFEST, ReleaseExistsError, ReleaseTarge
 from transforms.release.verify import require_intact
 
 ABANDONED = "abandoned_staging_removed"
+SKIPPED = "skipped"  # run_release's result: --skip-existing found the version published
 
 
 class EmptyReleaseError(RuntimeError):
@@ -191,7 +192,8 @@ def run_release(target: ReleaseTarget, overwrite: bool, beam_args: list[str],
     staged (the outputs of its writers). A last step, which takes them all as side inputs and
     so runs after them, calls ``finish()`` to publish the release: the release is committed
     by the job itself, also when a Dataflow launcher does not wait. With ``skip_existing`` an
-    already published version is returned as it is (no work), after repairing a stale
+    already published version is returned as it is (no work; the result's ``SKIPPED`` key
+    is True), after repairing a stale
     ``LATEST`` (``commit.repair_latest``) and checking its files' sizes and Parquet footers
     against its manifest (``DamagedReleaseError`` otherwise, exit 5). Returns the published
     manifest, stats and path.
@@ -206,7 +208,7 @@ def run_release(target: ReleaseTarget, overwrite: bool, beam_args: list[str],
     if skip_existing and not overwrite and target.exists():
         repair_latest(target)
         require_intact(target.final_dir, deep=False)
-        return published(target)
+        return {**published(target), SKIPPED: True}
     target.check_writable(overwrite)
     target.check_output_writable()
     claim_staging(target, **{ABANDONED: removed})

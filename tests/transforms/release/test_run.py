@@ -15,6 +15,26 @@ def test_skip_existing_returns_the_published_release(tmp_path):
     again = build_categories.run([TEST_RUNNER, "--output", str(tmp_path), "--skip-existing"])
     assert again["manifest"]["run_id"] == first["manifest"]["run_id"]
     assert (tmp_path / "categories" / "LATEST").read_text() == "1.0.0\n"
+    assert again["skipped"] is True and "skipped" not in first
+
+
+def test_make_run_twice_says_the_version_was_left_as_it_is(tmp_path, capsys):
+    """``make run`` (the NLQuAD sample with ``--skip-existing``) a second time writes nothing
+    and says so, instead of "written to"."""
+    from pipelines import build_nlquad
+    from tests.conftest import TEST_RUNNER
+
+    argv = [TEST_RUNNER, "--skip-existing", "--output", str(tmp_path)]
+    assert build_nlquad.main(argv) == 0
+    first = capsys.readouterr().out
+    assert first.startswith(f"NLQuAD release 1.0.0 written to {tmp_path}/nlquad/1.0.0\n")
+    assert build_nlquad.main(argv) == 0
+    again = capsys.readouterr().out
+    assert "written to" not in again
+    assert again.startswith(f"nlquad 1.0.0 already exists at {tmp_path}/nlquad/1.0.0: left as "
+                            "it is, nothing was written (--skip-existing)")
+    assert "rows in train: 36" in again
+    assert again.rstrip().endswith("(the release was already published: nothing was built)")
 
 
 
