@@ -21,7 +21,7 @@ from typing import Any
 import apache_beam as beam
 import pyarrow as pa
 from apache_beam.io.filesystems import FileSystems
-from apache_beam.options.pipeline_options import PipelineOptions
+from apache_beam.options.pipeline_options import PipelineOptions, StandardOptions
 
 from transforms.release.accounting import read_accounting
 from transforms.release.card import DatasetCard
@@ -213,7 +213,7 @@ def run_release(target: ReleaseTarget, overwrite: bool, beam_args: list[str],
     target.check_output_writable()
     claim_staging(target, **{ABANDONED: removed})
     try:
-        with beam.Pipeline(options=PipelineOptions(beam_args)) as pipeline:
+        with beam.Pipeline(options=pipeline_options(beam_args)) as pipeline:
             written = build(pipeline)
             waits = [beam.pvalue.AsList(pcoll) for pcoll in written]
             (pipeline
@@ -228,6 +228,17 @@ def run_release(target: ReleaseTarget, overwrite: bool, beam_args: list[str],
         _reraise_release_error(error)
         raise
     return published(target)
+
+
+def pipeline_options(beam_args: list[str]) -> PipelineOptions:
+    """Beam's options of ``beam_args``, naming Beam's default runner when they name none:
+    Beam would log "Missing pipeline option (runner)" on every run without ``--runner``.
+    The manifest records the arguments as given."""
+    options = PipelineOptions(beam_args)
+    standard = options.view_as(StandardOptions)
+    if standard.runner is None:
+        standard.runner = StandardOptions.DEFAULT_RUNNER
+    return options
 
 
 def _reraise_release_error(error: BaseException) -> None:

@@ -147,3 +147,23 @@ def test_dead_letters_are_counted_per_stage_in_stats(tmp_path):
     records = [json.loads(line) for path in dead_dir.iterdir()
                for line in path.read_text().splitlines()]
     assert len(records) == 2 and {r["stage"] for r in records} == {"parse"}
+
+
+def test_a_run_without_runner_names_beams_default_runner(caplog):
+    """Beam logs "Missing pipeline option (runner)" on every run that names none: the job's
+    options name Beam's default runner instead; a given one is kept."""
+    import logging
+
+    import apache_beam as beam
+    from apache_beam.options.pipeline_options import StandardOptions
+
+    from transforms.release.run import pipeline_options
+
+    assert pipeline_options([]).view_as(StandardOptions).runner == (
+        StandardOptions.DEFAULT_RUNNER)
+    assert pipeline_options(["--runner=PrismRunner"]).view_as(StandardOptions).runner == (
+        "PrismRunner")
+    with caplog.at_level(logging.INFO):
+        with beam.Pipeline(options=pipeline_options([])) as pipeline:
+            _ = pipeline | beam.Create([1])
+    assert "Missing pipeline option" not in caplog.text
