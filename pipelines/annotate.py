@@ -39,6 +39,7 @@ from pipelines.cli.options import (
     positive_int,
     resolve_version,
 )
+from pipelines.cli.rerun import rerun_argv, subcommand
 from pipelines.cli.summary import dead_letter_line, empty_release_warning
 from transforms.annotation import jnq_import, nq_import
 from transforms.annotation.build import AnnotateRelease, ImportInput
@@ -479,7 +480,9 @@ def run_import(args: argparse.Namespace, beam_args: list[str]) -> dict[str, Any]
               "merged": [item.path for item in inputs[1:]]}
     if previous is not None:
         source["carried_from"] = previous.describe()
-    options = {**recorded_options(args, beam_args, COMMAND), "ways": ways}
+    command_line = rerun_argv(subcommand(build_parser(), "import"), vars(args), beam_args,
+                              COMMAND)
+    options = {**recorded_options(args, beam_args, COMMAND, command_line), "ways": ways}
     base = args.dataset
     carried = {} if previous is None else {
         "carried_from": previous.describe(), "recompute_all": bool(args.recompute_all),

@@ -21,6 +21,7 @@ from typing import Any, NamedTuple
 
 from pipelines.cli.beam_options import parse_pipeline_args
 from pipelines.cli.entry import cli_main
+from pipelines.cli.rerun import rerun_argv
 from pipelines.cli.spec_parser import build_parser, options_from
 from transforms.clients.breaker import EndpointFailing
 from transforms.clients.preflight import check_endpoints
@@ -51,11 +52,12 @@ def run_options(spec: DatasetSpec, options: Any,
                 beam_args: list[str] | None = None) -> dict[str, Any]:
     """Run ``spec``'s pipeline with typed options and Beam arguments."""
     beam_args = list(beam_args or [])
+    given = options
     plan = spec.plan(options)
     options = plan.options
     version = resolve_version(options.version or spec.version)
     target = ReleaseTarget.create(options.output, plan.release.dataset, version)
-    manifest_options = manifest_options_of(spec, plan, version, beam_args)
+    manifest_options = manifest_options_of(spec, plan, version, beam_args, given)
     if not (options.skip_existing and not options.overwrite and target.exists()):
         plan = dataclasses.replace(plan, previous=open_refresh(spec, plan, version,
                                                                manifest_options))
@@ -116,12 +118,16 @@ def open_refresh(spec: DatasetSpec, plan: Plan, version: str,
     return previous
 
 
-def manifest_options_of(spec: DatasetSpec, plan: Plan, version: str,
-                        beam_args: list[str]) -> dict[str, Any]:
+def manifest_options_of(spec: DatasetSpec, plan: Plan, version: str, beam_args: list[str],
+                        given: Any = None) -> dict[str, Any]:
     """The options a manifest records: every option (the version resolved), the plan's
-    recorded values, the Beam arguments and the command."""
+    recorded values, the Beam arguments, the command, and the command line that builds the
+    release again (``pipelines.cli.rerun``: the options as ``given``, before the plan
+    resolved them, with the version resolved)."""
     values = {**recorded(dataclasses.replace(plan.options, version=version)), **plan.recorded}
-    return recorded_options(argparse.Namespace(**values), beam_args, spec.command)
+    given = dataclasses.replace(plan.options if given is None else given, version=version)
+    command_line = rerun_argv(build_parser(spec), recorded(given), beam_args, spec.command)
+    return recorded_options(argparse.Namespace(**values), beam_args, spec.command, command_line)
 
 
 def publish_plan(plan: Plan, target: ReleaseTarget,

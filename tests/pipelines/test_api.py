@@ -53,7 +53,10 @@ def test_keywords_build_the_release_the_command_line_builds(built):
         if name not in TIMESTAMPED:
             assert kw_files[name] == cli_files[name], name
     kw_options, cli_options = _manifest(by_keywords)["options"], _manifest(by_cli)["options"]
-    assert kw_options.pop("output") != cli_options.pop("output")
+    kw_output, cli_output = kw_options.pop("output"), cli_options.pop("output")
+    assert kw_output != cli_output
+    kw_line, cli_line = kw_options.pop("command_line"), cli_options.pop("command_line")
+    assert [cli_output if word == kw_output else word for word in kw_line] == cli_line
     assert kw_options == cli_options
 
 

@@ -78,6 +78,7 @@ def _fingerprint(path: Path) -> tuple[dict, dict]:
         manifest.pop(key)
     manifest["options"].pop("output")
     manifest["options"].pop("beam_args")
+    manifest["options"].pop("command_line")  # --output and the Beam arguments again
     manifest.pop("files")
     return files, manifest
 

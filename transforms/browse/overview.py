@@ -27,6 +27,8 @@ from transforms.browse.html import (
     text,
 )
 from transforms.core.paths import recorded_value
+from transforms.release.card_sections import rerun_command
+from transforms.release.manifest import COMMAND_LINE
 
 REASON_PREFIXES = ("dropped.", "skipped.", "rejected.", "failed.")
 SUMMARY_FIELDS = ("count", "min", "median", "mean", "p90", "max")
@@ -381,18 +383,21 @@ def other_section(stats: dict[str, Any]) -> str:
 
 
 def build_section(manifest: dict[str, Any]) -> str:
-    """The command, every option it ran with (paths by ``recorded_path``, as on the card),
-    the code version and the source."""
+    """The command that builds the release again (as on the card; the entry point for a
+    release built before manifests recorded it), every option's value by the name the
+    manifest records it under (paths by ``recorded_path``), the code version and the
+    source."""
     options = dict(recorded_value(manifest.get("options") or {}, None))
     command = options.pop("command", "") or "python -m pipelines.<pipeline>"
-    rows = [[f"<code>--{text(name.replace('_', '-'))}</code>",
+    options.pop(COMMAND_LINE, None)
+    rows = [[f"<code>{text(name)}</code>",
              f"<code>{text(json.dumps(value, ensure_ascii=False, sort_keys=True))}</code>"]
             for name, value in sorted(options.items())]
     code = manifest.get("code") or {}
-    parts = [f"<pre><code>{text(command)}</code></pre>",
-             "<p>with these options (relative paths as given, from the directory the job "
-             "ran from; <code>&lt;local&gt;/...</code> stands for a local path outside "
-             "it):</p>" if rows else "",
+    parts = [f"<pre><code>{text(rerun_command(manifest) or command)}</code></pre>",
+             "<p>Run from the directory the job ran from (relative paths as given; "
+             "<code>&lt;local&gt;/...</code> stands for a local path outside it). Every "
+             "option's value, by the name the manifest records it under:</p>" if rows else "",
              table(["option", "value"], rows, "options"),
              f"<p>Code: {text(code.get('package', ''))} {text(code.get('version', ''))} "
              f"(commit <code>{text(code.get('git_commit') or 'n/a')}</code>); built "

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import re
+import shlex
 from typing import Any
 
 import pyarrow.parquet as pq
@@ -13,6 +14,7 @@ from apache_beam.io.filesystems import FileSystems
 
 from transforms.core.paths import recorded_value
 from transforms.release.card import CardInfo, md_text
+from transforms.release.manifest import COMMAND_LINE
 from transforms.release.storage import RAW
 from transforms.release.tables import Table
 
@@ -80,24 +82,51 @@ def example_section(version_dir: str, tables: list[Table]) -> list[str]:
             f"{fence}json", text, fence, ""]
 
 
+def rerun_command(manifest: dict[str, Any]) -> str | None:
+    """The shell command that builds the release again, as the manifest records it
+    (``options["command_line"]``, paths by ``recorded_path``), quoted by ``shlex``; None for
+    a release built before manifests recorded it."""
+    argv = (manifest.get("options") or {}).get(COMMAND_LINE)
+    if not isinstance(argv, list) or not argv or not all(isinstance(a, str) for a in argv):
+        return None
+    return shlex.join(recorded_value(argv, None))
+
+
+def fenced(text: str, language: str = "") -> list[str]:
+    """``text`` as a Markdown code block whose fence is longer than any run of backticks
+    in it."""
+    longest = max((len(run) for run in re.findall(r"`+", text)), default=0)
+    fence = "`" * max(3, longest + 1)
+    return [fence + language, text, fence]
+
+
 def build_section(manifest: dict[str, Any]) -> list[str]:
-    """The command and every option it was run with, paths as the manifest records them
-    (``transforms.core.paths.recorded_path``: relative ones as given, ``<local>/...`` for a
-    local path outside the directory the job ran from)."""
+    """The command that builds the release again (``rerun_command``), or, for a release
+    built before manifests recorded it, the entry point and every option by the name the
+    manifest records it under."""
     options = dict(recorded_value(manifest.get("options", {}), None))
     command = options.pop("command", "") or "python -m pipelines.<pipeline>"
-    lines = ["## How it was built", "",
-             f"`{command}` with these options (relative paths as given, from the directory "
-             "the job ran from; `<local>/...` stands for a local path outside it; "
-             "`dataset_info.json` records them all, with the code version):",
-             "", "| option | value |", "|---|---|"]
-    for name, value in sorted(options.items()):
-        shown = json.dumps(value, ensure_ascii=False, sort_keys=True)
-        lines.append(f"| `--{name.replace('_', '-')}` | {md_text(shown)} |")
+    rerun = rerun_command(manifest)
+    if rerun is not None:
+        lines = ["## How it was built", "", *fenced(rerun, "sh"), "",
+                 "Run it from the directory the job ran from: relative paths are as given, "
+                 "`<local>/...` stands for a local path outside that directory (put yours), "
+                 "and options left at their defaults are not shown. `dataset_info.json` "
+                 "records the value of every option, with the code version.", ""]
+    else:
+        lines = ["## How it was built", "",
+                 f"`{command}` with these options, by the names "
+                 "`dataset_info.json` records them under (relative paths as given, from the "
+                 "directory the job ran from; `<local>/...` stands for a local path outside "
+                 "it):", "", "| option | value |", "|---|---|"]
+        for name, value in sorted(options.items()):
+            shown = json.dumps(value, ensure_ascii=False, sort_keys=True)
+            lines.append(f"| `{name}` | {md_text(shown)} |")
+        lines.append("")
     code = manifest.get("code", {})
-    lines += ["", f"Code: {md_text(code.get('package', ''))} {md_text(code.get('version', ''))}"
-                  f" (commit {md_text(code.get('git_commit') or 'n/a')}); built "
-                  f"{md_text(manifest.get('created', ''))}.", ""]
+    lines += [f"Code: {md_text(code.get('package', ''))} {md_text(code.get('version', ''))}"
+              f" (commit {md_text(code.get('git_commit') or 'n/a')}); built "
+              f"{md_text(manifest.get('created', ''))}.", ""]
     return lines
 
 

@@ -30,7 +30,7 @@ import pyarrow.compute as pc
 import pyarrow.parquet as pq
 from apache_beam.io.filesystems import FileSystems
 
-from transforms.release.manifest import read_manifest
+from transforms.release.manifest import COMMAND_LINE, read_manifest
 from transforms.release.storage import RAW, read_json
 from transforms.release.tables import parquet_directories
 
@@ -312,6 +312,12 @@ def _flat(value: Any, prefix: str = "") -> Iterator[tuple[str, Any]]:
         yield prefix, value
 
 
+def _options(manifest: dict[str, Any]) -> dict[str, Any]:
+    """The options a manifest records, without the command line made of them (a change of
+    an option is reported once, by its name)."""
+    return {k: v for k, v in (manifest.get("options") or {}).items() if k != COMMAND_LINE}
+
+
 def _changes(old: dict[str, Any], new: dict[str, Any]) -> dict[str, dict[str, Any]]:
     out: dict[str, dict[str, Any]] = {}
     for name in sorted(set(old) | set(new)):
@@ -387,6 +393,6 @@ def _diff(old: _Release, new: _Release) -> dict[str, Any]:
             "count": moved["count"], "pairs": dict(sorted(moved["pairs"].items())),
             "examples": [{"id": i, "from": a, "to": b} for i, a, b in moved["examples"].values]},
         "tables": tables,
-        "options": _changes(old.manifest.get("options", {}), new.manifest.get("options", {})),
+        "options": _changes(_options(old.manifest), _options(new.manifest)),
         "stats": stats,
     }

@@ -19,17 +19,24 @@ from transforms.release.provenance import code_version, utc_now
 from transforms.release.storage import RAW, list_files, read_bytes, sha256_of
 from transforms.release.target import MANIFEST, InvalidReleaseName, ReleaseTarget, check_name
 
+COMMAND_LINE = "command_line"  # options key: the arguments that build the release again
+
 
 def recorded_options(args: argparse.Namespace, beam_args: list[str],
-                     command: str = "") -> dict[str, Any]:
+                     command: str = "", command_line: list[str] | None = None
+                     ) -> dict[str, Any]:
     """All options as given (JSON-serializable), for the manifest; every path by
     ``transforms.core.paths.recorded_path`` (relative ones as given, ``<local>/...`` for a
     local path outside the working directory), so no machine's path is published.
-    ``command`` is the entry point (``python -m pipelines.build_nlquad``) the card names."""
+    ``command`` is the entry point (``python -m pipelines.build_nlquad``); ``command_line``
+    the arguments that build the release again (``pipelines.cli.rerun``), which the card
+    prints."""
     options = {k: v for k, v in vars(args).items() if not k.startswith("_")}
     options["beam_args"] = beam_args
     if command:
         options["command"] = command
+    if command_line:
+        options[COMMAND_LINE] = list(command_line)
     return portable_value(json_safe(options))
 
 

@@ -170,8 +170,9 @@ def test_prefixes_baselines_leakage_and_build(tmp_path):
     assert "documents (<code>document_url</code>) in two or more splits: 1 (2 rows; " \
            "train/dev 1)." in html
     assert "<pre><code>python -m pipelines.build_nlquad</code></pre>" in html
-    assert "<code>--split-salt</code></th><td><code>&quot;nlquad&quot;</code>" in html
-    assert "<code>--split-ratios</code>" in html and "deadbeef" in html
+    assert "<code>split_salt</code></th><td><code>&quot;nlquad&quot;</code>" in html
+    assert "<code>split_ratios</code>" in html and "deadbeef" in html
+    assert "<code>--split" not in html  # names as recorded, not flags that may not exist
     assert "More statistics" not in html and "Annotation agreement" not in html
 
 
