@@ -39,6 +39,7 @@ from pipelines.cli.options import (
     positive_int,
     resolve_version,
 )
+from pipelines.cli.parsers import program, readable_help
 from pipelines.cli.rerun import rerun_argv, subcommand
 from pipelines.cli.summary import dead_letter_line, empty_release_warning
 from transforms.annotation import jnq_import, nq_import
@@ -125,15 +126,20 @@ COMMAND = "python -m pipelines.annotate import"  # recorded in the manifest; the
 
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
-        prog="python -m pipelines.annotate",
-        description="Human annotation of NQ, JNQ and JBoolQ releases: export tasks, simulate "
-                    "workers, import votes into an annotated release.")
+        prog=program("python -m pipelines.annotate"),
+        description="Human annotation of NQ, JNQ and JBoolQ releases: export writes annotation "
+                    "tasks for a tool, simulate writes votes of a seeded synthetic worker pool, "
+                    "import aggregates votes into a versioned annotated release (a Beam "
+                    "pipeline).")
     commands = parser.add_subparsers(dest="command", required=True)
 
     export = commands.add_parser("export", help="write annotation tasks for a tool")
     export.add_argument("--release", required=True, help="release directory (or dataset root "
                         "with LATEST) to annotate")
-    export.add_argument("--tool", choices=TOOLS, default="label-studio")
+    export.add_argument("--tool", choices=TOOLS, default="label-studio",
+                        help="label-studio: Label Studio tasks, labeling config and project; "
+                             "votes: tasks as JSON lines for a crowd platform whose answers "
+                             "come back as votes JSON lines")
     export.add_argument("--out", required=True, help="new directory for the tasks")
     export.add_argument("--stage", action="append", default=[],
                         help="stage(s) to export (default: every stage of the dataset: nq: "
@@ -150,7 +156,8 @@ def build_parser() -> argparse.ArgumentParser:
                         help="JNQ/JBoolQ: glob of earlier stages' votes (JSON lines or Label "
                              "Studio exports); later stages then ask only about the good "
                              "questions and EXIST paragraphs")
-    export.add_argument("--tasks-per-file", type=positive_int, default=1000)
+    export.add_argument("--tasks-per-file", type=positive_int, default=1000,
+                        help="tasks per JSON file written")
     export.add_argument("--previous", default=None, metavar="ANNOTATED",
                         help="an earlier annotated release (version directory, dataset "
                              "directory with LATEST, or 'auto': <root>/<dataset>_annotated "
@@ -159,19 +166,24 @@ def build_parser() -> argparse.ArgumentParser:
 
     simulate = commands.add_parser("simulate", help="write votes of a seeded synthetic "
                                    "worker pool (for demos and tests, never for real data)")
-    simulate.add_argument("--release", required=True)
+    simulate.add_argument("--release", required=True,
+                          help="release directory (or dataset root with LATEST) to vote on")
     simulate.add_argument("--out", required=True, help="votes JSON lines file to write (new)")
     simulate.add_argument("--ways", type=ways_option, default=None,
                           help="judgments per item: N or split=N,... (default as import)")
-    simulate.add_argument("--split", action="append", default=[])
+    simulate.add_argument("--split", action="append", default=[],
+                          help="split(s) to vote on (default: every split)")
     simulate.add_argument("--workers", type=positive_int, default=50, help="worker pool size")
     simulate.add_argument("--spammers", type=float, default=0.1,
                           help="share of workers answering at random")
-    simulate.add_argument("--seed", type=int, default=0)
+    simulate.add_argument("--seed", type=int, default=0,
+                          help="seed of the worker pool and its votes (same seed, same votes)")
 
     imported = commands.add_parser("import", help="aggregate votes into an annotated release "
                                    "(a Beam pipeline; other --options go to Beam)")
-    imported.add_argument("--dataset", choices=DATASETS, required=True)
+    imported.add_argument("--dataset", choices=DATASETS, required=True,
+                          help="the dataset the votes annotate; the release is "
+                               "<dataset>_annotated")
     imported.add_argument("--input", action="append", required=True,
                           help="release directory (repeat for jboolq to merge a JNQ release), "
                                "or a glob of NQ original-format / JNQ Parquet files")
@@ -200,10 +212,11 @@ def build_parser() -> argparse.ArgumentParser:
                                    "paper's; counts out of --workers)")
     add_release_arguments(imported, "<dataset>_annotated", DATASET_VERSION)
     _add_previous(imported)
-    imported.add_argument("--max-rows-per-shard", type=positive_int, default=50_000)
+    imported.add_argument("--max-rows-per-shard", type=positive_int, default=50_000,
+                          help="rows per output file")
     for sub in (export, simulate, imported):
         add_underscore_aliases(sub)
-    return parser
+    return readable_help(parser)
 
 
 PREVIOUS_HELP = ("an earlier annotated release (version directory, dataset directory with "

@@ -69,6 +69,7 @@ from pipelines.cli.errors import (
     UsageError,
 )
 from pipelines.cli.options import fraction, non_negative_int, positive_int
+from pipelines.cli.parsers import program, readable_help
 from transforms.browse.base import read_member_json
 from transforms.browse.serve import make_server, serve
 from transforms.browse.site import PAGE_SIZE, InvalidSiteDir, SiteExistsError, write_site
@@ -95,27 +96,34 @@ SITE_ROOT = "site"  # browse's default site directory is SITE_ROOT/<dataset>/<ve
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="python -m pipelines.release",
-                                     description="Verify, list, compare and audit releases.")
+    parser = argparse.ArgumentParser(
+        prog=program("python -m pipelines.release"),
+        description="Check, list, compare, audit, browse and publish releases: verify re-hashes "
+                    "releases against their manifests (exit 5 when damaged), list shows the "
+                    "versions under a release root, diff compares two versions of a dataset, "
+                    "leakage finds questions and documents shared between splits or with "
+                    "evaluation sets, browse writes a static HTML site, publish sends a "
+                    "version to the Hugging Face Hub.")
     commands = parser.add_subparsers(dest="command", required=True)
     verify = commands.add_parser("verify", help="check releases against their manifests")
-    verify.add_argument("paths", nargs="+", metavar="DIR")
+    verify.add_argument("paths", nargs="+", metavar="DIR",
+                        help="release version directories, or dataset directories with LATEST")
     verify.add_argument("--quick", action="store_true",
                         help="compare sizes and Parquet footers only, without hashing")
     verify.add_argument("--json", action="store_true", help="print one JSON object")
     listing = commands.add_parser("list", help="the releases under a release root")
-    listing.add_argument("root", metavar="ROOT")
+    listing.add_argument("root", metavar="ROOT", help="a release root (an --output)")
     listing.add_argument("--deep", action="store_true", help="hash every file (slow)")
     listing.add_argument("--json", action="store_true", help="print one JSON object")
     compare = commands.add_parser("diff", help="what changed between two versions of a dataset")
-    compare.add_argument("old", metavar="OLD")
-    compare.add_argument("new", metavar="NEW")
+    compare.add_argument("old", metavar="OLD", help="the older version directory")
+    compare.add_argument("new", metavar="NEW", help="the newer version directory")
     compare.add_argument("--no-verify", dest="verify", action="store_false",
                          help="skip the quick check of both releases against their manifests")
     compare.add_argument("--json", action="store_true", help="print one JSON object")
     audit = commands.add_parser("leakage", help="questions and documents shared between "
                                                 "splits and with evaluation sets")
-    audit.add_argument("path", metavar="DIR")
+    audit.add_argument("path", metavar="DIR", help="the release to audit")
     audit.add_argument("--against", nargs="+", action="extend", default=[], metavar="FILE",
                        help="evaluation sets: SQuAD JSON, or JSONL/Parquet with a question "
                             "field (repeatable)")
@@ -132,7 +140,7 @@ def build_parser() -> argparse.ArgumentParser:
     audit.add_argument("--json", action="store_true", help="print one JSON object")
     site = commands.add_parser("browse", help="write a static HTML site of a release: "
                                               "overview, examples, rejected records")
-    site.add_argument("path", metavar="DIR")
+    site.add_argument("path", metavar="DIR", help="the release to show")
     site.add_argument("--out", metavar="SITE_DIR",
                       help="where the site goes (default: site/<dataset>/<version>)")
     site.add_argument("--overwrite", action="store_true",
@@ -146,13 +154,15 @@ def build_parser() -> argparse.ArgumentParser:
     site.add_argument("--port", type=int, default=8000, help="the --serve port (0: any)")
     hub = commands.add_parser("publish", help="send a version to a Hugging Face Hub dataset "
                                               "repository, tagged with the version")
-    hub.add_argument("path", metavar="DIR")
-    hub.add_argument("--to", required=True, metavar="hf://datasets/ORG/NAME")
+    hub.add_argument("path", metavar="DIR",
+                     help="a release version, or a dataset directory (its LATEST)")
+    hub.add_argument("--to", required=True, metavar="hf://datasets/ORG/NAME",
+                     help="the Hub dataset repository (created when missing)")
     hub.add_argument("--dry-run", action="store_true",
                      help="list what would be sent (repo, revision, files, sizes); no network")
     hub.add_argument("--private", action="store_true", help="create the repo private")
     hub.add_argument("--json", action="store_true", help="print one JSON object")
-    return parser
+    return readable_help(parser)
 
 
 def publish(path: str, to: str, *, dry_run: bool = False, private: bool = False,

@@ -3,8 +3,10 @@
 ``qa-build nlquad --source html --input 'pages/*.html'`` is
 ``python -m pipelines.build_nlquad --source html --input 'pages/*.html'``, with the same options,
 output and exit codes (``pipelines.cli.errors``); ``--help`` after the dataset shows the
-pipeline's options. ``qa-release``, ``qa-annotate`` and ``qa-evaluate`` are the ``main`` of
-``pipelines.release``, ``pipelines.annotate`` and ``pipelines.evaluate`` (``pyproject.toml``).
+pipeline's options. ``qa-release`` and ``qa-annotate`` are the ``main`` of ``pipelines.release``
+and ``pipelines.annotate`` run as the program the user typed (``release``, ``annotate``: their
+usage and messages say ``qa-release``), ``qa-evaluate`` the ``main`` of ``pipelines.evaluate``
+(``pyproject.toml``).
 """
 
 from __future__ import annotations
@@ -18,8 +20,6 @@ from pipelines.cli.spec_runner import spec_main
 from transforms import registry
 
 PROGRAM = "qa-build"
-
-
 
 def usage() -> str:
     """The help of ``qa-build`` itself: its datasets."""
@@ -51,3 +51,19 @@ def build(argv: list[str] | None = None) -> int:
         return EXIT_USAGE
     with program_name(f"{PROGRAM} {name}"):
         return spec_main(registry.spec(name), rest)
+
+
+def release(argv: list[str] | None = None) -> int:
+    """The ``qa-release`` console script: ``pipelines.release.main`` as ``qa-release``."""
+    from pipelines import release as module
+
+    with program_name("qa-release"):
+        return module.main(sys.argv[1:] if argv is None else argv)
+
+
+def annotate(argv: list[str] | None = None) -> int:
+    """The ``qa-annotate`` console script: ``pipelines.annotate.main`` as ``qa-annotate``."""
+    from pipelines import annotate as module
+
+    with program_name("qa-annotate"):
+        return module.main(sys.argv[1:] if argv is None else argv)

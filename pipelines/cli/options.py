@@ -13,7 +13,7 @@ import os
 import sys
 from typing import Any
 
-from pipelines.cli.parsers import raise_usage_errors
+from pipelines.cli.parsers import raise_usage_errors, readable_help
 from transforms.core.options import (
     OptionInfo,
     ReleaseOptions,
@@ -65,16 +65,16 @@ def add_option(parser, name: str, info: OptionInfo, default: Any, help: str,  # 
 
 
 def add_underscore_aliases(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
-    """Accept ``--split_ratios`` for ``--split-ratios`` (Beam and Flex Template style), and
-    raise ``UsageError`` on a bad command line instead of exiting."""
+    """Accept ``--split_ratios`` for ``--split-ratios`` (Beam and Flex Template style) without
+    listing it in ``--help`` (one spelling per option), show defaults in ``--help``
+    (``parsers.HelpFormatter``), and raise ``UsageError`` on a bad command line instead of
+    exiting."""
     for action in list(parser._actions):
         for option in list(action.option_strings):
-            alias = option.replace("-", "_")
-            if option.startswith("--") and "-" in option[2:] and alias != option:
+            if option.startswith("--") and "-" in option[2:]:
                 alias = "--" + option[2:].replace("-", "_")
-                action.option_strings.append(alias)
-                parser._option_string_actions[alias] = action
-    return raise_usage_errors(parser)
+                parser._option_string_actions.setdefault(alias, action)
+    return raise_usage_errors(readable_help(parser))
 
 
 def add_release_arguments(parser: argparse.ArgumentParser, dataset: str, version: str) -> None:

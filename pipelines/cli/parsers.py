@@ -46,9 +46,55 @@ def program_name(name: str) -> Iterator[None]:
         _PROGRAM.reset(token)
 
 
+def program(default: str) -> str:
+    """The program name ``program_name`` chose, else ``default``: a parser with subcommands
+    takes it when it is made, since each subcommand's ``prog`` is made from it then."""
+    return _PROGRAM.get() or default
+
+
 def apply_program_name(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
     """Set the program name ``program_name`` chose, if any, on ``parser``; returns it."""
     name = _PROGRAM.get()
     if name:
         parser.prog = name
+    return parser
+
+
+class HelpFormatter(argparse.HelpFormatter):
+    """``--help`` with each option's default: appended as ``(default: X)`` unless the help
+    already names its default, or there is none to name (None, an empty list, a flag that
+    is off, a required option)."""
+
+    def _get_help_string(self, action: argparse.Action) -> str:
+        text = action.help or ""
+        if "default" in text.lower() or not action.option_strings or action.required:
+            return text
+        default = action.default
+        if default in (None, argparse.SUPPRESS, "", [], (), {}) or default is False:
+            return text
+        if action.nargs == 0 and action.const is not None:  # store_true / store_false
+            return text
+        shown = default_text(default).replace("%", "%%")
+        return f"{text} (default: {shown})".strip()
+
+
+def default_text(value: object) -> str:
+    """A default as ``--help`` and the CLI reference show it: text as it would be typed
+    (with escapes when it holds spaces or control characters), numbers and lists plainly."""
+    if isinstance(value, str):
+        return value if value.isprintable() and value.strip() == value else repr(value)
+    if isinstance(value, list | tuple):
+        return ",".join(default_text(item) for item in value)
+    if isinstance(value, dict):
+        return ",".join(f"{key}={default_text(item)}" for key, item in value.items())
+    return str(value)
+
+
+def readable_help(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
+    """Give ``parser`` and its subcommands' parsers ``HelpFormatter``; returns ``parser``."""
+    parser.formatter_class = HelpFormatter
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            for sub in action.choices.values():
+                readable_help(sub)
     return parser

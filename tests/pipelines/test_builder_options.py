@@ -4,7 +4,8 @@ The snapshot (``tests/fixtures/builder_options.json``) was taken from the hand-w
 before the datasets were declared as specs (issue 24); the one change since is ReQA's
 ``--no-verify``, which became a flag that also takes ``=true|false`` (as Flex Templates pass
 it). Regenerate with ``python -m tests.pipelines.test_builder_options`` only when an option
-is added or changed on purpose, and say so in the changelog.
+is added or changed on purpose, and say so in the changelog. ``strings`` are the spellings the
+parser accepts (``--help`` lists only the first: the underscore ones are aliases).
 """
 
 from __future__ import annotations
@@ -36,7 +37,8 @@ def options_of(module_name: str) -> dict[str, dict]:
             continue
         name = max((s for s in action.option_strings if "_" not in s[2:] or "-" not in s),
                    key=len)
-        rows[name] = {"strings": sorted(action.option_strings), "dest": action.dest,
+        accepted = [s for s, known in parser._option_string_actions.items() if known is action]
+        rows[name] = {"strings": sorted(accepted), "dest": action.dest,
                       "default": _default(action.default),
                       "choices": list(action.choices) if action.choices else None,
                       "nargs": action.nargs, "const": repr(action.const),

@@ -332,8 +332,14 @@ SPEC = DatasetSpec(
     module="build_nq",
     version=DATASET_VERSION,
     about="Natural Questions-style data from search-query logs and Wikipedia",
-    description="Select Natural Questions-style questions from search-query logs (NQ §3.1). "
-                "Any other --option is passed to Apache Beam.",
+    description="Build Natural Questions-style data from search-query logs in two stages. "
+                "Stage 1 (NQ §3.1) selects the questions: normalized queries issued by enough "
+                "users within a window, 8 or more tokens, NQ's heuristics 1-5 (--stop-after "
+                "questions publishes them as the release nq_questions). Stage 2 (NQ §3.1, "
+                "§4.1) searches for each question, takes the top-ranked Wikipedia page among "
+                "the top 5, fetches it and writes NQ examples with its tokens and long-answer "
+                "candidates: the release nq, in the NQ original format and as Parquet. Any "
+                "other --option is passed to Apache Beam.",
     options=NqOptions,
     releases=(EXAMPLES_RELEASE, QUESTIONS_RELEASE),
     counters=COUNTERS,
