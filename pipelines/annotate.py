@@ -208,6 +208,7 @@ def build_parser() -> argparse.ArgumentParser:
                  "yes_no_ambiguous", "yes_no_answer", "span_min_votes"):
         imported.add_argument(f"--{name.replace('_', '-')}", dest=f"t_{name}",
                               type=non_negative_int, default=getattr(thresholds, name),
+                              metavar="N",
                               help=f"JNQ threshold (default {getattr(thresholds, name)}, the "
                                    "paper's; counts out of --workers)")
     add_release_arguments(imported, "<dataset>_annotated", DATASET_VERSION)

@@ -19,8 +19,9 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from pipelines.cli import spec_parser
 from pipelines.cli.options import parse_bool
-from pipelines.cli.spec_parser import build_parser
+from pipelines.cli.parsers import readable_help
 from transforms import registry
 from transforms.core.spec import DatasetSpec
 
@@ -45,7 +46,7 @@ def metadata(name: str) -> dict[str, Any]:
 def metadata_of(spec: DatasetSpec) -> dict[str, Any]:
     """The Flex Template metadata of a spec, generated from its options."""
     parameters = []
-    for action in build_parser(spec)._actions:
+    for action in spec_parser.build_parser(spec)._actions:
         if not action.option_strings or action.dest == "help":
             continue
         long_name = max(action.option_strings, key=len).lstrip("-").replace("-", "_")
@@ -88,11 +89,19 @@ def stale(directory: Path = TEMPLATES_DIR) -> list[str]:
     return out
 
 
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m pipelines.flex_templates")
+def build_parser() -> argparse.ArgumentParser:
+    """The parser of ``python -m pipelines.flex_templates``."""
+    parser = argparse.ArgumentParser(
+        prog="python -m pipelines.flex_templates",
+        description="Write or check the Dataflow Flex Template metadata (templates/) "
+                    "generated from every pipeline's options.")
     parser.add_argument("--write", action="store_true", help="regenerate templates/")
     parser.add_argument("--check", action="store_true", help="fail when templates/ is stale")
-    args = parser.parse_args(argv)
+    return readable_help(parser)
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
     if args.write:
         write_all()
     outdated = stale()

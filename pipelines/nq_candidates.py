@@ -30,6 +30,7 @@ from typing import IO, Any
 
 from filters.nq.candidates import LongAnswerCandidate, nq_document
 from filters.nq.tokens import NqToken
+from pipelines.cli.parsers import readable_help
 
 
 def open_lines(path: str) -> IO[bytes]:
@@ -241,7 +242,7 @@ def build_parser() -> argparse.ArgumentParser:
                              "go to OUT.rejected.jsonl")
     parser.add_argument("--compare", action="store_true",
                         help="print agreement of our candidates and tokens with the input's")
-    return parser
+    return readable_help(parser)
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -67,15 +67,24 @@ class HelpFormatter(argparse.HelpFormatter):
 
     def _get_help_string(self, action: argparse.Action) -> str:
         text = action.help or ""
-        if "default" in text.lower() or not action.option_strings or action.required:
+        shown = shown_default(action)
+        if shown is None or "default" in text.lower():
             return text
-        default = action.default
-        if default in (None, argparse.SUPPRESS, "", [], (), {}) or default is False:
-            return text
-        if action.nargs == 0 and action.const is not None:  # store_true / store_false
-            return text
-        shown = default_text(default).replace("%", "%%")
-        return f"{text} (default: {shown})".strip()
+        return f"{text} (default: {shown.replace('%', '%%')})".strip()
+
+
+def shown_default(action: argparse.Action) -> str | None:
+    """The default ``--help`` and the CLI reference show for an option (``default_text``),
+    or None when there is none worth showing: a positional or required option, a flag, a
+    default of None, an empty text or collection, or False."""
+    default = action.default
+    if not action.option_strings or action.required or action.nargs == 0:
+        return None
+    if default is None or default is False or default is argparse.SUPPRESS:
+        return None
+    if isinstance(default, str | list | tuple | dict) and not default:
+        return None
+    return default_text(default)
 
 
 def default_text(value: object) -> str:
