@@ -3,6 +3,8 @@
 #   make test   lint and run the tests (ARGS="..." is passed to pytest) on 2 pytest-xdist
 #               workers, a test file each at a time; serially when ARGS names a test file
 #               (*.py) or with WORKERS=0 (WORKERS=N for N workers; ARGS="-p no:xdist" too)
+#   make docs   build the documentation site into site/ (mkdocs, strict: a broken link or
+#               anchor fails); make serve-docs serves it on 127.0.0.1:8000 while you edit
 #   make browser   Debian's chromium and chromedriver for the tests marked browser, and a
 #               Japanese font for readable JNQ screenshots (needs root and apt-get; does
 #               nothing when they are installed)
@@ -32,14 +34,16 @@ PYTEST_WORKERS = $(if $(findstring no:xdist,$(ARGS)),,-n $(WORKERS) --dist loadf
 # Beam's worker processes (multi-process and portable runners) start `python` from PATH.
 export PATH := $(BIN):$(PATH)
 
-.PHONY: run test setup label-studio browser
+.PHONY: run test setup docs serve-docs label-studio browser
 
 setup: $(STAMP)
 
 $(STAMP): pyproject.toml setup.py $(wildcard filters/*/*.c transforms/*/*.c)
 	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else \
 		"Python 3.11 or newer is needed; run: make PYTHON=python3.11 ...")'
-	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	@test -x $(BIN)/python || { echo "First-time set-up: a virtual environment in $(VENV) with the \
+	project and its pinned dependencies (about 1.5 GB from PyPI; 1-7 minutes). Later runs skip \
+	this."; $(PYTHON) -m venv $(VENV); }
 	$(BIN)/python -m pip install --quiet --disable-pip-version-check -e '.[dev]'
 	@touch $(STAMP)
 
@@ -49,6 +53,12 @@ run: $(STAMP)
 test: $(STAMP)
 	$(BIN)/ruff check .
 	$(BIN)/python -m pytest $(PYTEST_WORKERS) $(ARGS)
+
+docs: $(STAMP)
+	NO_MKDOCS_2_WARNING=1 $(BIN)/python -m mkdocs build --strict
+
+serve-docs: $(STAMP)
+	NO_MKDOCS_2_WARNING=1 $(BIN)/python -m mkdocs serve --strict -a 127.0.0.1:8000
 
 label-studio: $(LABEL_STUDIO_STAMP)
 

@@ -1,0 +1,68 @@
+"""The documentation's pages and the code blocks in them, for the tests of tests/docs."""
+
+from __future__ import annotations
+
+import re
+import shlex
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+FENCE = re.compile(r"^( *)```(\w*)[^\n]*\n(.*?)^\1```", re.M | re.S)
+# The commands of the toolkit, as the docs write them.
+TOOLKIT = re.compile(r"^(?:\.venv/bin/)?(?:python3? -m pipelines\.|qa-(?:build|release|annotate"
+                     r"|evaluate)\b)")
+SOMEWHERE = re.compile(r"(?:^|[\s;&|])" + TOOLKIT.pattern.lstrip("^"))
+
+
+def pages() -> list[Path]:
+    """Every Markdown page a reader meets: the README, the root files and the site's pages."""
+    return [ROOT / "README.md", ROOT / "CONTRIBUTING.md",
+            *sorted((ROOT / "docs").rglob("*.md"))]
+
+
+@dataclass(frozen=True)
+class Block:
+    """A fenced code block: its page, language, first line number and text."""
+
+    page: Path
+    language: str
+    line: int
+    text: str
+
+    def where(self) -> str:
+        return f"{self.page.relative_to(ROOT)}:{self.line}"
+
+
+def blocks(page: Path, language: str | None = None) -> list[Block]:
+    """The fenced code blocks of ``page`` (of ``language`` when given), indented ones too."""
+    text = page.read_text()
+    found = []
+    for match in FENCE.finditer(text):
+        body = "\n".join(line[len(match.group(1)):] for line in match.group(3).splitlines())
+        if language is None or match.group(2) == language:
+            found.append(Block(page, match.group(2), text[:match.start()].count("\n") + 1,
+                               body))
+    return found
+
+
+def shell_commands(block: Block) -> Iterator[list[str]]:
+    """The toolkit commands of a shell block as argument lists: continuation lines joined,
+    comments dropped, one list per command of a ``&&``, ``;`` or ``|`` chain."""
+    joined = re.sub(r"\\\n\s*", " ", block.text)
+    for line in joined.splitlines():
+        if not SOMEWHERE.search(line):
+            continue  # not a toolkit command (output, a tree, another tool)
+        lexer = shlex.shlex(line, posix=True, punctuation_chars=";&|")
+        lexer.whitespace_split = True
+        command: list[str] = []
+        for word in [*lexer, ";"]:
+            if word in ("&&", ";", "|", "||", "&"):
+                while command and re.match(r"^\w+=", command[0]):
+                    command.pop(0)
+                if command and TOOLKIT.match(" ".join(command)):
+                    yield command
+                command = []
+            else:
+                command.append(word)

@@ -1,0 +1,73 @@
+"""The tutorials run as written: the blocks marked ``<!-- tutorial: NAME -->`` (in the order
+of their page) are run by bash from a directory where ``make run``'s command has run, as a
+reader runs them from the repository's root after the quick start. A tutorial may write
+only under ``tutorial/`` (and ``.cache/``, the bundled search index's cache)."""
+
+from __future__ import annotations
+
+import os
+import re
+import stat
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.docs.pages import ROOT, blocks, pages
+from tests.docs.test_quick_start import make_run_command
+
+pytestmark = pytest.mark.docs
+MARK = re.compile(r"<!-- tutorial: (\S+) -->\n```bash\n(.*?)```", re.S)
+# Offline, the FnApiRunner stands in for the DirectRunner (which would first try to download
+# Prism): a wrapper in the place of .venv/bin/python adds it to the Beam jobs' arguments.
+WRAPPER = """#!/bin/sh
+case "$1 $2 $3" in
+  "-m pipelines.build_"*|"-m pipelines.annotate import") exec {python} "$@" --runner=FnApiRunner;;
+esac
+exec {python} "$@"
+"""
+
+
+def tutorials() -> dict[str, tuple[Path, str]]:
+    """Tutorial name -> (its page, its blocks joined)."""
+    found: dict[str, tuple[Path, str]] = {}
+    for page in pages():
+        for name, script in MARK.findall(page.read_text()):
+            previous_page, previous = found.get(name, (page, ""))
+            assert previous_page == page, f"tutorial {name} is on two pages"
+            found[name] = (page, previous + script)
+    return found
+
+
+def reader_directory(base: Path) -> Path:
+    """An empty directory with ``.venv/bin/python`` (the wrapper) and the console scripts."""
+    bin_dir = base / ".venv" / "bin"
+    bin_dir.mkdir(parents=True)
+    wrapper = bin_dir / "python"
+    wrapper.write_text(WRAPPER.format(python=sys.executable))
+    wrapper.chmod(wrapper.stat().st_mode | stat.S_IXUSR)
+    for script in Path(sys.executable).parent.glob("qa-*"):
+        (bin_dir / script.name).symlink_to(script)
+    return base
+
+
+def test_the_tutorials_are_found() -> None:
+    assert {"annotation", "weekly", "evaluation"} <= set(tutorials())
+    for page, _ in tutorials().values():
+        texts = [block.text.strip() for block in blocks(page, "bash")]
+        assert all(part.strip() in texts for _, part in MARK.findall(page.read_text())), page
+
+
+@pytest.mark.parametrize("name", sorted(tutorials()))
+def test_a_tutorial_runs_as_written(name: str, tmp_path: Path) -> None:
+    page, script = tutorials()[name]
+    cwd = reader_directory(tmp_path)
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    quick_start = [".venv/bin/python", *make_run_command()[1:]]
+    subprocess.run(quick_start, cwd=cwd, env=env, capture_output=True, check=True, timeout=600)
+    done = subprocess.run(["bash", "-euo", "pipefail", "-c", script], cwd=cwd, env=env,
+                          capture_output=True, text=True, timeout=900)
+    assert done.returncode == 0, f"{page.name}, tutorial {name}:\n{done.stderr[-4000:]}"
+    written = [p for p in cwd.iterdir() if p.name not in (".venv", ".cache", "releases")]
+    assert [p.name for p in written] == ["tutorial"], "a tutorial writes only under tutorial/"
