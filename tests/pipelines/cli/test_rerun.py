@@ -79,3 +79,15 @@ def test_annotate_import_values_and_store_actions():
 def test_value_text(value, text):
     assert value_text(value) == text
 
+
+def test_every_sample_release_card_parses_with_its_own_parser(sample_releases):
+    """Every release type, the annotated ones included (``annotate import``)."""
+    from pipelines.cli.errors import UsageError
+    from pipelines.cli.reference import parse_example
+
+    for name, version_dir in sample_releases.items():
+        argv = card_command(version_dir)
+        assert argv[:2] == ["python", "-m"], name
+        parse_example(argv)
+        with pytest.raises(UsageError):
+            parse_example([*argv, "--no-such-option"])
