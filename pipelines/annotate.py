@@ -20,6 +20,11 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+
+if __name__ == "__main__":  # --help without importing Beam (pipelines.cli.quick_help)
+    from pipelines.cli.quick_help import exit_with_stored_help
+
+    exit_with_stored_help("python -m pipelines.annotate")
 from pathlib import Path
 from typing import Any
 

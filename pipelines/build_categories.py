@@ -12,6 +12,11 @@ and the manifest. Other ``--options`` go to Beam. Declared in ``transforms.categ
 
 import sys
 
+if __name__ == "__main__":  # --help without importing Beam (pipelines.cli.quick_help)
+    from pipelines.cli.quick_help import exit_with_stored_help
+
+    exit_with_stored_help("python -m pipelines.build_categories")
+
 from pipelines.cli.spec_runner import entry_points
 from transforms.categories.spec import SPEC
 

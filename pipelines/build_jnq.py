@@ -15,6 +15,11 @@ are the long-answer candidates. Other ``--options`` go to Beam. Declared in
 
 import sys
 
+if __name__ == "__main__":  # --help without importing Beam (pipelines.cli.quick_help)
+    from pipelines.cli.quick_help import exit_with_stored_help
+
+    exit_with_stored_help("python -m pipelines.build_jnq")
+
 from pipelines.cli.spec_runner import entry_points
 from transforms.jnq.spec import SPEC
 

@@ -13,6 +13,11 @@ original format (``nq_original/<split>/*.jsonl.gz``) and the HuggingFace layout
 
 import sys
 
+if __name__ == "__main__":  # --help without importing Beam (pipelines.cli.quick_help)
+    from pipelines.cli.quick_help import exit_with_stored_help
+
+    exit_with_stored_help("python -m pipelines.build_nq")
+
 from pipelines.cli.spec_runner import entry_points
 from transforms.nq.spec import NQ_SPLITS, SPEC, categories_file, read_categories
 

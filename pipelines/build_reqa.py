@@ -24,6 +24,11 @@ release directory or Parquet glob). Other ``--options`` go to Beam. Declared in
 
 import sys
 
+if __name__ == "__main__":  # --help without importing Beam (pipelines.cli.quick_help)
+    from pipelines.cli.quick_help import exit_with_stored_help
+
+    exit_with_stored_help("python -m pipelines.build_reqa")
+
 from pipelines.cli.spec_runner import entry_points
 from transforms.reqa.inputs import release_of, resolve_input, sample_path
 from transforms.reqa.spec import SPEC

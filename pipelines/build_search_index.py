@@ -15,6 +15,11 @@ Declared in ``transforms.search_index.spec``.
 
 import sys
 
+if __name__ == "__main__":  # --help without importing Beam (pipelines.cli.quick_help)
+    from pipelines.cli.quick_help import exit_with_stored_help
+
+    exit_with_stored_help("python -m pipelines.build_search_index")
+
 from pipelines.cli.spec_runner import entry_points
 from transforms.search_index.spec import SPEC
 

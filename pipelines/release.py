@@ -55,6 +55,11 @@ import argparse
 import json
 import os
 import sys
+
+if __name__ == "__main__":  # --help without importing Beam (pipelines.cli.quick_help)
+    from pipelines.cli.quick_help import exit_with_stored_help
+
+    exit_with_stored_help("python -m pipelines.release")
 from collections.abc import Sequence
 from typing import Any
 

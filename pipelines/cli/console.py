@@ -12,11 +12,13 @@ usage and messages say ``qa-release``), ``qa-evaluate`` the ``main`` of ``pipeli
 from __future__ import annotations
 
 import difflib
+import importlib
 import sys
+from typing import Any
 
 from pipelines.cli.errors import EXIT_OK, EXIT_USAGE
 from pipelines.cli.parsers import program_name
-from pipelines.cli.spec_runner import spec_main
+from pipelines.cli.quick_help import exit_with_stored_help, stored_help
 from transforms import registry
 
 PROGRAM = "qa-build"
@@ -32,17 +34,27 @@ def usage() -> str:
     return "\n".join(lines)
 
 
+def spec_main(spec: Any, argv: list[str]) -> int:
+    """``pipelines.cli.spec_runner.spec_main``, imported when a dataset is run (it imports
+    Beam)."""
+    from pipelines.cli.spec_runner import spec_main as run
+
+    return run(spec, argv)
+
+
 def build(argv: list[str] | None = None) -> int:
-    """The ``qa-build`` console script: run ``pipelines.build_<dataset>.main``."""
+    """The ``qa-build`` console script: run ``pipelines.build_<dataset>.main``. Help is
+    printed without importing Beam (``pipelines.cli.quick_help``)."""
     argv = sys.argv[1:] if argv is None else argv
     if not argv:
         print(f"{usage()}\n\nerror: name a dataset", file=sys.stderr)
         return EXIT_USAGE
     name, rest = argv[0], argv[1:]
     if name in ("-h", "--help"):
-        print(usage())
+        print((stored_help(PROGRAM, [name]) or usage() + "\n").rstrip("\n"))
         return EXIT_OK
     name = registry.ALIASES.get(name, name)
+    exit_with_stored_help(f"{PROGRAM} {name}", rest)
     if name not in registry.names():
         close = difflib.get_close_matches(name, registry.names(), n=1, cutoff=0.6)
         hint = f" (did you mean {close[0]!r}?)" if close else ""
@@ -55,7 +67,8 @@ def build(argv: list[str] | None = None) -> int:
 
 def release(argv: list[str] | None = None) -> int:
     """The ``qa-release`` console script: ``pipelines.release.main`` as ``qa-release``."""
-    from pipelines import release as module
+    exit_with_stored_help("qa-release", sys.argv[1:] if argv is None else argv)
+    module = importlib.import_module("pipelines.release")  # by name: pipelines.cli is below it
 
     with program_name("qa-release"):
         return module.main(sys.argv[1:] if argv is None else argv)
@@ -63,7 +76,8 @@ def release(argv: list[str] | None = None) -> int:
 
 def annotate(argv: list[str] | None = None) -> int:
     """The ``qa-annotate`` console script: ``pipelines.annotate.main`` as ``qa-annotate``."""
-    from pipelines import annotate as module
+    exit_with_stored_help("qa-annotate", sys.argv[1:] if argv is None else argv)
+    module = importlib.import_module("pipelines.annotate")
 
     with program_name("qa-annotate"):
         return module.main(sys.argv[1:] if argv is None else argv)

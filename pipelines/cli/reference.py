@@ -3,6 +3,9 @@
     python -m pipelines.cli.reference --write    # regenerate docs/reference/cli.md
     python -m pipelines.cli.reference --check    # exit 1, with a diff, when it is stale
 
+``--write`` also writes ``pipelines/cli/help.json``, the ``--help`` that the commands whose
+parsers import Beam print without importing it (``quick_help``); ``--check`` checks it too.
+
 Every command and subcommand gets a heading, the console script that runs it, its
 description, its usage and a table of its options (flag, value, default, help), made from the
 same argparse parsers the commands use, at a fixed width (no terminal dependence).
@@ -15,10 +18,12 @@ from __future__ import annotations
 import argparse
 import difflib
 import importlib
+import json
 import os
 import shlex
 import sys
 from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -30,6 +35,7 @@ from pipelines.cli.parsers import (
     raise_usage_errors,
     shown_default,
 )
+from pipelines.cli.quick_help import HELP_FILE
 
 WIDTH = 100
 DEFAULT_PATH = Path(__file__).resolve().parents[2] / "docs" / "reference" / "cli.md"
@@ -188,6 +194,42 @@ def reference() -> str:
     return "\n".join(lines).rstrip("\n") + "\n"
 
 
+@contextmanager
+def _columns(width: int) -> Iterator[None]:
+    """argparse wraps help at ``COLUMNS`` - 2: fix it for the stored help."""
+    saved = os.environ.get("COLUMNS")
+    os.environ["COLUMNS"] = str(width + 2)
+    try:
+        yield
+    finally:
+        if saved is None:
+            os.environ.pop("COLUMNS", None)
+        else:
+            os.environ["COLUMNS"] = saved
+
+
+def help_texts() -> dict[str, str]:
+    """The ``--help`` of every command whose module imports Beam, by the program name it is
+    run as (``quick_help``): the builders, ``annotate``, ``release`` and their subcommands,
+    ``qa-build``."""
+    from pipelines.cli.console import usage as qa_build_usage
+
+    texts = {"qa-build": qa_build_usage() + "\n"}
+    with _columns(WIDTH):
+        for command in commands():
+            if not command.beam and command.module != "release":
+                continue
+            for program in (command.command, command.script.split(" ")[0]
+                            if command.module in ("annotate", "release") else command.script):
+                with program_name(program):
+                    parser = command.parser()
+                parser.prog = program
+                texts[program] = parser.format_help()
+                for name, sub in subcommands(parser).items():
+                    texts[f"{program} {name}"] = sub.format_help()
+    return texts
+
+
 def _resolve(argv: list[str]) -> tuple[Command, list[str], str]:
     """The command an example runs, its arguments and its program name."""
     words = list(argv)
@@ -293,14 +335,21 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     text = reference()
+    helps = json.dumps(help_texts(), indent=1, ensure_ascii=False, sort_keys=True) + "\n"
     if args.write:
         path = Path(args.write)
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(text, encoding="utf-8")
-        print(f"wrote {path}")
+        HELP_FILE.write_text(helps, encoding="utf-8")
+        print(f"wrote {path} and {HELP_FILE}")
         return EXIT_OK
     path = Path(args.check)
     current = path.read_text(encoding="utf-8") if path.is_file() else ""
+    stored = HELP_FILE.read_text(encoding="utf-8") if HELP_FILE.is_file() else ""
+    if stored != helps:
+        print(f"{HELP_FILE} is stale (run python -m pipelines.cli.reference --write)",
+              file=sys.stderr)
+        return 1
     if current == text:
         print(f"{path} is up to date")
         return EXIT_OK

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import subprocess
+import sys
 
 import pytest
 
@@ -12,6 +14,7 @@ from pipelines import annotate, release
 from pipelines.cli import console
 from pipelines.cli.parsers import HelpFormatter, default_text
 from pipelines.cli.rerun import subcommand
+from tests.conftest import PROJECT_ROOT
 from transforms import registry
 
 BUILDERS = [registry.spec(name).module for name in registry.names()]
@@ -65,13 +68,48 @@ def test_nq_description_covers_both_stages():
 
 
 def test_console_scripts_show_the_command_typed(capsys):
-    assert console.release(["verify", "--help"]) == 0
-    assert capsys.readouterr().out.startswith("usage: qa-release verify [-h]")
-    assert console.release(["--help"]) == 0
-    assert capsys.readouterr().out.startswith("usage: qa-release [-h]")
+    for argv, head in ((["verify", "--help"], "usage: qa-release verify [-h]"),
+                       (["--help"], "usage: qa-release [-h]")):
+        with pytest.raises(SystemExit) as stop:
+            console.release(argv)
+        assert stop.value.code == 0
+        assert capsys.readouterr().out.startswith(head)
     with pytest.raises(SystemExit) as stop:
         console.annotate(["export", "--help"])
     assert stop.value.code == 0
     assert capsys.readouterr().out.startswith("usage: qa-annotate export [-h]")
     assert release.main(["--help"]) == 0
     assert capsys.readouterr().out.startswith("usage: python -m pipelines.release [-h]")
+
+
+@pytest.mark.parametrize("argv", [
+    ["-m", "pipelines.build_nq", "--help"],
+    ["-m", "pipelines.build_nlquad", "--input", "x", "-h"],
+    ["-m", "pipelines.annotate", "import", "--help"],
+    ["-m", "pipelines.release", "--help"],
+    ["-c", "import sys; from pipelines.cli import console; sys.exit(console.build(sys.argv[1:]))",
+     "nq", "--help"],
+    ["-c", "import sys; from pipelines.cli import console; sys.exit(console.build(sys.argv[1:]))",
+     "--help"],
+])
+def test_help_does_not_import_beam(argv):
+    """The stored help (``pipelines.cli.quick_help``, checked against the parsers by
+    ``python -m pipelines.cli.reference --check``) is printed before Beam is imported."""
+    done = subprocess.run([sys.executable, "-X", "importtime", *argv], capture_output=True,
+                          text=True, cwd=PROJECT_ROOT, check=False)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout.startswith("usage: ")
+    assert "apache_beam" not in done.stderr
+
+
+def test_stored_help_is_the_parsers_help():
+    from pipelines.cli.quick_help import stored_help
+    from pipelines.cli.reference import help_texts
+
+    texts = help_texts()
+    assert stored_help("python -m pipelines.build_nq", ["--input", "x", "--help"]) == (
+        texts["python -m pipelines.build_nq"])
+    assert stored_help("qa-annotate", ["import", "-h"]) == texts["qa-annotate import"]
+    assert stored_help("qa-annotate", ["imprt", "-h"]) is None  # the parser reports it
+    assert stored_help("python -m pipelines.build_nq", ["--", "--help"]) is None
+    assert stored_help("python -m pipelines.build_nq", ["--input", "x"]) is None
