@@ -2,7 +2,8 @@
 
 Every Parquet file of a release is written by ``parquet_writer``/``write_row_groups``: zstd,
 the page index (column and offset indexes, so readers skip pages by statistics), the Hugging
-Face features in the footer (``transforms.release.features``), and row groups of at most
+Face features in the footer (``transforms.release.features``; class labels as their
+indexes), and row groups of at most
 ``ROW_GROUP_ROWS`` rows and ``ROW_GROUP_BYTES`` of Arrow (in-memory) data. The Hub's dataset
 viewer refuses row groups over 286 MiB in memory and recommends 100-300 MB; 128 MiB stays
 inside that at any row size (a single row larger than the cap is a row group of its own).
@@ -18,7 +19,7 @@ from typing import Any, BinaryIO
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from transforms.release.features import with_hf_features
+from transforms.release.features import class_labels, encode_row, with_hf_features
 
 PARQUET_COMPRESSION = "zstd"
 ROW_GROUP_BYTES = 128 * 2**20
@@ -52,7 +53,10 @@ def row_group_bounds(table: pa.Table, max_bytes: int = ROW_GROUP_BYTES,
 
 def write_row_groups(writer: pq.ParquetWriter, table: pa.Table,
                      max_bytes: int = ROW_GROUP_BYTES) -> None:
-    """``table`` through ``writer`` as row groups bounded by ``row_group_bounds``."""
+    """``table`` through ``writer`` as row groups bounded by ``row_group_bounds`` (cast to
+    the schema the writer writes: ``features.with_hf_features``)."""
+    if not table.schema.equals(writer.schema):
+        table = table.cast(writer.schema)
     for start, length in row_group_bounds(table, max_bytes):
         writer.write_table(table.slice(start, length), row_group_size=length)
 
@@ -70,7 +74,10 @@ def table_bytes(table: pa.Table, max_row_group_bytes: int = ROW_GROUP_BYTES) -> 
 
 def parquet_bytes(rows: list[dict[str, Any]], schema: pa.Schema,
                   max_row_group_bytes: int = ROW_GROUP_BYTES) -> bytes:
-    """Serialize rows with an explicit schema (``table_bytes``)."""
+    """Serialize rows with an explicit schema (``table_bytes``); the names at the schema's
+    class labels are written as their indexes (``features.encode_row``)."""
+    if class_labels(schema):
+        rows = [encode_row(row, schema) for row in rows]
     return table_bytes(pa.Table.from_pylist(rows, schema=schema), max_row_group_bytes)
 
 
