@@ -19,7 +19,6 @@ from transforms.nq.counters import (
     SEARCH_FAILED,
     SEARCHED,
 )
-from transforms.nq.examples import CLASS_LABELS
 from transforms.nq.refresh_text import card_lines, questions_card_lines, this_run
 from transforms.nq.simplified import CARD_LINE as SIMPLIFIED_CARD_LINE
 from transforms.release import (
@@ -136,7 +135,6 @@ NQ_INFO = CardInfo(
         "candidates (P, Table, Tr, Ul, Ol, Dl, Li, Dd, Dt) are extracted with token and byte "
         "offsets and top-level flags. Splits are a stable hash of the normalized question, "
         "so a question never moves between splits across versions."),
-    class_labels=CLASS_LABELS,
 )
 
 

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 # The Hub's ``annotations_creators`` values
@@ -56,7 +56,6 @@ class CardInfo:
     preprocessing: str
     annotations_creators: tuple[str, ...]  # the Hub's vocabulary (ANNOTATIONS_CREATORS)
     annotation: str = ""
-    class_labels: dict[str, tuple[str, ...]] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         unknown = [v for v in self.annotations_creators if v not in ANNOTATIONS_CREATORS]

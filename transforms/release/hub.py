@@ -7,7 +7,8 @@ of the release (``transforms.release.tables``) is listed by config and split, so
 candidates of ReQA, ``rejected/queries``, ``bm25/*.json``). A split with no rows is left out of
 the YAML: ``datasets`` cannot build an empty split ("corresponds to no data"); its zero-row
 Parquet file stays in the release for pyarrow and DuckDB, and the card says so.
-``dataset_info`` gives the features of every config, with class labels for enum columns;
+``dataset_info`` gives the features of every config, with the class labels its Parquet footer
+declares (``features.class_labels``: the card and the footer cannot disagree);
 ``annotations_creators`` says who annotated (``CardInfo``; ``machine-generated`` for simulated
 votes, with the ``simulated-annotations`` tag).
 """
@@ -20,6 +21,7 @@ import pyarrow as pa
 import yaml
 
 from transforms.release.card import CardInfo
+from transforms.release.features import class_labels
 from transforms.release.simulated import simulated_record
 from transforms.release.tables import Table
 
@@ -104,7 +106,7 @@ def front_matter(manifest: dict[str, Any], info: CardInfo, tables: list[Table]) 
             entry["default"] = True
         config_entries.append(entry)
         infos.append({"config_name": name,
-                      "features": fields(splits[0].schema, info.class_labels),
+                      "features": fields(splits[0].schema, class_labels(splits[0].schema)),
                       "splits": [{"name": t.split, "num_bytes": t.data_bytes,
                                   "num_examples": t.rows} for t in splits]})
     main_rows = sum(t.rows for t in configs.get(main, []))

@@ -8,6 +8,7 @@ from typing import Any
 import pyarrow as pa
 
 from transforms.release import CardInfo, DatasetCard
+from transforms.release.features import class_labels
 
 # The Hub's task taxonomy (huggingface.js packages/tasks/src/pipelines.ts): the categories and
 # sub-task ids our cards use must be among these.
@@ -70,9 +71,9 @@ def column_type(schema: pa.Schema, dotted: str) -> pa.DataType:
     return kind
 
 
-def check_class_labels(info: CardInfo, schema: pa.Schema) -> None:
+def check_class_labels(schema: pa.Schema) -> None:
     """Class labels name integer columns of the release schema only."""
-    for column, names in info.class_labels.items():
+    for column, names in class_labels(schema).items():
         assert pa.types.is_integer(column_type(schema, column)), column
         assert names and len(set(names)) == len(names)
 
@@ -82,7 +83,7 @@ def check_card_info(info: CardInfo, schema: pa.Schema | None = None) -> list[dic
     citation's BibTeX entries."""
     check_info(info)
     if schema is not None:
-        check_class_labels(info, schema)
+        check_class_labels(schema)
     return bibtex_entries(info.citation)
 
 

@@ -6,6 +6,7 @@ from tests.transforms.nq.card_checks import HOSTILE, SECRET_PATH, check_body, ch
 from transforms.nq.card import nq_card, nq_questions_card
 from transforms.nq.examples import HF_SCHEMA
 from transforms.release import DatasetCard
+from transforms.release.features import class_labels
 
 SOURCE = {"kind": "query_log", "description": f"query logs matching {SECRET_PATH}/log.tsv",
           "categories": f"{SECRET_PATH}/categories.tsv", "search": "local", "pages": "local",
@@ -28,7 +29,7 @@ def test_both_cards_cite_natural_questions():
 
 
 def test_yes_no_answer_is_a_class_label_of_the_hf_layout():
-    assert nq_card.info.class_labels == {"annotations.yes_no_answer": ("NO", "YES")}
+    assert class_labels(HF_SCHEMA) == {"annotations.yes_no_answer": ("NO", "YES")}
     check_card_info(nq_card.info, HF_SCHEMA)
     assert "Wikipedia" in nq_card.info.license_text and "CC BY-SA" in nq_card.info.license_text
 

@@ -10,6 +10,7 @@ import pytest
 import yaml
 
 from transforms.release.card import CardInfo
+from transforms.release.features import class_labels, with_class_labels
 from transforms.release.formats import parquet_bytes
 from transforms.release.hub import fields, front_matter, size_category
 from transforms.release.tables import release_tables
@@ -20,25 +21,26 @@ INFO = CardInfo(pretty_name="Toy", summary="A toy.", license="cc-by-sa-4.0", lic
                 language=("en",), task_categories=("question-answering",),
                 task_ids=("extractive-qa",), source_datasets=("original",), citation="",
                 limitations=(), collection="", preprocessing="",
-                annotations_creators=("crowdsourced",),
-                class_labels={"answers.yes_no": ("NO", "YES"), "label": ("a", "b", "c")})
-SCHEMA = pa.schema([
+                annotations_creators=("crowdsourced",))
+LABELS = {"answers.yes_no": ("NO", "YES"), "label": ("a", "b", "c")}
+PLAIN = pa.schema([
     ("id", pa.string()), ("label", pa.int64()), ("score", pa.float32()),
     ("tokens", pa.list_(pa.string())),
     ("doc", pa.struct([("title", pa.string()), ("offsets", pa.list_(pa.int64()))])),
     ("answers", pa.struct([("yes_no", pa.list_(pa.int64())),
                            ("spans", pa.list_(pa.struct([("start", pa.int64())])))])),
 ])
+SCHEMA = with_class_labels(PLAIN, LABELS)
 ROW = {"id": "a", "label": 2, "score": 0.5, "tokens": ["x"], "doc": {"title": "t", "offsets": [1]},
        "answers": {"yes_no": [-1, 1], "spans": [{"start": 3}]}}
 
 
 def test_features_are_what_datasets_derives_from_the_arrow_schema():
-    assert fields(SCHEMA, {}) == datasets.Features.from_arrow_schema(SCHEMA)._to_yaml_list()
+    assert fields(PLAIN, {}) == datasets.Features.from_arrow_schema(PLAIN)._to_yaml_list()
 
 
 def test_enum_columns_become_class_labels_also_inside_lists_of_structs():
-    features = datasets.Features._from_yaml_list(fields(SCHEMA, INFO.class_labels))
+    features = datasets.Features._from_yaml_list(fields(SCHEMA, class_labels(SCHEMA)))
     assert features["label"].names == ["a", "b", "c"]
     assert features["answers"]["yes_no"].feature.names == ["NO", "YES"]
 
