@@ -14,6 +14,10 @@ A release describes itself as:
   convention of the Hub's own Croissant files and of ``mlcroissant``). ``mlcroissant``
   cannot read a struct inside two levels of lists; such members are left out and the record
   set's description names them;
+- a class label (``features.class_labels`` of the Parquet footer) as the integer field it
+  is, its description listing the names (``0 EXIST, 1 AMBIGUOUS, 2 NONE``): Croissant 1.1's
+  ``sc:Enumeration`` record sets are joined through ``references``, which mlcroissant cannot
+  do inside lists of structs nor for ``-1`` (no label);
 - a ``split`` field in configs with train/dev/test files, read from the file's name and
   referencing the ``splits`` RecordSet (``cr:Split``: dev is ``cr:ValidationSplit``);
 - the RAI properties of the card: collection, preprocessing, limitations and, for an annotated
@@ -31,6 +35,7 @@ from typing import Any
 import pyarrow as pa
 
 from transforms.release.card import CardInfo
+from transforms.release.features import class_labels, label_codes, unlabeled_names
 from transforms.release.tables import SPLIT_NAMES, Table
 
 CROISSANT_1_1 = "http://mlcommons.org/croissant/1.1"
@@ -219,11 +224,15 @@ def _record_set(config: str, tables: list[Table],
     that name and type (the manifest's schema is the main table's, or all tables')."""
     file_set = _file_set_id(config)
     left_out: list[str] = []
+    schema = tables[0].schema
+    codes = {f"{config}/{path.replace('.', '/')}": f"Class label: {text}."
+             for path, text in label_codes(class_labels(schema),
+                                           unlabeled_names(schema)).items()}
     fields = [_field(f"{config}/{column.name}", column.name, column.type,
                      {"fileSet": {"@id": file_set}, "extract": {"column": column.name}},
                      [], 0, left_out,
-                     descriptions.get((column.name, _type_name(str(column.type))), ""))
-              for column in tables[0].schema]
+                     descriptions.get((column.name, _type_name(str(column.type))), ""), codes)
+              for column in schema]
     fields = [field for field in fields if field]
     split_tables = [t for t in tables if _split_dir(t)]
     if split_tables:
@@ -269,10 +278,13 @@ def _split_field(config: str, tables: list[Table], columns: set[str]) -> dict[st
 
 def _field(field_id: str, name: str, data_type: pa.DataType, source: dict[str, Any],
            json_paths: list[str], lists_above: int, left_out: list[str],
-           description: str = "") -> dict[str, Any]:
+           description: str = "", codes: dict[str, str] | None = None) -> dict[str, Any]:
     """The Field of a column (``json_paths`` empty) or of a struct member inside it, or ``{}``
-    (appending its id to ``left_out``) when mlcroissant could not read it."""
+    (appending its id to ``left_out``) when mlcroissant could not read it. A class label
+    (``codes``, by field id) is an integer field whose description lists its names."""
     field: dict[str, Any] = {"@type": "cr:Field", "@id": field_id, "name": name}
+    codes = codes or {}
+    description = " ".join(text for text in (description, codes.get(field_id, "")) if text)
     if description:
         field["description"] = description
     shape = []
@@ -288,7 +300,7 @@ def _field(field_id: str, name: str, data_type: pa.DataType, source: dict[str, A
             _field(f"{field_id}/{member.name}", member.name, member.type, source,
                    [*json_paths, member.name] if shape or not json_paths
                    else [*json_paths[:-1], f"{json_paths[-1]}.{member.name}"],
-                   lists_above + len(shape), left_out)
+                   lists_above + len(shape), left_out, codes=codes)
             for member in data_type]
         field["subField"] = [member for member in members if member]
         if not field["subField"]:
