@@ -6,7 +6,10 @@ previous release is ``DamagedReleaseError``, exit 5, because carried rows are pu
 again as they are) and refuses, with ``RefreshRefused`` (exit 2), a release of another
 dataset, one whose schema differs from the one this code writes, the very version being
 written, and a previous release whose row-changing options (``transforms.core.options``,
-``rows=True``) differ from this run's, unless ``--recompute-all``.
+``rows=True``) differ from this run's, unless ``--recompute-all``. A schema that differs only
+in holding the names of this schema's class labels as strings (a release written before those
+columns were class labels, ``features.names_schema``) is the same: the writer encodes the
+carried names (``features.encode_row``).
 """
 
 from __future__ import annotations
@@ -20,6 +23,7 @@ import pyarrow as pa
 from apache_beam.io.filesystems import FileSystems
 
 from transforms.core.errors import UsageError
+from transforms.release.features import names_schema
 from transforms.release.lineage import Lineage, read_lineage
 from transforms.release.manifest import schema_description
 from transforms.release.resolve import AUTO, resolve_release
@@ -73,9 +77,10 @@ def open_previous(value: str | None, *, output: str, dataset: str, version: str,
                              f"written: name an earlier version")
     if schema is not None:
         ours = [(c["name"], c["type"]) for c in schema_description(schema, {})]
+        legacy = [(c["name"], c["type"]) for c in schema_description(names_schema(schema), {})]
         theirs = [(c.get("name"), c.get("type")) for c in manifest.get("schema", [])
                   if isinstance(c, dict)]
-        if ours != theirs:
+        if theirs not in (ours, legacy):
             changed = sorted({n for n, _ in ours} ^ {n for n, _ in theirs}) or sorted(
                 n for (n, t), (_, u) in zip(ours, theirs, strict=False) if t != u)
             raise RefreshRefused(
