@@ -22,6 +22,7 @@ from pipelines import annotate, build_jnq, build_nq, build_reqa, evaluate
 from tests.conftest import TEST_RUNNER
 from transforms.annotation.counters import COUNTERS, EXAMPLES_READ, OUTCOME
 from transforms.core.counters import Counts
+from transforms.jnq.labels import as_names
 
 SPLITS = ("train", "dev", "test")
 
@@ -47,6 +48,11 @@ def _votes_accounted(counts: dict) -> bool:
 def _rows(path: Path) -> list[dict]:
     return [r for split in SPLITS if (path / split).is_dir()
             for r in pq.read_table(path / split).to_pylist()]
+
+
+def _jnq_rows(path: Path) -> list[dict]:
+    """The rows of a JNQ release, class labels as names (the release stores indexes)."""
+    return [as_names(row) for row in _rows(path)]
 
 
 @pytest.fixture(scope="module")
@@ -245,17 +251,17 @@ def test_jnq_and_jboolq_round_trip(jnq_releases, tmp_path):
     assert annotate.main(["simulate", "--release", str(jnq), "--out", str(jnq_votes)]) == 0
     assert annotate.main(["simulate", "--release", str(jboolq), "--out",
                           str(jboolq_votes)]) == 0
-    only_jnq = sorted({r["id"] for r in _rows(jnq)} - {r["id"] for r in _rows(jboolq)})[0]
-    _make_yes_no(jnq_votes, next(r for r in _rows(jnq) if r["id"] == only_jnq))
+    only_jnq = sorted({r["id"] for r in _jnq_rows(jnq)} - {r["id"] for r in _jnq_rows(jboolq)})[0]
+    _make_yes_no(jnq_votes, next(r for r in _jnq_rows(jnq) if r["id"] == only_jnq))
     result = annotate.run(["import", "--dataset", "jnq", "--input", str(jnq), "--votes",
                            str(jnq_votes), "--output", str(tmp_path / "out"), TEST_RUNNER])
     path = Path(result["path"])
     counts = result["stats"]["counts"]
     read = Counts(counts, COUNTERS)
-    rows = _rows(path)
+    rows = _jnq_rows(path)
     assert read[OUTCOME["kept"]] == len(rows) > 0
     assert COUNTERS.undeclared(counts) == []
-    assert read[EXAMPLES_READ] == read.total(OUTCOME.values()) == len(_rows(jnq))
+    assert read[EXAMPLES_READ] == read.total(OUTCOME.values()) == len(_jnq_rows(jnq))
     dropped = _jsonl_records(path, "dropped_questions")
     assert Counter(d["reason"] for d in dropped) == {
         outcome: read[counter] for outcome, counter in OUTCOME.items()
@@ -293,12 +299,12 @@ def test_jnq_and_jboolq_round_trip(jnq_releases, tmp_path):
     merged = annotate.run(["import", "--dataset", "jboolq", "--input", str(jboolq),
                            "--input", str(jnq), "--votes", str(jboolq_votes), "--votes",
                            str(jnq_votes), "--output", str(tmp_path / "out"), TEST_RUNNER])
-    merged_rows = _rows(Path(merged["path"]))
+    merged_rows = _jnq_rows(Path(merged["path"]))
     assert _votes_accounted(result["stats"]["counts"])
     assert _votes_accounted(merged["stats"]["counts"])
     assert merged_rows and all(r["is_yes_no_question"] for r in merged_rows)
     # ... and JBoolQ still merges them (§4): exactly JNQ's yes/no questions it does not hold
-    jboolq_ids = {r["id"] for r in _rows(jboolq)}
+    jboolq_ids = {r["id"] for r in _jnq_rows(jboolq)}
     from_jnq = {r["id"]: r for r in merged_rows if r["variant"] == "jnq"}
     assert set(from_jnq) == set(yes_no_rows) - jboolq_ids
     for question_id, row in from_jnq.items():
@@ -306,13 +312,13 @@ def test_jnq_and_jboolq_round_trip(jnq_releases, tmp_path):
     assert from_jnq[only_jnq]["annotations"][0]["yes_no_answer"] == "YES"
     merged_counts = merged["stats"]["counts"]
     assert merged_counts["examples"].get("duplicate_question", 0) == len(
-        jboolq_ids & {r["id"] for r in _rows(jnq)})
+        jboolq_ids & {r["id"] for r in _jnq_rows(jnq)})
 
 
 def test_evaluate_jnq_refuses_an_unannotated_release(jnq_releases, tmp_path, capsys):
     jnq, _ = jnq_releases
     predictions = tmp_path / "p.json"
-    predictions.write_text(json.dumps({r["id"]: [0] for r in _rows(jnq)}), encoding="utf-8")
+    predictions.write_text(json.dumps({r["id"]: [0] for r in _jnq_rows(jnq)}), encoding="utf-8")
     assert evaluate.main(["jnq", "--gold", str(jnq), "--predictions", str(predictions)]) == 2
     assert "unannotated" in capsys.readouterr().err
 
@@ -356,7 +362,7 @@ def test_later_jnq_stages_ask_only_about_what_passed(jnq_releases, tmp_path):
                           str(limited), "--votes", str(votes)]) == 0
     counts = [json.loads((d / "annotation_export.json").read_text("utf-8"))["tasks"]
               for d in (everything, limited)]
-    assert counts[0]["good_question"] == counts[1]["good_question"] == len(_rows(jnq))
+    assert counts[0]["good_question"] == counts[1]["good_question"] == len(_jnq_rows(jnq))
     assert counts[1]["long_answer"] < counts[0]["long_answer"]
     assert counts[1]["span"] < counts[0]["span"]
     line = (limited / "span" / "tasks-00000.jsonl").read_text("utf-8").splitlines()[0]
@@ -414,7 +420,7 @@ def _outcomes(nq_path: Path, jnq_result: dict) -> dict:
     jnq = {r["id"]: {"gold": r["gold_paragraph_ids"],
                      "short": [[a["short_answer_type"], a["span_text"], a["yes_no_answer"]]
                                for a in r["annotations"] if a["label"] == "EXIST"]}
-           for r in _rows(Path(jnq_result["path"]))}
+           for r in _jnq_rows(Path(jnq_result["path"]))}
     return {"nq_long_answers": dict(sorted(nq.items())), "jnq": dict(sorted(jnq.items())),
             "jnq_examples": jnq_result["stats"]["counts"]["examples"]}
 

@@ -24,7 +24,10 @@ from pipelines import annotate, build_jnq, build_nq
 from tests.conftest import TEST_RUNNER
 from tests.transforms.annotation.label_studio.fixtures import annotation, choice, exported_task
 from tests.transforms.annotation.next_version import next_version
+from tests.transforms.jnq.legacy import as_string_labels
 from transforms.annotation.label_studio.configs import NO_ANSWER
+from transforms.jnq.labels import STAGES, as_names
+from transforms.release.features import class_labels
 
 SPLITS = ("train", "dev", "test")
 NEW_ID = "4242424242"
@@ -374,6 +377,34 @@ def test_jnq_exports_and_imports_only_what_needs_judging(jnq, tmp_path):
     assert {k: votes_after[k] for k in jnq.carried} == {k: votes_before[k] for k in jnq.carried}
     outcomes = {k: v for k, v in counts["examples"].items() if "." not in k and k != "read"}
     assert sum(outcomes.values()) == counts["examples"]["read"]
+
+
+def test_jnq_carries_from_a_previous_with_string_labels(jnq, tmp_path):
+    """A previous annotated release written before its enumerations were class labels (names
+    as strings: ``annotations.label``, ``variant``, the votes' ``stage``, ...) is carried all
+    the same: the carried rows and votes are those a previous with class labels gives, as
+    indexes."""
+    legacy = tmp_path / "legacy" / jnq.annotated.parent.name / jnq.annotated.name
+    shutil.copytree(jnq.annotated, legacy)
+    assert as_string_labels(legacy)
+    before = _rows(legacy)
+    assert {a["label"] for row in before.values() for a in row["annotations"]} <= {
+        "EXIST", "AMBIGUOUS", "NONE"}
+    votes = _votes_for(jnq.all_votes, tmp_path / "votes.jsonl", jnq.needed, "question_id")
+    result = _import("jnq", jnq.v2, votes, tmp_path / "out", "--previous", str(legacy))
+    assert result["stats"]["counts"]["annotations"]["carried"] == len(jnq.carried)
+    path = Path(result["path"])
+    expected = _import("jnq", jnq.v2, votes, tmp_path / "expected", "--previous",
+                       str(jnq.annotated))
+    after, coded = _rows(path), _rows(Path(expected["path"]))
+    assert after == coded
+    columns = ("variant", "is_yes_no_question", "annotations")
+    for key in jnq.carried - jnq.dropped:
+        assert [as_names(after[key])[c] for c in columns] == [before[key][c] for c in columns]
+    assert {a["label"] for row in after.values() for a in row["annotations"]} <= {0, 1, 2}
+    assert _votes(path, "question_id") == _votes(Path(expected["path"]), "question_id")
+    assert class_labels(pq.read_schema(next((path / "votes" / "train").glob("*.parquet")))) == {
+        "stage": STAGES}
 
 
 def test_jnq_a_previous_of_another_base_dataset_is_refused(nq, jnq, tmp_path, capsys):

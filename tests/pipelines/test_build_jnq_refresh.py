@@ -6,9 +6,12 @@ row and record the lineage."""
 from __future__ import annotations
 
 import json
+import shutil
 from pathlib import Path
 from urllib.parse import unquote_plus
 
+import pyarrow as pa
+import pyarrow.parquet as pq
 import pytest
 
 from filters.jnq.rules import normalize_ja
@@ -22,6 +25,7 @@ from tests.pipelines.refresh_checks import (
     read_json,
     refresh_counts,
 )
+from tests.transforms.jnq.legacy import as_string_labels
 from transforms.nq.refresh import question_key
 
 SAMPLE_LOG = PROJECT_ROOT / "pipelines" / "samples" / "jnq" / "query_log.tsv"
@@ -73,6 +77,25 @@ def test_a_refresh_writes_the_data_files_of_a_full_rebuild(releases):
     lengths = read_json(releases / "3", "stats.json")["lengths"]
     assert read_json(releases / "2", "stats.json")["lengths"] == lengths
     assert read_json(releases / "4", "stats.json")["lengths"] == lengths
+
+
+def test_a_refresh_on_a_release_with_string_labels_writes_class_labels(releases, tmp_path):
+    """A previous release written before ``variant`` was a class label (its names as strings)
+    is carried all the same: the refresh writes the data files of a full build, byte for byte,
+    its ``variant`` the class label's index."""
+    root = tmp_path / "releases"
+    legacy = root / "jnq" / "3"
+    shutil.copytree(releases / "3", legacy)
+    assert as_string_labels(legacy)
+    assert pq.read_schema(next((legacy / "train").glob("*.parquet"))).field(
+        "variant").type == pa.string()
+    log = log_without(SAMPLE_LOG, tmp_path / "log.tsv", GONE, normalize_ja)
+    assert build(root, log, "5", SAMPLE_INDEX, "--previous", str(legacy)) == 0
+    carried, recomputed, new, removed = refresh_counts(root / "jnq" / "5")
+    assert carried > 0 and (recomputed, new, removed) == (0, 0, 0)
+    assert data_files(root / "jnq" / "5") == data_files(releases / "3")
+    rows = parquet_rows(root / "jnq" / "5", question_key, SPLITS)
+    assert {row["variant"] for _, row in rows.values()} == {0}  # jnq
 
 
 def test_a_changed_row_option_is_refused_unless_recompute_all(releases, tmp_path, capsys):

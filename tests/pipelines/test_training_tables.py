@@ -17,6 +17,7 @@ import pytest
 
 from pipelines import annotate
 from tests.conftest import TEST_RUNNER
+from transforms.jnq.labels import as_names
 from transforms.release import verify_release
 
 datasets = pytest.importorskip("datasets")
@@ -102,7 +103,8 @@ def _expected_squad_pairs(release: Path) -> dict[str, dict]:
     a span (answerable) and NONE paragraphs (unanswerable)."""
     expected = {}
     for split in ("train", "dev", "test"):
-        for row in ours(release, "", split) if (release / split).exists() else []:
+        for row in map(as_names, ours(release, "", split) if (release / split).exists()
+                       else []):
             texts = {p["id"]: p["text"] for p in row["paragraphs"]}
             for a in row["annotations"]:
                 if row["is_yes_no_question"]:
@@ -138,19 +140,21 @@ def test_boolq_pairs_of_annotated_jboolq(jboolq_annotated):
     rows = [row for split in loaded.values() for row in split.to_list()]
     assert rows
     assert list(rows[0]) == ["id", "question", "title", "passage", "answer"]
+    answer = loaded[next(iter(loaded))].features["answer"]
+    assert isinstance(answer, datasets.ClassLabel) and answer.names == ["NO", "YES"]
     expected = {}
     for split in ("train", "dev", "test"):
         for row in ours(release, "", split) if (release / split).exists() else []:
             texts = {p["id"]: p["text"] for p in row["paragraphs"]}
-            for a in row["annotations"]:
-                if a["label"] == "EXIST":
+            for a, named in zip(row["annotations"], as_names(row)["annotations"], strict=True):
+                if named["label"] == "EXIST":
                     expected[f"{row['id']}_{a['paragraph_id']}"] = {
                         "id": f"{row['id']}_{a['paragraph_id']}", "question": row["question"],
                         "title": row["document_title"], "passage": texts[a["paragraph_id"]],
                         "answer": a["yes_no_answer"]}
     assert {r["id"]: r for r in rows} == expected
-    assert {r["answer"] for r in rows} <= {"YES", "NO", "NONE"}
-    assert {"YES", "NO"} & {r["answer"] for r in rows}
+    assert {r["answer"] for r in rows} <= {1, 0, -1}  # YES, NO, NONE (no label)
+    assert {1, 0} & {r["answer"] for r in rows}
     card = (release / "README.md").read_text(encoding="utf-8")
     assert "config_name: boolq" in card and "JBoolQ §4" in card
     field_rows = [line for line in card.splitlines() if line.startswith("| `passage` |")]

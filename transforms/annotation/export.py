@@ -56,6 +56,7 @@ from transforms.annotation.previous_items import invalidation, judged_items
 from transforms.annotation.read_votes import not_regular_file, of_release
 from transforms.annotation.release_examples import iter_lines, split_patterns
 from transforms.core.inputs import beam_pattern
+from transforms.jnq.labels import as_names
 from transforms.release import RAW, to_json_bytes
 from transforms.sources.compressed import CompressionDamage
 
@@ -108,7 +109,7 @@ def read_examples(release: ReleaseRef, split: str) -> Iterator[dict[str, Any]]:
                 yield json.loads(line)
         else:
             with FileSystems.open(path, compression_type=RAW) as handle:
-                yield from pq.read_table(handle).to_pylist()
+                yield from map(as_names, pq.read_table(handle).to_pylist())
 
 
 def read_jnq_votes(patterns: Iterable[str], fingerprint: str) -> dict[str, list[JnqVote]]:

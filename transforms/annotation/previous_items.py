@@ -10,6 +10,10 @@ An annotated release holds, per item id (an NQ ``example_id``, a JNQ ``id``):
   ``content`` digest its import recorded), read as ``{"split", "content", "dropped"}``;
 * ``votes``: the rows of its ``votes/<split>/*.parquet`` table, as they are.
 
+JNQ rows and votes are read with their class labels as names (``transforms.jnq.labels``),
+whether the release stored indexes or, before they were class labels, strings: the writer
+encodes them again, so a carried row is the previous row when the encoding is unchanged.
+
 Pending examples are not in it (their votes are not either): they are exported again. The
 files are listed from the (verified) manifest, so a file that is not the release's is never
 read.
@@ -28,6 +32,7 @@ from transforms.annotation.content import Digest, changed_part, content_digest
 from transforms.annotation.counters import OUTCOME, SPLIT_CHANGED
 from transforms.annotation.previous import PreviousAnnotations
 from transforms.annotation.release_examples import iter_lines
+from transforms.jnq.labels import as_names
 from transforms.jnq.schema import EXAMPLE_SCHEMA
 from transforms.release import RAW
 
@@ -62,9 +67,10 @@ def previous_files(previous: PreviousAnnotations) -> list[PreviousFile]:
     return found
 
 
-def _parquet_rows(path: str) -> list[dict[str, Any]]:
+def _parquet_rows(path: str, base: str) -> list[dict[str, Any]]:
     with FileSystems.open(path, compression_type=RAW) as handle:
-        return pq.read_table(handle).to_pylist()
+        rows = pq.read_table(handle).to_pylist()
+    return rows if base == "nq" else [as_names(row) for row in rows]
 
 
 def read_previous(base: str, kind: str, split: str, path: str
@@ -73,7 +79,7 @@ def read_previous(base: str, kind: str, split: str, path: str
     for ``votes``)."""
     if kind == VOTES:
         key = "example_id" if base == "nq" else "question_id"
-        for row in _parquet_rows(path):
+        for row in _parquet_rows(path, base):
             yield str(row[key]), row
     elif kind == DROPPED:
         for line in iter_lines(path):
@@ -88,7 +94,7 @@ def read_previous(base: str, kind: str, split: str, path: str
                                                "content": content_digest(base, example),
                                                "annotations": example["annotations"]}
     else:
-        for row in _parquet_rows(path):
+        for row in _parquet_rows(path, base):
             yield str(row["id"]), {"split": split, "content": content_digest(base, row),
                                    "columns": {k: v for k, v in row.items()
                                                if k not in JNQ_BASE_COLUMNS}}

@@ -18,6 +18,7 @@ from transforms.annotation.carry_report import STATS_KEY, carried_card_lines, ca
 from transforms.annotation.counters import CARRIED_VOTES, COUNTERS, EXAMPLES, SIMULATED, VOTES
 from transforms.core.counters import Counts
 from transforms.jnq.card import JBOOLQ_INFO, JNQ_INFO
+from transforms.jnq.labels import as_names
 from transforms.jnq.training_tables import CARD_LINES as TRAINING_CARD_LINES
 from transforms.jnq.training_tables import TRAINING_TABLES
 from transforms.metrics.agreement import fleiss_kappa, worker_agreement
@@ -117,8 +118,8 @@ def annotation_stats(base: str, staging_dir: str, splits: list[str],
     if base == "nq":
         figures = nq_annotation_figures(votes)
     else:
-        rows = [row for split in splits for row in read_group_rows(staging_dir, split)]
-        figures = jnq_annotation_figures(votes, rows)
+        rows = [as_names(row) for split in splits for row in read_group_rows(staging_dir, split)]
+        figures = jnq_annotation_figures([as_names(vote) for vote in votes], rows)
     read = Counts(counts, COUNTERS)
     simulated = read[SIMULATED] + (read[CARRIED_VOTES] if carried_simulated else 0)
     stats = {"counts": counts, "lengths": length_statistics(histograms),

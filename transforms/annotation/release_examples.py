@@ -23,6 +23,7 @@ from filters.annotation.nq import LONG_ANSWER_TYPES
 from transforms.annotation.content import content_digest
 from transforms.annotation.counters import EXAMPLES, EXAMPLES_READ
 from transforms.core.accounting import SIDE_OUTPUTS, tally
+from transforms.jnq.labels import as_names
 from transforms.release import RAW
 from transforms.sources.compressed import CompressionDamage, iter_path_lines
 
@@ -106,7 +107,7 @@ class _ReadSplitFile(beam.DoFn):
                 table = pq.read_table(handle)
             for row in table.to_pylist():
                 yield tally(EXAMPLES_READ)
-                yield str(row["id"]), (split, row)
+                yield str(row["id"]), (split, as_names(row))
             return
         try:
             for line in iter_lines(path):
@@ -124,8 +125,9 @@ class _ReadSplitFile(beam.DoFn):
 
 class ReadReleaseExamples(beam.PTransform):
     """``(id, (split, example))`` from ``(split, path, index, count)`` files: NQ views
-    (``nq_view``) or JNQ rows. ``digest``: an NQ view also holds its example's ``content``
-    digest (``content.content_digest``, for ``--previous``)."""
+    (``nq_view``) or JNQ rows (class labels as names, ``transforms.jnq.labels``).
+    ``digest``: an NQ view also holds its example's ``content`` digest
+    (``content.content_digest``, for ``--previous``)."""
 
     def __init__(self, files: list[tuple[str, str, int, int]], base: str, digest: bool = False):
         super().__init__()

@@ -33,6 +33,7 @@ from transforms.browse.html import (
     text,
     web_url,
 )
+from transforms.release.features import decode_row
 
 MAX_PAGES = 5
 MAX_REASONS_SHOWN = 100
@@ -84,8 +85,10 @@ def read_records(release: str, name: str) -> Iterator[dict[str, Any]]:
     than ``MAX_LINE_BYTES`` comes back as ``{"reason": "unreadable line", "line": ...}``."""
     with open_member(release, name) as handle:
         if name.endswith(".parquet"):
-            for batch in pq.ParquetFile(handle).iter_batches(batch_size=BATCH_ROWS):
-                yield from batch.to_pylist()
+            parquet = pq.ParquetFile(handle)
+            schema = parquet.schema_arrow  # class labels by name (rejected JNQ's variant)
+            for batch in parquet.iter_batches(batch_size=BATCH_ROWS):
+                yield from (decode_row(row, schema) for row in batch.to_pylist())
             return
         for raw, whole in _lines(handle):
             line = raw.decode("utf-8", errors="replace")

@@ -4,16 +4,19 @@ from __future__ import annotations
 
 import pyarrow as pa
 
-QUESTION_SCHEMA = pa.schema([
+from transforms.jnq.labels import EXAMPLE_LABELS
+from transforms.release.features import label_codes, with_class_labels
+
+QUESTION_SCHEMA = with_class_labels(pa.schema([
     pa.field("question", pa.string(), nullable=False),
-    pa.field("variant", pa.string(), nullable=False),
+    pa.field("variant", pa.int64(), nullable=False),
     pa.field("variants", pa.list_(pa.string()), nullable=False),
     pa.field("events", pa.int64(), nullable=False),
     pa.field("users_in_window", pa.int64(), nullable=False),
     pa.field("distinct_users", pa.int64(), nullable=False),
     pa.field("words", pa.int32(), nullable=False),
     pa.field("patterns", pa.list_(pa.int32()), nullable=False),
-], metadata={"dataset": "jnq_questions"})
+], metadata={"dataset": "jnq_questions"}), EXAMPLE_LABELS)
 
 
 REJECTED_QUERY_SCHEMA = QUESTION_SCHEMA.append(pa.field("reason", pa.string(), nullable=False))
@@ -22,7 +25,7 @@ REJECTED_QUERY_SCHEMA = QUESTION_SCHEMA.append(pa.field("reason", pa.string(), n
 _PARAGRAPH = pa.struct([pa.field("id", pa.int32()), pa.field("text", pa.string())])
 
 
-EXAMPLE_SCHEMA = pa.schema([
+EXAMPLE_SCHEMA = with_class_labels(pa.schema([
     pa.field("id", pa.string(), nullable=False),
     *[QUESTION_SCHEMA.field(name) for name in ("question", "variant", "variants",
                                                "users_in_window", "words", "patterns")],
@@ -35,13 +38,13 @@ EXAMPLE_SCHEMA = pa.schema([
     pa.field("candidate_paragraph_ids", pa.list_(pa.int32()), nullable=False),
     pa.field("candidate_ranks", pa.list_(pa.int32()), nullable=False),
     pa.field("candidate_scores", pa.list_(pa.float64()), nullable=False),
-], metadata={"dataset": "jnq"})
+], metadata={"dataset": "jnq"}), EXAMPLE_LABELS)
 
 
 FIELD_DOCS = {
     "id": "stable 64-bit hash of the normalized question, as a string",
     "question": "NFKC-normalized query",
-    "variant": "jnq or jboolq",
+    "variant": f"class label: {label_codes(EXAMPLE_LABELS, {})['variant']}",
     "variants": "original spellings, most frequent first (at most 5)",
     "users_in_window": "distinct users who issued the question in the log window",
     "revision": "Wikipedia revision id (oldid) of the page, 0 when unknown",

@@ -14,7 +14,8 @@ candidate paragraph, ``transforms.annotation.jnq_import``):
   paragraph (JBoolQ §4: the yes/no answer is asked of each EXIST paragraph and aggregated
   per paragraph, so two paragraphs of one question may answer differently): ``question``,
   ``passage`` (the EXIST paragraph), ``answer`` YES or NO (at least 8 of 10 workers) or NONE
-  (no such majority: a long answer only).
+  (no such majority: a long answer only), a class label stored as 1, 0 or -1
+  (``transforms.jnq.labels``).
 
 Rows are keyed ``<question id>_<paragraph id>`` and written as further tables of the release
 (``<config>/<split>/*.parquet``).
@@ -26,6 +27,9 @@ from collections.abc import Iterator
 from typing import Any
 
 import pyarrow as pa
+
+from transforms.jnq.labels import BOOLQ_LABELS, BOOLQ_UNLABELED
+from transforms.release.features import with_class_labels
 
 SQUAD_V2 = "squad_v2"
 BOOLQ = "boolq"
@@ -39,13 +43,13 @@ SQUAD_V2_SCHEMA = pa.schema([
                                    pa.field("answer_start", pa.list_(pa.int32()))]),
              nullable=False),
 ], metadata={"dataset": "jnq_annotated", "layout": "squad_v2"})
-BOOLQ_SCHEMA = pa.schema([
+BOOLQ_SCHEMA = with_class_labels(pa.schema([
     pa.field("id", pa.string(), nullable=False),
     pa.field("question", pa.string(), nullable=False),
     pa.field("title", pa.string(), nullable=False),
     pa.field("passage", pa.string(), nullable=False),
-    pa.field("answer", pa.string(), nullable=False),
-], metadata={"dataset": "jboolq_annotated", "layout": "boolq"})
+    pa.field("answer", pa.int64(), nullable=False),
+], metadata={"dataset": "jboolq_annotated", "layout": "boolq"}), BOOLQ_LABELS, BOOLQ_UNLABELED)
 
 FIELD_DOCS = {
     f"{SQUAD_V2}.id": "<question id>_<paragraph id>: one question-paragraph pair",
@@ -59,7 +63,8 @@ FIELD_DOCS = {
     f"{BOOLQ}.question": "the yes/no question (JBoolQ §4)",
     f"{BOOLQ}.title": "the Wikipedia article the passage is from",
     f"{BOOLQ}.passage": "a long-answer paragraph: a candidate labeled EXIST (>= 7 of 10)",
-    f"{BOOLQ}.answer": "YES or NO (>= 8 of 10 workers, JBoolQ §4), NONE without that majority",
+    f"{BOOLQ}.answer": "class label 1 YES or 0 NO (>= 8 of 10 workers, JBoolQ §4), -1 NONE "
+                       "without that majority (no label)",
 }
 
 CARD_LINES = {
@@ -76,7 +81,8 @@ CARD_LINES = {
         "`id`, `question`, `title`, `passage`, `answer`. One row per question and EXIST "
         "paragraph, because JBoolQ §4 aggregates the yes/no answer per long-answer paragraph: "
         "`answer` is YES or NO when at least 8 of 10 workers agree, NONE otherwise (filter it "
-        "out for BoolQ's binary task)."),
+        "out for BoolQ's binary task). `answer` is a class label, as NQ's `yes_no_answer`: "
+        "0 NO, 1 YES, -1 NONE (no label)."),
 }
 
 

@@ -210,3 +210,16 @@ def test_same_release_same_bytes(tmp_path, release):
 def test_page_size_must_be_positive(tmp_path, release):
     with pytest.raises(ValueError):
         write_rejected(str(tmp_path), release, page_size=0)
+
+
+def test_class_labels_of_rejected_parquet_records_read_as_names(tmp_path):
+    """Rejected JNQ queries store ``variant`` as a class-label index; the pages show its name."""
+    from transforms.jnq.schema import REJECTED_QUERY_SCHEMA
+
+    row = {"question": "q", "variant": "jboolq", "variants": ["q"], "events": 3,
+           "users_in_window": 1, "distinct_users": 1, "words": 1, "patterns": [],
+           "reason": "too_few_words"}
+    view = publish_release(tmp_path / "releases", {
+        _file("queries", "parquet"): parquet_bytes([row], REJECTED_QUERY_SCHEMA)})
+    [record] = rejected.read_records(view.path, _file("queries", "parquet"))
+    assert record == row

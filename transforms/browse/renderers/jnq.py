@@ -4,7 +4,8 @@ Index: the question, the document title (a link to the revision-pinned page), th
 (once annotated: the EXIST paragraphs and the short answer or YES/NO). Detail: the question,
 the search snippet, the five candidate paragraphs in rank order with their cosine scores
 and, once annotated, each paragraph's label and its short answer highlighted by the release's
-character offsets (``span_start``/``span_end`` of the paragraph text).
+character offsets (``span_start``/``span_end`` of the paragraph text). Class labels are shown
+by name, from a release that stores their indexes or (before they were class labels) names.
 """
 
 from __future__ import annotations
@@ -17,7 +18,9 @@ import pyarrow as pa
 
 from transforms.browse import html as h
 from transforms.browse.base import Entry, ReleaseView
+from transforms.jnq.labels import as_names
 from transforms.jnq.schema import EXAMPLE_SCHEMA
+from transforms.release.features import names_schema
 from transforms.release.tables import Table
 
 TITLES = {"jnq": "JNQ", "jboolq": "JBoolQ"}
@@ -132,7 +135,9 @@ class JnqRenderer:
             yield self.entry(row, split)
 
     def entry(self, row: dict[str, Any], split: str) -> Entry:
-        """The entry of one row of split ``split``."""
+        """The entry of one row of split ``split`` (class labels as indexes, as releases
+        store them, or as names)."""
+        row = as_names(row)
         annotated = "annotations" in row
         annotations = row.get("annotations") or []
         answer = _answer_cell(annotations) if annotated else \
@@ -148,6 +153,7 @@ class JnqRenderer:
 
     def detail(self, row: dict[str, Any]) -> str:
         """The example's HTML: question, document, snippet, candidates (labelled)."""
+        row = as_names(row)
         texts = {p["id"]: p["text"] for p in row["paragraphs"]}
         notes = {a["paragraph_id"]: a for a in row.get("annotations") or []}
         candidates = sorted(zip(row["candidate_ranks"], row["candidate_paragraph_ids"],
@@ -177,13 +183,21 @@ class JnqRenderer:
         return result
 
 
-def expected_schemas(view: ReleaseView) -> list[tuple[Table, pa.Schema]]:
-    """Every main table has JNQ's example columns, and the annotated ones when it has
-    ``annotations``."""
+def _expected(table: Table) -> pa.Schema:
+    """JNQ's example columns, and the annotated ones when the table has ``annotations``;
+    with the enumerations as strings in a release written before they were class labels."""
     from transforms.annotation.jnq_import import ANNOTATED_SCHEMA
 
-    return [(table, ANNOTATED_SCHEMA if "annotations" in table.schema.names
-             else EXAMPLE_SCHEMA) for table in view.main_tables()]
+    schema = ANNOTATED_SCHEMA if "annotations" in table.schema.names else EXAMPLE_SCHEMA
+    if "variant" in table.schema.names and pa.types.is_string(table.schema.field("variant").type):
+        return names_schema(schema)
+    return schema
+
+
+def expected_schemas(view: ReleaseView) -> list[tuple[Table, pa.Schema]]:
+    """Every main table has JNQ's example columns, and the annotated ones when it has
+    ``annotations`` (``_expected``)."""
+    return [(table, _expected(table)) for table in view.main_tables()]
 
 
 def make(view: ReleaseView) -> JnqRenderer:

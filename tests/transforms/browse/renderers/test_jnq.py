@@ -5,10 +5,14 @@ from __future__ import annotations
 
 import html
 import re
+import shutil
 from typing import Any
 
+from tests.transforms.jnq.legacy import as_string_labels
+from transforms.annotation.jnq_import import ANNOTATED_SCHEMA
 from transforms.browse.base import ReleaseView
-from transforms.browse.renderers import jnq
+from transforms.browse.renderers import choose, jnq
+from transforms.release.features import encode_row
 
 HOSTILE = "<script>alert(1)</script>"
 URL = "https://ja.wikipedia.org//w/index.php?title=X&amp;oldid=7"
@@ -152,3 +156,33 @@ def test_sample_releases_render_every_row(sample_releases):
                 entries += 1
         assert entries == sum(t.rows for t in view.main_tables()) > 0
         assert (marks > 0) == dataset.endswith("_annotated")
+
+
+def test_class_labels_stored_as_indexes_are_shown_by_name():
+    """Releases store ``label``, ``short_answer_type``, ``yes_no_answer`` and ``variant`` as
+    class-label indexes; the browser shows the names, as for a release that stored names."""
+    named = {**_annotated([_note(0, "NONE"), _note(2, "AMBIGUOUS"),
+                           _note(1, "EXIST", "yes_no", yes_no="YES")]),
+             "is_yes_no_question": True}
+    coded = encode_row(named, ANNOTATED_SCHEMA)
+    assert coded["annotations"][2]["label"] == 0 and coded["annotations"][2]["yes_no_answer"] == 1
+    renderer = jnq.JnqRenderer("jboolq_annotated")
+    entry, expected = renderer.entry(coded, "dev"), renderer.entry(named, "dev")
+    assert entry == expected
+    assert '<strong class="yes-no">YES</strong>' in entry.detail
+    assert 'data-label="AMBIGUOUS"' in entry.detail and ">0 " not in entry.detail
+
+
+def test_releases_before_class_labels_still_use_the_jnq_renderer(sample_releases, tmp_path):
+    copy = tmp_path / "jnq_annotated" / "1"
+    shutil.copytree(sample_releases["jnq_annotated"], copy)
+    assert choose(ReleaseView.open(str(copy))) == ("jnq", "")
+    as_string_labels(copy)
+    view = ReleaseView.open(str(copy))
+    assert choose(view) == ("jnq", "")
+    [table, *_] = view.main_tables()
+    rows = list(view.rows(table))
+    assert {row["variant"] for row in rows} == {"jnq"}
+    entries = list(jnq.make(view).entries(view, table, iter(rows)))
+    assert [e.detail for e in entries] == [jnq.make(view).entry(
+        encode_row(row, ANNOTATED_SCHEMA), "").detail for row in rows]
