@@ -14,6 +14,7 @@ import argparse
 from collections.abc import Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
+from pathlib import Path
 from typing import NoReturn
 
 from pipelines.cli.errors import UsageError
@@ -87,10 +88,24 @@ def shown_default(action: argparse.Action) -> str | None:
     return default_text(default)
 
 
+PROJECT_ROOT = Path(__file__).resolve().parents[2]
+
+
+def _bundled(text: str) -> str:
+    """A default path inside the installed package (a bundled sample) relative to the
+    package's root, ``pipelines/samples/...``, so help and the reference do not depend on
+    where the project lives."""
+    path = Path(text)
+    if path.is_absolute() and path.is_relative_to(PROJECT_ROOT / "pipelines"):
+        return path.relative_to(PROJECT_ROOT).as_posix()
+    return text
+
+
 def default_text(value: object) -> str:
     """A default as ``--help`` and the CLI reference show it: text as it would be typed
     (with escapes when it holds spaces or control characters), numbers and lists plainly."""
     if isinstance(value, str):
+        value = _bundled(value)
         return value if value.isprintable() and value.strip() == value else repr(value)
     if isinstance(value, list | tuple):
         return ",".join(default_text(item) for item in value)

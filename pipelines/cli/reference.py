@@ -71,6 +71,12 @@ def _module_parser(module: str, run_arguments: bool = False
     return make
 
 
+def _evaluate_baseline_parser() -> argparse.ArgumentParser:
+    """``evaluate baseline``'s parser: a command of its own, which ``evaluate``'s ``main``
+    dispatches to before its parser reads the task."""
+    return importlib.import_module("pipelines.evaluate").build_baseline_parser()
+
+
 def commands() -> list[Command]:
     """Every command of the toolkit, in the order the reference lists them."""
     from transforms import registry
@@ -81,6 +87,7 @@ def commands() -> list[Command]:
             Command("nq_candidates", "", _module_parser("nq_candidates")),
             Command("annotate", "qa-annotate", _module_parser("annotate", True), True),
             Command("evaluate", "qa-evaluate", _module_parser("evaluate")),
+            Command("evaluate baseline", "qa-evaluate baseline", _evaluate_baseline_parser),
             Command("release", "qa-release", _module_parser("release")),
             Command("flex_templates", "", _module_parser("flex_templates")),
             Command("cli.reference", "", build_parser)]
@@ -244,12 +251,17 @@ def _resolve(argv: list[str]) -> tuple[Command, list[str], str]:
             raise UsageError(f"not a toolkit command: {shlex.join(argv)} (expected python -m "
                              "pipelines.<command>)")
         module = words[2].removeprefix("pipelines.")
+        rest = words[3:]
+        if module == "evaluate" and rest[:1] == ["baseline"]:
+            module, rest = "evaluate baseline", rest[1:]
         for command in known:
             if words[2].startswith("pipelines.") and command.module == module:
-                return command, words[3:], command.command
+                return command, rest, command.command
         raise UsageError(f"not a toolkit command: python -m {words[2]}")
     if program == "qa-build":
         return _resolve_qa_build(words[1:], known)
+    if program == "qa-evaluate" and words[1:2] == ["baseline"]:
+        program, words = "qa-evaluate baseline", words[1:]
     for command in known:
         if command.script and command.script == program:
             return command, words[1:], program
