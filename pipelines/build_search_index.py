@@ -6,10 +6,11 @@
         --input 'enwiki-NS0-*-ENTERPRISE-HTML.json.tar.gz' --lang en
 
 Beam reads and cleans the pages (in parallel over dump files); the BM25 index is then built
-on one machine, out of core (memory bounded by the vocabulary, not the corpus; see the README's
-"Search at Wikipedia scale"). Output ``<output>/search_<lang>/<version>/`` (``--output``
-defaults to ``releases``, the root every builder and ``release list`` share): ``bm25/``
-(bm25s files), ``pages/`` (the page store), ``docs/*.parquet``, stats, card and manifest.
+on one machine, out of core (memory bounded by the vocabulary, not the corpus; see
+docs/datasets/nq.md, "Search at Wikipedia scale"). Output
+``<output>/search_<lang>/<version>/`` (``--output`` defaults to ``releases``, the root every
+builder and ``release list`` share): ``bm25/`` (bm25s files), ``pages/`` (the page store),
+``docs/*.parquet``, stats, card and manifest.
 Declared in ``transforms.search_index.spec``.
 """
 

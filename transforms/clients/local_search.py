@@ -4,8 +4,8 @@ Why bm25s's format with our own builder and query: bm25s is a maintained BM25 li
 with pure-Python wheels, whose index is a handful of ``.npy``/``.json`` files we can checksum
 in a release and ship in a container; :mod:`transforms.clients.bm25_index` builds those files
 out of core and answers queries exactly (a threshold algorithm over memory-mapped arrays).
-Against tantivy on 1M synthetic documents see ``benchmarks/bench_search_scale.py`` and the README's
-"Search at Wikipedia scale". The index directory holds:
+Against tantivy on 1M synthetic documents see ``benchmarks/bench_search_scale.py`` and
+docs/benchmarks.md, "Search at Wikipedia scale". The index directory holds:
 
 * ``bm25/``: the index (title + visible text of every page, lower-cased, English stopwords
   removed, tokens of 2+ word characters; Japanese: fugashi words);

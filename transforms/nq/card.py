@@ -59,7 +59,8 @@ QUESTION_LIMITATIONS = (
     "Question selection is English-only (spaCy `en_core_web_sm` tokens, NQ §3.1's "
     "heuristics 1-5 and our rules 6-8): on real data the filter accepts 98.6% of NQ-open "
     "(EfficientQA dev) questions and about a quarter to a third of long \"how to\" queries "
-    "(README, \"Filter quality and speed\"), so some non-questions remain.",
+    "(the toolkit's docs/datasets/nq.md, \"Filter quality and speed\"), so some "
+    "non-questions remain.",
     "Queries issued by fewer distinct users than `--min-users` within `--window` days are "
     "dropped, which removes rare (long-tail) information needs as well as personal ones.",
 )

@@ -7,7 +7,8 @@ indexes), and row groups of at most
 ``ROW_GROUP_ROWS`` rows and ``ROW_GROUP_BYTES`` of Arrow (in-memory) data. The Hub's dataset
 viewer refuses row groups over 286 MiB in memory and recommends 100-300 MB; 128 MiB stays
 inside that at any row size (a single row larger than the cap is a row group of its own).
-Content-defined chunking is not used: it costs bytes on every release (README, "Releases").
+Content-defined chunking is not used: it costs bytes on every release
+(docs/design/decisions.md).
 """
 
 from __future__ import annotations
