@@ -27,6 +27,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from transforms.metrics.baselines.reqa import Bm25Matrix
+
 # Questions per sparse product, made dense: CHUNK x candidates x 4 bytes (92 MB at SQuAD
 # train's 91,707 sentences); a question's row has a third of the candidates nonzero there.
 CHUNK = 256
@@ -86,8 +88,8 @@ def baseline_table(questions: list[dict], candidates: list[dict],
     column = np.empty_like(order)
     column[order] = np.arange(len(order))
     col_para = para_of[order]  # nondecreasing
-    sentences = _Index(tokenize([candidates[i]["sentence"] for i in order]))
-    paragraphs = _Index(tokenize([paragraph_text[p] for p in paragraph_ids]))
+    sentences = Bm25Matrix(tokenize([candidates[i]["sentence"] for i in order]))
+    paragraphs = Bm25Matrix(tokenize([paragraph_text[p] for p in paragraph_ids]))
     sizes = np.bincount(para_of, minlength=len(paragraph_ids))
     members = np.split(order, np.cumsum(sizes)[:-1])  # each paragraph's positions, sorted
     starts = np.r_[0, np.cumsum(sizes)[:-1]]  # each paragraph's first sentence column
@@ -117,36 +119,6 @@ def baseline_table(questions: list[dict], candidates: list[dict],
                     "paragraph index). Exact ranks, ties to the lower id, every question"
                     + (f" ({skipped} without a correct candidate skipped)." if skipped
                        else ".")}
-
-
-class _Index:
-    """A bm25s index and its token-document score matrix (scipy CSR, tokens x documents)."""
-
-    def __init__(self, token_lists: list[list[str]]):
-        import scipy.sparse as sp
-
-        from filters.text.bm25 import bm25_retriever
-
-        retriever, self.vocab = bm25_retriever(token_lists)
-        scores = retriever.scores
-        self.matrix = sp.csr_matrix((scores["data"], scores["indices"], scores["indptr"]),
-                                    shape=(len(scores["indptr"]) - 1, scores["num_docs"]))
-
-    def scores(self, token_lists: list[list[str]]) -> Any:
-        """Dense (questions x documents) BM25 scores; a repeated question word counts each
-        time, as in bm25s's ``get_scores``."""
-        import numpy as np
-        import scipy.sparse as sp
-
-        indptr, indices = [0], []
-        for tokens in token_lists:
-            indices.extend(self.vocab[t] for t in tokens if t in self.vocab)
-            indptr.append(len(indices))
-        query = sp.csr_matrix((np.ones(len(indices), dtype=self.matrix.dtype),
-                               np.asarray(indices, dtype=np.int64), np.asarray(indptr)),
-                              shape=(len(token_lists), self.matrix.shape[0]))
-        query.sum_duplicates()
-        return (query @ self.matrix).toarray()
 
 
 def _ranks(scores: Any, columns: Any, position: Any) -> list[int]:
