@@ -28,7 +28,6 @@ from pathlib import Path
 from typing import Any
 
 import pyarrow as pa
-import pyarrow.parquet as pq
 from apache_beam.io.filesystems import FileSystems
 
 from pipelines.cli.entry import quiet_loggers
@@ -53,6 +52,7 @@ from transforms.release import (
 )
 from transforms.release import list_releases as _list_releases
 from transforms.release import verify_release as _verify_release
+from transforms.release.formats import read_parquet
 from transforms.release.manifest import ManifestError, read_manifest
 from transforms.release.tables import (
     SPLIT_NAMES,
@@ -288,7 +288,7 @@ def _read(version_dir: str, table: Table, columns: list[str] | None) -> pa.Table
     for name in table.files:
         with FileSystems.open(FileSystems.join(version_dir, *name.split("/")),
                               compression_type=RAW) as handle:
-            parts.append(pq.read_table(handle, columns=columns))
+            parts.append(read_parquet(handle, columns))
     return pa.concat_tables(parts)
 
 

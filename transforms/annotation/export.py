@@ -30,7 +30,6 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
-import pyarrow.parquet as pq
 from apache_beam.io.filesystems import FileSystems
 
 from filters.annotation.jnq import (
@@ -58,6 +57,7 @@ from transforms.annotation.release_examples import iter_lines, split_patterns
 from transforms.core.inputs import beam_pattern
 from transforms.jnq.labels import as_names
 from transforms.release import RAW, to_json_bytes
+from transforms.release.formats import read_parquet
 from transforms.sources.compressed import CompressionDamage
 
 TOOLS = ("label-studio", "votes")
@@ -109,7 +109,7 @@ def read_examples(release: ReleaseRef, split: str) -> Iterator[dict[str, Any]]:
                 yield json.loads(line)
         else:
             with FileSystems.open(path, compression_type=RAW) as handle:
-                yield from map(as_names, pq.read_table(handle).to_pylist())
+                yield from map(as_names, read_parquet(handle).to_pylist())
 
 
 def read_jnq_votes(patterns: Iterable[str], fingerprint: str) -> dict[str, list[JnqVote]]:

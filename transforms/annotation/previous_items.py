@@ -25,7 +25,6 @@ import json
 from collections.abc import Iterator
 from typing import Any
 
-import pyarrow.parquet as pq
 from apache_beam.io.filesystems import FileSystems
 
 from transforms.annotation.content import Digest, changed_part, content_digest
@@ -35,6 +34,7 @@ from transforms.annotation.release_examples import iter_lines
 from transforms.jnq.labels import as_names
 from transforms.jnq.schema import EXAMPLE_SCHEMA
 from transforms.release import RAW
+from transforms.release.formats import read_parquet
 
 EXAMPLES = "examples"
 DROPPED = "dropped"
@@ -69,7 +69,7 @@ def previous_files(previous: PreviousAnnotations) -> list[PreviousFile]:
 
 def _parquet_rows(path: str, base: str) -> list[dict[str, Any]]:
     with FileSystems.open(path, compression_type=RAW) as handle:
-        rows = pq.read_table(handle).to_pylist()
+        rows = read_parquet(handle).to_pylist()
     return rows if base == "nq" else [as_names(row) for row in rows]
 
 

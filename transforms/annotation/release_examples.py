@@ -16,7 +16,6 @@ from collections.abc import Iterator, Sequence
 from typing import Any
 
 import apache_beam as beam
-import pyarrow.parquet as pq
 from apache_beam.io.filesystems import FileSystems
 
 from filters.annotation.nq import LONG_ANSWER_TYPES
@@ -25,6 +24,7 @@ from transforms.annotation.counters import EXAMPLES, EXAMPLES_READ
 from transforms.core.accounting import SIDE_OUTPUTS, tally
 from transforms.jnq.labels import as_names
 from transforms.release import RAW
+from transforms.release.formats import read_parquet
 from transforms.sources.compressed import CompressionDamage, iter_path_lines
 
 STAGE = EXAMPLES
@@ -104,7 +104,7 @@ class _ReadSplitFile(beam.DoFn):
         split, path, _, _ = element
         if path.endswith(".parquet"):
             with FileSystems.open(path, compression_type=RAW) as handle:
-                table = pq.read_table(handle)
+                table = read_parquet(handle)
             for row in table.to_pylist():
                 yield tally(EXAMPLES_READ)
                 yield str(row["id"]), (split, as_names(row))

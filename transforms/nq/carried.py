@@ -23,11 +23,10 @@ from typing import Any
 
 import pyarrow as pa
 import pyarrow.compute as pc
-import pyarrow.parquet as pq
 from apache_beam.io.filesystems import FileSystems
 
 from transforms.nq.examples import HF_SCHEMA, hf_example, jsonl_line, member_bytes
-from transforms.release.formats import parquet_bytes, table_bytes
+from transforms.release.formats import parquet_bytes, read_parquet, table_bytes
 from transforms.release.storage import RAW
 
 ORIGINAL_DIR = "nq_original"
@@ -172,7 +171,7 @@ def read_carried(item: tuple[str, str, str], version_dir: str) -> Iterator[tuple
     split, original, parquet = item
     data = _read(version_dir, original)
     if parquet:
-        table = pq.read_table(io.BytesIO(_read(version_dir, parquet)))
+        table = read_parquet(io.BytesIO(_read(version_dir, parquet)))
         examples = (carried_examples(table, example_members(data))
                     if table.schema.equals(HF_SCHEMA) else None)
         if examples is not None:

@@ -42,6 +42,7 @@ from filters.nq.queries import (
 from filters.text import safe_json
 from transforms.core.accounting import SIDE_OUTPUTS, dead_letter, tally
 from transforms.core.inputs import beam_pattern
+from transforms.release.formats import read_parquet
 from transforms.sources.compressed import (
     TRUNCATED_COMPRESSION,
     complete_lines,
@@ -129,9 +130,8 @@ def iter_rows(data: bytes, fmt: str) -> Iterator[tuple[int, dict | Exception]]:
     ``MalformedRow("invalid_utf8")``; a CSV/TSV field too long: ``field_too_long``; a JSON line
     nested too deep: ``too_deeply_nested``). A Parquet file that cannot be read raises."""
     if fmt == "parquet":
-        import pyarrow.parquet as pq
 
-        table = pq.read_table(io.BytesIO(data))
+        table = read_parquet(io.BytesIO(data))
         for number, row in enumerate(table.to_pylist(), start=1):
             yield number, row
         return

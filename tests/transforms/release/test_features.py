@@ -60,9 +60,9 @@ def test_unknown_names_and_indexes_are_refused():
 def test_the_writer_encodes_and_the_footer_declares_the_labels():
     data = parquet_bytes([NAMES], SCHEMA)
     footer = pq.read_schema(io.BytesIO(data))
-    assert pq.read_table(io.BytesIO(data)).to_pylist() == [CODES]
+    assert pq.ParquetFile(io.BytesIO(data)).read().to_pylist() == [CODES]
     assert class_labels(footer) == LABELS and unlabeled_names(footer) == UNLABELED
-    assert decode_row(pq.read_table(io.BytesIO(data)).to_pylist()[0], footer) == NAMES
+    assert decode_row(pq.ParquetFile(io.BytesIO(data)).read().to_pylist()[0], footer) == NAMES
 
 
 def test_codes_describe_each_label():
@@ -78,7 +78,7 @@ def test_names_schema_is_the_layout_before_class_labels():
     assert legacy.field("notes").type.value_type.field("text").type == pa.string()
     assert class_labels(legacy) == {}
     data = parquet_bytes([NAMES], legacy)
-    assert pq.read_table(io.BytesIO(data)).to_pylist() == [NAMES]
+    assert pq.ParquetFile(io.BytesIO(data)).read().to_pylist() == [NAMES]
 
 
 def test_a_non_null_class_label_column_loads_as_a_class_label(tmp_path):
