@@ -26,11 +26,17 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+
+if __name__ == "__main__":  # --help without importing Beam (pipelines.cli.quick_help)
+    from pipelines.cli.quick_help import exit_with_stored_help
+
+    exit_with_stored_help("python -m pipelines.evaluate")
 from collections.abc import Callable, Sequence
 from typing import Any
 
 from filters.text.terminal import printable
 from pipelines.cli.errors import EXIT_DAMAGED, EXIT_OK, EXIT_USAGE
+from pipelines.cli.parsers import HelpFormatter, program
 from transforms import registry
 from transforms.evaluation import tasks
 from transforms.evaluation.baselines import BASELINES, write_baseline
@@ -55,12 +61,15 @@ def _positive_int(text: str) -> int:
 
 def build_parser() -> argparse.ArgumentParser:
     """The parser of ``evaluate TASK`` (``baseline`` is dispatched before it)."""
+    prog = program(PROGRAM)
     parser = argparse.ArgumentParser(
-        prog=PROGRAM,
+        prog=prog, formatter_class=HelpFormatter,
         description="Score predictions against NQ, NLQuAD, ReQA or JNQ gold; prints JSON.",
-        epilog=f"{PROGRAM} baseline TASK --gold PATH --out FILE writes an untrained baseline's "
+        epilog=f"{prog} baseline TASK --gold PATH --out FILE writes an untrained baseline's "
                "predictions in the format TASK reads (baseline --help).")
-    parser.add_argument("task", choices=registry.evaluation_tasks())
+    parser.add_argument("task", choices=registry.evaluation_tasks(),
+                        help="; ".join(f"{task} scores {tasks.ABOUT[task]}"
+                                       for task in registry.evaluation_tasks()))
     parser.add_argument("--gold", required=True, help="gold file, glob or release directory")
     parser.add_argument("--predictions", required=True, help="predictions JSON file")
     parser.add_argument("--threshold", type=_positive_int, default=None,
@@ -78,10 +87,10 @@ def build_parser() -> argparse.ArgumentParser:
 def build_baseline_parser() -> argparse.ArgumentParser:
     """The parser of ``evaluate baseline TASK``."""
     parser = argparse.ArgumentParser(
-        prog=f"{PROGRAM} baseline",
+        prog=f"{program(PROGRAM)} baseline", formatter_class=HelpFormatter,
         description="Write an untrained baseline's predictions, the ones the release's card "
                     "scores, in the format 'evaluate TASK --predictions' reads.")
-    parser.add_argument("task", choices=list(BASELINES))
+    parser.add_argument("task", choices=list(BASELINES), help="the task to predict for")
     parser.add_argument("--gold", required=True,
                         help="the release to predict for, as evaluate's --gold")
     parser.add_argument("--out", required=True,

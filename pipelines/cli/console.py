@@ -3,10 +3,10 @@
 ``qa-build nlquad --source html --input 'pages/*.html'`` is
 ``python -m pipelines.build_nlquad --source html --input 'pages/*.html'``, with the same options,
 output and exit codes (``pipelines.cli.errors``); ``--help`` after the dataset shows the
-pipeline's options. ``qa-release`` and ``qa-annotate`` are the ``main`` of ``pipelines.release``
-and ``pipelines.annotate`` run as the program the user typed (``release``, ``annotate``: their
-usage and messages say ``qa-release``), ``qa-evaluate`` the ``main`` of ``pipelines.evaluate``
-(``pyproject.toml``).
+pipeline's options. ``qa-release``, ``qa-annotate`` and ``qa-evaluate`` are the ``main`` of
+``pipelines.release``, ``pipelines.annotate`` and ``pipelines.evaluate`` run as the program
+the user typed (``release``, ``annotate``, ``evaluate``: their usage and messages say
+``qa-release``), with ``--help`` printed without importing Beam (``pyproject.toml``).
 """
 
 from __future__ import annotations
@@ -80,4 +80,13 @@ def annotate(argv: list[str] | None = None) -> int:
     module = importlib.import_module("pipelines.annotate")
 
     with program_name("qa-annotate"):
+        return module.main(sys.argv[1:] if argv is None else argv)
+
+
+def evaluate(argv: list[str] | None = None) -> int:
+    """The ``qa-evaluate`` console script: ``pipelines.evaluate.main`` as ``qa-evaluate``."""
+    exit_with_stored_help("qa-evaluate", sys.argv[1:] if argv is None else argv)
+    module = importlib.import_module("pipelines.evaluate")
+
+    with program_name("qa-evaluate"):
         return module.main(sys.argv[1:] if argv is None else argv)

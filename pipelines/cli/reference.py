@@ -215,16 +215,22 @@ def _columns(width: int) -> Iterator[None]:
             os.environ["COLUMNS"] = saved
 
 
+#: commands without Beam options whose modules import Beam: their help is stored too
+STORED_HELP = ("release", "evaluate", "evaluate baseline")
+
+
 def help_texts() -> dict[str, str]:
     """The ``--help`` of every command whose module imports Beam, by the program name it is
     run as (``quick_help``): the builders, ``annotate``, ``release`` and their subcommands,
+    ``evaluate`` (also as ``evaluate TASK``, whose help it is) and ``evaluate baseline``,
     ``qa-build``."""
     from pipelines.cli.console import usage as qa_build_usage
+    from transforms import registry
 
     texts = {"qa-build": qa_build_usage() + "\n"}
     with _columns(WIDTH):
         for command in commands():
-            if not command.beam and command.module != "release":
+            if not command.beam and command.module not in STORED_HELP:
                 continue
             for program in (command.command, command.script.split(" ")[0]
                             if command.module in ("annotate", "release") else command.script):
@@ -234,6 +240,11 @@ def help_texts() -> dict[str, str]:
                 texts[program] = parser.format_help()
                 for name, sub in subcommands(parser).items():
                     texts[f"{program} {name}"] = sub.format_help()
+                if command.module == "evaluate":
+                    # quick_help reads "<program> <first word>" once "<program> baseline" is
+                    # stored: "evaluate TASK --help" prints evaluate's help, stored per task
+                    texts.update({f"{program} {task}": texts[program]
+                                  for task in registry.evaluation_tasks()})
     return texts
 
 

@@ -157,6 +157,14 @@ EVALUATORS: dict[str, Callable[[EvaluationOptions], dict[str, Any]]] = {
     "nq": evaluate_nq, "nlquad": evaluate_nlquad, "reqa": evaluate_reqa, "jnq": evaluate_jnq}
 
 
+#: task -> what its evaluator scores (``evaluate``'s help: "TASK scores ...")
+ABOUT: dict[str, str] = {
+    "nq": "long and short answers with the official nq_eval metrics",
+    "nlquad": "answer spans (EM, precision, recall, F1 and IoU)",
+    "reqa": "candidate rankings (MRR and recall@N, of sentences and of paragraphs)",
+    "jnq": "answer paragraph ids (micro and macro precision, recall and F1)",
+}
+
 
 def evaluate(task: str, options: EvaluationOptions, verify: bool = True) -> dict[str, Any]:
     """Score ``task``: ``--gold`` resolved (``LATEST``) and, unless not ``verify``, checked
