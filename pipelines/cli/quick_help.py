@@ -2,11 +2,11 @@
 
 A builder's options are declared next to its Beam stages (``transforms/<dataset>/spec.py``),
 so making its parser imports Beam, which took most of ``--help``'s 1.5-3.5 s. The help of
-those commands (the builders, ``annotate``, ``release`` and their subcommands, ``qa-build``)
-is stored in
-``help.json``, written from the live parsers at ``WIDTH`` columns by ``python -m
-pipelines.cli.reference --write`` with the CLI reference, and checked by ``--check`` (and the
-tests), so it cannot go stale unnoticed. This module imports only the standard library.
+those commands (the builders, ``annotate``, ``release``, ``evaluate`` and their subcommands,
+``qa-build``) is stored in ``help.json``, written from the live parsers at ``WIDTH`` columns
+by ``python -m pipelines.cli.reference --write`` with the CLI reference, and checked by
+``--check`` (and the tests), so it cannot go stale unnoticed. This module imports only the
+standard library.
 """
 
 from __future__ import annotations

@@ -68,7 +68,7 @@ def read_parquet_rows(files: Sequence[str], required: Sequence[str],
                 raise EvaluationError(f"{file} lacks the column(s) {', '.join(absent)} "
                                       f"(has {', '.join(names)})")
             columns = list(required) + [c for c in optional if c in names]
-            rows.extend(pq.read_table(file, columns=columns).to_pylist())
+            rows.extend(pq.ParquetFile(file).read(columns=columns).to_pylist())
         except EvaluationError:
             raise
         except Exception as err:  # pyarrow raises several types for unreadable files
