@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 from pathlib import Path
 
 import pytest
+from huggingface_hub import constants
 
 from pipelines import release as release_cli
 from tests.fakes.hub_server import FakeHub
@@ -27,6 +29,9 @@ def versions(tmp_path) -> tuple[Path, Path]:
 def hub(monkeypatch, tmp_path):
     monkeypatch.setenv("HF_HOME", str(tmp_path / "hf_home"))  # no token file of the machine
     monkeypatch.setenv("HF_TOKEN", TOKEN)
+    # huggingface_hub >= 1.0 uploads LFS files through xet whenever hf_xet is installed (read
+    # from HF_HUB_DISABLE_XET once, at import): the fake speaks the Git LFS path instead
+    monkeypatch.setattr(constants, "HF_HUB_DISABLE_XET", True)
     with FakeHub(token=TOKEN) as fake:
         monkeypatch.setenv("HF_ENDPOINT", fake.base_url)
         yield fake
@@ -35,6 +40,11 @@ def hub(monkeypatch, tmp_path):
 def _files(version: Path) -> dict[str, bytes]:
     return {str(p.relative_to(version)): p.read_bytes()
             for p in sorted(version.rglob("*")) if p.is_file()}
+
+
+def _published(repo, revision: str) -> dict[str, bytes]:
+    """A revision's files but the ``.gitattributes`` the Hub created the repo with."""
+    return {k: v for k, v in repo.files(revision).items() if k != ".gitattributes"}
 
 
 def test_each_version_is_a_tagged_commit_with_exactly_its_files(versions, hub, capsys):
@@ -51,8 +61,8 @@ def test_each_version_is_a_tagged_commit_with_exactly_its_files(versions, hub, c
     assert report["revision"] == "1.1.0" and report["commit"]
     assert report["deleted"] == ["old/only_in_main.txt"]
     assert set(repo.tags) == {"1.0.0", "1.1.0"}
-    assert repo.files("1.0.0") == _files(first)
-    assert repo.files("1.1.0") == repo.files("main") == _files(second)
+    assert _published(repo, "1.0.0") == _files(first)
+    assert _published(repo, "1.1.0") == _published(repo, "main") == _files(second)
     assert "SHA256SUMS" in repo.files("1.1.0") and "README.md" in repo.files("1.1.0")
     commits = [p for p in hub.posts if "/commit/" in p]
     assert commits == ["/api/datasets/qa-org/toy/commit/main"] * 2
@@ -104,3 +114,97 @@ def test_a_wrong_token_is_a_hub_error_and_never_printed(versions, hub, monkeypat
     assert release_cli.main(["publish", str(first), "--to", TO]) == 1
     err = capsys.readouterr().err
     assert "the Hub refused the upload" in err and "hf_wrong_secret" not in err
+
+
+# --- the LFS path: a sample release's Parquet and .gz files go through the Git LFS batch API
+
+
+@pytest.fixture(scope="module")
+def nq_versions(tmp_path_factory) -> tuple[Path, Path]:
+    """The NQ sample built twice from the same inputs, as 1.0.0 and 1.1.0 (same Parquet bytes,
+    other manifest and stats)."""
+    from pipelines import build_nq
+    from tests.conftest import TEST_RUNNER
+
+    root = tmp_path_factory.mktemp("nq_publish")
+    paths = [Path(build_nq.run([TEST_RUNNER, "--keep-rejected", "--output", str(root),
+                                "--version", version])["path"])
+             for version in ("1.0.0", "1.1.0")]
+    return paths[0], paths[1]
+
+
+def _sums(version: Path) -> dict[str, str]:
+    lines = (version / "SHA256SUMS").read_text(encoding="utf-8").splitlines()
+    return {name.lstrip("*"): digest for digest, name in (line.split(None, 1) for line in lines)}
+
+
+def _lfs_names(version: Path) -> set[str]:
+    return {name for name in _files(version) if name.endswith((".parquet", ".gz"))}
+
+
+def _download(hub, revision: str, name: str, tmp_path: Path) -> bytes:
+    from huggingface_hub import hf_hub_download
+
+    path = hf_hub_download("qa-org/toy", name, repo_type="dataset", revision=revision,
+                           endpoint=hub.base_url, cache_dir=tmp_path / "cache")
+    return Path(path).read_bytes()
+
+
+def test_a_sample_release_sends_parquet_and_gz_through_lfs(nq_versions, hub, tmp_path, capsys):
+    first, _ = nq_versions
+    files, sums, lfs = _files(first), _sums(first), _lfs_names(first)
+    assert len([n for n in lfs if n.endswith(".parquet")]) >= 5 and len(lfs) < len(files)
+    assert release_cli.main(["publish", str(first), "--to", TO]) == 0
+    assert "sent nq 1.0.0" in capsys.readouterr().out
+    # one batch request naming every LFS file's sha256, one PUT of each, no other
+    [batch] = hub.lfs_batches
+    assert batch["operation"] == "upload" and batch["ref"] == {"name": "main"}
+    assert {o["oid"]: o["size"] for o in batch["objects"]} == {
+        sums[n]: len(files[n]) for n in lfs}
+    assert sorted(hub.lfs_puts) == sorted(sums[n] for n in lfs)
+    # the commit: README, JSON, SHA256SUMS and .jsonl inline, Parquet and .gz as LFS pointers
+    [items] = hub.commit_items
+    assert {p for k, p in items if k == "lfsFile"} == lfs
+    assert {p for k, p in items if k == "file"} == set(files) - lfs
+    repo = hub.repos["qa-org/toy"]
+    assert _published(repo, "1.0.0") == files
+    tree = {e["path"]: e for e in json.loads(_get(hub, "/api/datasets/qa-org/toy/tree/1.0.0"))}
+    assert {p for p, e in tree.items() if "lfs" in e} == lfs
+    assert all(tree[n]["lfs"]["oid"] == sums[n] for n in lfs)
+    # read back with huggingface_hub from the tag: LFS files come from storage by content
+    for name in sorted(files):
+        data = _download(hub, "1.0.0", name, tmp_path)
+        assert data == files[name], name
+        if name in sums:
+            assert hashlib.sha256(data).hexdigest() == sums[name], name
+
+
+def test_republishing_another_version_uploads_no_stored_object_again(nq_versions, hub, tmp_path):
+    first, second = nq_versions
+    assert {_sums(second)[n] for n in _lfs_names(second)} <= set(_sums(first).values())
+    assert release_cli.main(["publish", str(first), "--to", TO]) == 0
+    puts = list(hub.lfs_puts)
+    assert release_cli.main(["publish", str(second), "--to", TO]) == 0
+    assert hub.lfs_puts == puts  # the batch answered every object "present": no PUT
+    repo = hub.repos["qa-org/toy"]
+    assert set(repo.tags) == {"1.0.0", "1.1.0"} and repo.tags["1.0.0"] != repo.tags["1.1.0"]
+    assert _published(repo, "1.0.0") == _files(first)
+    assert _published(repo, "1.1.0") == _published(repo, "main") == _files(second)
+    name = sorted(_lfs_names(second))[0]
+    assert _download(hub, "1.1.0", name, tmp_path) == (second / name).read_bytes()
+
+
+def _get(hub, path: str) -> bytes:
+    import urllib.request
+
+    request = urllib.request.Request(hub.base_url + path,
+                                     headers={"Authorization": f"Bearer {TOKEN}"})
+    with urllib.request.urlopen(request, timeout=10) as response:
+        return response.read()
+
+
+def test_dry_run_of_a_sample_release_sends_nothing(nq_versions, hub, capsys):
+    first, _ = nq_versions
+    assert release_cli.main(["publish", str(first), "--to", TO, "--dry-run", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["dry_run"]
+    assert hub.requests == []
