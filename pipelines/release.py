@@ -88,6 +88,7 @@ from transforms.release import (
 )
 from transforms.release.diff import IncomparableReleasesError, diff_releases
 from transforms.release.hub_publish import (
+    HubUploadError,
     HubVersionExistsError,
     InvalidHubTarget,
     hub_repo_id,
@@ -189,7 +190,7 @@ def _publish(args: argparse.Namespace) -> int:
 
     try:
         report = publish(args.path, args.to, dry_run=args.dry_run, private=args.private)
-    except HfHubHTTPError as error:
+    except (HfHubHTTPError, HubUploadError) as error:
         print(f"error: the Hub refused the upload: {printable(error)}", file=sys.stderr)
         return EXIT_JOB_FAILED
     if args.json:

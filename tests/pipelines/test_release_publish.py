@@ -203,8 +203,70 @@ def _get(hub, path: str) -> bytes:
         return response.read()
 
 
+def _nothing_published(hub, capsys) -> str:
+    out = capsys.readouterr()
+    repo = hub.repos["qa-org/toy"]
+    assert repo.tags == {} and len(repo.commits) == 1  # the repo's creation only
+    assert "sent " not in out.out and TOKEN not in out.out + out.err
+    return out.err
+
+
+def test_an_upload_the_storage_rejects_fails_publish(nq_versions, hub, capsys):
+    first, _ = nq_versions
+    hub.fail("/__lfs/upload/", ["corrupt"])  # bytes damaged on the way: sha256 mismatch
+    assert release_cli.main(["publish", str(first), "--to", TO]) == 1
+    err = _nothing_published(hub, capsys)
+    assert "the Hub refused the upload" in err and "nothing was committed" in err
+    assert "BadDigest" in err or "400" in err
+    assert "X-Amz-Signature" not in err  # a signed storage URL is a credential
+    assert hub.commit_items == []
+
+
+@pytest.mark.parametrize("status, body, expected", [
+    (403, {"error": "You don't have the rights to push to qa-org/toy"}, "rights to push"),
+    (422, {"message": "Invalid request"}, "422"),
+])
+def test_an_lfs_batch_error_fails_publish(nq_versions, hub, capsys, status, body, expected):
+    first, _ = nq_versions
+    hub.fail("/info/lfs/objects/batch", [(status, body)])
+    assert release_cli.main(["publish", str(first), "--to", TO]) == 1
+    err = _nothing_published(hub, capsys)
+    assert "the Hub refused the upload" in err and expected in err
+    assert hub.lfs_puts == [] and hub.commit_items == []
+
+
+def test_a_per_object_batch_error_fails_publish(nq_versions, hub, capsys):
+    first, _ = nq_versions
+    sums = _sums(first)
+    oid = sums[sorted(_lfs_names(first))[0]]
+    hub.fail("/info/lfs/objects/batch", [(200, {"transfer": "basic", "objects": [
+        {"oid": oid, "size": 1, "error": {"code": 422, "message": "Object too large"}}]})])
+    assert release_cli.main(["publish", str(first), "--to", TO]) == 1
+    err = _nothing_published(hub, capsys)
+    assert "Object too large" in err and "nothing was committed" in err
+
+
+def test_a_transient_batch_error_is_retried(nq_versions, hub, capsys):
+    first, _ = nq_versions
+    hub.fail("/info/lfs/objects/batch", [(503, {"error": "Service Unavailable"})])
+    assert release_cli.main(["publish", str(first), "--to", TO]) == 0
+    assert len(hub.lfs_batches) == 1 and len(hub.lfs_puts) == len(_lfs_names(first))
+
+
 def test_dry_run_of_a_sample_release_sends_nothing(nq_versions, hub, capsys):
     first, _ = nq_versions
     assert release_cli.main(["publish", str(first), "--to", TO, "--dry-run", "--json"]) == 0
     assert json.loads(capsys.readouterr().out)["dry_run"]
     assert hub.requests == []
+
+
+def test_an_xet_upload_the_hub_refuses_fails_publish_cleanly(nq_versions, hub, monkeypatch,
+                                                             capsys):
+    """With hf_xet (huggingface_hub >= 1.0 then never asks the LFS batch API) the fake, which
+    has no xet storage, refuses the xet token: publish fails with a message, not a traceback."""
+    pytest.importorskip("hf_xet")
+    monkeypatch.setattr(constants, "HF_HUB_DISABLE_XET", False)
+    first, _ = nq_versions
+    assert release_cli.main(["publish", str(first), "--to", TO]) == 1
+    err = _nothing_published(hub, capsys)
+    assert "nothing was committed" in err and "xet" in err

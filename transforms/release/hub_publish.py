@@ -8,10 +8,16 @@ exists is refused before anything is sent (``HubVersionExistsError``). The relea
 against its manifest first (``verify.require_intact``), and every file is sent as it is on disk.
 
 ``plan_publish`` is what ``--dry-run`` prints: target repo, revision, files and sizes, with no
-network access. The upload is ``huggingface_hub``'s ``create_commit`` (small files travel
-inside the commit, larger ones through the Hub's xet/LFS storage, as the Hub decides); the
-endpoint is ``HF_ENDPOINT`` (default https://huggingface.co) and the token the standard one
-(``HF_TOKEN`` or ``hf auth login``'s file), never printed.
+network access. The upload is ``huggingface_hub``'s ``create_commit``: the Hub's preupload
+answer decides per file (``lfs`` for what the repo's ``.gitattributes`` sends to LFS, such as
+every ``*.parquet`` and ``*.gz``, and for files over 10 MiB; ``regular`` otherwise). Regular
+files travel inside the commit; LFS files first go to the Hub's storage, through xet when
+``hf_xet`` is installed (a dependency of ``huggingface_hub`` on x86-64 and arm64) unless
+``HF_HUB_DISABLE_XET=1``, through the Git LFS batch API otherwise, and the commit references
+them by sha256. A failed upload raises ``HubUploadError`` (nothing is committed or tagged).
+The endpoint is ``HF_ENDPOINT`` (default https://huggingface.co) and the token the standard
+one (``HF_TOKEN`` or ``hf auth login``'s file), never printed; nor are the signed storage URLs
+the Hub hands out (their query is dropped from error messages).
 """
 
 from __future__ import annotations
@@ -36,6 +42,28 @@ class InvalidHubTarget(ValueError):
 
 class HubVersionExistsError(RuntimeError):
     """The repository already has a revision (tag) named after the version."""
+
+
+class HubUploadError(RuntimeError):
+    """A file's upload to the Hub's storage (xet or LFS) failed: the version was not committed."""
+
+
+_SIGNED_QUERY = re.compile(r"(https?://[^\s?'\"]+)\?[^\s'\"]*")
+
+
+def _explain(error: BaseException) -> str:
+    """The messages of ``error`` and of its causes, outermost first, without repeats and
+    without the query of any URL (a signed storage URL is a credential)."""
+    messages: list[str] = []
+    seen: set[int] = set()
+    current: BaseException | None = error
+    while current is not None and id(current) not in seen:
+        seen.add(id(current))
+        text = " ".join(str(current).split()).rstrip(".") or type(current).__name__
+        if not any(text in earlier for earlier in messages):
+            messages.append(text)
+        current = current.__cause__ or current.__context__
+    return _SIGNED_QUERY.sub(r"\1?...", ": ".join(messages))
 
 
 def hub_repo_id(target: str) -> str:
@@ -87,6 +115,7 @@ def publish_to_hub(plan: PublishPlan, endpoint: str | None = None,
     """Send ``plan``: create the repo (if needed), one commit on ``main`` holding exactly the
     version's files, then tag it with the version. Returns the plan's dict with ``commit``."""
     from huggingface_hub import CommitOperationAdd, CommitOperationDelete, HfApi
+    from huggingface_hub.errors import HfHubHTTPError
 
     api = HfApi(endpoint=endpoint or os.environ.get("HF_ENDPOINT") or None)
     repo = {"repo_id": plan.repo_id, "repo_type": "dataset"}
@@ -100,8 +129,17 @@ def publish_to_hub(plan: PublishPlan, endpoint: str | None = None,
              and name != ".gitattributes"]
     operations = [CommitOperationAdd(name, os.path.join(plan.path, *name.split("/")))
                   for name, _ in plan.files] + [CommitOperationDelete(n) for n in stale]
-    commit = api.create_commit(**repo, operations=operations,
-                               commit_message=f"{plan.dataset} {plan.version}")
+    try:
+        commit = api.create_commit(**repo, operations=operations,
+                                   commit_message=f"{plan.dataset} {plan.version}")
+    except HfHubHTTPError:
+        raise  # the Hub's own answer (refused commit, LFS batch error): its message is clear
+    except (RuntimeError, ValueError, OSError) as error:
+        # an LFS PUT refused by the storage comes wrapped in RuntimeError, a batch answer with
+        # per-object errors as ValueError, an xet or network failure as ConnectionError
+        raise HubUploadError(
+            f"uploading {plan.dataset} {plan.version} to {HUB_PREFIX}{plan.repo_id} failed, "
+            f"nothing was committed: {_explain(error)}") from error
     api.create_tag(**repo, tag=plan.version, revision=commit.oid,
                    tag_message=f"{plan.dataset} {plan.version}")
     return {**plan.to_dict(), "commit": commit.oid, "deleted": sorted(stale)}
