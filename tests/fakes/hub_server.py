@@ -12,7 +12,8 @@
 * ``POST /api/datasets/<repo>/preupload/<revision>``: the upload mode of every file, decided as
   the Hub does: ``lfs`` when the revision's ``.gitattributes`` sends the path to LFS, when the
   file is over ``regular_limit`` bytes (10 MiB) or when its 512-byte sample is binary (a NUL
-  byte; the Hub refuses binary files in git), ``regular`` otherwise; a path the revision has
+  byte: the Hub refuses binary files in git, so the fake sends them to LFS), ``regular``
+  otherwise; a path the revision has
   carries its ``oid`` (sha256 for an LFS file, the git blob sha1 otherwise), which the client
   uses to drop unchanged files from the commit;
 * ``POST /datasets/<repo>.git/info/lfs/objects/batch``: the Git LFS batch API (``Accept`` and
@@ -20,14 +21,15 @@
   storage already has is answered without ``actions`` (nothing to upload, as on the Hub);
   another gets an ``upload`` action whose ``href`` is a signed URL of the fake's storage (no
   token, as S3's presigned URLs; ``storage_url``, a second port on 127.0.0.1, so another
-  origin as S3 is for huggingface.co) and a ``verify`` action; an object of ``multipart_threshold`` bytes or
-  more, when the client offers ``multipart``, gets the Hub's multipart form: ``header`` holds
-  ``chunk_size`` and one signed part URL per part number, ``href`` is the completion URL. The
-  answer's ``transfer`` is ``basic`` (or ``multipart``), never ``xet``: this is a repo without
-  xet storage, so a client that offers ``xet`` (huggingface_hub < 1.0 with hf_xet) keeps to
-  LFS. (huggingface_hub >= 1.0 never asks: it uploads through xet whenever hf_xet is installed
-  and ``HF_HUB_DISABLE_XET`` is not set, and this fake does not speak xet's CAS protocol: its
-  ``xet-write-token`` route answers 501, so such an upload fails at once);
+  origin as S3 is for huggingface.co) and a ``verify`` action; an object of
+  ``multipart_threshold`` bytes or more, when the client offers ``multipart``, gets the Hub's
+  multipart form: ``header`` holds ``chunk_size`` and one signed part URL per part number,
+  ``href`` is the completion URL. The answer's ``transfer`` is ``basic`` (or ``multipart``),
+  never ``xet``: this is a repo without xet storage, so a client that offers ``xet``
+  (huggingface_hub 0.3x with hf_xet) keeps to LFS. (huggingface_hub 2.x never asks: it
+  uploads through xet whenever hf_xet is installed and ``HF_HUB_DISABLE_XET`` is not set, and
+  this fake does not speak xet's CAS protocol: its ``xet-write-token`` route answers 501, so
+  such an upload fails at once);
 * ``PUT`` of the object bytes to the signed URL: the body must have the batch's size and hash
   to its oid (S3's XML error ``BadDigest`` / ``IncompleteBody`` otherwise), then it is stored;
   a multipart upload's parts answer an ``ETag``, the completion ``POST`` lists them;
@@ -96,7 +98,8 @@ GITATTRIBUTES = "".join(
     (f"# {section}\n" if section else "") + "".join(f"{p} {LFS_ATTRS}\n" for p in patterns.split())
     for section, patterns in _DEFAULT_LFS.items())
 POINTER = "version https://git-lfs.github.com/spec/v1\noid sha256:{oid}\nsize {size}\n"
-S3_ERROR = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<Error><Code>{}</Code><Message>{}</Message></Error>"
+S3_ERROR = ('<?xml version="1.0" encoding="UTF-8"?>\n'
+            "<Error><Code>{}</Code><Message>{}</Message></Error>")
 
 
 @dataclass
@@ -350,16 +353,16 @@ class FakeHub(FakeHttpServer):
                 return problem
             repo.objects[oid] = body
             self.lfs_puts.append(oid)
-            return 200, {"ETag": f'"{hashlib.md5(body).hexdigest()}"'}, b""
+            return 200, {"ETag": _etag(body)}, b""
         if kind == "part" and method == "PUT":
             self._parts.setdefault((repo_id, oid), {})[int(flat["partNumber"])] = body
-            return 200, {"ETag": f'"{hashlib.md5(body).hexdigest()}"'}, b""
+            return 200, {"ETag": _etag(body)}, b""
         if kind == "complete" and method == "POST":
             payload = json.loads(body)
             stored = self._parts.pop((repo_id, oid), {})
             listed = payload.get("parts", [])
             if payload.get("oid") != oid or [p.get("partNumber") for p in listed] != sorted(
-                    stored) or any(p.get("etag") != f'"{hashlib.md5(stored[p["partNumber"]]).hexdigest()}"'
+                    stored) or any(p.get("etag") != _etag(stored[p["partNumber"]])
                                    for p in listed):
                 return _s3(400, "InvalidPart", "One or more of the specified parts could not "
                            "be found or its entity tag did not match.")
@@ -451,6 +454,10 @@ class FakeHub(FakeHttpServer):
                      "X-Repo-Commit": commit, "X-Linked-Etag": f'"{oid}"',
                      "X-Linked-Size": str(len(data)),
                      "ETag": f'"{_git_oid(_pointer(data).encode())}"'}, b""
+
+
+def _etag(data: bytes) -> str:
+    return f'"{hashlib.md5(data).hexdigest()}"'
 
 
 def _check_object(data: bytes, oid: str, size: int) -> Response | None:

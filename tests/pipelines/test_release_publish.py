@@ -29,7 +29,7 @@ def versions(tmp_path) -> tuple[Path, Path]:
 def hub(monkeypatch, tmp_path):
     monkeypatch.setenv("HF_HOME", str(tmp_path / "hf_home"))  # no token file of the machine
     monkeypatch.setenv("HF_TOKEN", TOKEN)
-    # huggingface_hub >= 1.0 uploads LFS files through xet whenever hf_xet is installed (read
+    # huggingface_hub 2.x uploads LFS files through xet whenever hf_xet is installed (read
     # from HF_HUB_DISABLE_XET once, at import): the fake speaks the Git LFS path instead
     monkeypatch.setattr(constants, "HF_HUB_DISABLE_XET", True)
     with FakeHub(token=TOKEN) as fake:
@@ -262,7 +262,7 @@ def test_dry_run_of_a_sample_release_sends_nothing(nq_versions, hub, capsys):
 
 def test_an_xet_upload_the_hub_refuses_fails_publish_cleanly(nq_versions, hub, monkeypatch,
                                                              capsys):
-    """With hf_xet (huggingface_hub >= 1.0 then never asks the LFS batch API) the fake, which
+    """With hf_xet (huggingface_hub 2.x then never asks the LFS batch API) the fake, which
     has no xet storage, refuses the xet token: publish fails with a message, not a traceback."""
     pytest.importorskip("hf_xet")
     monkeypatch.setattr(constants, "HF_HUB_DISABLE_XET", False)
