@@ -73,7 +73,7 @@ from pipelines.cli.errors import (
     EXIT_USAGE,
     UsageError,
 )
-from pipelines.cli.options import fraction, non_negative_int, positive_int
+from pipelines.cli.options import fraction, non_negative_int, positive_float, positive_int
 from pipelines.cli.parsers import program, readable_help
 from transforms.browse.base import read_member_json
 from transforms.browse.serve import make_server, serve
@@ -88,6 +88,8 @@ from transforms.release import (
 )
 from transforms.release.diff import IncomparableReleasesError, diff_releases
 from transforms.release.hub_publish import (
+    CONNECT_TIMEOUT,
+    READ_TIMEOUT,
     HubUploadError,
     HubVersionExistsError,
     InvalidHubTarget,
@@ -167,12 +169,18 @@ def build_parser() -> argparse.ArgumentParser:
     hub.add_argument("--dry-run", action="store_true",
                      help="list what would be sent (repo, revision, files, sizes); no network")
     hub.add_argument("--private", action="store_true", help="create the repo private")
+    hub.add_argument("--http-connect-timeout", type=positive_float, default=CONNECT_TIMEOUT,
+                     metavar="SECONDS", help="seconds to connect to the Hub or its storage")
+    hub.add_argument("--http-read-timeout", type=positive_float, default=READ_TIMEOUT,
+                     metavar="SECONDS", help="seconds the Hub or its storage may stay silent "
+                                             "within a request before the publish fails")
     hub.add_argument("--json", action="store_true", help="print one JSON object")
     return readable_help(parser)
 
 
 def publish(path: str, to: str, *, dry_run: bool = False, private: bool = False,
-            endpoint: str | None = None) -> dict[str, Any]:
+            endpoint: str | None = None, connect_timeout: float = CONNECT_TIMEOUT,
+            read_timeout: float = READ_TIMEOUT) -> dict[str, Any]:
     """Send the release at ``path`` (a version, or a dataset directory: its ``LATEST``) to
     ``to``; with ``dry_run`` only the plan. Raises ``UsageError`` for a bad ``--to``."""
     try:
@@ -182,14 +190,17 @@ def publish(path: str, to: str, *, dry_run: bool = False, private: bool = False,
         raise UsageError(str(error)) from error
     if dry_run:
         return {**plan.to_dict(), "dry_run": True}
-    return publish_to_hub(plan, endpoint=endpoint, private=private)
+    return publish_to_hub(plan, endpoint=endpoint, private=private,
+                          connect_timeout=connect_timeout, read_timeout=read_timeout)
 
 
 def _publish(args: argparse.Namespace) -> int:
     from huggingface_hub.errors import HfHubHTTPError
 
     try:
-        report = publish(args.path, args.to, dry_run=args.dry_run, private=args.private)
+        report = publish(args.path, args.to, dry_run=args.dry_run, private=args.private,
+                         connect_timeout=args.http_connect_timeout,
+                         read_timeout=args.http_read_timeout)
     except (HfHubHTTPError, HubUploadError) as error:
         print(f"error: the Hub refused the upload: {printable(error)}", file=sys.stderr)
         return EXIT_JOB_FAILED

@@ -270,3 +270,38 @@ def test_an_xet_upload_the_hub_refuses_fails_publish_cleanly(nq_versions, hub, m
     assert release_cli.main(["publish", str(first), "--to", TO]) == 1
     err = _nothing_published(hub, capsys)
     assert "nothing was committed" in err and "xet" in err
+
+
+def test_every_hub_request_is_bounded_by_the_publish_timeouts(versions, hub, monkeypatch):
+    """huggingface_hub's client has no timeout of its own: publish gives it ours for the
+    run and puts the default back after."""
+    from huggingface_hub.utils import get_session
+
+    from transforms.release import hub_publish
+
+    seen = []
+    create_commit = hub_publish._publish
+
+    def spy(*args, **kwargs):
+        seen.append(get_session().timeout)
+        return create_commit(*args, **kwargs)
+
+    monkeypatch.setattr(hub_publish, "_publish", spy)
+    first, _ = versions
+    assert release_cli.main(["publish", str(first), "--to", TO, "--http-connect-timeout", "3",
+                             "--http-read-timeout", "7"]) == 0
+    assert (seen[0].connect, seen[0].read) == (3, 7)
+    assert get_session().timeout.read is None  # the default client again
+
+
+def test_a_hub_that_stops_answering_fails_the_publish(versions, hub, capsys):
+    """A Hub that accepts the connection and never answers: the read timeout ends the
+    request instead of a publish that waits for ever (the fake stalls far longer than the
+    test allows; retried requests stall again)."""
+    hub.hang_seconds = 3600
+    hub.fail("/refs", ["hang"] * 10)
+    first, _ = versions
+    code = release_cli.main(["publish", str(first), "--to", TO, "--http-read-timeout", "0.2"])
+    err = capsys.readouterr().err
+    assert code == 1 and "timed out" in err.lower(), err
+    assert hub.repos["qa-org/toy"].tags == {}

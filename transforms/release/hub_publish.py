@@ -24,6 +24,8 @@ from __future__ import annotations
 
 import os
 import re
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -110,10 +112,58 @@ def plan_publish(version_dir: str, target: str) -> PublishPlan:
                        str(manifest.get("version", "")), files)
 
 
-def publish_to_hub(plan: PublishPlan, endpoint: str | None = None,
-                   private: bool = False) -> dict[str, Any]:
+CONNECT_TIMEOUT = 30.0  # seconds to open a connection to the Hub or its storage
+READ_TIMEOUT = 120.0  # seconds the Hub or its storage may stay silent within one request
+
+
+@contextmanager
+def bounded_hub_session(connect: float = CONNECT_TIMEOUT,
+                        read: float = READ_TIMEOUT) -> Iterator[None]:
+    """``huggingface_hub``'s shared HTTP client with these timeouts while the block runs.
+
+    Its default client has none (``timeout=None``), so a Hub that stops answering would hang
+    a publish for ever. The client is process-wide (``set_client_factory``): the default
+    factory is put back on the way out, so other users of ``huggingface_hub`` in the process
+    (``datasets``) are left as they were. Uploads through ``hf_xet`` use its own client."""
+    from huggingface_hub.utils import _http
+
+    def factory() -> Any:
+        client = _http.default_client_factory()
+        client.timeout = type(client.timeout)(read, connect=connect)
+        return client
+
+    _http.set_client_factory(factory)
+    try:
+        yield
+    finally:
+        _http.set_client_factory(_http.default_client_factory)
+
+
+def publish_to_hub(plan: PublishPlan, endpoint: str | None = None, private: bool = False,
+                   connect_timeout: float = CONNECT_TIMEOUT,
+                   read_timeout: float = READ_TIMEOUT) -> dict[str, Any]:
     """Send ``plan``: create the repo (if needed), one commit on ``main`` holding exactly the
-    version's files, then tag it with the version. Returns the plan's dict with ``commit``."""
+    version's files, then tag it with the version, every request bounded by the timeouts
+    (``bounded_hub_session``). Returns the plan's dict with ``commit``."""
+    with bounded_hub_session(connect_timeout, read_timeout):
+        try:
+            return _publish(plan, endpoint, private)
+        except _transport_errors() as error:  # a timeout, a refused or reset connection
+            raise HubUploadError(
+                f"publishing {plan.dataset} {plan.version} to {HUB_PREFIX}{plan.repo_id} did "
+                f"not complete, the version is not tagged: {_explain(error)}") from error
+
+
+def _transport_errors() -> tuple[type[BaseException], ...]:
+    """The HTTP client's transport errors (timeouts, connection failures): ``httpx``'s in
+    ``huggingface_hub`` 1.x, its fork ``httpx2``'s in 2.x."""
+    from huggingface_hub.utils import _http
+
+    client = getattr(_http, "httpx2", None) or _http.httpx
+    return (client.TransportError,)
+
+
+def _publish(plan: PublishPlan, endpoint: str | None, private: bool) -> dict[str, Any]:
     from huggingface_hub import CommitOperationAdd, CommitOperationDelete, HfApi
     from huggingface_hub.errors import HfHubHTTPError
 
