@@ -28,6 +28,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from pipelines.cli.errors import EXIT_OK, UsageError
+from pipelines.cli.markdown import cell
 from pipelines.cli.options import add_run_arguments
 from pipelines.cli.parsers import (
     HelpFormatter,
@@ -110,11 +111,6 @@ def usage(parser: argparse.ArgumentParser) -> str:
     formatter = _formatter(parser)
     formatter.add_usage(parser.usage, parser._actions, parser._mutually_exclusive_groups)
     return formatter.format_help().strip()
-
-
-def cell(text: str) -> str:
-    """Text for a Markdown table cell: one line, ``|`` escaped."""
-    return " ".join(str(text).split()).replace("|", "\\|")
 
 
 def _code(text: str) -> str:
@@ -344,7 +340,9 @@ def build_parser() -> argparse.ArgumentParser:
     """The parser of ``python -m pipelines.cli.reference``."""
     parser = argparse.ArgumentParser(
         prog="python -m pipelines.cli.reference", formatter_class=HelpFormatter,
-        description="Write or check the command-line reference generated from the parsers.")
+        description="Write or check the command-line reference generated from the parsers, "
+                    "the dataset catalogue generated from the dataset specs "
+                    "(datasets.md next to it) and the stored --help (pipelines/cli/help.json).")
     mode = parser.add_mutually_exclusive_group(required=True)
     mode.add_argument("--write", nargs="?", const=str(DEFAULT_PATH), metavar="PATH",
                       help="write the reference to PATH (default: docs/reference/cli.md of "
@@ -355,33 +353,40 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def main(argv: list[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
-    text = reference()
-    helps = json.dumps(help_texts(), indent=1, ensure_ascii=False, sort_keys=True) + "\n"
-    if args.write:
-        path = Path(args.write)
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(text, encoding="utf-8")
-        HELP_FILE.write_text(helps, encoding="utf-8")
-        print(f"wrote {path} and {HELP_FILE}")
-        return EXIT_OK
-    path = Path(args.check)
+def _stale(path: Path, text: str) -> str | None:
+    """Why ``path`` does not hold ``text`` (a short diff), or None when it does."""
     current = path.read_text(encoding="utf-8") if path.is_file() else ""
-    stored = HELP_FILE.read_text(encoding="utf-8") if HELP_FILE.is_file() else ""
-    if stored != helps:
-        print(f"{HELP_FILE} is stale (run python -m pipelines.cli.reference --write)",
-              file=sys.stderr)
-        return 1
     if current == text:
-        print(f"{path} is up to date")
-        return EXIT_OK
+        return None
     diff = list(difflib.unified_diff(current.splitlines(), text.splitlines(), str(path),
                                      "generated", lineterm="", n=1))
-    shown = "\n".join(diff[:60]) + ("\n..." if len(diff) > 60 else "")
-    print(f"{path} is stale (run python -m pipelines.cli.reference --write):\n{shown}",
-          file=sys.stderr)
-    return 1
+    return "\n".join(diff[:60]) + ("\n..." if len(diff) > 60 else "")
+
+
+def main(argv: list[str] | None = None) -> int:
+    from pipelines.cli import catalogue
+
+    args = build_parser().parse_args(argv)
+    path = Path(args.write or args.check)
+    pages = {path: reference(), catalogue.DEFAULT_PATH if path == DEFAULT_PATH
+             else path.with_name("datasets.md"): catalogue.catalogue(),
+             HELP_FILE: json.dumps(help_texts(), indent=1, ensure_ascii=False,
+                                   sort_keys=True) + "\n"}
+    if args.write:
+        for target, text in pages.items():
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_text(text, encoding="utf-8")
+        print("wrote " + ", ".join(str(target) for target in pages))
+        return EXIT_OK
+    stale = {target: why for target, text in pages.items()
+             if (why := _stale(target, text)) is not None}
+    for target, why in stale.items():
+        print(f"{target} is stale (run python -m pipelines.cli.reference --write):\n{why}",
+              file=sys.stderr)
+    if stale:
+        return 1
+    print("up to date: " + ", ".join(str(target) for target in pages))
+    return EXIT_OK
 
 
 if __name__ == "__main__":

@@ -305,3 +305,15 @@ def test_a_hub_that_stops_answering_fails_the_publish(versions, hub, capsys):
     err = capsys.readouterr().err
     assert code == 1 and "timed out" in err.lower(), err
     assert hub.repos["qa-org/toy"].tags == {}
+
+
+def test_no_signed_storage_url_reaches_a_log(versions, hub, caplog):
+    """The HTTP client logs each request's URL at INFO; the storage URLs are signed, so a
+    publish keeps them out of the log even when the log shows INFO."""
+    import logging
+
+    caplog.set_level(logging.INFO)
+    first, _ = versions
+    assert release_cli.main(["publish", str(first), "--to", TO]) == 0
+    assert hub.lfs_puts and "Signature" not in caplog.text
+    assert logging.getLogger("httpx2").level == logging.NOTSET  # as it was before

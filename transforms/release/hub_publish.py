@@ -22,6 +22,7 @@ the Hub hands out (their query is dropped from error messages).
 
 from __future__ import annotations
 
+import logging
 import os
 import re
 from collections.abc import Iterator
@@ -124,7 +125,8 @@ def bounded_hub_session(connect: float = CONNECT_TIMEOUT,
     Its default client has none (``timeout=None``), so a Hub that stops answering would hang
     a publish for ever. The client is process-wide (``set_client_factory``): the default
     factory is put back on the way out, so other users of ``huggingface_hub`` in the process
-    (``datasets``) are left as they were. Uploads through ``hf_xet`` use its own client."""
+    (``datasets``) are left as they were. Uploads through ``hf_xet`` use its own client.
+    The client's request log (INFO, with the signed storage URLs) is silenced meanwhile."""
     from huggingface_hub.utils import _http
 
     def factory() -> Any:
@@ -132,11 +134,19 @@ def bounded_hub_session(connect: float = CONNECT_TIMEOUT,
         client.timeout = type(client.timeout)(read, connect=connect)
         return client
 
+    # the HTTP client logs every request's URL at INFO, and the Hub's storage URLs are signed:
+    # credentials, kept out of any log while the block runs
+    loggers = [logging.getLogger(name) for name in ("httpx", "httpx2")]
+    levels = [logger.level for logger in loggers]
+    for logger in loggers:
+        logger.setLevel(max(logger.getEffectiveLevel(), logging.WARNING))
     _http.set_client_factory(factory)
     try:
         yield
     finally:
         _http.set_client_factory(_http.default_client_factory)
+        for logger, level in zip(loggers, levels, strict=True):
+            logger.setLevel(level)
 
 
 def publish_to_hub(plan: PublishPlan, endpoint: str | None = None, private: bool = False,
