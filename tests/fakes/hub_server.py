@@ -3,8 +3,8 @@
 ``HfApi(endpoint=fake.base_url)`` (or ``HF_ENDPOINT``) talks to it as to huggingface.co:
 
 * ``POST /api/repos/create`` (409 when the repo exists, which ``exist_ok`` accepts). A new repo
-  has one commit holding the Hub's default dataset ``.gitattributes`` (:data:`GITATTRIBUTES`:
-  ``*.parquet``, ``*.arrow``, ``*.gz``, ``*.zst``, ... go to LFS);
+  has one commit holding the Hub's default dataset ``.gitattributes``
+  (``tests.fakes.gitattributes``: ``*.parquet``, ``*.arrow``, ``*.gz``, ``*.zst``, ... go to LFS);
 * ``GET /api/datasets/<repo>/refs`` (branches, tags, converts) and
   ``GET /api/datasets/<repo>/tree/<revision>`` (every file, ``recursive`` or not: one page; an
   LFS file has the ``lfs`` entry and the pointer's git oid, as on the Hub);
@@ -78,25 +78,10 @@ from tests.fakes.base import (
     FaultInjectingHandler,
     QuietServer,
 )
+from tests.fakes.gitattributes import GITATTRIBUTES, LFS_ATTRS, lfs_rules, routes_to_lfs
 
 Response = tuple[int, dict[str, str], bytes]
 LFS_JSON = "application/vnd.git-lfs+json"
-LFS_ATTRS = "filter=lfs diff=lfs merge=lfs -text"
-# The .gitattributes the Hub commits into a new dataset repository: these patterns to LFS.
-_DEFAULT_LFS = {
-    "": "*.7z *.arrow *.bin *.bz2 *.ckpt *.ftz *.gz *.h5 *.joblib *.lfs.* *.lz4 *.mds *.mlmodel "
-        "*.model *.msgpack *.npy *.npz *.onnx *.ot *.parquet *.pb *.pickle *.pkl *.pt *.pth "
-        "*.rar *.safetensors saved_model/**/* *.tar.* *.tar *.tflite *.tgz *.wasm *.xz *.zip "
-        "*.zst *tfevents*",
-    "Audio files - uncompressed": "*.pcm *.sam *.raw",
-    "Audio files - compressed": "*.aac *.flac *.mp3 *.ogg *.wav",
-    "Image files - uncompressed": "*.bmp *.gif *.png *.tiff",
-    "Image files - compressed": "*.jpg *.jpeg *.webp",
-    "Video files - compressed": "*.mp4 *.webm",
-}
-GITATTRIBUTES = "".join(
-    (f"# {section}\n" if section else "") + "".join(f"{p} {LFS_ATTRS}\n" for p in patterns.split())
-    for section, patterns in _DEFAULT_LFS.items())
 POINTER = "version https://git-lfs.github.com/spec/v1\noid sha256:{oid}\nsize {size}\n"
 S3_ERROR = ('<?xml version="1.0" encoding="UTF-8"?>\n'
             "<Error><Code>{}</Code><Message>{}</Message></Error>")
@@ -251,11 +236,11 @@ class FakeHub(FakeHttpServer):
 
     def _preupload(self, repo: FakeRepo, commit: str, payload: dict[str, Any]) -> Response:
         files = repo.commits[commit]
-        rules = _lfs_rules(files.get(".gitattributes", b"").decode("utf-8", "replace"))
+        rules = lfs_rules(files.get(".gitattributes", b"").decode("utf-8", "replace"))
         answer = []
         for item in payload["files"]:
             path = item["path"]
-            lfs = (_routes_to_lfs(rules, path) or item["size"] > self.regular_limit
+            lfs = (routes_to_lfs(rules, path) or item["size"] > self.regular_limit
                    or b"\0" in base64.b64decode(item.get("sample", "")))
             entry = {"path": path, "uploadMode": "lfs" if lfs else "regular",
                      "shouldIgnore": False}
@@ -408,7 +393,7 @@ class FakeHub(FakeHttpServer):
                                                 f"Offending file: {path}"})
                 files[path] = data
                 lfs.add(path)
-                if not _routes_to_lfs(_lfs_rules(
+                if not routes_to_lfs(lfs_rules(
                         files.get(".gitattributes", b"").decode("utf-8", "replace")), path):
                     untracked.append(path)
             elif key in ("deletedFile", "deletedFolder"):
@@ -469,38 +454,6 @@ def _check_object(data: bytes, oid: str, size: int) -> Response | None:
         return _s3(400, "BadDigest", "The SHA256 you specified did not match the calculated "
                    "checksum.")
     return None
-
-
-def _lfs_rules(text: str) -> list[tuple[re.Pattern[str], bool]]:
-    """The ``filter`` rules of a ``.gitattributes`` (pattern, sends to LFS), in file order."""
-    rules = []
-    for line in text.splitlines():
-        fields = line.split()
-        if not fields or fields[0].startswith("#"):
-            continue
-        for attribute in fields[1:]:
-            if attribute in ("-filter", "!filter") or attribute.startswith("filter="):
-                rules.append((_glob(fields[0]), attribute == "filter=lfs"))
-    return rules
-
-
-def _routes_to_lfs(rules: list[tuple[re.Pattern[str], bool]], path: str) -> bool:
-    """Whether git would send ``path`` through the LFS filter: the last matching rule wins; a
-    pattern without ``/`` matches the file name at any depth."""
-    verdict = False
-    for pattern, lfs in rules:
-        if pattern.fullmatch(path):
-            verdict = lfs
-    return verdict
-
-
-def _glob(pattern: str) -> re.Pattern[str]:
-    anchored = "/" in pattern.rstrip("/")
-    out = []
-    for token in re.split(r"(\*\*/|/\*\*|\*|\?)", pattern.lstrip("/")):
-        out.append({"**/": "(?:.*/)?", "/**": "/.*", "*": "[^/]*", "?": "[^/]"}.get(
-            token, re.escape(token)))
-    return re.compile(("" if anchored else "(?:.*/)?") + "".join(out))
 
 
 def _tree_entry(repo: FakeRepo, commit: str, path: str) -> dict[str, Any]:
