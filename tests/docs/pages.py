@@ -9,7 +9,10 @@ from dataclasses import dataclass
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
-FENCE = re.compile(r"^( *)```(\w*)[^\n]*\n(.*?)^\1```", re.M | re.S)
+# A fenced block, with the HTML comment right above it that marks it for a test, if any
+# (``<!-- tutorial: NAME -->``, ``<!-- quick-start-summary -->``).
+FENCE = re.compile(r"^(?:<!-- (?P<mark>[^\n]*?) -->\n)?(?P<indent> *)```(?P<language>\w*)[^\n]*"
+                   r"\n(?P<body>.*?)^(?P=indent)```", re.M | re.S)
 # The commands of the toolkit, as the docs write them.
 TOOLKIT = re.compile(r"^(?:\.venv/bin/)?(?:python3? -m pipelines\.|qa-(?:build|release|annotate"
                      r"|evaluate)\b)")
@@ -24,12 +27,14 @@ def pages() -> list[Path]:
 
 @dataclass(frozen=True)
 class Block:
-    """A fenced code block: its page, language, first line number and text."""
+    """A fenced code block: its page, language, first line number, text and the marker
+    comment right above it ("" when none)."""
 
     page: Path
     language: str
     line: int
     text: str
+    mark: str = ""
 
     def where(self) -> str:
         return f"{self.page.relative_to(ROOT)}:{self.line}"
@@ -40,10 +45,12 @@ def blocks(page: Path, language: str | None = None) -> list[Block]:
     text = page.read_text()
     found = []
     for match in FENCE.finditer(text):
-        body = "\n".join(line[len(match.group(1)):] for line in match.group(3).splitlines())
-        if language is None or match.group(2) == language:
-            found.append(Block(page, match.group(2), text[:match.start()].count("\n") + 1,
-                               body))
+        indent = len(match["indent"])
+        body = "\n".join(line[indent:] for line in match["body"].splitlines())
+        if language is None or match["language"] == language:
+            found.append(Block(page, match["language"],
+                               text[:match.start("indent")].count("\n") + 1, body,
+                               match["mark"] or ""))
     return found
 
 

@@ -14,7 +14,7 @@ import pytest
 from tests.docs.pages import ROOT, blocks
 
 pytestmark = pytest.mark.docs
-MARK = "<!-- quick-start-summary -->"
+MARK = "quick-start-summary"
 GETTING_STARTED = ROOT / "docs" / "getting-started.md"
 
 
@@ -25,9 +25,9 @@ def make_run_command() -> list[str]:
 
 
 def documented_summary(page: Path) -> str:
-    text = page.read_text()
-    assert MARK in text, f"{page.name} has no {MARK} block"
-    return re.search(r"```\n(.*?)```", text[text.index(MARK):], re.S).group(1)
+    marked = [block for block in blocks(page) if block.mark == MARK]
+    assert len(marked) == 1, f"{page.name} has no single block marked <!-- {MARK} -->"
+    return marked[0].text + "\n"
 
 
 def run(command: list[str], cwd: Path) -> subprocess.CompletedProcess[str]:

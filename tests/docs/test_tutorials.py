@@ -6,7 +6,6 @@ only under ``tutorial/`` (and ``.cache/``, the bundled search index's cache)."""
 from __future__ import annotations
 
 import os
-import re
 import stat
 import subprocess
 import sys
@@ -18,7 +17,6 @@ from tests.docs.pages import ROOT, blocks, pages
 from tests.docs.test_quick_start import make_run_command
 
 pytestmark = pytest.mark.docs
-MARK = re.compile(r"<!-- tutorial: (\S+) -->\n```bash\n(.*?)```", re.S)
 # Offline, the FnApiRunner stands in for the DirectRunner (which would first try to download
 # Prism): a wrapper in the place of .venv/bin/python adds it to the Beam jobs' arguments.
 WRAPPER = """#!/bin/sh
@@ -33,10 +31,13 @@ def tutorials() -> dict[str, tuple[Path, str]]:
     """Tutorial name -> (its page, its blocks joined)."""
     found: dict[str, tuple[Path, str]] = {}
     for page in pages():
-        for name, script in MARK.findall(page.read_text()):
+        for block in blocks(page, "bash"):
+            if not block.mark.startswith("tutorial: "):
+                continue
+            name = block.mark.removeprefix("tutorial: ")
             previous_page, previous = found.get(name, (page, ""))
             assert previous_page == page, f"tutorial {name} is on two pages"
-            found[name] = (page, previous + script)
+            found[name] = (page, previous + block.text + "\n")
     return found
 
 
@@ -53,10 +54,7 @@ def reader_directory(base: Path) -> Path:
 
 
 def test_the_tutorials_are_found() -> None:
-    assert {"annotation", "weekly", "evaluation"} <= set(tutorials())
-    for page, _ in tutorials().values():
-        texts = [block.text.strip() for block in blocks(page, "bash")]
-        assert all(part.strip() in texts for _, part in MARK.findall(page.read_text())), page
+    assert {"annotation", "weekly", "evaluation", "refresh"} <= set(tutorials())
 
 
 @pytest.mark.parametrize("name", sorted(tutorials()))
