@@ -18,6 +18,7 @@ import json
 import logging
 import socket
 from pathlib import Path
+from typing import NamedTuple
 
 import pytest
 
@@ -128,20 +129,34 @@ def test_the_plan_names_every_endpoint_it_will_ask(dataset, argv, endpoints):
     assert [endpoint.what for endpoint in spec.plan(options).endpoints] == endpoints
 
 
+class FailedRun(NamedTuple):
+    code: int  # build_nq's exit code
+    requests: list[str]  # the requests that reached the failing path
+    api_url: str  # the fake's search API
+
+
+def run_against_failing_wiki(tmp_path: Path, failing: str, limit: int,
+                             runner: tuple[str, ...] = (TEST_RUNNER,)) -> FailedRun:
+    """``build_nq`` on one shard against a fake Wikipedia whose requests to ``failing`` all
+    answer 503, stopping after ``limit`` failures in a row (0: never)."""
+    with FakeWiki(PAGES) as wiki:
+        wiki.fail(failing, [503] * 100)
+        argv = nq_args(tmp_path, wiki.api_url, wiki.rest_url, "--no-preflight",
+                       "--max-consecutive-failures", str(limit), "--shards", "1")
+        code = build_nq.main([*runner, *argv[1:]])
+        return FailedRun(code, wiki.requests_to(failing), wiki.api_url)
+
+
 # During the job ---------------------------------------------------------------------------
 
 
 def test_consecutive_search_failures_stop_the_run(tmp_path, capsys):
-    with FakeWiki(PAGES) as wiki:
-        wiki.fail("/w/api.php", [503] * 100)
-        code = build_nq.main(nq_args(tmp_path, wiki.api_url, wiki.rest_url, "--no-preflight",
-                                     "--max-consecutive-failures", "3", "--shards", "1"))
-        searches = wiki.requests_to("/w/api.php")
+    code, searches, api_url = run_against_failing_wiki(tmp_path, "/w/api.php", 3)
     assert code == 4
     message = error_of(capsys.readouterr().err)
     assert len(message) == 1 and message[0].startswith(
         "error: the search backend mediawiki failed 3 searches in a row with connection "
-        f"failures (last: server_error: {wiki.api_url}?action=query&list=search")
+        f"failures (last: server_error: {api_url}?action=query&list=search")
     assert message[0].endswith("pass --max-consecutive-failures 0 to never stop")
     assert len(searches) == 3  # of 12 questions: the run stopped, it did not grind on
     assert not list((tmp_path / "out").glob("nq/*"))  # nothing published, nothing staged
@@ -152,12 +167,7 @@ def test_the_stop_surfaces_from_worker_processes(tmp_path, capsys):
     exit code 4 and the reason, not a traceback of the runner or a hang."""
     from tests.pipelines.cli.test_entry import MULTI_PROCESS
 
-    with FakeWiki(PAGES) as wiki:
-        wiki.fail("/w/api.php", [503] * 100)
-        argv = nq_args(tmp_path, wiki.api_url, wiki.rest_url, "--no-preflight",
-                       "--max-consecutive-failures", "2", "--shards", "1")
-        code = build_nq.main([*MULTI_PROCESS, *argv[1:]])
-        searches = wiki.requests_to("/w/api.php")
+    code, searches, _ = run_against_failing_wiki(tmp_path, "/w/api.php", 2, tuple(MULTI_PROCESS))
     assert code == 4
     message = error_of(capsys.readouterr().err)
     assert len(message) == 1 and message[0].startswith(
@@ -166,11 +176,7 @@ def test_the_stop_surfaces_from_worker_processes(tmp_path, capsys):
 
 
 def test_without_a_limit_every_question_is_tried(tmp_path, capsys):
-    with FakeWiki(PAGES) as wiki:
-        wiki.fail("/w/api.php", [503] * 100)
-        code = build_nq.main(nq_args(tmp_path, wiki.api_url, wiki.rest_url, "--no-preflight",
-                                     "--max-consecutive-failures", "0", "--shards", "1"))
-        searches = wiki.requests_to("/w/api.php")
+    code, searches, _ = run_against_failing_wiki(tmp_path, "/w/api.php", 0)
     assert code == 4 and len(searches) == len(QUESTIONS)
     message = error_of(capsys.readouterr().err)
     assert message[1] == ("  most frequent drop and dead-letter reasons: "
@@ -179,11 +185,7 @@ def test_without_a_limit_every_question_is_tried(tmp_path, capsys):
 
 
 def test_consecutive_page_failures_stop_the_run(tmp_path, capsys):
-    with FakeWiki(PAGES) as wiki:
-        wiki.fail("/page/html/", [503] * 100)
-        code = build_nq.main(nq_args(tmp_path, wiki.api_url, wiki.rest_url, "--no-preflight",
-                                     "--max-consecutive-failures", "2", "--shards", "1"))
-        pages = wiki.requests_to("/page/html/")
+    code, pages, _ = run_against_failing_wiki(tmp_path, "/page/html/", 2)
     assert code == 4
     assert error_of(capsys.readouterr().err)[0].startswith(
         "error: the Wikimedia REST API (pages) failed 2 pages in a row with connection failures")

@@ -98,12 +98,18 @@ def test_the_archives_own_429_is_still_throttling(fake: FakeWayback,
     assert sleeps == [30.0]
 
 
+def two_lines_of_one_capture(fake: FakeWayback) -> tuple[CdxCapture, CdxCapture]:
+    """The story's CDX line, and another line of the same URL and time with another
+    digest (the archive serves the first one's payload for both)."""
+    listed = story_capture(fake)
+    return listed, CdxCapture(listed.urlkey, STORY_TS, STORY_URL, "text/html", "200",
+                              sha1_base32(b"the other line's payload"))
+
+
 def test_two_cdx_lines_of_one_url_and_time_do_not_share_a_cache_entry(
     fake: FakeWayback, sleeps: list[float], tmp_path: Path
 ) -> None:
-    listed = story_capture(fake)
-    other = CdxCapture(listed.urlkey, STORY_TS, STORY_URL, "text/html", "200",
-                       sha1_base32(b"the other line's payload"))
+    listed, other = two_lines_of_one_capture(fake)
     with make_client(fake.base_url, sleeps, cache_dir=str(tmp_path)) as client:
         assert client.fetch(listed).digest_ok is True
         with pytest.raises(WaybackError) as info:
@@ -117,9 +123,7 @@ def test_two_cdx_lines_of_one_url_and_time_do_not_share_a_cache_entry(
 def test_a_cache_entry_written_before_digests_keyed_it_is_reverified(
     fake: FakeWayback, sleeps: list[float], tmp_path: Path
 ) -> None:
-    listed = story_capture(fake)
-    other = CdxCapture(listed.urlkey, STORY_TS, STORY_URL, "text/html", "200",
-                       sha1_base32(b"the other line's payload"))
+    listed, other = two_lines_of_one_capture(fake)
     # an entry as the cache wrote it before: keyed by timestamp and URL only
     key = hashlib.sha256(f"{STORY_TS} {STORY_URL}".encode()).hexdigest()
     folder = tmp_path / "fetch" / key[:2]
