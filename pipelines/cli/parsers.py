@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import NoReturn
 
 from pipelines.cli.errors import UsageError
+from transforms.core.samples import sample_path
 
 _PROGRAM: ContextVar[str | None] = ContextVar("program", default=None)
 
@@ -88,16 +89,13 @@ def shown_default(action: argparse.Action) -> str | None:
     return default_text(default)
 
 
-PROJECT_ROOT = Path(__file__).resolve().parents[2]
-
-
 def _bundled(text: str) -> str:
-    """A default path inside the installed package (a bundled sample) relative to the
-    package's root, ``pipelines/samples/...``, so help and the reference do not depend on
-    where the project lives."""
-    path = Path(text)
-    if path.is_absolute() and path.is_relative_to(PROJECT_ROOT / "pipelines"):
-        return path.relative_to(PROJECT_ROOT).as_posix()
+    """A default path inside the bundled samples (``transforms.core.samples``) as
+    ``pipelines/samples/...``, so help and the reference do not depend on where the project
+    is installed."""
+    path, samples = Path(text), Path(sample_path())
+    if path.is_absolute() and path.is_relative_to(samples):
+        return (Path("pipelines", "samples") / path.relative_to(samples)).as_posix()
     return text
 
 

@@ -368,8 +368,7 @@ def main(argv: list[str] | None = None) -> int:
 
     args = build_parser().parse_args(argv)
     path = Path(args.write or args.check)
-    pages = {path: reference(), catalogue.DEFAULT_PATH if path == DEFAULT_PATH
-             else path.with_name("datasets.md"): catalogue.catalogue(),
+    pages = {path: reference(), path.with_name("datasets.md"): catalogue.catalogue(),
              HELP_FILE: json.dumps(help_texts(), indent=1, ensure_ascii=False,
                                    sort_keys=True) + "\n"}
     if args.write:
