@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Collection, Iterable
+from collections.abc import Callable, Collection, Iterable, Mapping
 from typing import Any
 
 from transforms.evaluation.errors import EvaluationError, warn
@@ -13,6 +13,21 @@ def examples(ids: Iterable[Any], limit: int = 5) -> str:
     """The first ``limit`` ids, sorted, for a message."""
     ids = sorted(map(str, ids))
     return ", ".join(ids[:limit]) + (", ..." if len(ids) > limit else "")
+
+
+def refuse_repeated(counts: Mapping[str, int], where: str, what: str = "id",
+                    limit: int = 5) -> None:
+    """:class:`EvaluationError` (exit 2) when any of ``counts`` (``{id: times given}``) is
+    above 1, naming the first ``limit`` repeats (sorted, with their counts) and how many:
+    an id predicted twice would be scored on one of its answers, silently."""
+    repeated = sorted((str(key), n) for key, n in counts.items() if n > 1)
+    if not repeated:
+        return
+    shown = ", ".join(f"{key} ({n} times)" for key, n in repeated[:limit])
+    more = f" and {len(repeated) - limit} more" if len(repeated) > limit else ""
+    raise EvaluationError(f"{len(repeated)} {what}(s) given more than once in {where}: "
+                          f"{shown}{more}; give each {what} once (one of its values would "
+                          "be scored, silently)")
 
 
 def check_ids(predicted: Collection[str], gold: Collection[str], strict: bool,

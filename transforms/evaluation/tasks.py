@@ -5,11 +5,13 @@ Predictions: ``nq`` the official predictions JSON (the result has exactly the ke
 ``natural_questions.nq_eval``; unknown prediction ids are reported on stderr only);
 ``nlquad`` ``{id: "answer text" | {"answer_start": c, "answer_end": c} |
 {"answer_word_start": w, "answer_word_end": w}}``; ``reqa`` ``{qid: [candidate ids, best
-first]}``; ``jnq`` ``{qid: [paragraph ids]}``.
+first]}``; ``jnq`` ``{qid: [paragraph ids]}``. An id given twice (one NQ example predicted
+twice, a key repeated in an object) is refused with its name (exit 2), never scored.
 """
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
@@ -26,7 +28,7 @@ from transforms.evaluation.gold import (
     reqa_gold,
     verified_gold,
 )
-from transforms.evaluation.ids import check_ids
+from transforms.evaluation.ids import check_ids, refuse_repeated
 from transforms.evaluation.options import EvaluationOptions
 from transforms.metrics import jnq as eval_jnq
 from transforms.metrics import nlquad as eval_nlquad
@@ -56,11 +58,13 @@ def evaluate_nq(options: EvaluationOptions) -> dict[str, Any]:
             f"the gold {gold_path} is not annotated: none of its {len(gold)} examples has an "
             "annotation, so every score would be 0; annotate it first (python -m "
             "pipelines.annotate import) and pass the annotated release")
-    data = load_json(options.predictions)
+    data = load_json(options.predictions, "NQ predictions")
     try:
         predictions = eval_nq.predictions_from_json(data)
     except ValueError as err:
         raise EvaluationError(f"{options.predictions}: {err}") from err
+    refuse_repeated(Counter(str(record["example_id"]) for record in data["predictions"]),
+                    f"the NQ predictions ({options.predictions})", "example_id")
     root = Path(options.gold) / "nq_original"
     check_ids(predictions, gold, options.strict, hints=lambda: unmatched_id_hints(
         predictions, gold, other_splits(root if root.is_dir() else Path(options.gold),
@@ -95,7 +99,7 @@ def evaluate_nlquad(options: EvaluationOptions) -> dict[str, Any]:
         gold = nlquad_gold(options.gold, options.split)
     except (ValueError, TypeError, AttributeError) as err:
         raise EvaluationError(f"bad NLQuAD gold {options.gold}: {err}") from err
-    predictions = load_object(options.predictions, "NLQuAD predictions")
+    predictions = load_object(options.predictions, "NLQuAD predictions", "id")
     check_ids(predictions, gold, options.strict, hints=lambda: unmatched_id_hints(
         predictions, gold, other_splits(Path(options.gold), options.split, parquet_ids)))
     tokenize = legacy_tokenizer(options.legacy_tokenizer)
@@ -121,7 +125,7 @@ def evaluate_reqa(options: EvaluationOptions) -> dict[str, Any]:
         raise EvaluationError("--split is not used for reqa: point --gold at the release "
                               "directory holding questions/ and candidates/")
     questions, paragraph_of, texts = reqa_gold(options.gold)
-    raw = load_object(options.predictions, "ReQA rankings")
+    raw = load_object(options.predictions, "ReQA rankings", "question id")
     rankings: dict[str, list[str]] = {}
     for qid, ranking in raw.items():
         if not isinstance(ranking, list):
@@ -141,7 +145,7 @@ def evaluate_reqa(options: EvaluationOptions) -> dict[str, Any]:
 def evaluate_jnq(options: EvaluationOptions) -> dict[str, Any]:
     """JNQ's micro and macro paragraph P/R/F1."""
     gold = jnq_gold(options.gold, options.split)
-    predictions = load_object(options.predictions, "JNQ predictions")
+    predictions = load_object(options.predictions, "JNQ predictions", "question id")
     gold_ids = {str(q) for q in gold}
     check_ids(predictions, gold_ids, options.strict, hints=lambda: unmatched_id_hints(
         predictions, gold_ids, other_splits(Path(options.gold), options.split, parquet_ids)))
