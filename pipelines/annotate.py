@@ -80,6 +80,7 @@ from transforms.nq.examples import HF_SCHEMA
 from transforms.nq.publish import ensure_empty_jsonl, nq_dev_baselines
 from transforms.nq.simplified import FIELD_DOCS as SIMPLIFIED_FIELD_DOCS
 from transforms.nq.simplified import WriteSimplified, ensure_simplified
+from transforms.registry import release_kind
 from transforms.release import (
     ReleaseTarget,
     WriteAccounting,
@@ -525,12 +526,19 @@ def run_import(args: argparse.Namespace, beam_args: list[str]) -> dict[str, Any]
             make_card=annotation_dataset_card(base),
             baselines=(lambda d: nq_dev_baselines(d, eval_split)) if base == "nq"
             else (lambda d: jnq_baselines(d, eval_split)),
-            lineage=None if previous is None else previous.lineage)
+            lineage=None if previous is None else previous.lineage,
+            invariants=_invariants(target.dataset))
 
     return run_release(target, args.overwrite, beam_args,
                        lambda pipeline: build_import(pipeline, args, inputs, ways, target,
                                                      previous),
                        finish, skip_existing=args.skip_existing)
+
+
+def _invariants(dataset: str) -> tuple:
+    """What every row of an annotated release must hold (its spec's release kind)."""
+    kind = release_kind(dataset)
+    return kind.invariants if kind is not None else ()
 
 
 def run(argv: list[str] | None = None) -> dict[str, Any]:

@@ -143,7 +143,7 @@ def publish_plan(plan: Plan, target: ReleaseTarget,
                    schema=kind.schema, field_docs=dict(kind.field_docs),
                    options=manifest_options, source=dict(plan.source),
                    make_stats=kind.make_stats, make_card=kind.make_card,
-                   baselines=kind.baselines,
+                   baselines=kind.baselines, invariants=kind.invariants,
                    simulated=None if plan.simulated is None else dict(plan.simulated))
 
 

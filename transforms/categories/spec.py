@@ -42,7 +42,7 @@ from transforms.core.options import (
 )
 from transforms.core.progress import ShowProgress
 from transforms.core.samples import sample_path
-from transforms.core.spec import DatasetSpec, Plan, RefreshRule, ReleaseKind
+from transforms.core.spec import DatasetSpec, Plan, RefreshRule, ReleaseKind, TableInvariants
 from transforms.core.summary import dead_letter_line, empty_release_warning
 from transforms.release import (
     ReleaseTarget,
@@ -77,7 +77,8 @@ def sample_corpus_patterns() -> tuple[str, ...]:
 RELEASE = ReleaseKind("categories",
                       "the categorical noun lexicon of NQ heuristics 4 and 5",
                       schema=LEXICON_SCHEMA, field_docs=FIELD_DOCS, make_stats=categories_stats,
-                      make_card=categories_card)
+                      make_card=categories_card,
+                      invariants=(TableInvariants("lexicon", id_column="lemma"),))
 
 
 def plan(options: CategoriesOptions) -> Plan[CategoriesOptions]:

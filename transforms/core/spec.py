@@ -15,7 +15,10 @@ dataset, once (as TFDS's ``DatasetBuilder`` + ``DatasetInfo`` do):
 * ``transform(plan, target)``: the one composite ``PTransform`` that stages the release;
 * ``summary(result)``: the lines printed after a run;
 * ``refresh``: what one input is and when it is unchanged, so ``--previous`` can carry its
-  rows (``RefreshRule``, ``transforms.release.refresh``).
+  rows (``RefreshRule``, ``transforms.release.refresh``);
+* each release kind's ``invariants`` (``TableInvariants``): the id column, the split group key
+  and the answer spans every published row must satisfy, carried or new, checked before the
+  release is published (``transforms.release.invariants``).
 
 Specs live next to their stages (``transforms/<dataset>/spec.py``); ``transforms.registry``
 lists them, and everything that enumerates datasets (console scripts, Flex Templates, the
@@ -39,6 +42,28 @@ O = TypeVar("O")  # noqa: E741 - the options dataclass of a spec
 GENERIC_RENDERER = "generic"
 
 
+SPLIT = "{split}"  # in ``TableInvariants.tables``: any split name
+
+
+@dataclass(frozen=True)
+class TableInvariants:
+    """What every row of some tables of a release must hold, whatever made the row (this run,
+    or a refresh carrying it from ``--previous``); ``transforms.release.invariants`` checks
+    it on the staged files before anything is published. Class labels need no declaration:
+    every integer column the Parquet footer names a class label is checked against its names.
+
+    ``tables`` is a release-relative table directory (``questions``, ``simplified/{split}``)
+    in which ``{split}`` (``SPLIT``) stands for one split name. ``id_column`` (a dotted path,
+    ``question.text``): unique over all those tables together. ``group_key``: the key the
+    split is hashed from (``filters.text.splits.assign_split``), whose rows must all be in
+    one split. ``spans``: answer-span checks (``transforms.release.invariant_spans``)."""
+
+    tables: str = SPLIT
+    id_column: str | None = None
+    group_key: str | None = None
+    spans: tuple[Any, ...] = ()
+
+
 @dataclass(frozen=True)
 class ReleaseKind:
     """One kind of release a dataset writes (a TFDS ``BuilderConfig``): its directory name
@@ -53,6 +78,7 @@ class ReleaseKind:
     baselines: Callable[[str], dict] | None = None
     renderer: str = GENERIC_RENDERER  # module of ``transforms.browse.renderers``
     evaluator: str | None = None  # task of ``python -m pipelines.evaluate``
+    invariants: tuple[TableInvariants, ...] = ()  # checked on every row before publishing
 
 
 @dataclass(frozen=True)

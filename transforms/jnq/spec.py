@@ -24,10 +24,18 @@ from transforms.core.inputs import require_inputs
 from transforms.core.options import ReleaseOptions, option, split_ratios_option
 from transforms.core.progress import ShowProgress
 from transforms.core.samples import sample_path
-from transforms.core.spec import DatasetSpec, Plan, RefreshRule, ReleaseKind
+from transforms.core.spec import (
+    SPLIT,
+    DatasetSpec,
+    Plan,
+    RefreshRule,
+    ReleaseKind,
+    TableInvariants,
+)
 from transforms.core.summary import dead_letter_line, empty_release_warning
 from transforms.jnq.card import jnq_card_for, jnq_dev_baselines, jnq_stats
 from transforms.jnq.counters import COUNTERS, NO_PARAGRAPHS_REASON, PATTERNS
+from transforms.jnq.labels import SHORT_ANSWER_TYPES
 from transforms.jnq.schema import (
     EXAMPLE_SCHEMA,
     FIELD_DOCS,
@@ -40,6 +48,7 @@ from transforms.jnq.stages import (
     SelectJapaneseQuestions,
     key_by_ja_query,
 )
+from transforms.jnq.training_tables import BOOLQ, SQUAD_V2
 from transforms.nq.counters import (
     ACCEPTED,
     DISTINCT,
@@ -83,6 +92,7 @@ from transforms.release import (
     parquet_bytes,
     rows_in_split_order,
 )
+from transforms.release.invariant_spans import paragraph_spans, squad_answers
 from transforms.sources.query_log_options import (
     QueryLogOptions,
     input_option,
@@ -137,25 +147,37 @@ class JnqContext:
     linking: ResolvedLinking
 
 
+# an example's split is hashed from its question: one question, one split, in every table
+EXAMPLE_INVARIANTS = (TableInvariants(id_column="id", group_key="question"),)
+ANNOTATED_INVARIANTS = (
+    TableInvariants(id_column="id", group_key="question",
+                    spans=(paragraph_spans(SHORT_ANSWER_TYPES.index("span")),)),
+    TableInvariants(f"{SQUAD_V2}/{SPLIT}", id_column="id", group_key="question",
+                    spans=(squad_answers("context", "answers"),)),
+    TableInvariants(f"{BOOLQ}/{SPLIT}", id_column="id", group_key="question"),
+)
+
+
 def _examples_release(variant: str) -> ReleaseKind:
     return ReleaseKind(variant, f"{variant} examples: Japanese questions with a ja.wikipedia.org "
                                 "article, its paragraphs and five candidate paragraphs",
                        schema=EXAMPLE_SCHEMA, field_docs=FIELD_DOCS, make_stats=jnq_stats,
                        make_card=jnq_card_for(variant), baselines=jnq_dev_baselines,
-                       renderer="jnq", evaluator="jnq")
+                       renderer="jnq", evaluator="jnq", invariants=EXAMPLE_INVARIANTS)
 
 
 def _questions_release(variant: str) -> ReleaseKind:
     return ReleaseKind(f"{variant}_{QUESTIONS}",
                        f"{variant} question selection: the accepted Japanese questions",
                        schema=QUESTION_SCHEMA, field_docs=FIELD_DOCS, make_stats=jnq_stats,
-                       make_card=jnq_card_for(variant))
+                       make_card=jnq_card_for(variant),
+                       invariants=(TableInvariants(QUESTIONS, id_column="question"),))
 
 
 def _annotated_release(variant: str) -> ReleaseKind:
     return ReleaseKind(f"{variant}_annotated", f"{variant} examples with crowd judgments "
                                                "(python -m pipelines.annotate import)",
-                       renderer="jnq", evaluator="jnq")
+                       renderer="jnq", evaluator="jnq", invariants=ANNOTATED_INVARIANTS)
 
 
 EXAMPLES_RELEASES = {variant: _examples_release(variant) for variant in VARIANTS}

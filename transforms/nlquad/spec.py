@@ -36,7 +36,7 @@ from transforms.core.options import (
     split_ratios_option,
 )
 from transforms.core.request_options import request_limit_options, request_limits_of
-from transforms.core.spec import DatasetSpec, Plan, RefreshRule, ReleaseKind
+from transforms.core.spec import DatasetSpec, Plan, RefreshRule, ReleaseKind, TableInvariants
 from transforms.core.summary import dead_letter_line, empty_release_warning
 from transforms.nlquad.capture_keys import row_key
 from transforms.nlquad.card import (
@@ -87,6 +87,7 @@ from transforms.release import (
     to_json_bytes,
     write_bytes,
 )
+from transforms.release.invariant_spans import char_span, squad_answers, word_span
 from transforms.sources.page_files import ReadHtmlPages, ReadSamplePages, ReadWarcPages
 
 DATASET = "nlquad"
@@ -233,9 +234,17 @@ def wayback_policy(options: NlquadOptions) -> WaybackPolicy:
                          limits=request_limits_of(options, "wayback"))
 
 
+# every row: a unique id, an article in one split (its split is hashed from document_id),
+# answers at their character and word offsets of the context
+INVARIANTS = (TableInvariants(id_column="id", group_key="document_id", spans=(
+    char_span("context", "answer_start", "answer_end", "answer_text"),
+    word_span("context", "answer_start", "answer_word_start", "answer_word_end",
+              "answer_text"),
+    squad_answers("context", "answers"))),)
 RELEASE = ReleaseKind(DATASET, ABOUT, schema=NLQUAD_SCHEMA, field_docs=FIELD_DOCS,
                       make_stats=nlquad_stats, make_card=nlquad_card,
-                      baselines=nlquad_baselines, renderer="nlquad", evaluator="nlquad")
+                      baselines=nlquad_baselines, renderer="nlquad", evaluator="nlquad",
+                      invariants=INVARIANTS)
 
 
 def source_description(options: NlquadOptions) -> dict[str, Any]:

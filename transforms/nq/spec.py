@@ -31,7 +31,7 @@ from transforms.core.options import (
 )
 from transforms.core.progress import ShowProgress
 from transforms.core.samples import sample_path
-from transforms.core.spec import DatasetSpec, Plan, RefreshRule, ReleaseKind
+from transforms.core.spec import DatasetSpec, Plan, RefreshRule, ReleaseKind, TableInvariants
 from transforms.core.summary import dead_letter_line, empty_release_warning
 from transforms.nq.card import nq_card, nq_questions_card, nq_stats
 from transforms.nq.carried import example_key, hf_parquet, original_bytes, page_lengths
@@ -84,6 +84,7 @@ from transforms.release import (
     parquet_bytes,
     rows_in_split_order,
 )
+from transforms.release.invariant_spans import nq_annotations, nq_simplified_annotations
 from transforms.sources.query_log_options import (
     QueryLogOptions,
     input_option,
@@ -143,19 +144,28 @@ class NqContext:
     linking: ResolvedLinking
 
 
+# an example's split is hashed from its question (``_examples``): one question, one split;
+# annotations (``nq_annotated``) are spans of the document's tokens, in both layouts
+EXAMPLE_INVARIANTS = (
+    TableInvariants(id_column="id", group_key="question.text", spans=(nq_annotations(),)),
+    TableInvariants("simplified/{split}", id_column="example_id", group_key="question_text",
+                    spans=(nq_simplified_annotations(),)),
+)
 QUESTIONS_RELEASE = ReleaseKind(
     DATASET_QUESTIONS, "NQ question selection: questions selected from a search query log",
     schema=QUESTION_SCHEMA, field_docs=FIELD_DOCS, make_stats=nq_stats,
-    make_card=nq_questions_card)
+    make_card=nq_questions_card,
+    invariants=(TableInvariants(QUESTIONS, id_column="question"),))
 EXAMPLES_RELEASE = ReleaseKind(
     DATASET_EXAMPLES, "Natural Questions-style examples: questions with a Wikipedia page and "
                       "its long-answer candidates",
     schema=HF_SCHEMA, field_docs={**FIELD_DOCS, **EXAMPLE_FIELD_DOCS, **SIMPLIFIED_FIELD_DOCS},
     make_stats=nq_stats,
-    make_card=nq_card, baselines=nq_dev_baselines, renderer="nq", evaluator="nq")
+    make_card=nq_card, baselines=nq_dev_baselines, renderer="nq", evaluator="nq",
+    invariants=EXAMPLE_INVARIANTS)
 ANNOTATED_RELEASE = ReleaseKind(
     "nq_annotated", "NQ examples with crowd annotations (python -m pipelines.annotate import)",
-    renderer="nq", evaluator="nq")
+    renderer="nq", evaluator="nq", invariants=EXAMPLE_INVARIANTS)
 
 
 def categories_file(path: str) -> str:

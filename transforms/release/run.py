@@ -15,7 +15,7 @@ from __future__ import annotations
 import hashlib
 import json
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import apache_beam as beam
@@ -23,6 +23,7 @@ import pyarrow as pa
 from apache_beam.io.filesystems import FileSystems
 from apache_beam.options.pipeline_options import PipelineOptions, StandardOptions
 
+from transforms.core.spec import TableInvariants
 from transforms.release.accounting import read_accounting
 from transforms.release.card import DatasetCard
 from transforms.release.card_sections import shared_sections
@@ -37,6 +38,7 @@ from transforms.release.diff import diff_staged
 from transforms.release.failed_run import empty_run_message, keep_for_inspection
 from transforms.release.formats import to_json_bytes
 from transforms.release.hub import front_matter
+from transforms.release.invariants import ReleaseInvariantError, require_invariants
 from transforms.release.leakage import within_release_leakage
 from transforms.release.lineage import PREVIOUS, Lineage
 from transforms.release.manifest import build_manifest
@@ -75,7 +77,8 @@ class EmptyReleaseError(RuntimeError):
 
 
 # the publish step's errors that keep their class (and so their exit code) across runners
-RELEASE_ERRORS = (EmptyReleaseError, ReleaseExistsError, LatestNotUpdatedError)
+RELEASE_ERRORS = (EmptyReleaseError, ReleaseExistsError, LatestNotUpdatedError,
+                  ReleaseInvariantError)
 
 
 def publish(target: ReleaseTarget, *, overwrite: bool, splits: list[str], schema: pa.Schema,
@@ -86,7 +89,8 @@ def publish(target: ReleaseTarget, *, overwrite: bool, splits: list[str], schema
             allow_empty: bool = False, previous: PreviousRelease | None = None,
             recompute_all: bool = False, refresh_note: str = "",
             lineage: Lineage | None = None,
-            simulated: dict[str, Any] | None = None) -> dict[str, Any]:
+            simulated: dict[str, Any] | None = None,
+            invariants: Sequence[TableInvariants] = ()) -> dict[str, Any]:
     """Fold accounting into stats.json, write the card and manifest, move into place.
 
     ``baselines(staging_dir)``, when given, scores untrained baselines on the staged dev split;
@@ -103,8 +107,12 @@ def publish(target: ReleaseTarget, *, overwrite: bool, splits: list[str], schema
     simulated-annotations record of the release this one was built from
     (``transforms.release.simulated.derived_record``); a release whose own stats count
     simulated votes gets one too. The manifest records it as ``simulated`` and the card, its
-    front matter and the Croissant metadata say so."""
+    front matter and the Croissant metadata say so. First every staged row, carried or new,
+    is checked against the release kind's ``invariants`` and its class labels
+    (``transforms.release.invariants``): a violation raises ``ReleaseInvariantError`` (exit
+    5) naming the rows, and nothing is published."""
     ensure_empty_splits(target.staging_dir, splits, schema)
+    require_invariants(target.staging_dir, invariants, f"{target.dataset} {target.version}")
     tallies, histograms = read_accounting(target)
     tallies, refresh_counts = take_refresh_tallies(tallies)
     stats = make_stats(tallies, histograms)

@@ -28,7 +28,7 @@ from transforms.core.options import (
     option,
     positive_int,
 )
-from transforms.core.spec import DatasetSpec, Plan, RefreshRule, ReleaseKind
+from transforms.core.spec import DatasetSpec, Plan, RefreshRule, ReleaseKind, TableInvariants
 from transforms.core.summary import dead_letter_line, empty_release_warning
 from transforms.release import (
     HistogramFn,
@@ -41,6 +41,7 @@ from transforms.release import (
     write_bytes,
 )
 from transforms.release.formats import shard_name
+from transforms.release.invariant_spans import char_span
 from transforms.release.refresh.counters import INPUTS_CARRIED
 from transforms.reqa.baselines import reqa_baselines
 from transforms.reqa.build import BuildReqa
@@ -120,13 +121,21 @@ def dataset_name(source: str) -> str:
     return DATASET_PREFIX + source
 
 
+# a question and a candidate once each; a candidate is the sentence at its offsets
+INVARIANTS = (
+    TableInvariants("questions", id_column="qid"),
+    TableInvariants("candidates", id_column="candidate_id", spans=(
+        char_span("context", "sentence_start", "sentence_end", "sentence"),)),
+)
+
+
 def _release(source: str) -> ReleaseKind:
     return ReleaseKind(
         dataset_name(source),
         f"ReQA sentence-level answer retrieval set from {SOURCE_NAMES[source]}",
         schema=RELEASE_SCHEMA, field_docs=FIELD_DOCS, make_stats=reqa_stats,
         make_card=reqa_card_for(source), baselines=reqa_baselines, renderer=RENDERER,
-        evaluator=EVALUATOR)
+        evaluator=EVALUATOR, invariants=INVARIANTS)
 
 
 RELEASES = {source: _release(source) for source in SOURCES}

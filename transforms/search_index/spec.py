@@ -30,7 +30,7 @@ from transforms.core.options import (
     option,
 )
 from transforms.core.progress import ShowProgress
-from transforms.core.spec import DatasetSpec, Plan, RefreshRule, ReleaseKind
+from transforms.core.spec import DatasetSpec, Plan, RefreshRule, ReleaseKind, TableInvariants
 from transforms.core.summary import dead_letter_line, empty_release_warning
 from transforms.release import (
     ReleaseTarget,
@@ -104,7 +104,8 @@ def release_for(lang: str) -> ReleaseKind:
     """The release of a ``--lang`` index: ``search_<lang>``, its card in that language."""
     return ReleaseKind(f"search_{lang}", f"{ABOUT}, {lang} pages", schema=DOC_SCHEMA,
                        field_docs=FIELD_DOCS, make_stats=index_stats,
-                       make_card=index_card_for(lang))
+                       make_card=index_card_for(lang),
+                       invariants=(TableInvariants("docs", id_column="doc_id"),))
 
 
 RELEASES = tuple(release_for(lang) for lang in SAMPLE_CORPORA)  # the bundled languages
