@@ -4,7 +4,8 @@
     python -m pipelines.release list ROOT [--deep] [--json]
     python -m pipelines.release diff OLD NEW [--no-verify] [--json]
     python -m pipelines.release leakage DIR [--against FILE ...] [--question-field NAME]
-        [--threshold 0.8] [--num-perm 128] [--examples 5] [--no-verify] [--json]
+        [--threshold 0.8] [--num-perm 128] [--examples 5] [--max-candidates 100]
+        [--progress auto] [--no-verify] [--json]
     python -m pipelines.release browse DIR [--out SITE_DIR] [--overwrite] [--page-size 100]
         [--limit N] [--serve] [--port 8000]
     python -m pipelines.release publish DIR --to hf://datasets/ORG/NAME [--dry-run] [--private]
@@ -25,7 +26,9 @@ there must be none), changes of options, drop-reason counts and length means. It
 whether or not the versions differ.
 ``leakage`` reports the same question or document in two splits of a release, and the
 release's questions found in external evaluation sets, exactly after normalization or as
-near-duplicates by MinHash LSH (``transforms.release.leakage``). It exits 0 whatever it finds.
+near-duplicates by MinHash LSH (``transforms.release.leakage``), each release question
+compared with at most ``--max-candidates`` set questions (the report counts those that
+reached the cap), with a progress line on stderr. It exits 0 whatever it finds.
 ``diff`` and ``leakage`` first check each release's sizes and Parquet footers against its
 manifest (exit 5 when damaged) unless ``--no-verify``. Usage errors exit 2.
 ``browse`` writes a static HTML site of a release (``transforms.browse``): an overview, the
@@ -64,7 +67,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from filters.text.terminal import printable
-from pipelines.cli.entry import quiet_loggers
+from pipelines.cli.entry import configure_logging, quiet_loggers
 from pipelines.cli.errors import (
     EXIT_DAMAGED,
     EXIT_JOB_FAILED,
@@ -73,7 +76,13 @@ from pipelines.cli.errors import (
     EXIT_USAGE,
     UsageError,
 )
-from pipelines.cli.options import fraction, non_negative_int, positive_float, positive_int
+from pipelines.cli.options import (
+    fraction,
+    non_negative_int,
+    parse_progress,
+    positive_float,
+    positive_int,
+)
 from pipelines.cli.parsers import program, readable_help
 from transforms.browse.base import read_member_json
 from transforms.browse.serve import make_server, serve
@@ -97,7 +106,14 @@ from transforms.release.hub_publish import (
     plan_publish,
     publish_to_hub,
 )
-from transforms.release.leakage import EXAMPLES, NUM_PERM, THRESHOLD, LeakageError, release_leakage
+from transforms.release.leakage import (
+    EXAMPLES,
+    MAX_CANDIDATES,
+    NUM_PERM,
+    THRESHOLD,
+    LeakageError,
+    release_leakage,
+)
 from transforms.release.manifest import MANIFEST, ManifestError, manifest_problem, read_manifest
 
 SITE_ROOT = "site"  # browse's default site directory is SITE_ROOT/<dataset>/<version>
@@ -143,6 +159,13 @@ def build_parser() -> argparse.ArgumentParser:
                        help="MinHash permutations")
     audit.add_argument("--examples", type=non_negative_int, default=EXAMPLES,
                        help="examples per kind of match")
+    audit.add_argument("--max-candidates", type=positive_int, default=MAX_CANDIDATES,
+                       metavar="N", help="set questions compared with one release question, "
+                                         "at most (questions of one template share every LSH "
+                                         "band; the report counts those that reached it)")
+    audit.add_argument("--progress", type=parse_progress, default="auto",
+                       help="auto (a line every 2 s on a terminal, every 30 s otherwise), off, "
+                            "or seconds between progress lines on stderr")
     audit.add_argument("--no-verify", dest="verify", action="store_false",
                        help="skip the quick check of the release against its manifest")
     audit.add_argument("--json", action="store_true", help="print one JSON object")
@@ -241,7 +264,7 @@ def diff(old: str, new: str, verify: bool = True) -> dict[str, Any]:
 
 def leakage(path: str, against: Sequence[str] = (), *, question_field: str = "question",
             threshold: float = THRESHOLD, num_perm: int = NUM_PERM, examples: int = EXAMPLES,
-            verify: bool = True) -> dict[str, Any]:
+            verify: bool = True, max_candidates: int = MAX_CANDIDATES) -> dict[str, Any]:
     """Leakage within the release at ``path`` and into the evaluation sets ``against``, as
     ``python -m pipelines.release leakage --json`` prints it."""
     if isinstance(against, str):
@@ -253,7 +276,8 @@ def leakage(path: str, against: Sequence[str] = (), *, question_field: str = "qu
         manifest_of(version_dir)
     try:
         return release_leakage(version_dir, list(against), question_field=question_field,
-                               threshold=threshold, num_perm=num_perm, examples=examples)
+                               threshold=threshold, num_perm=num_perm, examples=examples,
+                               max_candidates=max_candidates)
     except LeakageError as error:
         raise UsageError(str(error)) from error
 
@@ -475,6 +499,11 @@ def print_leakage(report: dict[str, Any]) -> None:
                     if kind == "near" else ""
                 _say(f"    {e['table']} {e['id']}: {json.dumps(e['question'], ensure_ascii=False)}"
                       f" ~ {json.dumps(e['external_question'], ensure_ascii=False)}{score}")
+        search = external["search"]
+        if search["capped"]:
+            _say(f"  !!! {search['capped']} of {search['queries']} release questions reached the "
+                 f"cap of {search['max_candidates']} candidates: near-duplicates may be missed "
+                 "(a lower bound; --max-candidates raises the cap)")
 
 
 def _print_json(value: dict[str, Any], ascii_only: bool = True) -> None:
@@ -507,9 +536,11 @@ def _run(args: argparse.Namespace) -> int:
             print_diff(report)
         return EXIT_OK
     if args.command == "leakage":
+        configure_logging(["--progress", str(args.progress)])
         report = leakage(args.path, args.against, question_field=args.question_field,
                          threshold=args.threshold, num_perm=args.num_perm,
-                         examples=args.examples, verify=args.verify)
+                         examples=args.examples, verify=args.verify,
+                         max_candidates=args.max_candidates)
         if args.json:
             _print_json(report, ascii_only=False)
         else:

@@ -14,13 +14,17 @@ check: its ``questions`` and ``documents`` are ``None``.
 file with a question field (``question_field``, ``a.b`` for a nested one). Each set is held in
 memory (evaluation sets are small), as exact keys (``question_key``: the normalized question
 as a Unicode TR39 skeleton, so zero-width characters, soft hyphens and homoglyphs do not hide
-a copy) and as a datasketch ``MinHashLSH`` over the ``shingles`` of those keys (character
-3-grams; MinHash seed ``SEED``, the
-default SHA-1 32-bit hash, so every run gives the same signatures). The release is streamed:
-a question is an exact match when its key is in the set, a near-duplicate when
-the LSH finds a set question whose true Jaccard similarity of shingles is at least
-``threshold``. The LSH index is built at ``threshold - 0.1`` so that pairs just above the
-threshold are not lost to the approximation; every reported pair has its true Jaccard checked.
+a copy) and as MinHash signatures of the ``shingles`` of those keys (character 3-grams) in LSH
+bands (``transforms.release.near_duplicates``). The release is streamed: a question is an
+exact match when its key is in the set, a near-duplicate when a set question sharing a band
+with it has a true Jaccard similarity of shingles of at least ``threshold`` (the bands are
+chosen for ``threshold - 0.1`` so that pairs just above the threshold are not lost to the
+approximation; every reported pair has its true Jaccard checked). Each release question is
+compared with at most ``max_candidates`` set questions (``MAX_CANDIDATES``): a set written
+from one template would otherwise compare every pair; the report counts the comparisons and
+the questions that reached the cap, and ``near_duplicates`` says what a capped one can miss.
+A progress line (``transforms.core.progress``) tells how far the indexing and the release
+questions are.
 All examples are the smallest by (table, id), so the output is the same on every run. Keys
 are for matching only: the examples show the questions as written (and, within a release,
 the ``normalize_question`` form of the first row, not the skeleton).
@@ -28,7 +32,6 @@ the ``normalize_question`` form of the first row, not the skeleton).
 
 from __future__ import annotations
 
-import functools
 import gzip
 import io
 import json
@@ -41,6 +44,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 from apache_beam.io.filesystems import FileSystems
 
+from transforms.core.progress import Progress
 from transforms.release.diff import (
     EXAMPLES,
     Examples,
@@ -51,9 +55,15 @@ from transforms.release.diff import (
     read_batches,
     table_schema,
 )
+from transforms.release.near_duplicates import (
+    MAX_CANDIDATES,
+    SEED,
+    ExternalSet,
+    Signer,
+    lsh_threshold,
+)
 from transforms.release.normalize import (
     SHINGLE,
-    jaccard,
     normalization,
     normalize_question,
     question_key,
@@ -68,10 +78,8 @@ if TYPE_CHECKING:  # datasketch (and SciPy) load only when an evaluation set is 
 SPLITS = ("train", "dev", "test")
 DOCUMENT_COLUMNS = ("document_id", "document.url", "document_url")
 ID_FIELDS = ("id", "example_id", "qid", "question_id")
-SEED = 1
 THRESHOLD = 0.8
 NUM_PERM = 128
-LSH_MARGIN = 0.1
 
 
 class LeakageError(ValueError):
@@ -287,65 +295,6 @@ def read_external(path: str, question_field: str = "question") -> list[tuple[Any
     return found
 
 
-@functools.lru_cache(maxsize=1 << 20)
-def _hash(shingle: bytes) -> int:
-    """datasketch's default SHA-1 32-bit hash, memoized: questions share most 3-grams."""
-    from datasketch.hashfunc import sha1_hash32
-
-    return sha1_hash32(shingle)
-
-
-class _Signer:
-    """MinHash signatures of shingle sets, all from one template (same seed, same hash)."""
-
-    def __init__(self, num_perm: int) -> None:
-        from datasketch import MinHash
-
-        self.template = MinHash(num_perm=num_perm, seed=SEED, hashfunc=_hash)
-
-    def sign(self, grams: set[str]) -> MinHash:
-        signature = self.template.copy()
-        signature.update_batch([g.encode("utf-8") for g in grams])
-        return signature
-
-
-class ExternalSet:
-    """An evaluation set's distinct question keys (``question_key``), exact and in a MinHash LSH."""
-
-    def __init__(self, path: str, questions: Sequence[tuple[Any, str]], threshold: float,
-                 signer: _Signer) -> None:
-        self.path, self.size, self.threshold = path, len(questions), threshold
-        self.exact: dict[str, int] = {}
-        self.records: list[tuple[Any, str]] = []
-        for record in questions:
-            normalized = question_key(record[1])
-            if normalized and normalized not in self.exact:
-                self.exact[normalized] = len(self.records)
-                self.records.append(record)
-        self.texts = list(self.exact)
-        self.grams = [shingles(text) for text in self.texts]
-        self.signatures = [signer.sign(grams) for grams in self.grams]
-        from datasketch import MinHashLSH
-
-        self.lsh = MinHashLSH(threshold=max(0.05, threshold - LSH_MARGIN),
-                              num_perm=signer.template.num_perm)
-        for index, signature in enumerate(self.signatures):
-            self.lsh.insert(index, signature)
-
-    def near(self, grams: set[str], signature: MinHash) -> tuple[int, float, float] | None:
-        """The most similar set question at or above the threshold: (index, true Jaccard,
-        MinHash estimate)."""
-        best: tuple[float, int] | None = None
-        for index in self.lsh.query(signature):
-            similarity = jaccard(grams, self.grams[index])
-            if similarity >= self.threshold and (best is None or (similarity, -index) > best):
-                best = (similarity, -index)
-        if best is None:
-            return None
-        index = -best[1]
-        return index, best[0], signature.jaccard(self.signatures[index])
-
-
 @dataclass
 class _Matches:
     limit: int
@@ -385,12 +334,24 @@ def _release_question_tables(version_dir: str, tables: dict[str, list[str]]
     return out
 
 
+def _table_rows(version_dir: str, files: list[str]) -> int:
+    """The rows of a table, from its files' footers."""
+    rows = 0
+    for name in files:
+        with FileSystems.open(FileSystems.join(version_dir, *name.split("/")),
+                              compression_type=RAW) as handle:
+            rows += pq.ParquetFile(handle).metadata.num_rows
+    return rows
+
+
 def external_leakage(version_dir: str, checked: list[tuple[str, list[str], str, str | None]],
-                     sets: list[ExternalSet], signer: _Signer,
+                     sets: list[ExternalSet], signer: Signer,
                      examples: int = EXAMPLES) -> list[dict[str, Any]]:
     """Exact and near-duplicate matches of the questions of the ``checked`` tables
-    (``_release_question_tables``) in each set."""
+    (``_release_question_tables``) in each set, with what the near-duplicate search did."""
     found = [(_Matches(examples), _Matches(examples)) for _ in sets]
+    progress = Progress("release questions checked", None,
+                        sum(_table_rows(version_dir, files) for _, files, _, _ in checked))
     for order, (table, files, column, key) in enumerate(checked):
         sequence = 0
         for batch in read_batches(version_dir, files, [column] + ([key] if key else [])):
@@ -399,14 +360,15 @@ def external_leakage(version_dir: str, checked: list[tuple[str, list[str], str, 
             for row_id, question in zip(ids, questions, strict=True):
                 sequence += 1
                 _match_row(order, sequence, table, row_id, question, sets, found, signer)
+            progress.tick(len(questions))
     return [{"file": s.path, "questions": s.size, "distinct": len(s.texts),
-             "exact": exact.to_dict(), "near": near.to_dict()}
+             "exact": exact.to_dict(), "near": near.to_dict(), "search": s.stats.to_dict()}
             for s, (exact, near) in zip(sets, found, strict=True)]
 
 
 def _match_row(order: int, sequence: int, table: str, row_id: Any, question: Any,
                sets: list[ExternalSet], found: list[tuple[_Matches, _Matches]],
-               signer: _Signer) -> None:
+               signer: Signer) -> None:
     normalized = question_key(question if isinstance(question, str) else "")
     if not normalized:
         return
@@ -438,29 +400,34 @@ def _external(external: ExternalSet, index: int) -> dict[str, Any]:
 
 def release_leakage(version_dir: str, against: Sequence[str] = (), *,
                     question_field: str = "question", threshold: float = THRESHOLD,
-                    num_perm: int = NUM_PERM, examples: int = EXAMPLES) -> dict[str, Any]:
-    """Leakage within a published release and into the evaluation sets at ``against``."""
+                    num_perm: int = NUM_PERM, examples: int = EXAMPLES,
+                    max_candidates: int = MAX_CANDIDATES) -> dict[str, Any]:
+    """Leakage within a published release and into the evaluation sets at ``against``; each
+    release question is compared with at most ``max_candidates`` questions of a set."""
     if not 0 < threshold <= 1:
         raise LeakageError(f"threshold {threshold} is not in (0, 1]")
     if num_perm < 2:
         raise LeakageError(f"num_perm {num_perm} is below 2")
     if examples < 0:
         raise LeakageError(f"examples {examples} is negative")
+    if max_candidates < 1:
+        raise LeakageError(f"max_candidates {max_candidates} is below 1")
     manifest = read_json(FileSystems.join(version_dir, MANIFEST))
     tables = parquet_tables(manifest.get("files", {}), manifest.get("splits", []))
     external: list[dict[str, Any]] = []
     checked = _release_question_tables(version_dir, tables)
     if against:
-        signer = _Signer(num_perm)
-        sets = [ExternalSet(path, read_external(path, question_field), threshold, signer)
-                for path in against]
+        signer = Signer(num_perm)
+        sets = [ExternalSet(path, read_external(path, question_field), threshold, signer,
+                            max_candidates) for path in against]
         external = external_leakage(version_dir, checked, sets, signer, examples)
     return {
         "dataset": manifest.get("dataset"), "version": manifest.get("version"),
         "path": version_dir,
         "method": {"normalization": normalization(), "shingles": f"character {SHINGLE}-grams",
                    "threshold": threshold, "num_perm": num_perm, "seed": SEED,
-                   "lsh_threshold": round(max(0.05, threshold - LSH_MARGIN), 4)},
+                   "lsh_threshold": round(lsh_threshold(threshold), 4),
+                   "max_candidates": max_candidates},
         "within_release": within_release_leakage(version_dir, tables),
         "questions_checked": {table: column for table, _, column, _ in checked},
         "external": external,
