@@ -17,6 +17,12 @@ bounded pieces, and name the damage:
   own bytes). Decoding stops at the cap, so memory stays bounded by it, never by the bomb;
 * ``unsupported_compression``: a compression Beam would decode that we cannot check is
   refused rather than read unchecked (none today: every Beam type is checked here).
+
+The line readers (``iter_complete_lines``, ``iter_path_lines``) also take a cap per line,
+``max_line_bytes``: a line longer than it is never held whole. Its first ``LONG_LINE_HEAD``
+bytes are kept, the rest is counted and dropped up to its newline, and a ``LongLine`` (reason
+``line_too_long``) takes its place; the lines after it are read as usual. Memory is then
+bounded by the cap, not by the line: a 1 KB bzip2 file holding one 1 GiB line costs one cap.
 """
 
 from __future__ import annotations
@@ -26,6 +32,7 @@ import io
 import lzma
 import zlib
 from collections.abc import Callable, Iterator
+from dataclasses import dataclass
 from typing import Any
 
 import zstandard
@@ -36,6 +43,8 @@ TRUNCATED_COMPRESSION = "truncated_compression"
 CORRUPT_COMPRESSION = "corrupt_compression"
 DECODED_TOO_LARGE = "decoded_too_large"
 UNSUPPORTED_COMPRESSION = "unsupported_compression"
+LINE_TOO_LONG = "line_too_long"
+LONG_LINE_HEAD = 200  # bytes of an over-long line kept to show it
 MIB = 1 << 20
 DEFAULT_MAX_DECODED_BYTES = 1024 * MIB  # per input file, once decoded
 CHUNK = 1 << 14  # compressed bytes fed at a time: what a damaged stream keeps is exact to this
@@ -56,6 +65,21 @@ DECOMPRESSORS: dict[str, Callable[[], Any]] = {
 }
 _ERRORS = (OSError, EOFError, ValueError, zlib.error, lzma.LZMAError, zstandard.ZstdError)
 _ZLIB_TYPE = type(zlib.decompressobj())
+
+
+@dataclass(frozen=True)
+class LongLine:
+    """A line longer than the line cap, in place of its bytes: its ``length`` in bytes
+    (its newline included), its first ``LONG_LINE_HEAD`` bytes and the ``limit``."""
+
+    length: int
+    head: bytes
+    limit: int
+    reason: str = LINE_TOO_LONG
+
+    def message(self) -> str:
+        return (f"line of {self.length} bytes is longer than the {self.limit}-byte line cap "
+                f"(starts {self.head[:60]!r})")
 
 
 class DecodedTooLarge(ValueError):
@@ -265,37 +289,55 @@ def check_stream(readable: Any, *, max_decoded_bytes: int | None = None) -> Exce
     return None
 
 
-def iter_complete_lines(readable: Any, *, max_decoded_bytes: int | None = None
-                        ) -> Iterator[bytes]:
+def iter_complete_lines(readable: Any, *, max_decoded_bytes: int | None = None,
+                        max_line_bytes: int | None = None) -> Iterator[bytes | LongLine]:
     """The lines (with their ``\\n``) of a ``fileio.ReadableFile``, decompressed by extension,
     streamed; raises ``CompressionDamage`` after the last complete line before a damaged
-    stream's error or the cap (a partial last line is then never yielded)."""
+    stream's error or the cap (a partial last line is then never yielded). With
+    ``max_line_bytes``, a longer line is a ``LongLine`` (never held whole)."""
     with readable.open(compression_type=CompressionTypes.UNCOMPRESSED) as handle:
-        yield from _lines(_pieces(handle, readable.metadata.path, max_decoded_bytes))
+        yield from _lines(_pieces(handle, readable.metadata.path, max_decoded_bytes),
+                          max_line_bytes)
 
 
-def iter_path_lines(path: str, *, max_decoded_bytes: int | None = None) -> Iterator[bytes]:
+def iter_path_lines(path: str, *, max_decoded_bytes: int | None = None,
+                    max_line_bytes: int | None = None) -> Iterator[bytes | LongLine]:
     """The same for a path on any Beam filesystem (opened raw and decoded here)."""
     with FileSystems.open(path, compression_type=CompressionTypes.UNCOMPRESSED) as handle:
-        yield from _lines(_pieces(handle, path, max_decoded_bytes))
+        yield from _lines(_pieces(handle, path, max_decoded_bytes), max_line_bytes)
 
 
-def _lines(pieces: Iterator[bytes]) -> Iterator[bytes]:
+def _lines(pieces: Iterator[bytes], max_line_bytes: int | None = None
+           ) -> Iterator[bytes | LongLine]:
     """Whole lines (with their ``\\n``) of a stream of pieces; a last line without one too
-    (only once the stream ended cleanly: on an error the partial line is dropped)."""
+    (only once the stream ended cleanly: on an error the partial line is dropped). A line
+    longer than ``max_line_bytes`` (None: no cap) is a ``LongLine``: the pending bytes never
+    grow past the cap."""
+    if max_line_bytes is not None and max_line_bytes < 1:
+        raise ValueError(f"max_line_bytes must be at least 1, got {max_line_bytes}")
+    limit = max_line_bytes
     pending: list[bytes] = []  # the start of a line spanning pieces
+    size = 0  # bytes of the current line so far (counted also once it is dropped)
+    head: bytes | None = None  # the start of a line past the cap, whose bytes are dropped
     for piece in pieces:
         start = 0
-        end = piece.find(b"\n") + 1
-        while end:
-            pending.append(piece[start:end])
-            yield b"".join(pending)
-            pending = []
+        while start < len(piece):
+            end = piece.find(b"\n", start) + 1 or len(piece)
+            part = piece[start:end]
+            size += len(part)
             start = end
-            end = piece.find(b"\n", start) + 1
-        if start < len(piece):
-            pending.append(piece[start:])
-    if pending:  # a whole file's last line without its newline
+            if head is None and limit is not None and size > limit:
+                head = b"".join(pending)[:LONG_LINE_HEAD]
+                head += part[:LONG_LINE_HEAD - len(head)]
+                pending = []
+            if head is None:
+                pending.append(part)
+            if part.endswith(b"\n"):
+                yield b"".join(pending) if head is None else LongLine(size, head, limit or 0)
+                pending, size, head = [], 0, None
+    if head is not None:
+        yield LongLine(size, head, limit or 0)
+    elif pending:  # a whole file's last line without its newline
         yield b"".join(pending)
 
 

@@ -15,6 +15,14 @@ dead-lettered with the number of rows read and counted (``log.unreadable_files``
 checked only at its end and the rows before the error may already be garbage;
 ``decoded_too_large`` (the file decodes to more than ``max_decoded_bytes``; decoding stops at
 the cap) and ``unsupported_compression`` keep none.
+
+Text logs (TSV, CSV, JSONL) are streamed a line at a time, never read whole: a compressed
+one is first decoded and discarded to find damage (so that a corrupt stream still keeps
+none), then read again line by line. A line longer than ``max_line_bytes`` (default
+``DEFAULT_MAX_LINE_BYTES``) is never held whole: it is dead-lettered as
+``log.malformed.line_too_long`` and the lines after it are read on (a header line that long
+makes the file unreadable, ``log.unreadable.line_too_long``). A Parquet file is read whole,
+up to ``max_decoded_bytes``.
 """
 
 from __future__ import annotations
@@ -24,7 +32,7 @@ import io
 import posixpath
 import re
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from datetime import date
 
@@ -44,12 +52,17 @@ from transforms.core.accounting import SIDE_OUTPUTS, dead_letter, tally
 from transforms.core.inputs import beam_pattern
 from transforms.release.formats import read_parquet
 from transforms.sources.compressed import (
+    MIB,
     TRUNCATED_COMPRESSION,
-    complete_lines,
+    CompressionDamage,
+    LongLine,
+    check_stream,
     damage_reason,
+    iter_complete_lines,
     read_decompressed,
 )
 from transforms.sources.query_log_counters import (
+    LINE_TOO_LONG,
     LOG,
     LOG_MALFORMED,
     LOG_MALFORMED_ROWS,
@@ -60,6 +73,7 @@ from transforms.sources.query_log_counters import (
 
 FORMATS = ("tsv", "csv", "jsonl", "parquet")
 FIELD_TOO_LONG = "field_too_long"
+DEFAULT_MAX_LINE_BYTES = MIB  # per log line: a query is at most 400 characters
 INVALID_CSV = "invalid_csv"
 _COMPRESSION_SUFFIXES = (".gz", ".bz2", ".xz", ".lzma", ".zst", ".zstd", ".deflate")
 _ESCAPED_BYTES = re.compile("[\udc80-\udcff]")  # undecodable bytes under surrogateescape
@@ -132,20 +146,36 @@ def iter_rows(data: bytes, fmt: str) -> Iterator[tuple[int, dict | Exception]]:
     if fmt == "parquet":
 
         table = read_parquet(io.BytesIO(data))
-        for number, row in enumerate(table.to_pylist(), start=1):
-            yield number, row
+        yield from enumerate(table.to_pylist(), start=1)
         return
+    yield from iter_line_rows(io.BytesIO(data), fmt)
+
+
+def iter_line_rows(lines: Iterable[bytes | LongLine], fmt: str
+                   ) -> Iterator[tuple[int, dict | Exception]]:
+    """The rows of a text log (TSV, CSV, JSONL) from its raw lines, as ``iter_rows``; a
+    ``LongLine`` (a line past the line cap) is that line's ``line_too_long`` error."""
     if fmt == "jsonl":
-        for number, line in enumerate(_text_lines(data), start=1):
-            yield from _json_row(number, line.rstrip("\r\n"))
+        for number, line in enumerate(_text_lines(lines), start=1):
+            if isinstance(line, LongLine):
+                yield number, _too_long(line)
+            else:
+                yield from _json_row(number, line.rstrip("\r\n"))
         return
-    yield from _delimited_rows(_text_lines(data), fmt)
+    yield from _delimited_rows(_text_lines(lines), fmt)
 
 
-def _text_lines(data: bytes) -> Iterator[str]:
-    """The ``\n``-terminated lines of ``data``, each decoded (undecodable bytes escaped), one
-    at a time; a UTF-8 byte-order mark is not part of the first."""
-    for index, raw in enumerate(io.BytesIO(data)):
+def _too_long(line: LongLine) -> MalformedRow:
+    return MalformedRow(LINE_TOO_LONG, line.message())
+
+
+def _text_lines(lines: Iterable[bytes | LongLine]) -> Iterator[str | LongLine]:
+    """The ``\n``-terminated lines, each decoded (undecodable bytes escaped), one at a time;
+    a UTF-8 byte-order mark is not part of the first. A ``LongLine`` passes as it is."""
+    for index, raw in enumerate(lines):
+        if isinstance(raw, LongLine):
+            yield raw
+            continue
         line = raw.decode("utf-8", errors="surrogateescape")
         yield line[1:] if index == 0 and line.startswith("\ufeff") else line
 
@@ -168,24 +198,46 @@ def _json_row(number: int, line: str) -> Iterator[tuple[int, dict | Exception]]:
     yield number, row if isinstance(row, dict) else ValueError("not a JSON object")
 
 
-def _delimited_rows(lines: Iterator[str], fmt: str) -> Iterator[tuple[int, dict | Exception]]:
+def _delimited_rows(lines: Iterator[str | LongLine], fmt: str
+                    ) -> Iterator[tuple[int, dict | Exception]]:
     """Rows of a CSV/TSV; a row the csv module refuses (a field past its size limit) is that
-    row's error, and reading goes on with the next line (a header it refuses raises)."""
-    reader = csv.DictReader(lines, delimiter="\t" if fmt == "tsv" else ",",
+    row's error, and reading goes on with the next line (a header it refuses raises). A
+    ``LongLine`` reaches the csv module as an empty line (which it skips) and is yielded as
+    its own ``line_too_long`` error, in its place; a header line past the cap raises."""
+    skipped: list[LongLine] = []
+
+    def feed() -> Iterator[str]:
+        for line in lines:
+            if isinstance(line, LongLine):
+                skipped.append(line)
+                line = "\n"
+            yield line
+
+    reader = csv.DictReader(feed(), delimiter="\t" if fmt == "tsv" else ",",
                             quoting=csv.QUOTE_NONE if fmt == "tsv" else csv.QUOTE_MINIMAL)
     _ = reader.fieldnames  # a header the csv module refuses makes the file unreadable
+    if skipped:
+        raise _too_long(skipped[0])
     number = 1
     while True:
-        number += 1
+        error: csv.Error | None = None
         try:
             row = next(reader)
         except StopIteration:
+            row = None
+        except csv.Error as exc:
+            error = exc
+        for line in skipped:  # the over-long lines the csv module passed over
+            number += 1
+            yield number, _too_long(line)
+        skipped.clear()
+        if row is None and error is None:
             return
-        except csv.Error as error:
+        number += 1
+        if error is not None:
             reason = FIELD_TOO_LONG if "field limit" in str(error) else INVALID_CSV
             yield number, MalformedRow(reason, f"{reason.replace('_', ' ')}: {error}")
-            continue
-        if None in row or any(v is None for v in row.values()):
+        elif None in row or any(v is None for v in row.values()):
             yield number, ValueError(f"expected {len(reader.fieldnames or [])} columns")
         else:
             yield number, _invalid_utf8("".join(row.values())) or row
@@ -228,10 +280,12 @@ class _ParseLogFile(beam.DoFn):
     STAGE = LOG
 
     def __init__(self, fields: LogFields, fmt: str | None,
-                 max_decoded_bytes: int | None = None):
+                 max_decoded_bytes: int | None = None, max_line_bytes: int | None = None):
         self.fields = fields
         self.fmt = fmt
         self.max_decoded_bytes = max_decoded_bytes
+        self.max_line_bytes = DEFAULT_MAX_LINE_BYTES if max_line_bytes is None \
+            else max_line_bytes
 
     def _unreadable(self, path: str, reason: str, error: Exception, rows_read: int):
         yield tally(LOG_UNREADABLE_FILES)
@@ -245,28 +299,55 @@ class _ParseLogFile(beam.DoFn):
         except ValueError as error:
             yield from self._unreadable(path, "unknown_format", error, 0)
             return
+        if fmt == "parquet":
+            yield from self._parquet(readable, path)
+        else:
+            yield from self._text(readable, path, fmt)
+
+    def _parquet(self, readable: fileio.ReadableFile, path: str):
+        """A Parquet log, read whole (its footer is at the end) up to the decoded cap."""
         try:
             data, damage = read_decompressed(readable,
                                              max_decoded_bytes=self.max_decoded_bytes)
         except Exception as error:  # noqa: BLE001 - an unreadable file must not stop the job
             yield from self._unreadable(path, "unreadable", error, 0)
             return
-        reason = damage_reason(damage) if damage is not None else ""
-        if reason == TRUNCATED_COMPRESSION:  # what was decoded is the file's start
-            data = complete_lines(data) if fmt != "parquet" else data
-        elif damage is not None:  # corrupt (a checksum fails only at the end), too large
-            data = b""
+        if damage is not None and damage_reason(damage) != TRUNCATED_COMPRESSION:
+            data = b""  # corrupt (a checksum fails only at the end), too large
+        yield from self._rows(path, iter_rows(data, "parquet"), damage, "invalid_parquet")
+
+    def _text(self, readable: fileio.ReadableFile, path: str, fmt: str):
+        """A text log, streamed: its damage found first (decoded and discarded), then its
+        lines read again one at a time, each at most ``max_line_bytes``."""
+        try:
+            damage = check_stream(readable, max_decoded_bytes=self.max_decoded_bytes)
+        except Exception as error:  # noqa: BLE001 - an unreadable file must not stop the job
+            yield from self._unreadable(path, "unreadable", error, 0)
+            return
+        if damage is not None and damage_reason(damage) != TRUNCATED_COMPRESSION:
+            yield from self._unreadable(path, damage_reason(damage), damage, 0)
+            return  # corrupt (a checksum fails only at the end), too large: keep none
+        lines = iter_complete_lines(readable, max_decoded_bytes=self.max_decoded_bytes,
+                                    max_line_bytes=self.max_line_bytes)
+        yield from self._rows(path, iter_line_rows(lines, fmt), damage, "unreadable")
+
+    def _rows(self, path: str, rows: Iterator[tuple[int, dict | Exception]],
+              damage: Exception | None, unreadable: str):
+        """Every row, then the file's dead letter when it is damaged (a truncated stream
+        keeps the complete rows before the cut) or stops being readable."""
         rows_read = 0
         try:
-            for number, row in iter_rows(data, fmt):
+            for number, row in rows:
                 rows_read += 1
                 yield from self._row(path, number, row)
+        except CompressionDamage as cut:  # the end of a truncated stream, after whole lines
+            damage = damage or cut.error
         except Exception as error:  # noqa: BLE001 - a corrupt file must not stop the job
-            reason = "invalid_parquet" if fmt == "parquet" else "unreadable"
+            reason = error.reason if isinstance(error, MalformedRow) else unreadable
             yield from self._unreadable(path, reason, damage or error, rows_read)
             return
         if damage is not None:
-            yield from self._unreadable(path, reason, damage, rows_read)
+            yield from self._unreadable(path, damage_reason(damage), damage, rows_read)
 
     def _row(self, path: str, number: int, row: dict | Exception):
         yield tally(LOG_ROWS)
@@ -292,19 +373,21 @@ class ReadQueryLog(beam.PTransform):
     """Query-log rows matching a glob (any Beam filesystem) as QueryRecord."""
 
     def __init__(self, pattern: str, fields: LogFields, fmt: str | None = None,
-                 max_decoded_bytes: int | None = None):
+                 max_decoded_bytes: int | None = None, max_line_bytes: int | None = None):
         super().__init__()
         self.pattern = pattern
         self.fields = fields
         self.fmt = fmt
         self.max_decoded_bytes = max_decoded_bytes  # per file; None: the default cap
+        self.max_line_bytes = max_line_bytes  # per line of a text log; None: the default
 
     def expand(self, pbegin):
         result = (pbegin
                   | "MatchLogs" >> fileio.MatchFiles(beam_pattern(self.pattern))
                   | "OpenLogs" >> fileio.ReadMatches(compression=CompressionTypes.AUTO)
                   | "ParseLogs" >> beam.ParDo(
-                      _ParseLogFile(self.fields, self.fmt, self.max_decoded_bytes))
+                      _ParseLogFile(self.fields, self.fmt, self.max_decoded_bytes,
+                                    self.max_line_bytes))
                   .with_outputs(*SIDE_OUTPUTS, main="main"))
         return result.main, [result]
 
