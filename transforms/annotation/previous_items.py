@@ -16,25 +16,26 @@ encodes them again, so a carried row is the previous row when the encoding is un
 
 Pending examples are not in it (their votes are not either): they are exported again. The
 files are listed from the (verified) manifest, so a file that is not the release's is never
-read.
+read, and each is read checked against the sha256 that manifest gives
+(``transforms.release.refresh.checked_read``): one changed since it was verified fails the
+job (exit 5) instead of being carried.
 """
 
 from __future__ import annotations
 
+import io
 import json
 from collections.abc import Iterator
 from typing import Any
 
-from apache_beam.io.filesystems import FileSystems
-
 from transforms.annotation.content import Digest, changed_part, content_digest
 from transforms.annotation.counters import OUTCOME, SPLIT_CHANGED
 from transforms.annotation.previous import PreviousAnnotations
-from transforms.annotation.release_examples import iter_lines
 from transforms.jnq.labels import as_names
 from transforms.jnq.schema import EXAMPLE_SCHEMA
-from transforms.release import RAW
 from transforms.release.formats import read_parquet
+from transforms.release.refresh.checked_read import PinnedFile, PinnedFiles
+from transforms.sources.compressed import iter_complete_lines
 
 EXAMPLES = "examples"
 DROPPED = "dropped"
@@ -42,13 +43,14 @@ VOTES = "votes"
 DROPPED_DIR = "rejected/dropped_questions/"
 JNQ_BASE_COLUMNS = frozenset(EXAMPLE_SCHEMA.names)  # the rest of a row is its annotation
 
-PreviousFile = tuple[str, str, str]  # (kind, split, path)
+PreviousFile = tuple[str, str, PinnedFile]  # (kind, split, file)
 
 
 def previous_files(previous: PreviousAnnotations) -> list[PreviousFile]:
-    """``(kind, split, path)`` of every file of the previous annotated release that says what
-    it judged, in name order (``split`` is empty for ``dropped``: each record names its own)."""
-    root = previous.release.path
+    """``(kind, split, file)`` of every file of the previous annotated release that says what
+    it judged, in name order (``split`` is empty for ``dropped``: each record names its own);
+    ``file`` reads it checked against the verified manifest."""
+    pinned = PinnedFiles.of_manifest(previous.release.path, previous.release.manifest)
     found = []
     for name in sorted(previous.release.manifest.get("files", {})):
         parts = name.split("/")
@@ -63,17 +65,21 @@ def previous_files(previous: PreviousAnnotations) -> list[PreviousFile]:
         elif previous.base != "nq" and name.startswith(DROPPED_DIR):
             kind = DROPPED
         if kind:
-            found.append((kind, split, FileSystems.join(root, *parts)))
+            found.append((kind, split, pinned.file(name)))
     return found
 
 
-def _parquet_rows(path: str, base: str) -> list[dict[str, Any]]:
-    with FileSystems.open(path, compression_type=RAW) as handle:
-        rows = read_parquet(handle).to_pylist()
+def _parquet_rows(file: PinnedFile, base: str) -> list[dict[str, Any]]:
+    rows = read_parquet(io.BytesIO(file.read())).to_pylist()
     return rows if base == "nq" else [as_names(row) for row in rows]
 
 
-def read_previous(base: str, kind: str, split: str, path: str
+def _lines(file: PinnedFile) -> Iterator[bytes]:
+    """The non-blank lines of a JSON lines file, decompressed by extension."""
+    return (line for line in iter_complete_lines(file) if line.strip())
+
+
+def read_previous(base: str, kind: str, split: str, path: PinnedFile
                   ) -> Iterator[tuple[str, dict[str, Any]]]:
     """``(item id, item)`` of one file listed by ``previous_files`` (a votes row as the item
     for ``votes``)."""
@@ -82,13 +88,13 @@ def read_previous(base: str, kind: str, split: str, path: str
         for row in _parquet_rows(path, base):
             yield str(row[key]), row
     elif kind == DROPPED:
-        for line in iter_lines(path):
+        for line in _lines(path):
             record = json.loads(line)
             yield str(record["question_id"]), {"split": record.get("split"),
                                                "content": record.get("content"),
                                                "dropped": record}
     elif base == "nq":
-        for line in iter_lines(path):
+        for line in _lines(path):
             example = json.loads(line)
             yield str(example["example_id"]), {"split": split,
                                                "content": content_digest(base, example),

@@ -23,11 +23,10 @@ from typing import Any
 
 import pyarrow as pa
 import pyarrow.compute as pc
-from apache_beam.io.filesystems import FileSystems
 
 from transforms.nq.examples import HF_SCHEMA, hf_example, jsonl_line, member_bytes
 from transforms.release.formats import parquet_bytes, read_parquet, table_bytes
-from transforms.release.storage import RAW
+from transforms.release.refresh.checked_read import Release, read_file
 
 ORIGINAL_DIR = "nq_original"
 _PARQUET_NAME = re.compile(r"^(?P<split>[^/]+)/(?P=split)-(?P<index>\d{5})-of-(?P<count>\d{5})"
@@ -127,12 +126,6 @@ def _line_start(example_id: str, question: str) -> bytes:
             f'{json.dumps(question, ensure_ascii=False)}, ').encode()
 
 
-def _read(version_dir: str, name: str) -> bytes:
-    with FileSystems.open(FileSystems.join(version_dir, *name.split("/")),
-                          compression_type=RAW) as handle:
-        return handle.read()
-
-
 def _parsed(split: str, data: bytes) -> Iterator[tuple[str, Example]]:
     for line in gzip.decompress(data).split(b"\n"):
         if line:
@@ -164,14 +157,15 @@ def carried_examples(table: pa.Table, pairs: list[tuple[bytes, bytes]]
     return examples
 
 
-def read_carried(item: tuple[str, str, str], version_dir: str) -> Iterator[tuple[str, Example]]:
+def read_carried(item: tuple[str, str, str], version_dir: Release
+                 ) -> Iterator[tuple[str, Example]]:
     """``(split, example)`` of one ``nq_original`` file of the previous release and its
     paired Parquet shard (``""``: none): carried as bytes when both hold the same examples,
     else parsed (``dict``)."""
     split, original, parquet = item
-    data = _read(version_dir, original)
+    data = read_file(version_dir, original)  # checked against the verified manifest
     if parquet:
-        table = read_parquet(io.BytesIO(_read(version_dir, parquet)))
+        table = read_parquet(io.BytesIO(read_file(version_dir, parquet)))
         examples = (carried_examples(table, example_members(data))
                     if table.schema.equals(HF_SCHEMA) else None)
         if examples is not None:

@@ -20,12 +20,11 @@ from collections.abc import Iterator
 from typing import Any
 
 import apache_beam as beam
-from apache_beam.io.filesystems import FileSystems
 
 from transforms.core.accounting import SIDE_OUTPUTS, rejected, tally
 from transforms.nq.counters import PREVIOUSLY_DROPPED
+from transforms.release.refresh.checked_read import Release, read_file
 from transforms.release.refresh.previous import PreviousRelease
-from transforms.release.storage import RAW
 
 UNLINKED = "unlinked_questions"
 REJECTED_DIR = f"rejected/{UNLINKED}/"
@@ -37,12 +36,11 @@ def drop_files(previous: PreviousRelease) -> list[str]:
             if name.startswith(REJECTED_DIR) and name.endswith(".jsonl")]
 
 
-def read_drops(name: str, version_dir: str,
+def read_drops(name: str, version_dir: Release,
                lasting: frozenset[str]) -> Iterator[tuple[str, dict[str, Any]]]:
-    """``(question, record)`` of each lasting drop in one file of the previous release."""
-    with FileSystems.open(FileSystems.join(version_dir, *name.split("/")),
-                          compression_type=RAW) as handle:
-        data = handle.read()
+    """``(question, record)`` of each lasting drop in one file of the previous release
+    (checked against its verified manifest: ``checked_read``)."""
+    data = read_file(version_dir, name)
     for line in data.split(b"\n"):
         if line:
             record = json.loads(line)
@@ -81,7 +79,7 @@ class CarryDrops:
             return
         self.drops = (pbegin
                       | f"{label}Files" >> beam.Create(drop_files(previous))
-                      | f"{label}Read" >> beam.FlatMap(read_drops, previous.path, lasting))
+                      | f"{label}Read" >> beam.FlatMap(read_drops, previous.pinned, lasting))
 
     def fresh(self, questions):
         """The question rows to link: those the previous release did not drop for good."""

@@ -21,11 +21,10 @@ from typing import Any, TypeVar
 
 import apache_beam as beam
 import pyarrow.parquet as pq
-from apache_beam.io.filesystems import FileSystems
 
 from transforms.release.refresh.carry import Carry
+from transforms.release.refresh.checked_read import Release, seekable_file
 from transforms.release.refresh.previous import PreviousRelease
-from transforms.release.storage import RAW
 
 KEY = "url"
 UNIT = ("none: BM25 scores and doc ids depend on every page, so a refresh recomputes every row "
@@ -49,13 +48,12 @@ def recompute_everything(options: O) -> O:
     return replace(options, recompute_all=True) if options.previous else options
 
 
-def read_previous_urls(item: tuple[str, str], version_dir: str
+def read_previous_urls(item: tuple[str, str], version_dir: Release
                        ) -> Iterator[tuple[str, dict[str, str]]]:
     """``(split, {"url": ...})`` of every row of one ``docs`` file of the previous release:
     the URL column only, never the pages' text and HTML."""
     split, name = item
-    with FileSystems.open(FileSystems.join(version_dir, *name.split("/")),
-                          compression_type=RAW) as handle:
+    with seekable_file(version_dir, name) as handle:  # checked against the manifest
         for batch in pq.ParquetFile(handle).iter_batches(columns=[KEY]):
             for url in batch.column(0).to_pylist():
                 yield split, {KEY: url}

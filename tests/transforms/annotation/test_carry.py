@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 from collections import Counter
 from typing import Any
@@ -152,8 +153,9 @@ def test_a_question_moved_to_jboolq_before_jnq_kept_yes_no_is_judged_again(tmp_p
     (tmp_path / name).parent.mkdir(parents=True)
     bad = {**record, "question_id": "other", "reason": "bad_question"}
     (tmp_path / name).write_text(f"{json.dumps(record)}\n{json.dumps(bad)}\n", "utf-8")
+    digest = hashlib.sha256((tmp_path / name).read_bytes()).hexdigest()  # read checked
     release = ReleaseRef(str(tmp_path), "jnq_annotated", "1", RELEASE, ("train",),
-                         {"files": {name: {}}})
+                         {"files": {name: {"sha256": digest}}})
     unjudged = Unjudged("jnq", PreviousAnnotations(release, "jnq", None))
     other = {**row, "id": "other"}
     assert [e["id"] for e in unjudged([row, other], "train")] == [row["id"]]

@@ -32,9 +32,9 @@ from typing import Any
 
 import apache_beam as beam
 import pyarrow.parquet as pq
-from apache_beam.io.filesystems import FileSystems
 
 from transforms.core.accounting import SIDE_OUTPUTS, tally
+from transforms.release.refresh.checked_read import PinnedFiles, Release, read_file
 from transforms.release.refresh.counters import (
     CARRIED,
     INPUTS_CARRIED,
@@ -43,26 +43,23 @@ from transforms.release.refresh.counters import (
     REMOVED,
 )
 from transforms.release.refresh.previous import PreviousRelease
-from transforms.release.storage import RAW
 
 Row = dict[str, Any]
 SplitRow = tuple[str, Row]
 
 
-def read_previous_file(item: tuple[str, str], version_dir: str) -> Iterator[SplitRow]:
+def read_previous_file(item: tuple[str, str], release: Release) -> Iterator[SplitRow]:
     """``(split, row)`` of one data file of the previous release, a row group at a time
-    (the release was verified in full before the job, so its sizes are its manifest's)."""
+    (its bytes checked against the verified manifest first: ``checked_read``)."""
     split, name = item
-    with FileSystems.open(FileSystems.join(version_dir, *name.split("/")),
-                          compression_type=RAW) as handle:
-        parquet = pq.ParquetFile(io.BytesIO(handle.read()))
+    parquet = pq.ParquetFile(io.BytesIO(read_file(release, name)))
     for index in range(parquet.num_row_groups):
         for row in parquet.read_row_group(index).to_pylist():
             yield split, row
 
 
-FileReader = Callable[[tuple[str, str], str], Iterator[SplitRow]]
-KeyReader = Callable[[tuple[str, str], str], Iterator[str]]
+FileReader = Callable[[tuple[str, str], Release], Iterator[SplitRow]]
+KeyReader = Callable[[tuple[str, str], Release], Iterator[str]]
 
 
 class RowKeys:
@@ -72,8 +69,8 @@ class RowKeys:
     def __init__(self, reader: FileReader, row_key: Callable[[Row], str]):
         self.reader, self.row_key = reader, row_key
 
-    def __call__(self, item: tuple[str, str], version_dir: str) -> Iterator[str]:
-        for _, row in self.reader(item, version_dir):
+    def __call__(self, item: tuple[str, str], release: Release) -> Iterator[str]:
+        for _, row in self.reader(item, release):
             yield self.row_key(row)
 
 
@@ -84,11 +81,9 @@ class ParquetKeys:
     def __init__(self, columns: tuple[str, ...], row_key: Callable[[Row], str]):
         self.columns, self.row_key = list(columns), row_key
 
-    def __call__(self, item: tuple[str, str], version_dir: str) -> Iterator[str]:
+    def __call__(self, item: tuple[str, str], release: Release) -> Iterator[str]:
         _, name = item
-        with FileSystems.open(FileSystems.join(version_dir, *name.split("/")),
-                              compression_type=RAW) as handle:
-            parquet = pq.ParquetFile(io.BytesIO(handle.read()))
+        parquet = pq.ParquetFile(io.BytesIO(read_file(release, name)))
         for index in range(parquet.num_row_groups):
             for row in parquet.read_row_group(index, columns=self.columns).to_pylist():
                 yield self.row_key(row)
@@ -97,14 +92,15 @@ class ParquetKeys:
 class ReadPreviousRows(beam.PTransform):
     """``(split, row)`` of every data file of the previous release (none without one):
     by default its Parquet split files; ``files`` (``(split, release-relative name)``) and
-    ``reader(item, version_dir)`` read another format (NQ carries its ``nq_original``
-    examples, from which both of its formats are written)."""
+    ``reader(item, release)`` read another format (NQ carries its ``nq_original``
+    examples, from which both of its formats are written); ``release`` is the previous
+    release's ``PinnedFiles``: every read is checked against its verified manifest."""
 
     def __init__(self, previous: PreviousRelease | None,
                  files: list[tuple[str, str]] | None = None,
                  reader: FileReader = read_previous_file):
         super().__init__()
-        self.path = previous.path if previous else ""
+        self.release = previous.pinned if previous else PinnedFiles("")
         self.files = (files if files is not None
                       else previous.split_files() if previous else [])
         self.reader = reader
@@ -113,17 +109,17 @@ class ReadPreviousRows(beam.PTransform):
         return (pbegin
                 | "Files" >> beam.Create(self.files)
                 | "SpreadFiles" >> beam.Reshuffle()
-                | "ReadRows" >> beam.ParDo(_ReadFile(self.reader, self.path)))
+                | "ReadRows" >> beam.ParDo(_ReadFile(self.reader, self.release)))
 
 
 class _ReadFile(beam.DoFn):
     """What ``reader`` yields for one file of the previous release."""
 
-    def __init__(self, reader: FileReader | KeyReader, version_dir: str):
-        self.reader, self.version_dir = reader, version_dir
+    def __init__(self, reader: FileReader | KeyReader, release: PinnedFiles):
+        self.reader, self.release = reader, release
 
     def process(self, item: tuple[str, str]):
-        yield from self.reader(item, self.version_dir)
+        yield from self.reader(item, self.release)
 
 
 class _KeepFresh(beam.DoFn):

@@ -10,13 +10,23 @@ written, and a previous release whose row-changing options (``transforms.core.op
 in holding the names of this schema's class labels as strings (a release written before those
 columns were class labels, ``features.names_schema``) is the same: the writer encodes the
 carried names (``features.encode_row``).
+
+Its data files are read before any work only for what their rows say
+(``previous_rows.scan_previous``): a class-label value that is no label is exit 5, naming the
+file and rows; the ``dataset`` the files' footers record must be the one this code writes;
+and the label names a row option's own column holds (JNQ's ``variant``) are what
+``changed_row_options`` compares, whatever the manifest says (a JNQ release whose manifest
+was edited to say ``jboolq`` is refused). ``PreviousRelease.pinned`` holds the sha256 of
+every file as verified: the job reads through it (``checked_read``), so a file changed since
+the check fails the run (exit 5) instead of being carried. The very version being written is
+recognised through links: paths are compared resolved.
 """
 
 from __future__ import annotations
 
 import os
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import pyarrow as pa
@@ -26,6 +36,8 @@ from transforms.core.errors import UsageError
 from transforms.release.features import names_schema
 from transforms.release.lineage import Lineage, read_lineage
 from transforms.release.manifest import schema_description
+from transforms.release.refresh.checked_read import ChangedSinceVerified, PinnedFiles
+from transforms.release.refresh.previous_rows import PreviousRows, scan_previous
 from transforms.release.resolve import AUTO, resolve_release
 from transforms.release.storage import is_local
 from transforms.release.verify import require_intact
@@ -45,6 +57,8 @@ class PreviousRelease:
     files: tuple[str, ...]  # release-relative names of its Parquet files of ``splits``
     options: Mapping[str, Any]  # the options its manifest records
     all_files: tuple[str, ...] = ()  # every file its manifest lists (other formats too)
+    pinned: PinnedFiles = field(default_factory=lambda: PinnedFiles(""))  # as verified
+    rows: PreviousRows = field(default_factory=PreviousRows)  # what its rows say
 
     @property
     def label(self) -> str:
@@ -67,55 +81,110 @@ def open_previous(value: str | None, *, output: str, dataset: str, version: str,
             else resolve_release(value))
     if path is None:
         return None
-    require_intact(path, deep=True)
-    lineage, manifest = read_lineage(path)
+    lineage, manifest = _verified(path)
     if lineage.dataset != dataset:
         raise RefreshRefused(f"--previous {value}: {path} is a release of "
                              f"{lineage.dataset!r}, not {dataset!r}")
-    if lineage.version == version and _same_root(path, output, dataset):
+    if _is_written(path, output, dataset, version, lineage.version):
         raise RefreshRefused(f"--previous {value} is {dataset} {version}, the version being "
                              f"written: name an earlier version")
     if schema is not None:
-        ours = [(c["name"], c["type"]) for c in schema_description(schema, {})]
-        legacy = [(c["name"], c["type"]) for c in schema_description(names_schema(schema), {})]
-        theirs = [(c.get("name"), c.get("type")) for c in manifest.get("schema", [])
-                  if isinstance(c, dict)]
-        if theirs not in (ours, legacy):
-            changed = sorted({n for n, _ in ours} ^ {n for n, _ in theirs}) or sorted(
-                n for (n, t), (_, u) in zip(ours, theirs, strict=False) if t != u)
-            raise RefreshRefused(
-                f"--previous {value}: {lineage.dataset} {lineage.version} has another schema "
-                f"(columns {', '.join(map(str, changed[:5])) or 'in another order'}); rows of "
-                f"another schema cannot be carried: build without --previous")
+        _refuse_another_schema(value, lineage, manifest, schema)
     splits = tuple(manifest.get("splits", ()))
     files = tuple(sorted(name for name in manifest.get("files", {})
                          if name.endswith(".parquet") and name.split("/", 1)[0] in splits
                          and name.count("/") == 1))
+    rows = scan_previous(path, files, schema)
+    ours = (schema.metadata or {}).get(b"dataset", b"").decode() if schema is not None else ""
+    others = sorted(set(rows.datasets) - {ours}) if ours else []
+    if others:
+        raise RefreshRefused(f"--previous {value}: the data files of {lineage.dataset} "
+                             f"{lineage.version} are {', '.join(map(repr, others))} tables "
+                             f"(their Parquet footers), not {ours!r}: rows of another "
+                             f"dataset cannot be carried")
     return PreviousRelease(path=path, lineage=lineage, splits=splits, files=files,
                            options=manifest.get("options", {}),
-                           all_files=tuple(sorted(manifest.get("files", {}))))
+                           all_files=tuple(sorted(manifest.get("files", {}))),
+                           pinned=PinnedFiles.of_manifest(path, manifest), rows=rows)
 
 
-def _same_root(path: str, output: str, dataset: str) -> bool:
-    """Whether the version directory ``path`` is inside ``<output>/<dataset>`` (compared
-    lexically: no link is followed)."""
+def _verified(path: str) -> tuple[Lineage, dict[str, Any]]:
+    """The release at ``path`` verified in full, with the manifest it was verified against:
+    one that changed during the check (another fingerprint after than before) is
+    ``ChangedSinceVerified``, so the digests pinned are the ones checked."""
+    try:
+        before = read_lineage(path)[0].fingerprint
+    except (OSError, ValueError):
+        before = None  # require_intact names what is wrong with it
+    require_intact(path, deep=True)
+    lineage, manifest = read_lineage(path)
+    if lineage.fingerprint != before:
+        raise ChangedSinceVerified(f"release {path}: its manifest changed while it was being "
+                                   "verified; run again once nothing writes to it")
+    return lineage, manifest
+
+
+def _refuse_another_schema(value: str, lineage: Lineage, manifest: Mapping[str, Any],
+                           schema: pa.Schema) -> None:
+    """``RefreshRefused`` unless the manifest's schema is ``schema`` (or its legacy names
+    layout, ``features.names_schema``)."""
+    ours = [(c["name"], c["type"]) for c in schema_description(schema, {})]
+    legacy = [(c["name"], c["type"]) for c in schema_description(names_schema(schema), {})]
+    theirs = [(c.get("name"), c.get("type")) for c in manifest.get("schema", [])
+              if isinstance(c, dict)]
+    if theirs not in (ours, legacy):
+        changed = sorted({n for n, _ in ours} ^ {n for n, _ in theirs}) or sorted(
+            n for (n, t), (_, u) in zip(ours, theirs, strict=False) if t != u)
+        raise RefreshRefused(
+            f"--previous {value}: {lineage.dataset} {lineage.version} has another schema "
+            f"(columns {', '.join(map(str, changed[:5])) or 'in another order'}); rows of "
+            f"another schema cannot be carried: build without --previous")
+
+
+def _is_written(path: str, output: str, dataset: str, version: str, recorded: str) -> bool:
+    """Whether the version directory ``path`` is ``<output>/<dataset>/<version>``, the one
+    being written, or records ``version`` inside ``<output>/<dataset>``; local paths are
+    compared resolved (``os.path.realpath``), so a linked ``--output`` or ``--previous``
+    is the directory it leads to."""
     parent = FileSystems.split(path.rstrip("/"))[0].rstrip("/")
     root = FileSystems.join(output, dataset).rstrip("/")
+    target = FileSystems.join(root, version)
     if is_local(parent) and is_local(root):
-        return os.path.abspath(parent) == os.path.abspath(root)
-    return parent == root
+        real = os.path.realpath(path)
+        return real == os.path.realpath(target) or (
+            recorded == version and os.path.dirname(real) == os.path.realpath(root))
+    return path.rstrip("/") == target or (recorded == version and parent == root)
+
+
+@dataclass(frozen=True)
+class InRows:
+    """A previous value read from the rows (a class-label column named like the option),
+    which the manifest does not record as such."""
+
+    names: tuple[str, ...]
+    recorded: Any
+
+    def __repr__(self) -> str:
+        held = " and ".join(map(repr, self.names))
+        return f"{held} in its rows (its manifest records {self.recorded!r})"
 
 
 def changed_row_options(previous: PreviousRelease, current: Mapping[str, Any],
                         defaults: Mapping[str, Any]) -> list[tuple[str, Any, Any]]:
     """``(option, previous value, this run's value)`` of each row-changing option (the keys
     of ``defaults``, by recorded name) whose value differs from what the previous manifest
-    records; an option it does not record (added since) had its default."""
+    records; an option it does not record (added since) had its default. An option whose
+    value its rows record too (a top-level class-label column of the same name, this run's
+    value one of its names: JNQ's ``variant``) differs when a previous row holds another
+    name, whatever the manifest records (``InRows``)."""
     changed = []
     for name, default in defaults.items():
-        before = previous.options.get(name, default)
-        if before != current.get(name, default):
-            changed.append((name, before, current.get(name, default)))
+        before, after = previous.options.get(name, default), current.get(name, default)
+        held = previous.rows.labels.get(name, ())
+        if before != after:
+            changed.append((name, before, after))
+        elif after in previous.rows.names.get(name, ()) and held and set(held) != {after}:
+            changed.append((name, InRows(held, before), after))
     return changed
 
 
