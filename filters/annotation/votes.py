@@ -74,6 +74,7 @@ class NqVote:
     yes_no_answer: str
     release: str | None = None
     order: tuple[int, str, int] = field(default=(NO_TIME, "", 0), compare=False)
+    task: str | None = field(default=None, compare=False)  # its Label Studio task's digest
 
     @property
     def key(self) -> tuple[str, str]:
@@ -94,6 +95,7 @@ class JnqVote:
     paragraph: int | None = None
     release: str | None = None
     order: tuple[int, str, int] = field(default=(NO_TIME, "", 0), compare=False)
+    task: str | None = field(default=None, compare=False)  # its Label Studio task's digest
 
     @property
     def key(self) -> tuple[str, str, str, int | None]:

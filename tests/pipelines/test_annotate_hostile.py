@@ -86,7 +86,7 @@ def test_vote_times_are_compared_as_instants_and_junk_times_refused(tmp_path):
     assert _long_answers(result) == [2]
     counts = result["stats"]["counts"]["votes"]
     assert counts["refused.invalid_submitted_at"] == 1
-    assert (counts["read"], counts["used"], counts["superseded"]) == (2, 1, 1)
+    assert (counts["read"], counts["used"], counts["superseded"]) == (3, 1, 1)
     [letter] = _dead_letters(result)
     assert (letter["reason"], letter["line"]) == ("invalid_submitted_at", 3)
 

@@ -16,7 +16,7 @@ import apache_beam as beam
 from filters.annotation.jnq import JnqThresholds
 from transforms.annotation import carry, jnq_import, nq_import
 from transforms.annotation.previous import PreviousAnnotations
-from transforms.annotation.read_votes import ReadVotes
+from transforms.annotation.read_votes import ReadVotes, holds_label_studio_export
 from transforms.annotation.release_examples import ReadReleaseExamples
 from transforms.core.accounting import SIDE_OUTPUTS
 
@@ -61,9 +61,11 @@ class AnnotateRelease(beam.PTransform):
     def expand(self, pbegin):
         results = []
         keyed = []
+        task_maps = self.dataset == "nq" and holds_label_studio_export(self.vote_patterns)
         for number, item in enumerate(self.inputs):
             read = pbegin | f"Examples{number}" >> ReadReleaseExamples(
-                list(item.files), item.base, digest=self.previous is not None)
+                list(item.files), item.base, digest=self.previous is not None,
+                task_maps=task_maps)
             results.append(read)
             if self.dataset == "nq":
                 keyed.append(read.main)

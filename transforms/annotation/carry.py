@@ -8,7 +8,8 @@ and the new votes, and ``CarryAnnotations`` decides per item, before any vote is
   previous annotations are **carried**: NQ's ``annotations`` list and JNQ's annotation columns
   (a JNQ question its rules dropped stays dropped, with its record), and every row of the
   previous ``votes`` table for it, all as they were. New votes for it are ``votes.not_needed``
-  (those naming another release are refused, as always). It counts ``annotations.carried``
+  (those naming another release, or whose Label Studio task is not the item's, are refused, as
+  always). It counts ``annotations.carried``
   and the outcome it had (``examples.annotated``, ``examples.kept``, ...);
 * judged before but changed, moved to another split, or ``--recompute-all``: counted as
   ``annotations.invalidated.<reason>`` and aggregated from the new votes like a new item;
@@ -38,8 +39,10 @@ from transforms.annotation.counters import (
     PREVIOUS,
     RECOMPUTE_ALL,
     REMOVED,
+    TASK_PAGE_MISMATCH,
     WAYS,
 )
+from transforms.annotation.label_studio.task_map import vote_mismatch
 from transforms.annotation.previous import PreviousAnnotations
 from transforms.annotation.previous_items import (
     VOTES,
@@ -135,7 +138,8 @@ class CarryAnnotations(beam.DoFn):
         yield tally(CARRIED_VOTES, len(votes))
         for row in votes:
             yield beam.pvalue.TaggedOutput(JUDGMENTS, (row["split"], row))
-        yield from self._new_votes(key, rest["votes"], fingerprints or {self.fingerprint})
+        yield from self._new_votes(key, rest["votes"], fingerprints or {self.fingerprint},
+                                   example)
         if self.base == "nq":
             yield from _carry_nq(key, item["annotations"])
             return
@@ -143,17 +147,22 @@ class CarryAnnotations(beam.DoFn):
             yield tally(DUPLICATE_QUESTION, len(rest["examples"]) - 1)
         yield from _carry_jnq(split, example, item)
 
-    def _new_votes(self, key: str, votes: list, fingerprints: set) -> Iterator[Any]:
-        """Votes for a carried item: not needed, or refused when they name another release."""
+    def _new_votes(self, key: str, votes: list, fingerprints: set, example: dict[str, Any]
+                   ) -> Iterator[Any]:
+        """Votes for a carried item: not needed, or refused when they name another release
+        or their Label Studio task is not the item's (``task_page_mismatch``)."""
         ours = 0
         for vote in votes:
-            if any(of_release(vote, fingerprint) for fingerprint in fingerprints):
+            context = {"item": key, "annotator_id": vote.annotator_id, "file": vote.order[1],
+                       "line": vote.order[2]}
+            if not any(of_release(vote, fingerprint) for fingerprint in fingerprints):
+                yield from refuse("other_release", f"the vote names release {vote.release}, "
+                                  f"not {' or '.join(sorted(map(str, fingerprints)))}",
+                                  **context)
+            elif message := vote_mismatch(self.base, vote, example):
+                yield from refuse(TASK_PAGE_MISMATCH, message, **context)
+            else:
                 ours += 1
-                continue
-            yield from refuse("other_release", f"the vote names release {vote.release}, not "
-                              f"{' or '.join(sorted(map(str, fingerprints)))}", item=key,
-                              annotator_id=vote.annotator_id, file=vote.order[1],
-                              line=vote.order[2])
         if ours:
             yield tally(NOT_NEEDED, ours)
 

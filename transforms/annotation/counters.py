@@ -2,8 +2,10 @@
 the workers' votes; ``examples``: the release's rows and what became of them) and its card,
 ``stats.json`` and summary read.
 
-Every vote read ends as ``votes.used``, ``votes.pending``, ``votes.not_needed``,
-``votes.duplicate``, ``votes.superseded`` or ``votes.refused.<reason>`` (dead-lettered). A JNQ
+Every vote read (a non-blank line of a votes file, an annotation or unusable task of a Label
+Studio export) ends as exactly one of ``votes.used``, ``votes.pending``, ``votes.not_needed``,
+``votes.duplicate``, ``votes.superseded`` or ``votes.refused.<reason>`` (dead-lettered), so
+``votes.read`` is their sum. A JNQ
 or JBoolQ question ends as one of ``OUTCOME`` (``filters.annotation.jnq.OUTCOMES``); an NQ
 example as ``examples.annotated`` or ``examples.pending``.
 
@@ -33,6 +35,9 @@ VOTES_READ = Counter(VOTES, "read")
 SIMULATED = Counter(VOTES, "simulated")  # votes marked "simulated": true (annotate simulate)
 REFUSED = CounterFamily(VOTES, "refused")  # refused.<reason>, dead-lettered
 UNREADABLE = CounterFamily(VOTES, "unreadable")  # unreadable.<reason>, dead-lettered
+#: a REFUSED reason: the vote's Label Studio task (its page and candidate map, or question and
+#: paragraph) is not what the export writes for the item it names (``label_studio.task_map``)
+TASK_PAGE_MISMATCH = "task_page_mismatch"
 DUPLICATE = Counter(VOTES, "duplicate")
 SUPERSEDED = Counter(VOTES, "superseded")
 NOT_NEEDED = Counter(VOTES, "not_needed")

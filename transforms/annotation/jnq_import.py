@@ -1,10 +1,11 @@
 """Join JNQ / JBoolQ votes with the release's rows and aggregate them as the papers did.
 
 Per question id: votes for an unknown id are dead-lettered (``unknown_question``), as are votes
-from another release (``other_release``) and votes that do not fit the row
-(``unknown_paragraph``, ``span_outside_paragraph``). A question held by two merged
-releases (JBoolQ and JNQ) is annotated from the JBoolQ release's votes; the other's count as
-``votes.not_needed``. ``filters.annotation.jnq`` then applies
+from another release (``other_release``), votes whose Label Studio task shows another question
+or paragraph text than the row's (``task_page_mismatch``, ``label_studio.task_map``) and votes
+that do not fit the row (``unknown_paragraph``, ``span_outside_paragraph``). A question held
+by two merged releases (JBoolQ and JNQ) is annotated from the JBoolQ release's votes; the
+other's count as ``votes.not_needed``. ``filters.annotation.jnq`` then applies
 JNQ §3.2-3.5 (or JBoolQ §4's order) and the outcome is counted as ``examples.<outcome>``:
 ``kept``, ``bad_question``, ``ambiguous_yes_no``, ``not_yes_no_question`` or ``pending``
 (listed in ``rejected/pending_examples/``). A JNQ question the workers judged yes/no is kept
@@ -39,9 +40,11 @@ from transforms.annotation.counters import (
     NOT_NEEDED,
     OUTCOME,
     PENDING_AT,
+    TASK_PAGE_MISMATCH,
     USED,
     VOTES_PENDING,
 )
+from transforms.annotation.label_studio.task_map import vote_mismatch
 from transforms.annotation.read_votes import count_repeats, of_release, refuse
 from transforms.core.accounting import rejected, tally
 from transforms.jnq.labels import (
@@ -194,6 +197,9 @@ class AnnotateJnqRows(beam.DoFn):
                     continue
                 yield from refuse("other_release", f"the vote names release {vote.release}, "
                                   f"not {fingerprint}", **_context(vote))
+                continue
+            if message := vote_mismatch(order, vote, row):
+                yield from refuse(TASK_PAGE_MISMATCH, message, **_context(vote))
                 continue
             ours.append(vote)
         yield from count_repeats(ours)

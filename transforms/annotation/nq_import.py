@@ -1,8 +1,9 @@
 """Join NQ votes with the release's examples and turn each example's votes into annotations.
 
 Per example id (after ``CoGroupByKey``): votes for an id the release does not have are
-dead-lettered (``unknown_example``); a vote exported from another release (``other_release``) or
-one that does not fit the example (``candidate_out_of_range``,
+dead-lettered (``unknown_example``); a vote exported from another release (``other_release``), one
+whose Label Studio task is not the example's page and candidate map (``task_page_mismatch``,
+``label_studio.task_map``) or one that does not fit the example (``candidate_out_of_range``,
 ``short_answer_outside_long_answer``) likewise. Of the rest, the latest vote per annotator
 counts, chosen before it is checked (``votes.superseded`` counts the others, ``votes.duplicate``
 exact repeats, e.g. an export imported twice); annotations are ordered by when they were given
@@ -26,10 +27,12 @@ from transforms.annotation.counters import (
     ANNOTATED,
     ANNOTATED_NO_LONG_ANSWER,
     PENDING,
+    TASK_PAGE_MISMATCH,
     USED,
     VOTES_PENDING,
     WAYS,
 )
+from transforms.annotation.label_studio.task_map import vote_mismatch
 from transforms.annotation.read_votes import count_repeats, of_release, refuse
 from transforms.core.accounting import rejected, tally
 
@@ -90,6 +93,8 @@ class AnnotateNqExamples(beam.DoFn):
             if not of_release(vote, self.fingerprint):
                 yield from refuse("other_release", f"the vote names release {vote.release}, "
                                   f"not {self.fingerprint}", **vote_context(vote))
+            elif message := vote_mismatch("nq", vote, example):
+                yield from refuse(TASK_PAGE_MISMATCH, message, **vote_context(vote))
             else:
                 ours.append(vote)
         yield from count_repeats(ours)

@@ -4,13 +4,18 @@ A file whose first non-blank character is ``[`` is a Label Studio export (a JSON
 tasks with their annotations); it is converted to votes by ``label_studio.exports``. Any
 other file is votes JSON lines. Files are opened raw and decoded by ``sources.compressed``
 (every compression Beam detects, zstd included, checked for damage and capped in decoded
-size), never by Beam. Each vote is parsed (``filters.annotation.votes``, JSON through
-``safe_json``) and emitted keyed by its item id; a line or annotation that cannot be used is
-dead-lettered with its file, line and reason and counted as ``votes.refused.<reason>``
-(``too_deeply_nested`` for a nesting bomb, ``invalid_submitted_at`` for a time that is not an
-instant). A file that cannot be read (damaged, too large, a directory or FIFO) is
-dead-lettered as ``votes.unreadable.<reason>``. Votes marked ``"simulated": true`` (written by
-``annotate simulate``) are counted as ``votes.simulated``, so the card can say so.
+size), never by Beam. Every non-blank line, and every annotation (or unusable task) of an
+export, counts as ``votes.read`` before it is parsed, so each vote read ends as exactly one of
+the outcomes ``counters`` lists (``read`` = ``used`` + ``pending`` + ``not_needed`` +
+``duplicate`` + ``superseded`` + ``refused.*``). Each vote is parsed
+(``filters.annotation.votes``, JSON through ``safe_json``) and emitted keyed by its item id; a
+line or annotation that cannot be used is dead-lettered with its file, line and reason and
+counted as ``votes.refused.<reason>`` (``too_deeply_nested`` for a nesting bomb,
+``invalid_submitted_at`` for a time that is not an instant). A file that cannot be read
+(damaged, too large, a directory or FIFO) is dead-lettered as ``votes.unreadable.<reason>``.
+Votes marked ``"simulated": true`` (written by ``annotate simulate``) are counted as
+``votes.simulated``, so the card can say so. A vote of a Label Studio export holds its task's
+digest (``label_studio.task_map``), checked against the release by the import.
 """
 
 from __future__ import annotations
@@ -20,11 +25,13 @@ import json
 import os
 import stat
 from collections.abc import Iterator
+from dataclasses import replace
 from typing import Any
 
 import apache_beam as beam
 from apache_beam.io import fileio
 from apache_beam.io.filesystem import CompressionTypes
+from apache_beam.io.filesystems import FileSystems
 
 from filters.annotation.votes import (
     JnqVote,
@@ -45,10 +52,17 @@ from transforms.annotation.counters import (
     VOTES,
     VOTES_READ,
 )
-from transforms.annotation.label_studio.exports import votes_from_export
+from transforms.annotation.label_studio.exports import votes_with_tasks
 from transforms.core.accounting import SIDE_OUTPUTS, dead_letter, tally
 from transforms.core.inputs import beam_pattern
-from transforms.sources.compressed import CompressionDamage, iter_complete_lines
+from transforms.sources.compressed import (
+    CompressionDamage,
+    UnsupportedCompression,
+    decompressor_for,
+    iter_complete_lines,
+    iter_decompressed,
+    iter_plain,
+)
 
 STAGE = VOTES
 NOT_A_REGULAR_FILE = "not_a_regular_file"
@@ -114,6 +128,7 @@ class ParseVoteFile(beam.DoFn):
             yield from unreadable(damage.reason, damage.error, path)
 
     def _line(self, line: bytes, path: str, number: int) -> Iterator[Any]:
+        yield tally(VOTES_READ)
         try:
             record = safe_json.loads(line)
         except safe_json.JsonTooDeep as error:
@@ -124,14 +139,16 @@ class ParseVoteFile(beam.DoFn):
             return
         yield from self._vote(record, path, number)
 
-    def _vote(self, record: Any, path: str, number: int) -> Iterator[Any]:
+    def _vote(self, record: Any, path: str, number: int, task: str | None = None
+              ) -> Iterator[Any]:
         try:
             vote = self.parse(record, source=path, line=number)
         except VoteError as error:
             yield from refuse(error.reason, str(error), file=path, line=number,
                               record=shown(record))
             return
-        yield tally(VOTES_READ)
+        if task is not None:
+            vote = replace(vote, task=task)
         if isinstance(record, dict) and record.get("simulated") is True:
             yield tally(SIMULATED)
         item = vote.example_id if self.dataset == "nq" else vote.question_id
@@ -151,12 +168,41 @@ class ParseVoteFile(beam.DoFn):
                                   "of tasks", path)
             return
         yield tally(LABEL_STUDIO_EXPORTS)
-        for number, converted in enumerate(votes_from_export(tasks, self.dataset), start=1):
+        for number, (converted, task) in enumerate(votes_with_tasks(tasks, self.dataset),
+                                                   start=1):
+            yield tally(VOTES_READ)
             if "error" in converted:
                 yield from refuse(converted["error"], converted.get("message", ""), file=path,
                                   line=number, task=shown(converted.get("task")))
             else:
-                yield from self._vote(converted, path, number)
+                yield from self._vote(converted, path, number, task)
+
+
+def holds_label_studio_export(patterns: list[str]) -> bool:
+    """Whether any file matching ``patterns`` is a Label Studio export (its first non-blank
+    byte, decoded, is ``[``): only then must the release's NQ task maps be computed
+    (``label_studio.task_map``). Reads a few bytes of each file; one that cannot be read is
+    left to the import, which dead-letters it."""
+    for pattern in patterns:
+        for match in FileSystems.match([beam_pattern(pattern)])[0].metadata_list:
+            if not not_regular_file(match.path) and _starts_with_bracket(match.path):
+                return True
+    return False
+
+
+def _starts_with_bracket(path: str) -> bool:
+    try:
+        new_decompressor = decompressor_for(path)
+        with FileSystems.open(path, compression_type=CompressionTypes.UNCOMPRESSED) as handle:
+            pieces = (iter_plain(handle.read) if new_decompressor is None
+                      else iter_decompressed(handle.read, new_decompressor))
+            for piece in pieces:
+                text = piece.lstrip()
+                if text:
+                    return text.startswith(b"[")
+    except (CompressionDamage, UnsupportedCompression, OSError):
+        return False
+    return False
 
 
 def unreadable(reason: str, error: BaseException | str, path: str) -> Iterator[Any]:

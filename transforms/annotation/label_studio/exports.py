@@ -4,8 +4,10 @@ An export is a list of tasks, each with its ``data`` (as ``tasks.py`` wrote it) 
 ``annotations``: ``{id, completed_by, result: [{from_name, to_name, type, value}],
 was_cancelled, created_at, updated_at}``. Every annotation becomes one vote in the votes JSON
 format (``filters/annotation/votes.py``) with ``release`` and ``submitted_at``, or an error
-``{"error": reason, "message", "task", "annotation"}`` to dead-letter. Whether a vote fits
-its example (a short answer inside the chosen long answer, ...) is the aggregator's check.
+``{"error": reason, "message", "task", "annotation"}`` to dead-letter. ``votes_with_tasks`` also
+gives each the digest of its task's map (``task_map.task_digest``), which the import checks
+against the release row it names. Whether a vote fits its example (a short answer inside the
+chosen long answer, ...) is the aggregator's check.
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ from transforms.annotation.label_studio.configs import (
     NO_SPAN,
     SHORT_ANSWER_LABEL,
 )
+from transforms.annotation.label_studio.task_map import task_digest
 from transforms.annotation.page import page_text, words_in
 from transforms.annotation.render import tokens_in_chars
 
@@ -371,6 +374,13 @@ def votes_from_export(tasks: Any, dataset: str) -> Iterator[dict[str, Any]]:
     ``dataset`` is nq, jnq or jboolq. Cancelled (skipped) annotations, annotations that
     cannot be read and tasks this code did not write give errors: ``cancelled_annotation``,
     ``malformed_annotation``, ``span_outside_candidate``, ``unknown_task``."""
+    return (record for record, _ in votes_with_tasks(tasks, dataset))
+
+
+def votes_with_tasks(tasks: Any, dataset: str
+                     ) -> Iterator[tuple[dict[str, Any], str | None]]:
+    """``votes_from_export``'s records, each with the digest of its task's map
+    (``task_map.task_digest``; None for a task that is not ours)."""
     if dataset not in DATASETS:
         raise ValueError(f"dataset must be one of {', '.join(DATASETS)}")
     if not isinstance(tasks, list):
@@ -380,8 +390,10 @@ def votes_from_export(tasks: Any, dataset: str) -> Iterator[dict[str, Any]]:
         data = task.get("data") if isinstance(task, dict) else None
         if not _known_task(data, dataset):
             yield {"error": "unknown_task", "task": task_id,
-                   "message": f"task {task_id} is not a {dataset} task exported by this tool"}
+                   "message": f"task {task_id} is not a {dataset} task exported by this tool"
+                   }, None
             continue
+        digest = task_digest(dataset, data)
         to_vote = _jnq_vote
         if dataset == "nq" and "page" in data:
             data, to_vote = {**data, "page_text": page_text(data["page"])}, _nq_page_vote
@@ -390,7 +402,7 @@ def votes_from_export(tasks: Any, dataset: str) -> Iterator[dict[str, Any]]:
         annotations = task.get("annotations") or []
         if not isinstance(annotations, list):
             yield {"error": "malformed_annotation", "task": task_id, "annotation": None,
-                   "message": f"task {task_id}: annotations must be a list"}
+                   "message": f"task {task_id}: annotations must be a list"}, digest
             continue
         for annotation in annotations:
             annotation_id = annotation.get("id") if isinstance(annotation, dict) else None
@@ -403,11 +415,11 @@ def votes_from_export(tasks: Any, dataset: str) -> Iterator[dict[str, Any]]:
                         "annotator_id": _annotator(annotation.get("completed_by"))}
             except _Unusable as error:
                 yield {"error": error.reason, "message": str(error), "task": task_id,
-                       "annotation": annotation_id}
+                       "annotation": annotation_id}, digest
                 continue
             if data.get("release") is not None:
                 vote["release"] = data["release"]
             submitted_at = annotation.get("updated_at") or annotation.get("created_at")
             if submitted_at:
                 vote["submitted_at"] = submitted_at
-            yield vote
+            yield vote, digest
