@@ -33,7 +33,7 @@ import logging
 import os
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 from urllib.parse import quote, quote_plus, urlencode
 
@@ -41,6 +41,7 @@ import requests
 import urllib3.exceptions
 
 from transforms.clients.bounded_http import (
+    BODY_TOO_LARGE,
     MIB,
     TRUNCATED,
     BoundedDecoder,
@@ -258,23 +259,34 @@ class PoliteHttp(PoliteClientBase):
         *,
         headers: Mapping[str, str] | None = None,
         allow_redirects: bool = True,
+        max_bytes: int | None = None,
     ) -> HttpResult:
         """GET ``url`` with ``params``: from the cache, or from the network with retries.
 
         Returns 2xx answers, and 3xx answers when ``allow_redirects`` is False. Raises
         :class:`HttpError` for 404/410 (cached), other 4xx, and failures left after retries.
         ``headers`` are sent but are not part of the cache key (they may hold secrets).
+        ``max_bytes`` lowers both body caps for this request (an answer that needs little,
+        such as a search's top hits): reading stops there (``body_too_large``), and a cached
+        body longer than that is refused the same way.
         """
+        limits = self.limits if max_bytes is None else replace(
+            self.limits, max_body_bytes=min(self.limits.max_body_bytes, max_bytes),
+            max_decoded_bytes=min(self.limits.max_decoded_bytes, max_bytes))
         pairs = _param_pairs(params)
         safe_url = self._display_url(url, pairs)
         cache_path = self._cache_path(url, pairs, allow_redirects)
         cached = _read_cache(self._cache, cache_path)
         if cached is not None:
             self._count("cache_hits")
+            if len(cached.body) > limits.max_decoded_bytes:
+                raise HttpError(BODY_TOO_LARGE, safe_url, cached.status,
+                                f"cached body exceeds the {limits.max_decoded_bytes}-byte cap",
+                                from_cache=True)
             return _result_or_error(cached, safe_url)
         result = self._with_retries(
-            safe_url, lambda: self._attempt(url, pairs, headers, allow_redirects, safe_url)
-        )
+            safe_url,
+            lambda: self._attempt(url, pairs, headers, allow_redirects, safe_url, limits))
         if cache_path is not None and _cacheable(result.status):
             _write_cache(self._cache, cache_path, result)
         if result.status in CACHED_ERROR_STATUSES:
@@ -288,10 +300,11 @@ class PoliteHttp(PoliteClientBase):
         headers: Mapping[str, str] | None,
         allow_redirects: bool,
         safe_url: str,
+        limits: RequestLimits,
     ) -> HttpResult:
-        """One GET (redirects followed), its body read within the limits; transport failures,
+        """One GET (redirects followed), its body read within ``limits``; transport failures,
         limits, 429/5xx and MediaWiki API errors become HttpError."""
-        deadline = Deadline(self.limits.deadline, self._clock)
+        deadline = Deadline(limits.deadline, self._clock)
         try:
             resp = self._open(url, pairs, headers, allow_redirects, safe_url, deadline)
             status = resp.status_code
@@ -300,8 +313,8 @@ class PoliteHttp(PoliteClientBase):
                 resp.close()
                 _raise_for_status(HttpResult(status, kept, b"", False), safe_url)
             decoder = BoundedDecoder(resp.headers.get("Content-Encoding", ""),
-                                     self.limits.max_decoded_bytes, trailing_garbage_ok=True)
-            raw = read_body(resp, self.limits, deadline, timeout_pair(self.timeout)[1], decoder)
+                                     limits.max_decoded_bytes, trailing_garbage_ok=True)
+            raw = read_body(resp, limits, deadline, timeout_pair(self.timeout)[1], decoder)
             decoded = decoder.finish()
         except BoundedHttpError as exc:
             raise HttpError(exc.kind, safe_url, exc.status,

@@ -10,6 +10,15 @@
 
 All network backends go through :class:`transforms.clients.http_json.PoliteHttp` (rate limit,
 retries, 429/maxlag pauses, on-disk cache). Build them in ``DoFn.setup()``; they are not picklable.
+
+A search answer needs only its top ``k`` hits, a few KB, but Python's ``json`` turns a body of
+many small objects into many dicts (a 10 MB answer of ``{"a":0}`` items took 270 MB). So an
+answer is read at most ``max_answer_bytes`` (``MAX_ANSWER_BYTES``, 1 MiB, raw and decoded):
+past it the request stops reading and fails with the kind ``search_answer_too_large``
+(``SEARCH_ANSWER_TOO_LARGE``: never retried, never cached; the NQ linking stage counts it in
+``linking.search_failed.search_answer_too_large`` and dead-letters the question). The answer
+is parsed with ``filters.text.safe_json`` (nesting bombs are a ``bad_response``), and a
+result list of the wrong shape is a ``bad_response`` too, never a ``KeyError``.
 """
 
 from __future__ import annotations
@@ -23,7 +32,15 @@ from dataclasses import dataclass, fields
 from typing import Any, Protocol, runtime_checkable
 
 from filters.nq.search_hits import TOP_K, SearchHit
-from transforms.clients.http_json import DEFAULT_REDACT, HttpError, PoliteHttp, build_http
+from filters.text import safe_json
+from transforms.clients.bounded_http import BODY_TOO_LARGE, MIB
+from transforms.clients.http_json import (
+    DEFAULT_REDACT,
+    HttpError,
+    HttpResult,
+    PoliteHttp,
+    build_http,
+)
 from transforms.clients.preflight import Endpoint
 from transforms.clients.wikipedia_pages import article_url
 
@@ -35,6 +52,8 @@ MEDIAWIKI_PER_MINUTE = 60.0
 WEB_PER_MINUTE = 60.0
 MAXLAG_SECONDS = 5
 BACKEND_NAMES = ("mediawiki", "web", "local")
+SEARCH_ANSWER_TOO_LARGE = "search_answer_too_large"
+MAX_ANSWER_BYTES = MIB  # a search answer, raw and decoded: top-k hits are a few KB
 _TAG = re.compile(r"<[^>]*>")
 _SPACE = re.compile(r"\s+")
 
@@ -54,6 +73,29 @@ class SearchBackend(Protocol):
 
 class SearchConfigError(ValueError):
     """A backend cannot be built from the given options (e.g. a missing API key)."""
+
+
+def fetch_answer(http: PoliteHttp, url: str, params: Mapping[str, Any], max_bytes: int,
+                 headers: Mapping[str, str] | None = None) -> tuple[int, Any]:
+    """The status and JSON of a search answer read at most ``max_bytes``
+    (``search_answer_too_large`` past it) and parsed without a nesting bomb
+    (``bad_response``)."""
+    try:
+        result = http.get(url, params, headers=headers, max_bytes=max_bytes)
+    except HttpError as error:
+        if error.kind != BODY_TOO_LARGE:
+            raise
+        raise HttpError(SEARCH_ANSWER_TOO_LARGE, error.url, error.status,
+                        f"{error.message}; a search answer is read at most {max_bytes} bytes",
+                        attempts=error.attempts, from_cache=error.from_cache) from None
+    return result.status, _parse(result, url)
+
+
+def _parse(result: HttpResult, url: str) -> Any:
+    try:
+        return safe_json.loads(result.body)
+    except ValueError as exc:
+        raise HttpError("bad_response", url, result.status, str(exc)[:200]) from exc
 
 
 def clean_snippet(snippet: str) -> str:
@@ -77,11 +119,13 @@ class MediaWikiSearch:
         *,
         maxlag: int | None = MAXLAG_SECONDS,
         http: PoliteHttp | None = None,
+        max_answer_bytes: int = MAX_ANSWER_BYTES,
         **http_options: Any,
     ) -> None:
         self.lang = lang
         self.api_url = api_url or DEFAULT_API_URL.format(lang=lang)
         self.maxlag = maxlag
+        self.max_answer_bytes = max_answer_bytes
         self.http = http or build_http(MEDIAWIKI_PER_MINUTE, **http_options)
 
     def params(self, query: str, k: int = TOP_K) -> dict[str, Any]:
@@ -100,11 +144,14 @@ class MediaWikiSearch:
 
     def search(self, query: str, k: int = TOP_K) -> list[SearchHit]:
         """The top ``k`` articles for ``query``, ranked as the API returns them."""
-        result = self.http.get(self.api_url, self.params(query, k))
-        try:
-            rows = result.json()["query"]["search"]
-        except (ValueError, KeyError, TypeError) as exc:
-            raise HttpError("bad_response", self.api_url, result.status, str(exc)) from exc
+        status, answer = fetch_answer(self.http, self.api_url, self.params(query, k),
+                              self.max_answer_bytes)
+        rows = json_path(answer, "query.search")
+        if not isinstance(rows, list) or not all(
+                isinstance(row, Mapping) and isinstance(row.get("title"), str)
+                for row in rows[:k]):
+            raise HttpError("bad_response", self.api_url, status,
+                            "no query.search list of results with a title")
         return [self._hit(row, rank) for rank, row in enumerate(rows[:k], start=1)]
 
     def _hit(self, row: Mapping[str, Any], rank: int) -> SearchHit:
@@ -203,9 +250,11 @@ class WebSearch:
         engine_id: str | None = None,
         engine_id_env: str = ENGINE_ID_ENV,
         http: PoliteHttp | None = None,
+        max_answer_bytes: int = MAX_ANSWER_BYTES,
         **http_options: Any,
     ) -> None:
         self.endpoint = endpoint
+        self.max_answer_bytes = max_answer_bytes
         self.mapping = ResultMapping.from_value(mapping)
         self.extra_params = dict(params or {})
         self._api_key = _required_env(api_key_env, "an API key")
@@ -233,13 +282,11 @@ class WebSearch:
     def search(self, query: str, k: int = TOP_K) -> list[SearchHit]:
         """The first ``k`` results with a URL, ranked by their position in the answer."""
         headers = {self.mapping.key_header: self._api_key} if self.mapping.key_header else None
-        result = self.http.get(self.endpoint, self.request_params(query, k), headers=headers)
-        try:
-            items = json_path(result.json(), self.mapping.results) or []
-        except ValueError as exc:
-            raise HttpError("bad_response", self.endpoint, result.status, str(exc)) from exc
-        if not isinstance(items, Sequence):
-            raise HttpError("bad_response", self.endpoint, result.status, "results not a list")
+        status, answer = fetch_answer(self.http, self.endpoint, self.request_params(query, k),
+                              self.max_answer_bytes, headers)
+        items = json_path(answer, self.mapping.results) or []
+        if not isinstance(items, Sequence) or isinstance(items, str):
+            raise HttpError("bad_response", self.endpoint, status, "results not a list")
         hits = [self._hit(item, rank) for rank, item in enumerate(items[:k], start=1)]
         return [hit for hit in hits if hit is not None]
 

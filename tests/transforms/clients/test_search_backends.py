@@ -13,7 +13,7 @@ import pytest
 
 from filters.nq.search_hits import SearchHit, top_wikipedia_hit, wikipedia_title
 from tests.fakes.wiki_server import FakePage, FakeWiki
-from transforms.clients.http_json import HttpError
+from transforms.clients.http_json import HttpError, HttpResult
 from transforms.clients.search_backends import (
     BING_WEB_MAPPING,
     GOOGLE_CSE_MAPPING,
@@ -298,8 +298,8 @@ def test_web_search_nested_mapping_skips_results_without_url(
     body = {"data": {"hits": [{"doc": {"name": "no url"}},
                               {"doc": {"href": "https://en.wikipedia.org/wiki/Wind",
                                        "name": "Wind"}, "text": "Wind is"}]}}
-    backend.http.get = lambda *a, **k: types.SimpleNamespace(  # type: ignore[method-assign]
-        json=lambda: body, status=200)
+    backend.http.get = lambda *a, **k: HttpResult(  # type: ignore[method-assign]
+        200, {}, json.dumps(body).encode(), False)
     assert backend.search("wind") == [
         SearchHit("https://en.wikipedia.org/wiki/Wind", "Wind", "Wind is", 2)]
 
