@@ -152,7 +152,7 @@ class NlquadRefresh:
         require_sidecar(previous, recompute_all)
         files = [] if recompute_all else sidecar_files(previous)
         self.documents = (pbegin
-                          | f"{OURS}ReadSidecar" >> ReadSidecar(previous.path, files)
+                          | f"{OURS}ReadSidecar" >> ReadSidecar(previous.pinned, files)
                           | f"{OURS}KeyDocuments" >> beam.Map(lambda d: (d.key, d)))
 
     def fresh(self, units, capture_of: Callable[[Any], UnitCapture]):

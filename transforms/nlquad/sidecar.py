@@ -15,7 +15,9 @@ to know, for the previous release's documents:
 * the length statistics of a document that one of its rows cannot give (NLQuAD Table 2:
   per-document values, and sentence counts, which need the paragraph boundaries).
 
-A carried document's line is written again as it was read.
+A carried document's line is written again as it was read. A sidecar file is read a line
+at a time, each line at most ``MAX_LINE_BYTES`` (a longer one is a damaged release, exit 5),
+so a refresh's memory does not grow with the sidecar's size.
 """
 
 from __future__ import annotations
@@ -29,14 +31,17 @@ import apache_beam as beam
 from apache_beam.io.filesystems import FileSystems
 
 from transforms.nlquad.capture_keys import capture_id
-from transforms.release import RAW, ReleaseTarget, WriteShards, jsonl_bytes, list_files, write_bytes
+from transforms.release import ReleaseTarget, WriteShards, jsonl_bytes, list_files, write_bytes
 from transforms.release.formats import shard_name
+from transforms.release.refresh.checked_read import Release, open_file, release_path
 from transforms.release.refresh.previous import PreviousRelease
+from transforms.release.verify import DamagedReleaseError
 
 DIRECTORY = "refresh"  # a release directory, so no split may have this name
 GROUP = "captures"
 PREFIX = f"{DIRECTORY}/{GROUP}/"
 ROWS_PER_FILE = 50_000  # documents per sidecar file (about 1 KB each)
+MAX_LINE_BYTES = 8 << 20  # a sidecar line read back, at most (one document: about 1 KB)
 
 
 @dataclass(frozen=True)
@@ -85,11 +90,34 @@ def sidecar_files(previous: PreviousRelease) -> list[str]:
             if name.startswith(PREFIX) and name.endswith(".jsonl")]
 
 
-def read_sidecar_file(name: str, version_dir: str) -> Iterator[CapturedDocument]:
-    """The documents of one sidecar file of the release at ``version_dir``."""
-    with FileSystems.open(FileSystems.join(version_dir, *name.split("/")),
-                          compression_type=RAW) as handle:
-        for line in handle.read().decode("utf-8").splitlines():
+class SidecarLineTooLong(DamagedReleaseError):
+    """A sidecar line longer than ``MAX_LINE_BYTES``: no build writes one (exit 5)."""
+
+
+def sidecar_lines(handle: Any, label: str, max_line_bytes: int = MAX_LINE_BYTES
+                  ) -> Iterator[bytes]:
+    """The lines of a binary file (anything with ``readline(size)``: a Beam file, a hashing
+    reader), each read with ``readline(max_line_bytes + 1)``, so that memory holds one line
+    of at most ``max_line_bytes`` whatever the file's size; a longer line raises
+    ``SidecarLineTooLong`` naming ``label`` and the line number."""
+    number = 0
+    while line := handle.readline(max_line_bytes + 1):
+        number += 1
+        if len(line) > max_line_bytes:
+            raise SidecarLineTooLong(
+                f"{label}: line {number} is longer than {max_line_bytes} bytes, which no "
+                "build writes (a sidecar line is one document, about 1 KB): the previous "
+                "release is damaged")
+        yield line
+
+
+def read_sidecar_file(name: str, version_dir: Release) -> Iterator[CapturedDocument]:
+    """The documents of one sidecar file of the release at ``version_dir``, streamed a line
+    at a time (``sidecar_lines``: memory bounded by a line, not by the file) and checked
+    against its verified manifest at the end (``checked_read.open_file``)."""
+    with open_file(version_dir, name) as handle:
+        for line in sidecar_lines(handle, f"{release_path(version_dir)}: {name}",
+                                  MAX_LINE_BYTES):
             if line.strip():
                 yield CapturedDocument.from_json(json.loads(line))
 
@@ -98,7 +126,7 @@ class ReadSidecar(beam.PTransform):
     """The ``CapturedDocument`` lines of ``files`` (``sidecar_files``) of the release at
     ``version_dir``."""
 
-    def __init__(self, version_dir: str, files: list[str]):
+    def __init__(self, version_dir: Release, files: list[str]):
         super().__init__()
         self.path = version_dir
         self.files = files
