@@ -9,7 +9,7 @@
     python -m pipelines.release browse DIR [--out SITE_DIR] [--overwrite] [--page-size 100]
         [--limit N] [--serve] [--port 8000]
     python -m pipelines.release publish DIR --to hf://datasets/ORG/NAME [--dry-run] [--private]
-        [--json]
+        [--http-request-deadline S] [--publish-deadline S] [--http-max-answer-mib M] [--json]
 
 ``verify`` re-hashes every file of each release against its manifest and checks row counts
 and schemas; it prints one line per problem, naming the file, and exits 5 when any release
@@ -45,10 +45,12 @@ http://127.0.0.1:PORT/ only (``--port 0``: any free port) until Ctrl-C.
 (``transforms.release.hub_publish``): one commit on ``main`` and a tag named after the
 version. ``--dry-run`` prints the repo, revision, files and sizes without any network access.
 A ``--to`` that is not ``hf://datasets/ORG/NAME`` or a DIR that is not a release exits 2
-before any work, a damaged release 5, a version the repo already has 3, a Hub error 1.
+before any work, a damaged release 5, a version the repo already has 3, a Hub error 1 (the
+message, any token redacted, starts with its reason and says whether main was committed).
 
-The functions ``verify``, ``diff``, ``leakage`` and ``browse`` are the commands callable with
-keywords; they raise ``NotAReleaseError``, ``DamagedReleaseError``, ``UsageError`` or
+The functions ``verify``, ``diff``, ``leakage``, ``browse`` and ``publish``
+(``pipelines.cli.publish``) are the commands callable with keywords; they raise
+``NotAReleaseError``, ``DamagedReleaseError``, ``UsageError`` or
 (``browse``) ``SiteExistsError``, never exit.
 """
 
@@ -70,7 +72,6 @@ from filters.text.terminal import printable
 from pipelines.cli.entry import configure_logging, quiet_loggers
 from pipelines.cli.errors import (
     EXIT_DAMAGED,
-    EXIT_JOB_FAILED,
     EXIT_OK,
     EXIT_RELEASE_EXISTS,
     EXIT_USAGE,
@@ -80,10 +81,11 @@ from pipelines.cli.options import (
     fraction,
     non_negative_int,
     parse_progress,
-    positive_float,
     positive_int,
 )
 from pipelines.cli.parsers import program, readable_help
+from pipelines.cli.publish import add_publish_parser, run_publish
+from pipelines.cli.publish import publish as publish  # the callable command, as before
 from transforms.browse.base import read_member_json
 from transforms.browse.serve import make_server, serve
 from transforms.browse.site import PAGE_SIZE, InvalidSiteDir, SiteExistsError, write_site
@@ -96,16 +98,7 @@ from transforms.release import (
     verify_release,
 )
 from transforms.release.diff import IncomparableReleasesError, diff_releases
-from transforms.release.hub_publish import (
-    CONNECT_TIMEOUT,
-    READ_TIMEOUT,
-    HubUploadError,
-    HubVersionExistsError,
-    InvalidHubTarget,
-    hub_repo_id,
-    plan_publish,
-    publish_to_hub,
-)
+from transforms.release.hub_publish import HubVersionExistsError
 from transforms.release.leakage import (
     EXAMPLES,
     MAX_CANDIDATES,
@@ -183,62 +176,8 @@ def build_parser() -> argparse.ArgumentParser:
     site.add_argument("--serve", action="store_true",
                       help="then serve the site on http://127.0.0.1:PORT/ until Ctrl-C")
     site.add_argument("--port", type=int, default=8000, help="the --serve port (0: any)")
-    hub = commands.add_parser("publish", help="send a version to a Hugging Face Hub dataset "
-                                              "repository, tagged with the version")
-    hub.add_argument("path", metavar="DIR",
-                     help="a release version, or a dataset directory (its LATEST)")
-    hub.add_argument("--to", required=True, metavar="hf://datasets/ORG/NAME",
-                     help="the Hub dataset repository (created when missing)")
-    hub.add_argument("--dry-run", action="store_true",
-                     help="list what would be sent (repo, revision, files, sizes); no network")
-    hub.add_argument("--private", action="store_true", help="create the repo private")
-    hub.add_argument("--http-connect-timeout", type=positive_float, default=CONNECT_TIMEOUT,
-                     metavar="SECONDS", help="seconds to connect to the Hub or its storage")
-    hub.add_argument("--http-read-timeout", type=positive_float, default=READ_TIMEOUT,
-                     metavar="SECONDS", help="seconds the Hub or its storage may stay silent "
-                                             "within a request before the publish fails")
-    hub.add_argument("--json", action="store_true", help="print one JSON object")
+    add_publish_parser(commands)
     return readable_help(parser)
-
-
-def publish(path: str, to: str, *, dry_run: bool = False, private: bool = False,
-            endpoint: str | None = None, connect_timeout: float = CONNECT_TIMEOUT,
-            read_timeout: float = READ_TIMEOUT) -> dict[str, Any]:
-    """Send the release at ``path`` (a version, or a dataset directory: its ``LATEST``) to
-    ``to``; with ``dry_run`` only the plan. Raises ``UsageError`` for a bad ``--to``."""
-    try:
-        hub_repo_id(to)
-        plan = plan_publish(resolve_release(path), to)
-    except InvalidHubTarget as error:
-        raise UsageError(str(error)) from error
-    if dry_run:
-        return {**plan.to_dict(), "dry_run": True}
-    return publish_to_hub(plan, endpoint=endpoint, private=private,
-                          connect_timeout=connect_timeout, read_timeout=read_timeout)
-
-
-def _publish(args: argparse.Namespace) -> int:
-    from huggingface_hub.errors import HfHubHTTPError
-
-    try:
-        report = publish(args.path, args.to, dry_run=args.dry_run, private=args.private,
-                         connect_timeout=args.http_connect_timeout,
-                         read_timeout=args.http_read_timeout)
-    except (HfHubHTTPError, HubUploadError) as error:
-        print(f"error: the Hub refused the upload: {printable(error)}", file=sys.stderr)
-        return EXIT_JOB_FAILED
-    if args.json:
-        _print_json(report, ascii_only=False)
-        return EXIT_OK
-    verb = "would send" if args.dry_run else "sent"
-    print(printable(f"{verb} {report['dataset']} {report['version']} to {report['repo']} "
-                    f"(branch main, tag {report['revision']}): {len(report['files'])} files, "
-                    f"{report['bytes']} bytes"))
-    for entry in report["files"]:
-        print(printable(f"  {entry['bytes']:>12}  {entry['path']}"))
-    for name in report.get("deleted", []):
-        print(printable(f"  deleted from main: {name}"))
-    return EXIT_OK
 
 
 def verify(paths: list[str], quick: bool = False) -> list[dict[str, Any]]:
@@ -514,7 +453,7 @@ def _run(args: argparse.Namespace) -> int:
     if args.command == "browse":
         return _browse(args)
     if args.command == "publish":
-        return _publish(args)
+        return run_publish(args)
     if args.command == "verify":
         reports = verify(args.paths, args.quick)
         if args.json:

@@ -1,6 +1,6 @@
-"""The ``.gitattributes`` a new Hub dataset repository gets, and which paths git sends
-through its LFS filter: what the fake Hub (``tests.fakes.hub_server``) answers preupload and
-commits by."""
+"""The ``.gitattributes`` a new Hub dataset repository gets, which paths git sends through
+its LFS filter, and which paths a ``.gitignore`` leaves out: what the fake Hub
+(``tests.fakes.hub_server``) answers preupload and commits by."""
 
 from __future__ import annotations
 
@@ -55,3 +55,38 @@ def glob_pattern(pattern: str) -> re.Pattern[str]:
         out.append({"**/": "(?:.*/)?", "/**": "/.*", "*": "[^/]*", "?": "[^/]"}.get(
             token, re.escape(token)))
     return re.compile(("" if anchored else "(?:.*/)?") + "".join(out))
+
+
+def gitignore_rules(text: str) -> list[tuple[re.Pattern[str], bool, bool]]:
+    """The rules of a ``.gitignore`` (pattern, ignores, directories only), in file order:
+    ``!`` re-includes, a trailing ``/`` matches directories only, blank lines and ``#``
+    comments are skipped."""
+    rules = []
+    for line in text.splitlines():
+        line = line.strip()
+        if not line or line.startswith("#"):
+            continue
+        negated = line.startswith("!")
+        line = line[1:] if negated else line
+        directory = line.endswith("/")
+        rules.append((glob_pattern(line.rstrip("/")), not negated, directory))
+    return rules
+
+
+def is_ignored(rules: list[tuple[re.Pattern[str], bool, bool]], path: str) -> bool:
+    """Whether git leaves ``path`` out: a file under an ignored directory is ignored (git
+    never looks inside it), otherwise the last rule matching the file decides."""
+    parts = path.split("/")
+    for depth in range(1, len(parts)):
+        if _verdict(rules, "/".join(parts[:depth]), directory=True):
+            return True
+    return _verdict(rules, path, directory=False)
+
+
+def _verdict(rules: list[tuple[re.Pattern[str], bool, bool]], path: str,
+             directory: bool) -> bool:
+    verdict = False
+    for pattern, ignores, directories_only in rules:
+        if (directory or not directories_only) and pattern.fullmatch(path):
+            verdict = ignores
+    return verdict

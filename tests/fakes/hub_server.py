@@ -9,13 +9,16 @@
   ``GET /api/datasets/<repo>/tree/<revision>`` (every file, ``recursive`` or not: one page; an
   LFS file has the ``lfs`` entry and the pointer's git oid, as on the Hub);
 * ``POST /api/validate-yaml`` (the README front matter must parse as YAML);
-* ``POST /api/datasets/<repo>/preupload/<revision>``: the upload mode of every file, decided as
-  the Hub does: ``lfs`` when the revision's ``.gitattributes`` sends the path to LFS, when the
-  file is over ``regular_limit`` bytes (10 MiB) or when its 512-byte sample is binary (a NUL
-  byte: the Hub refuses binary files in git, so the fake sends them to LFS), ``regular``
-  otherwise; a path the revision has
-  carries its ``oid`` (sha256 for an LFS file, the git blob sha1 otherwise), which the client
-  uses to drop unchanged files from the commit;
+* ``POST /api/datasets/<repo>/preupload/<revision>``: the upload mode of every file, and
+  ``shouldIgnore`` for a path the ``.gitignore`` leaves out (the one sent in the request's
+  ``gitIgnore``, else the revision's; ``huggingface_hub`` then drops the file from the
+  commit), decided as the Hub does: ``lfs`` when the revision's ``.gitattributes`` sends the
+  path to LFS, when the file is over ``regular_limit`` bytes (10 MiB) or when its 512-byte
+  sample is binary (a NUL byte: the Hub refuses binary files in git, so the fake sends them to
+  LFS), ``regular`` otherwise; a path the revision has carries its ``oid`` (sha256 for an LFS
+  file, the git blob sha1 otherwise), which the client uses to drop unchanged files from the
+  commit (``preupload_claims``, ``{path: oid}``, makes the fake claim an oid it does not hold:
+  a Hub that lies about what it stores);
 * ``POST /datasets/<repo>.git/info/lfs/objects/batch``: the Git LFS batch API (``Accept`` and
   ``Content-Type: application/vnd.git-lfs+json``, bearer token). An object the repo's LFS
   storage already has is answered without ``actions`` (nothing to upload, as on the Hub);
@@ -24,7 +27,9 @@
   origin as S3 is for huggingface.co) and a ``verify`` action; an object of
   ``multipart_threshold`` bytes or more, when the client offers ``multipart``, gets the Hub's
   multipart form: ``header`` holds ``chunk_size`` and one signed part URL per part number,
-  ``href`` is the completion URL. The answer's ``transfer`` is ``basic`` (or ``multipart``),
+  ``href`` is the completion URL. With ``verify_on_storage`` the ``verify`` action too is a
+  signed URL of the storage (another origin), as a Hub whose verify endpoint lives on
+  another host would answer. The answer's ``transfer`` is ``basic`` (or ``multipart``),
   never ``xet``: this is a repo without xet storage, so a client that offers ``xet``
   (huggingface_hub 0.3x with hf_xet) keeps to LFS. (huggingface_hub 2.x never asks: it
   uploads through xet whenever hf_xet is installed and ``HF_HUB_DISABLE_XET`` is not set, and
@@ -46,14 +51,17 @@
   ``X-Linked-Size``, as the Hub redirects to its CDN (``hf_hub_download`` reads both).
 
 Every request but the signed storage URLs must carry ``Authorization: Bearer <token>`` (401
-otherwise). ``repos`` holds the state: per repo its commits (``{oid: {path: bytes}}``, LFS files
+otherwise); ``storage_requests`` keeps ``(method, path, headers)`` of every request to the
+storage (lower-case header names), so a test sees whether a token reached another origin.
+``repos`` holds the state: per repo its commits (``{oid: {path: bytes}}``, LFS files
 by their content), which paths of each commit are LFS pointers, branches, tags and the LFS
 objects (``{sha256: bytes}``). ``lfs_batches`` keeps every batch request's JSON, ``lfs_puts``
 the oid of every object PUT (and of every completed multipart upload), ``commit_items`` the
 ``(key, path)`` of every line of every commit request.
 
 Faults for ``fail(path_substring, ...)``: a ``(status, json[, headers])`` tuple answers that
-instead of the real response (any method); ``"corrupt"`` flips a byte of a PUT body before it
+instead of the real response (any method; ``bytes`` instead of the JSON value are sent as they
+are, e.g. a malformed JSON answer); ``"corrupt"`` flips a byte of a PUT body before it
 is checked (bytes damaged in transit); the connection faults of ``tests.fakes.base`` on GET.
 """
 
@@ -78,7 +86,14 @@ from tests.fakes.base import (
     FaultInjectingHandler,
     QuietServer,
 )
-from tests.fakes.gitattributes import GITATTRIBUTES, LFS_ATTRS, lfs_rules, routes_to_lfs
+from tests.fakes.gitattributes import (
+    GITATTRIBUTES,
+    LFS_ATTRS,
+    gitignore_rules,
+    is_ignored,
+    lfs_rules,
+    routes_to_lfs,
+)
 
 Response = tuple[int, dict[str, str], bytes]
 LFS_JSON = "application/vnd.git-lfs+json"
@@ -121,11 +136,15 @@ class FakeHub(FakeHttpServer):
     string_faults = frozenset({*CONNECTION_FAULTS, "corrupt"})
 
     def __init__(self, token: str = "hf_fake_token", regular_limit: int = 10 << 20,
-                 multipart_threshold: int = 20 << 20, chunk_size: int = 10 << 20) -> None:
+                 multipart_threshold: int = 20 << 20, chunk_size: int = 10 << 20,
+                 verify_on_storage: bool = False) -> None:
         self._init_server()
         self.server_class, self.handler_class = _Server, _Handler
         self.token, self.regular_limit = token, regular_limit
         self.multipart_threshold, self.chunk_size = multipart_threshold, chunk_size
+        self.verify_on_storage = verify_on_storage
+        self.preupload_claims: dict[str, str] = {}
+        self.storage_requests: list[tuple[str, str, dict[str, str]]] = []
         self.repos: dict[str, FakeRepo] = {}
         self.posts: list[str] = []
         self.lfs_batches: list[dict[str, Any]] = []
@@ -167,6 +186,7 @@ class FakeHub(FakeHttpServer):
     def route(self, method: str, path: str, headers: dict[str, str], body: bytes) -> Response:
         url = urlsplit(path)
         if url.path.startswith("/__lfs/"):
+            self.storage_requests.append((method, url.path, dict(headers)))
             return self._storage(method, url.path, parse_qs(url.query), headers, body)
         if headers.get("authorization") != f"Bearer {self.token}":
             return _json(401, {"error": "Invalid credentials in Authorization header"})
@@ -237,16 +257,20 @@ class FakeHub(FakeHttpServer):
     def _preupload(self, repo: FakeRepo, commit: str, payload: dict[str, Any]) -> Response:
         files = repo.commits[commit]
         rules = lfs_rules(files.get(".gitattributes", b"").decode("utf-8", "replace"))
+        ignore = gitignore_rules(payload.get("gitIgnore") if "gitIgnore" in payload else
+                                 files.get(".gitignore", b"").decode("utf-8", "replace"))
         answer = []
         for item in payload["files"]:
             path = item["path"]
             lfs = (routes_to_lfs(rules, path) or item["size"] > self.regular_limit
                    or b"\0" in base64.b64decode(item.get("sample", "")))
             entry = {"path": path, "uploadMode": "lfs" if lfs else "regular",
-                     "shouldIgnore": False}
+                     "shouldIgnore": is_ignored(ignore, path)}
             if path in files:
                 entry["oid"] = (_sha256(files[path]) if repo.is_lfs(commit, path)
                                 else _git_oid(files[path]))
+            if path in self.preupload_claims:
+                entry["oid"] = self.preupload_claims[path]
             answer.append(entry)
         return _json(200, {"files": answer})
 
@@ -294,7 +318,8 @@ class FakeHub(FakeHttpServer):
                            "objects": objects}, content_type=LFS_JSON)
 
     def _actions(self, repo_id: str, oid: str, size: int, chunked: bool) -> dict[str, Any]:
-        verify = {"href": f"{self.base_url}/datasets/{repo_id}.git/info/lfs/objects/verify",
+        verify = {"href": self._signed("verify", repo_id, oid, size=size) if self.verify_on_storage
+                  else f"{self.base_url}/datasets/{repo_id}.git/info/lfs/objects/verify",
                   "header": {}}
         if not chunked:
             return {"upload": {"href": self._signed("upload", repo_id, oid, size=size),
@@ -319,9 +344,10 @@ class FakeHub(FakeHttpServer):
 
     def _storage(self, method: str, path: str, query: dict[str, list[str]],
                  headers: dict[str, str], body: bytes) -> Response:
-        """The signed URLs (S3 on the Hub): object PUT, parts, completion and download."""
-        match = re.fullmatch(r"/__lfs/(upload|part|complete|download)/([^/]+/[^/]+)/([0-9a-f]{64})",
-                             unquote(path))
+        """The signed URLs (S3 on the Hub): object PUT, parts, completion, verify and download."""
+        match = re.fullmatch(
+            r"/__lfs/(upload|part|complete|verify|download)/([^/]+/[^/]+)/([0-9a-f]{64})",
+            unquote(path))
         flat = {k: v[-1] for k, v in query.items()}
         if not match or not hmac.compare_digest(
                 flat.get("X-Amz-Signature", ""), self._signature(*match.groups(), flat)):
@@ -332,6 +358,11 @@ class FakeHub(FakeHttpServer):
         if kind == "download" and method in ("GET", "HEAD"):
             return 200, {"Content-Type": "application/octet-stream"}, repo.objects[oid]
         size = int(flat["size"])
+        if kind == "verify" and method == "POST":
+            stored = repo.objects.get(oid)
+            if stored is None or len(stored) != size:
+                return _json(404, {"error": "Object not found or of another size"})
+            return _json(200, {}, content_type=LFS_JSON)
         if kind == "upload" and method == "PUT":
             problem = _check_object(body, oid, size)
             if problem:
@@ -491,7 +522,9 @@ def _refs(heads: dict[str, str], kind: str) -> list[dict[str, str]]:
 
 def _json(status: int, value: Any, headers: dict[str, str] | None = None,
           content_type: str = "application/json") -> Response:
-    return status, {"Content-Type": content_type, **(headers or {})}, json.dumps(value).encode()
+    """A JSON answer (``value`` as bytes: sent as it is, valid JSON or not)."""
+    body = value if isinstance(value, bytes) else json.dumps(value).encode()
+    return status, {"Content-Type": content_type, **(headers or {})}, body
 
 
 def _s3(status: int, code: str, message: str) -> Response:

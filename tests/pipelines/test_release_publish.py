@@ -10,30 +10,17 @@ import pytest
 from huggingface_hub import constants
 
 from pipelines import release as release_cli
-from tests.fakes.hub_server import FakeHub
-from tests.transforms.release.toy import run_toy
-
-TOKEN = "hf_test_secret_token"
-TO = "hf://datasets/qa-org/toy"
+from tests.pipelines.hub_setup import TO, TOKEN, fake_hub, toy_versions
 
 
 @pytest.fixture
 def versions(tmp_path) -> tuple[Path, Path]:
-    root = tmp_path / "releases"
-    first = Path(run_toy(root, ["a", "b", "c"], "1.0.0")["path"])
-    second = Path(run_toy(root, ["a", "b"], "1.1.0")["path"])
-    return first, second
+    return toy_versions(tmp_path)
 
 
 @pytest.fixture
 def hub(monkeypatch, tmp_path):
-    monkeypatch.setenv("HF_HOME", str(tmp_path / "hf_home"))  # no token file of the machine
-    monkeypatch.setenv("HF_TOKEN", TOKEN)
-    # huggingface_hub 2.x uploads LFS files through xet whenever hf_xet is installed (read
-    # from HF_HUB_DISABLE_XET once, at import): the fake speaks the Git LFS path instead
-    monkeypatch.setattr(constants, "HF_HUB_DISABLE_XET", True)
-    with FakeHub(token=TOKEN) as fake:
-        monkeypatch.setenv("HF_ENDPOINT", fake.base_url)
+    with fake_hub(monkeypatch, tmp_path) as fake:
         yield fake
 
 

@@ -14,59 +14,77 @@ every ``*.parquet`` and ``*.gz``, and for files over 10 MiB; ``regular`` otherwi
 files travel inside the commit; LFS files first go to the Hub's storage, through xet when
 ``hf_xet`` is installed (a dependency of ``huggingface_hub`` on x86-64 and arm64) unless
 ``HF_HUB_DISABLE_XET=1``, through the Git LFS batch API otherwise, and the commit references
-them by sha256. A failed upload raises ``HubUploadError`` (nothing is committed or tagged).
-The endpoint is ``HF_ENDPOINT`` (default https://huggingface.co) and the token the standard
-one (``HF_TOKEN`` or ``hf auth login``'s file), never printed; nor are the signed storage URLs
-the Hub hands out (their query is dropped from error messages).
+them by sha256.
+
+Before tagging, the commit's files are read back and compared with the release
+(``hub_tree_check``): a file a ``.gitignore`` dropped, or one the Hub claimed to hold already
+but holds otherwise, leaves ``main`` committed and the version untagged
+(``HubNotTaggedError``, ``tree_mismatch``). A tag that fails after the commit is the same
+error (``tag_failed``), and a publish run again while ``main`` holds exactly the version
+only tags it. Any other failure (``HubUploadError`` and the other ``HubPublishError``) says
+whether anything may have been committed. Every request goes through the origin-scoped,
+bounded client of ``hub_http``. The endpoint is ``HF_ENDPOINT`` (default
+https://huggingface.co) and the token the standard one (``HF_TOKEN`` or ``hf auth login``'s
+file), sent to the endpoint's origin only and never printed (``hub_secrets``); nor are the
+signed storage URLs the Hub hands out.
 """
 
 from __future__ import annotations
 
-import logging
 import os
 import re
-from collections.abc import Iterator
-from contextlib import contextmanager
+import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from transforms.release.hub_errors import (
+    MALFORMED_ANSWER,
+    TAG_FAILED,
+    TREE_MISMATCH,
+    UPLOAD_REFUSED,
+    HubNotTaggedError,
+    HubPublishError,
+    HubUploadError,
+    HubVersionExistsError,
+    InvalidHubTarget,
+)
+from transforms.release.hub_http import HubDeadlines, bounded_hub_session, failure_kind
+from transforms.release.hub_options import HubOptions
+from transforms.release.hub_secrets import known_tokens, redact
+from transforms.release.hub_tree_check import (
+    GITATTRIBUTES,
+    read_tree,
+    release_digests,
+    tree_problems,
+)
 from transforms.release.manifest import read_manifest
 from transforms.release.storage import is_local, list_files
 from transforms.release.verify import require_intact
+
+__all__ = ["HUB_PREFIX", "HubNotTaggedError", "HubOptions", "HubPublishError", "HubUploadError",
+           "HubVersionExistsError", "InvalidHubTarget", "PublishPlan", "explain",
+           "hub_repo_id", "plan_publish", "publish_to_hub"]
 
 HUB_PREFIX = "hf://datasets/"
 _PART = r"[A-Za-z0-9](?:[A-Za-z0-9._-]{0,94}[A-Za-z0-9])?"
 _REPO = re.compile(rf"({_PART})/({_PART})")
 
 
-class InvalidHubTarget(ValueError):
-    """``--to`` is not ``hf://datasets/ORG/NAME`` with valid Hub names."""
-
-
-class HubVersionExistsError(RuntimeError):
-    """The repository already has a revision (tag) named after the version."""
-
-
-class HubUploadError(RuntimeError):
-    """A file's upload to the Hub's storage (xet or LFS) failed: the version was not committed."""
-
-
-_SIGNED_QUERY = re.compile(r"(https?://[^\s?'\"]+)\?[^\s'\"]*")
-
-
-def _explain(error: BaseException) -> str:
-    """The messages of ``error`` and of its causes, outermost first, without repeats and
-    without the query of any URL (a signed storage URL is a credential)."""
+def explain(error: BaseException) -> str:
+    """The messages of ``error`` and of its causes, outermost first, without repeats, and
+    without any credential (``hub_secrets.redact``: tokens, signed URL queries)."""
     messages: list[str] = []
     seen: set[int] = set()
     current: BaseException | None = error
     while current is not None and id(current) not in seen:
         seen.add(id(current))
-        text = " ".join(str(current).split()).rstrip(".") or type(current).__name__
+        text = current.detail if isinstance(current, HubPublishError) else str(current)
+        text = " ".join(text.split()).rstrip(".") or type(current).__name__
         if not any(text in earlier for earlier in messages):
             messages.append(text)
         current = current.__cause__ or current.__context__
-    return _SIGNED_QUERY.sub(r"\1?...", ": ".join(messages))
+    return redact(": ".join(messages), known_tokens())
 
 
 def hub_repo_id(target: str) -> str:
@@ -113,93 +131,157 @@ def plan_publish(version_dir: str, target: str) -> PublishPlan:
                        str(manifest.get("version", "")), files)
 
 
-CONNECT_TIMEOUT = 30.0  # seconds to open a connection to the Hub or its storage
-READ_TIMEOUT = 120.0  # seconds the Hub or its storage may stay silent within one request
-
-
-@contextmanager
-def bounded_hub_session(connect: float = CONNECT_TIMEOUT,
-                        read: float = READ_TIMEOUT) -> Iterator[None]:
-    """``huggingface_hub``'s shared HTTP client with these timeouts while the block runs.
-
-    Its default client has none (``timeout=None``), so a Hub that stops answering would hang
-    a publish for ever. The client is process-wide (``set_client_factory``): the default
-    factory is put back on the way out, so other users of ``huggingface_hub`` in the process
-    (``datasets``) are left as they were. Uploads through ``hf_xet`` use its own client.
-    The client's request log (INFO, with the signed storage URLs) is silenced meanwhile."""
-    from huggingface_hub.utils import _http
-
-    def factory() -> Any:
-        client = _http.default_client_factory()
-        client.timeout = type(client.timeout)(read, connect=connect)
-        return client
-
-    # the HTTP client logs every request's URL at INFO, and the Hub's storage URLs are signed:
-    # credentials, kept out of any log while the block runs
-    loggers = [logging.getLogger(name) for name in ("httpx", "httpx2")]
-    levels = [logger.level for logger in loggers]
-    for logger in loggers:
-        logger.setLevel(max(logger.getEffectiveLevel(), logging.WARNING))
-    _http.set_client_factory(factory)
-    try:
-        yield
-    finally:
-        _http.set_client_factory(_http.default_client_factory)
-        for logger, level in zip(loggers, levels, strict=True):
-            logger.setLevel(level)
-
-
 def publish_to_hub(plan: PublishPlan, endpoint: str | None = None, private: bool = False,
-                   connect_timeout: float = CONNECT_TIMEOUT,
-                   read_timeout: float = READ_TIMEOUT) -> dict[str, Any]:
+                   options: HubOptions | None = None,
+                   clock: Callable[[], float] = time.monotonic) -> dict[str, Any]:
     """Send ``plan``: create the repo (if needed), one commit on ``main`` holding exactly the
-    version's files, then tag it with the version, every request bounded by the timeouts
-    (``bounded_hub_session``). Returns the plan's dict with ``commit``."""
-    with bounded_hub_session(connect_timeout, read_timeout):
+    version's files, read back and compared with the release, then tag it with the version;
+    every request scoped and bounded by ``options`` (``hub_http.bounded_hub_session``, its
+    deadlines on ``clock``). When ``main`` already holds exactly the version (a publish whose
+    tag failed), it is only tagged. Returns the plan's dict with ``commit``, ``deleted`` and
+    ``already_committed``; raises a ``HubPublishError`` saying what the repository holds."""
+    from huggingface_hub import HfApi, constants
+
+    endpoint = (endpoint or os.environ.get("HF_ENDPOINT") or constants.ENDPOINT).rstrip("/")
+    with bounded_hub_session(endpoint, options, clock) as deadlines:
+        return _publish(plan, HfApi(endpoint=endpoint), deadlines, private)
+
+
+def _publish(plan: PublishPlan, api: Any, deadlines: HubDeadlines,
+             private: bool) -> dict[str, Any]:
+    """The publish itself, inside the bounded session."""
+    return _Publish(plan, api, deadlines).run(private)
+
+
+class _Publish:
+    """The steps of one publish, each failure turned into what it leaves behind."""
+
+    def __init__(self, plan: PublishPlan, api: Any, deadlines: HubDeadlines) -> None:
+        self.plan, self.api, self.deadlines = plan, api, deadlines
+        self.repo = {"repo_id": plan.repo_id, "repo_type": "dataset"}
+        self.what = f"{plan.dataset} {plan.version} to {HUB_PREFIX}{plan.repo_id}"
+        self.digests = release_digests(plan.path)
+
+    def run(self, private: bool) -> dict[str, Any]:
+        plan = self.plan
+        self._before("creating the repository",
+                     lambda: self.api.create_repo(**self.repo, exist_ok=True, private=private))
+        refs = self._before("reading the repository's branches and tags",
+                            lambda: self.api.list_repo_refs(**self.repo))
+        if plan.version in {tag.name for tag in refs.tags}:
+            raise HubVersionExistsError(
+                f"{HUB_PREFIX}{plan.repo_id} already has revision {plan.version}; publish "
+                "another version (a published revision is never moved)")
+        main = next((b.target_commit for b in refs.branches if b.name == "main"), None)
+        tree = self._before("reading main's files", lambda: read_tree(
+            self.api, plan.repo_id, main)) if main else {}
+        if main and not tree_problems(plan.path, plan.files, self.digests, tree):
+            self._tag(main)
+            return {**plan.to_dict(), "commit": main, "deleted": [], "already_committed": True}
+        sent = {name for name, _ in plan.files}
+        stale = sorted(name for name in tree if name not in sent and name != GITATTRIBUTES)
+        commit = self._commit(stale)
+        self._check_tree(commit)
+        self._tag(commit)
+        return {**plan.to_dict(), "commit": commit, "deleted": stale, "already_committed": False}
+
+    def _before(self, step: str, call: Callable[[], Any]) -> Any:
+        """A request before the commit: a failure leaves nothing committed."""
         try:
-            return _publish(plan, endpoint, private)
-        except _transport_errors() as error:  # a timeout, a refused or reset connection
-            raise HubUploadError(
-                f"publishing {plan.dataset} {plan.version} to {HUB_PREFIX}{plan.repo_id} did "
-                f"not complete, the version is not tagged: {_explain(error)}") from error
+            self.deadlines.check_publish()
+            return call()
+        except Exception as error:
+            kind = _kind(error)
+            raise HubUploadError(kind, f"{_opening(kind, self.what)} ({step}), {_NOTHING}: "
+                                       f"{_cause(error)}") from error
+
+    def _commit(self, stale: list[str]) -> str:
+        from huggingface_hub import CommitOperationAdd, CommitOperationDelete
+        from huggingface_hub.errors import HfHubHTTPError
+
+        plan = self.plan
+        operations = [CommitOperationAdd(name, os.path.join(plan.path, *name.split("/")))
+                      for name, _ in plan.files] + [CommitOperationDelete(n) for n in stale]
+        sent = len(self.deadlines.sent)
+        try:
+            self.deadlines.check_publish()
+            commit = self.api.create_commit(**self.repo, operations=operations,
+                                            commit_message=f"{plan.dataset} {plan.version}")
+            return str(commit.oid)
+        except Exception as error:
+            kind = _kind(error)
+            posted = any(r.startswith("POST ") and "/commit/" in r
+                         for r in self.deadlines.sent[sent:])
+            if posted and not isinstance(error, HfHubHTTPError):
+                raise HubPublishError(kind, f"the commit of {self.what} got no usable answer, "
+                                      "so main may or may not hold it; the version is not "
+                                      f"tagged: {_cause(error)}. {_RERUN}") from error
+            raise HubUploadError(kind, f"{_opening(kind, self.what)}, {_NOTHING}: "
+                                       f"{_cause(error)}") from error
+
+    def _check_tree(self, commit: str) -> None:
+        plan = self.plan
+        try:
+            self.deadlines.check_publish()
+            tree = read_tree(self.api, plan.repo_id, commit)
+        except Exception as error:
+            raise HubNotTaggedError(_kind(error), f"{self._committed(commit)}; its files "
+                                    f"could not be read back: {_cause(error)}. {_RERUN}",
+                                    commit) from error
+        problems = tree_problems(plan.path, plan.files, self.digests, tree)
+        if problems:
+            shown = "; ".join(problems[:20]) + (f"; and {len(problems) - 20} more"
+                                                 if len(problems) > 20 else "")
+            hint = (_GITIGNORE_HINT if any(p.endswith(": missing") for p in problems)
+                    else _OTHER_BYTES_HINT)
+            raise HubNotTaggedError(TREE_MISMATCH, f"{self._committed(commit)}: the commit's "
+                                    f"files are not the release's ({shown}). {hint}", commit)
+
+    def _tag(self, commit: str) -> None:
+        plan = self.plan
+        try:
+            self.deadlines.check_publish()
+            self.api.create_tag(**self.repo, tag=plan.version, revision=commit,
+                                tag_message=f"{plan.dataset} {plan.version}")
+        except Exception as error:
+            _kind(error)
+            raise HubNotTaggedError(TAG_FAILED, f"{self._committed(commit)}: {_cause(error)}. "
+                                    f"Re-run the same publish (main already holds this "
+                                    "version: it only tags it), or tag it yourself: hf repos "
+                                    f"tag create {plan.repo_id} {plan.version} --repo-type "
+                                    f"dataset --revision {commit}", commit) from error
+
+    def _committed(self, commit: str) -> str:
+        return (f"main was committed as {commit} ({self.what}), but {self.plan.version} "
+                "was not tagged")
 
 
-def _transport_errors() -> tuple[type[BaseException], ...]:
-    """The HTTP client's transport errors (timeouts, connection failures): ``httpx``'s in
-    ``huggingface_hub`` 1.x, its fork ``httpx2``'s in 2.x."""
-    from huggingface_hub.utils import _http
+_NOTHING = "nothing was committed and the version is not tagged"
+_GITIGNORE_HINT = ("A .gitignore of the repository drops the files it covers from a commit: "
+                   "remove it (or whatever drops them) and publish again")
+_OTHER_BYTES_HINT = ("The Hub holds other bytes than the release's under these paths (it may "
+                     "have said it held them already): publish again")
+_RERUN = ("Re-run the same publish: it only tags main when main already holds exactly this "
+          "version, and commits it again otherwise")
 
-    client = getattr(_http, "httpx2", None) or _http.httpx
-    return (client.TransportError,)
+
+def _cause(error: Exception) -> str:
+    """What went wrong, for a message: ``explain``, saying so when an answer was not the
+    JSON the protocol expects."""
+    if failure_kind(error) == MALFORMED_ANSWER and not isinstance(error, HubPublishError):
+        return (f"the Hub's answer is not what the protocol expects ({type(error).__name__}: "
+                f"{explain(error)})")
+    return explain(error)
 
 
-def _publish(plan: PublishPlan, endpoint: str | None, private: bool) -> dict[str, Any]:
-    from huggingface_hub import CommitOperationAdd, CommitOperationDelete, HfApi
-    from huggingface_hub.errors import HfHubHTTPError
+def _opening(kind: str, what: str) -> str:
+    return (f"the Hub refused the upload of {what}" if kind == UPLOAD_REFUSED
+            else f"publishing {what} did not complete")
 
-    api = HfApi(endpoint=endpoint or os.environ.get("HF_ENDPOINT") or None)
-    repo = {"repo_id": plan.repo_id, "repo_type": "dataset"}
-    api.create_repo(**repo, exist_ok=True, private=private)
-    if plan.version in {tag.name for tag in api.list_repo_refs(**repo).tags}:
-        raise HubVersionExistsError(
-            f"{HUB_PREFIX}{plan.repo_id} already has revision {plan.version}; publish "
-            "another version (a published revision is never moved)")
-    sent = {name for name, _ in plan.files}
-    stale = [name for name in api.list_repo_files(**repo) if name not in sent
-             and name != ".gitattributes"]
-    operations = [CommitOperationAdd(name, os.path.join(plan.path, *name.split("/")))
-                  for name, _ in plan.files] + [CommitOperationDelete(n) for n in stale]
-    try:
-        commit = api.create_commit(**repo, operations=operations,
-                                   commit_message=f"{plan.dataset} {plan.version}")
-    except HfHubHTTPError:
-        raise  # the Hub's own answer (refused commit, LFS batch error): its message is clear
-    except (RuntimeError, ValueError, OSError) as error:
-        # an LFS PUT refused by the storage comes wrapped in RuntimeError, a batch answer with
-        # per-object errors as ValueError, an xet or network failure as ConnectionError
-        raise HubUploadError(
-            f"uploading {plan.dataset} {plan.version} to {HUB_PREFIX}{plan.repo_id} failed, "
-            f"nothing was committed: {_explain(error)}") from error
-    api.create_tag(**repo, tag=plan.version, revision=commit.oid,
-                   tag_message=f"{plan.dataset} {plan.version}")
-    return {**plan.to_dict(), "commit": commit.oid, "deleted": sorted(stale)}
+
+def _kind(error: Exception) -> str:
+    """``failure_kind`` of ``error``; an error no Hub answer explains is raised again."""
+    kind = failure_kind(error)
+    if kind is None:
+        raise error
+    return kind

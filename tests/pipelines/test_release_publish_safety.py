@@ -1,0 +1,259 @@
+"""``release publish`` against a hostile or broken Hub: where the token goes, what is printed,
+what the Hub leaves out of a commit, and answers that are slow, huge, redirected or not JSON
+(issue 35: A1, A2, B3, C8, C9, D15, D16). Every Hub is the fake on 127.0.0.1."""
+
+from __future__ import annotations
+
+import hashlib
+import itertools
+import logging
+from pathlib import Path
+
+import pytest
+from huggingface_hub import CommitOperationAdd, HfApi
+
+from pipelines import release as release_cli
+from tests.pipelines.hub_setup import TO, TOKEN, fake_hub, toy_versions
+from tests.pipelines.test_release_publish import _files, _published
+from transforms.release.hub_errors import (
+    DEADLINE_EXCEEDED,
+    PUBLISH_DEADLINE_EXCEEDED,
+    HubPublishError,
+)
+from transforms.release.hub_options import HubOptions
+from transforms.release.hub_publish import plan_publish, publish_to_hub
+from transforms.release.hub_secrets import redacting_logs
+
+PARQUET = "train/train-00000-of-00001.parquet"
+OTHER_SECRET = "hf_" + "AbCdEfGhIjKlMnOpQrStUvWxYz01234567"  # a token's shape, not ours
+
+
+@pytest.fixture
+def versions(tmp_path) -> tuple[Path, Path]:
+    return toy_versions(tmp_path)
+
+
+@pytest.fixture
+def hub(monkeypatch, tmp_path):
+    with fake_hub(monkeypatch, tmp_path) as fake:
+        yield fake
+
+
+def _no_token_left_the_hub(hub) -> None:
+    assert hub.storage_requests, "the test expects requests to the storage origin"
+    for method, path, headers in hub.storage_requests:
+        assert "authorization" not in headers, (method, path)
+        assert TOKEN not in repr(headers)
+
+
+def _clean_failure(capsys) -> str:
+    """The error line of a publish that failed cleanly: stderr's last line (before it, at
+    most upload progress bars), no traceback, no token anywhere."""
+    out = capsys.readouterr()
+    assert "Traceback" not in out.err and TOKEN not in out.out + out.err
+    last = out.err.rstrip("\n").split("\n")[-1]
+    assert last.startswith("error: ") and "sent " not in out.out, out.err
+    return last
+
+
+# --- A1: the token goes to the Hub's own origin only
+
+
+def test_a_verify_url_on_another_origin_gets_no_token(versions, hub, capsys):
+    first, _ = versions
+    hub.verify_on_storage = True  # the batch's verify action: a signed URL of another origin
+    assert release_cli.main(["publish", str(first), "--to", TO]) == 0
+    verifies = [p for m, p, _ in hub.storage_requests if p.startswith("/__lfs/verify/")]
+    assert len(verifies) == 1  # the one Parquet file went through LFS and was verified
+    _no_token_left_the_hub(hub)
+    assert hub.repos["qa-org/toy"].tags == {"1.0.0": hub.repos["qa-org/toy"].branches["main"]}
+
+
+def test_multipart_parts_and_completion_on_another_origin_get_no_token(versions, hub):
+    first, _ = versions
+    hub.verify_on_storage, hub.multipart_threshold, hub.chunk_size = True, 1, 256
+    assert release_cli.main(["publish", str(first), "--to", TO]) == 0
+    kinds = {p.split("/")[2] for _, p, _ in hub.storage_requests}
+    assert kinds == {"part", "complete", "verify"}
+    _no_token_left_the_hub(hub)
+
+
+def test_a_redirect_off_the_hub_is_refused_without_the_token(versions, hub, capsys):
+    first, _ = versions
+    hub.fail("/refs", [(307, {}, {"Location": f"{hub.storage_url}/__lfs/elsewhere"})])
+    assert release_cli.main(["publish", str(first), "--to", TO]) == 1
+    err = _clean_failure(capsys)
+    assert "redirect_refused" in err and hub.storage_url in err
+    assert hub.storage_requests == []  # not followed: nothing, token or not, went there
+    assert hub.repos["qa-org/toy"].tags == {}
+
+
+# --- A2: no token in any message or log line
+
+
+def test_a_hub_error_echoing_the_token_does_not_print_it(versions, hub, capsys):
+    first, _ = versions
+    hub.fail("/refs", [(400, {"error": f"bad header 'Authorization: Bearer {TOKEN}' "
+                                       f"(another: {OTHER_SECRET})"})])
+    assert release_cli.main(["publish", str(first), "--to", TO]) == 1
+    err = _clean_failure(capsys)
+    assert OTHER_SECRET not in err and "bad header" in err and "Bearer ***" in err
+
+
+def test_log_lines_are_redacted_while_publishing(caplog):
+    caplog.set_level(logging.INFO)
+    with redacting_logs([TOKEN]):
+        logging.getLogger("huggingface_hub.lfs").warning("sent %s to %s", TOKEN, OTHER_SECRET)
+        try:
+            raise RuntimeError(f"Authorization: Bearer {TOKEN}")
+        except RuntimeError:
+            logging.getLogger("httpx2").exception("failed")
+    text = caplog.text + "".join(r.getMessage() for r in caplog.records)
+    assert TOKEN not in text and OTHER_SECRET not in text and "sent *** to hf_***" in text
+    logging.getLogger("x").warning("after %s", TOKEN)  # the filter is gone afterwards
+    assert caplog.records[-1].getMessage() == f"after {TOKEN}"
+
+
+# --- B3: the committed tree is read back before tagging
+
+
+def _repo_with_gitignore(hub, text: str) -> None:
+    api = HfApi(endpoint=hub.base_url, token=TOKEN)
+    api.create_repo("qa-org/toy", repo_type="dataset")
+    api.create_commit("qa-org/toy", repo_type="dataset", commit_message="ignore",
+                      operations=[CommitOperationAdd(".gitignore", text.encode())])
+
+
+def test_files_a_gitignore_drops_fail_the_publish_and_nothing_is_tagged(versions, hub, capsys):
+    first, _ = versions
+    _repo_with_gitignore(hub, "*.parquet\nrejected/\n")
+    assert release_cli.main(["publish", str(first), "--to", TO]) == 1
+    err = _clean_failure(capsys)
+    assert "tree_mismatch" in err and f"{PARQUET}: missing" in err and "not tagged" in err
+    repo = hub.repos["qa-org/toy"]
+    assert repo.tags == {} and PARQUET not in repo.files("main")
+    # the commit removed the .gitignore (not a file of the version): a re-run sends the rest
+    assert release_cli.main(["publish", str(first), "--to", TO]) == 0
+    assert _published(repo, "1.0.0") == _files(first) and set(repo.tags) == {"1.0.0"}
+
+
+def test_a_hub_that_lies_about_a_stored_file_fails_the_publish(versions, hub, capsys):
+    first, second = versions
+    assert release_cli.main(["publish", str(first), "--to", TO]) == 0
+    changed = hashlib.sha256((second / PARQUET).read_bytes()).hexdigest()
+    assert changed != hashlib.sha256((first / PARQUET).read_bytes()).hexdigest()
+    hub.preupload_claims[PARQUET] = changed  # "main already has this content": it has not
+    capsys.readouterr()
+    assert release_cli.main(["publish", str(second), "--to", TO]) == 1
+    err = _clean_failure(capsys)
+    sizes = [(v / PARQUET).stat().st_size for v in (first, second)]
+    assert f"{PARQUET}: {sizes[0]} bytes on the Hub, {sizes[1]} in the release" in err
+    assert "tree_mismatch" in err and "not tagged" in err and ".gitignore" not in err
+    assert set(hub.repos["qa-org/toy"].tags) == {"1.0.0"}
+
+
+# --- D16: a tag that fails after the commit
+
+
+def test_a_failed_tag_says_main_was_committed_and_a_rerun_only_tags(versions, hub, capsys):
+    first, _ = versions
+    hub.fail("/tag/", [(500, {"error": "Internal Error"})])
+    assert release_cli.main(["publish", str(first), "--to", TO]) == 1
+    err = _clean_failure(capsys)
+    repo = hub.repos["qa-org/toy"]
+    main = repo.branches["main"]
+    assert "refused the upload" not in err and "tag_failed" in err
+    assert f"main was committed as {main}" in err and "1.0.0 was not tagged" in err
+    assert "re-run" in err.lower() and f"--revision {main}" in err
+    commits = [p for p in hub.posts if "/commit/" in p]
+    assert release_cli.main(["publish", str(first), "--to", TO]) == 0
+    assert "main already holds" in capsys.readouterr().out
+    assert [p for p in hub.posts if "/commit/" in p] == commits  # no second commit
+    assert repo.tags == {"1.0.0": main} and _published(repo, "1.0.0") == _files(first)
+
+
+# --- C8: a total deadline per request and per publish
+
+
+def _ticking(step: float = 1.0):
+    """A clock that moves ``step`` seconds each time it is read: deadlines fire after a
+    number of socket operations, however fast or slow the machine is."""
+    counter = itertools.count()
+    return lambda: next(counter) * step
+
+
+@pytest.fixture
+def env_hub(hub):
+    hub.slow_interval = 0.001  # 1 ms a byte: the refs answer takes ~0.2 s of real time
+    return hub
+
+
+def test_a_dripping_answer_ends_at_the_request_deadline(versions, env_hub):
+    first, _ = versions
+    env_hub.fail("/refs", ["slowloris"])
+    options = HubOptions(http_read_timeout=60, http_request_deadline=40)
+    with pytest.raises(HubPublishError) as error:
+        publish_to_hub(plan_publish(str(first), TO), endpoint=env_hub.base_url,
+                       options=options, clock=_ticking())
+    assert error.value.kind == DEADLINE_EXCEEDED and "/refs took longer than its 40 s" in str(
+        error.value) and "nothing was committed" in str(error.value)
+    assert env_hub.repos["qa-org/toy"].tags == {}
+
+
+def test_the_whole_publish_ends_at_the_publish_deadline(versions, env_hub):
+    first, _ = versions
+    options = HubOptions(http_request_deadline=1000, publish_deadline=60)
+    with pytest.raises(HubPublishError) as error:
+        publish_to_hub(plan_publish(str(first), TO), endpoint=env_hub.base_url,
+                       options=options, clock=_ticking())
+    assert error.value.kind == PUBLISH_DEADLINE_EXCEEDED
+    assert env_hub.repos["qa-org/toy"].tags == {}
+
+
+def test_deadline_options_are_typed_and_checked(versions, capsys):
+    first, _ = versions
+    assert release_cli.main(["publish", str(first), "--to", TO, "--publish-deadline", "0"]) == 2
+    assert "--publish-deadline" in capsys.readouterr().err
+
+
+# --- C9: every answer is read with a cap
+
+
+@pytest.mark.parametrize("fault", ["endless", "gzip_bomb"])
+def test_an_oversized_answer_stops_at_the_cap(versions, hub, capsys, fault):
+    first, _ = versions
+    hub.endless_limit = hub.bomb_bytes = 8 << 20  # were it read whole: 8 MiB
+    hub.fail("/refs", [fault])
+    assert release_cli.main(["publish", str(first), "--to", TO,
+                             "--http-max-answer-mib", "1"]) == 1
+    err = _clean_failure(capsys)
+    assert "answer_too_large" in err and "1 MiB" in err and "/refs" in err
+    assert hub.repos["qa-org/toy"].tags == {}
+
+
+# --- D15: redirect loops and malformed JSON are clean failures
+
+
+@pytest.mark.parametrize("fault, expected", [
+    ("redirect_loop", "too_many_redirects"),
+    ((200, b'{"branches": [{"name": "main", "ref'), "malformed_answer"),
+    ((200, b'["not", "an", "object"]'), "malformed_answer"),
+])
+def test_redirect_loops_and_malformed_answers_fail_cleanly(versions, hub, capsys, fault,
+                                                           expected):
+    first, _ = versions
+    hub.fail("/refs", [fault])
+    assert release_cli.main(["publish", str(first), "--to", TO]) == 1
+    err = _clean_failure(capsys)
+    assert expected in err and "nothing was committed" in err
+    assert hub.repos["qa-org/toy"].tags == {}
+
+
+def test_a_malformed_commit_answer_fails_cleanly(versions, hub, capsys):
+    first, _ = versions
+    hub.fail("/commit/", [(200, b"<html>")])
+    assert release_cli.main(["publish", str(first), "--to", TO]) == 1
+    err = _clean_failure(capsys)
+    assert "malformed_answer" in err and "re-run" in err.lower()
+    assert hub.repos["qa-org/toy"].tags == {}
+
