@@ -18,6 +18,7 @@ from pipelines.cli.errors import EXIT_JOB_FAILED, EXIT_OK, UsageError
 from pipelines.cli.options import add_option
 from transforms.core.options import dash_name, option_fields
 from transforms.release import resolve_release
+from transforms.release.hub_options import HUB_GROUP
 from transforms.release.hub_publish import (
     HubOptions,
     HubPublishError,
@@ -40,9 +41,10 @@ def add_publish_parser(commands: Any) -> argparse.ArgumentParser:
     hub.add_argument("--dry-run", action="store_true",
                      help="list what would be sent (repo, revision, files, sizes); no network")
     hub.add_argument("--private", action="store_true", help="create the repo private")
-    for field, info in option_fields(HubOptions):
-        add_option(hub, dash_name(field.name), info, field.default, info.help)
     hub.add_argument("--json", action="store_true", help="print one JSON object")
+    limits = hub.add_argument_group(HUB_GROUP)
+    for field, info in option_fields(HubOptions):
+        add_option(limits, dash_name(field.name), info, field.default, info.help)
     return hub
 
 

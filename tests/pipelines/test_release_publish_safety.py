@@ -7,6 +7,7 @@ from __future__ import annotations
 import hashlib
 import itertools
 import logging
+import time
 from pathlib import Path
 
 import pytest
@@ -175,39 +176,51 @@ def test_a_failed_tag_says_main_was_committed_and_a_rerun_only_tags(versions, hu
 # --- C8: a total deadline per request and per publish
 
 
-def _ticking(step: float = 1.0):
-    """A clock that moves ``step`` seconds each time it is read: deadlines fire after a
-    number of socket operations, however fast or slow the machine is."""
+def _ticking():
+    """A clock that moves one second each time it is read: the publish reads it at least
+    three times per request (start, write, read), so a deadline of a few dozen seconds
+    fires within the first requests, however fast or slow the machine is."""
     counter = itertools.count()
-    return lambda: next(counter) * step
+    return lambda: float(next(counter))
 
 
-@pytest.fixture
-def env_hub(hub):
-    hub.slow_interval = 0.001  # 1 ms a byte: the refs answer takes ~0.2 s of real time
-    return hub
+class _TimeWhileAsked:
+    """A clock that runs only while the last request the fake Hub received has ``path``:
+    the dripping answer's time counts, no other request's, so the deadline fires in the
+    dripping request whatever the load (the drip lasts far longer than the deadline)."""
+
+    def __init__(self, hub, path: str) -> None:
+        self.hub, self.path, self.total, self.last = hub, path, 0.0, time.monotonic()
+
+    def __call__(self) -> float:
+        now = time.monotonic()
+        if self.hub.requests and self.path in self.hub.requests[-1]:
+            self.total += now - self.last
+        self.last = now
+        return self.total
 
 
-def test_a_dripping_answer_ends_at_the_request_deadline(versions, env_hub):
+def test_a_dripping_answer_ends_at_the_request_deadline(versions, hub):
     first, _ = versions
-    env_hub.fail("/refs", ["slowloris"])
-    options = HubOptions(http_read_timeout=60, http_request_deadline=40)
-    with pytest.raises(HubPublishError) as error:
-        publish_to_hub(plan_publish(str(first), TO), endpoint=env_hub.base_url,
-                       options=options, clock=_ticking())
-    assert error.value.kind == DEADLINE_EXCEEDED and "/refs took longer than its 40 s" in str(
+    hub.slow_interval = 0.05  # one byte every 50 ms: the refs answer would take over 5 s
+    hub.fail("/refs", ["slowloris"])
+    options = HubOptions(http_read_timeout=60, http_request_deadline=0.5)
+    with pytest.raises(HubPublishError) as error:  # the drip was cut: read whole, it passes
+        publish_to_hub(plan_publish(str(first), TO), endpoint=hub.base_url,
+                       options=options, clock=_TimeWhileAsked(hub, "/refs"))
+    assert error.value.kind == DEADLINE_EXCEEDED and "/refs took longer than its 0.5 s" in str(
         error.value) and "nothing was committed" in str(error.value)
-    assert env_hub.repos["qa-org/toy"].tags == {}
+    assert hub.repos["qa-org/toy"].tags == {}
 
 
-def test_the_whole_publish_ends_at_the_publish_deadline(versions, env_hub):
+def test_the_whole_publish_ends_at_the_publish_deadline(versions, hub):
     first, _ = versions
-    options = HubOptions(http_request_deadline=1000, publish_deadline=60)
+    options = HubOptions(http_request_deadline=1000, publish_deadline=20)
     with pytest.raises(HubPublishError) as error:
-        publish_to_hub(plan_publish(str(first), TO), endpoint=env_hub.base_url,
+        publish_to_hub(plan_publish(str(first), TO), endpoint=hub.base_url,
                        options=options, clock=_ticking())
-    assert error.value.kind == PUBLISH_DEADLINE_EXCEEDED
-    assert env_hub.repos["qa-org/toy"].tags == {}
+    assert error.value.kind == PUBLISH_DEADLINE_EXCEEDED and "20 s" in str(error.value)
+    assert hub.repos["qa-org/toy"].tags == {}
 
 
 def test_deadline_options_are_typed_and_checked(versions, capsys):
