@@ -75,6 +75,8 @@ def redacting_logs(secrets: Iterable[str] = ()) -> Iterator[None]:
     redactor = _Redactor([s for s in secrets if s])
     handlers = {id(h): h for name in ("", *_LOGGERS)
                 for h in logging.getLogger(name).handlers}
+    if logging.lastResort is not None:  # what prints a record when no handler is configured
+        handlers[id(logging.lastResort)] = logging.lastResort
     loggers = [logging.getLogger(name) for name in _LOGGERS]
     targets = [*handlers.values(), *loggers]
     for target in targets:
