@@ -39,7 +39,7 @@ from apache_beam.io.filesystems import FileSystems
 from transforms.core.spec import SPLIT, TableInvariants
 from transforms.release.diff import ID_COLUMNS, column_values, parquet_tables
 from transforms.release.features import NO_LABEL, class_labels
-from transforms.release.invariant_spans import SpanCheck
+from transforms.release.invariant_spans import BatchValues, SpanCheck, arrow_column
 from transforms.release.storage import RAW, list_files
 from transforms.release.verify import DamagedReleaseError
 
@@ -137,17 +137,6 @@ def _open(version_dir: str, name: str) -> Any:
                             compression_type=RAW)
 
 
-def _leaf(batch: pa.RecordBatch | pa.Table, path: str) -> pa.Array:
-    """The (flat) array of a dotted column of a batch read with that column."""
-    head, *rest = path.split(".")
-    array: Any = batch.column(batch.schema.get_field_index(head))
-    if isinstance(array, pa.ChunkedArray):
-        array = array.combine_chunks()
-    for part in rest:
-        array = pc.struct_field(array, part)
-    return array
-
-
 def _batches(version_dir: str, files: Sequence[str], columns: Sequence[str],
              batch_size: int = BATCH_ROWS) -> Iterator[tuple[str, pa.RecordBatch]]:
     """``(file, batch)`` of the given dotted columns (only those leaves are decoded)."""
@@ -185,12 +174,6 @@ class _Tables:
 
 # Ids and group keys ------------------------------------------------------------------------
 
-def _ids_of(batch: pa.RecordBatch, id_path: str | None, start: int) -> list[Any]:
-    if id_path is None:
-        return [f"row {start + i}" for i in range(batch.num_rows)]
-    return column_values(batch, id_path)
-
-
 def _hash_pass(tables: _Tables, found: dict[str, tuple[str, list[str]]], column: str
                ) -> tuple[dict[str, list[np.ndarray]], Violation]:
     """The hashes of ``column``'s values by split (``""`` for tables without one), and the
@@ -200,7 +183,7 @@ def _hash_pass(tables: _Tables, found: dict[str, tuple[str, list[str]]], column:
     for table, (split, files) in found.items():
         start = 0
         for _, batch in _batches(tables.version_dir, files, [column]):
-            array = _leaf(batch, column)
+            array = arrow_column(batch, column)
             by_split.setdefault(split, []).append(key_hashes(array))
             if array.null_count:
                 nulls = np.flatnonzero(array.is_null().to_numpy(zero_copy_only=False))
@@ -224,7 +207,7 @@ def _check_ids(tables: _Tables, found: dict[str, tuple[str, list[str]]],
     seen: dict[Any, list[str]] = {}
     for table, (_, files) in found.items():
         for _, batch in _batches(tables.version_dir, files, [column]):
-            array = _leaf(batch, column)
+            array = arrow_column(batch, column)
             picked = np.flatnonzero(np.isin(key_hashes(array), candidates))
             for value in array.take(pa.array(picked)).to_pylist() if len(picked) else []:
                 if value is not None:
@@ -254,11 +237,12 @@ def _check_groups(tables: _Tables, found: dict[str, tuple[str, list[str]]], colu
     for split, files in found.values():
         start = 0
         for _, batch in _batches(tables.version_dir, files, columns):
-            array = _leaf(batch, column)
+            array = arrow_column(batch, column)
             picked = np.flatnonzero(np.isin(key_hashes(array), candidates))
             if len(picked):
                 values = array.take(pa.array(picked)).to_pylist()
-                ids = _ids_of(batch.take(pa.array(picked)), id_path, start)
+                ids = (column_values(batch.take(pa.array(picked)), id_path) if id_path
+                       else [f"row {start + int(i)}" for i in picked])
                 for value, row_id in zip(values, ids, strict=True):
                     rows.setdefault(value, {}).setdefault(split, []).append(row_id)
             start += batch.num_rows
@@ -287,23 +271,29 @@ def _check_spans(tables: _Tables, found: dict[str, tuple[str, list[str]]],
         room = EXAMPLES - len(violation.examples)
         violation.examples += [_table_label(table, row_id) for row_id in ids[:max(room, 0)]]
 
+    plain = [check for check in checks if not check.select]  # read together
+    groups = ([plain] if plain else []) + [[check] for check in checks if check.select]
     for table, (_, files) in found.items():
-        for check in checks:
-            for batch, rows in _span_batches(tables.version_dir, files, check, id_path):
-                values = {c: column_values(batch, c) for c in check.columns}
-                wrong = check.bad_rows(values)
-                if wrong:
-                    ids = (_ids_of(batch.take(pa.array(wrong)), id_path, 0) if id_path
-                           else [f"row {rows[i]}" for i in wrong])
-                    report(check, table, ids)
+        for group in groups:
+            for batch, rows in _span_batches(tables.version_dir, files, group, id_path):
+                values = BatchValues(batch)
+                for check in group:
+                    wrong = [int(i) for i in check.bad_rows(values)]
+                    if wrong:
+                        ids = (column_values(batch.take(pa.array(wrong)), id_path) if id_path
+                               else [f"row {rows[i]}" for i in wrong])
+                        report(check, table, ids)
     return list(bad.values())
 
 
-def _span_batches(version_dir: str, files: Sequence[str], check: SpanCheck,
+def _span_batches(version_dir: str, files: Sequence[str], checks: Sequence[SpanCheck],
                   id_path: str | None) -> Iterator[tuple[pa.RecordBatch, list[int]]]:
-    """Batches of the check's columns (and the id), with each row's index in the table;
-    with ``check.select``, only the rows ``check.needs`` picks, row group by row group."""
-    columns = list(dict.fromkeys([*check.columns, *([id_path] if id_path else [])]))
+    """Batches of the checks' columns (and the id), with each row's index in the table;
+    for one check with ``select``, only the rows its ``needs`` picks, row group by row
+    group."""
+    columns = list(dict.fromkeys([*(c for check in checks for c in check.columns),
+                                  *([id_path] if id_path else [])]))
+    check = checks[0]
     first = 0
     for name in files:
         with _open(version_dir, name) as handle:
@@ -313,8 +303,7 @@ def _span_batches(version_dir: str, files: Sequence[str], check: SpanCheck,
                 wanted = None
                 if check.select and check.needs is not None:
                     cheap = parquet.read_row_group(group, columns=list(check.select))
-                    wanted = np.asarray(check.needs(
-                        {c: column_values(cheap, c) for c in check.select}), dtype=bool)
+                    wanted = np.asarray(check.needs(BatchValues(cheap)), dtype=bool)
                     if not wanted.any():
                         first += size
                         continue
@@ -364,7 +353,7 @@ def _check_labels(tables: _Tables) -> list[Violation]:
             for _, batch in _batches(tables.version_dir, [name], heads):
                 for path, names in labels.items():
                     head, *rest = path.split(".")
-                    values, rows = _label_values(_leaf(batch, head), rest)
+                    values, rows = _label_values(arrow_column(batch, head), rest)
                     if not pa.types.is_integer(values.type):
                         continue
                     outside = pc.or_(pc.less(values, NO_LABEL),
@@ -372,7 +361,7 @@ def _check_labels(tables: _Tables) -> list[Violation]:
                     wrong = np.unique(rows[outside.fill_null(False).to_numpy(
                         zero_copy_only=False)])
                     if len(wrong):
-                        ids = _ids_of(batch.take(pa.array(wrong)), key, start) if key else [
+                        ids = column_values(batch.take(pa.array(wrong)), key) if key else [
                             f"row {start + int(r)}" for r in wrong]
                         violation = bad.setdefault(path, Violation(
                             LABEL_OUT_OF_RANGE,
