@@ -30,6 +30,7 @@ from transforms.core.options import dash_name, option_fields, recorded, resolve_
 from transforms.core.spec import DatasetSpec, Plan
 from transforms.release import ReleaseTarget, publish, recorded_options, run_release
 from transforms.release.manifest import json_safe
+from transforms.release.refresh.lock import refresh_lock
 from transforms.release.refresh.previous import (
     PreviousRelease,
     changed_row_options,
@@ -58,24 +59,26 @@ def run_options(spec: DatasetSpec, options: Any,
     version = resolve_version(options.version or spec.version)
     target = ReleaseTarget.create(options.output, plan.release.dataset, version)
     manifest_options = manifest_options_of(spec, plan, version, beam_args, given)
-    if not (options.skip_existing and not options.overwrite and target.exists()):
-        plan = dataclasses.replace(plan, previous=open_refresh(spec, plan, version,
-                                                               manifest_options))
-        target.check_writable(options.overwrite)  # exit 3 before asking the network
-        check_endpoints(plan.endpoints)
+    skipped = options.skip_existing and not options.overwrite and target.exists()
+    with refresh_lock(target, None if skipped else options.previous):  # held until published
+        if not skipped:
+            plan = dataclasses.replace(plan, previous=open_refresh(spec, plan, version,
+                                                                   manifest_options))
+            target.check_writable(options.overwrite)  # exit 3 before asking the network
+            check_endpoints(plan.endpoints)
 
-    def finish() -> dict[str, Any]:
-        return publish_plan(plan, target, manifest_options)
+        def finish() -> dict[str, Any]:
+            return publish_plan(plan, target, manifest_options)
 
-    try:
-        return run_release(target, options.overwrite, beam_args,
-                           lambda pipeline: pipeline | spec.transform(plan, target), finish,
-                           skip_existing=options.skip_existing)
-    except Exception as error:
-        reason = endpoint_failure(error)
-        if reason is None:
-            raise
-        raise EndpointFailing(reason) from error
+        try:
+            return run_release(target, options.overwrite, beam_args,
+                               lambda pipeline: pipeline | spec.transform(plan, target),
+                               finish, skip_existing=options.skip_existing)
+        except Exception as error:
+            reason = endpoint_failure(error)
+            if reason is None:
+                raise
+            raise EndpointFailing(reason) from error
 
 
 def endpoint_failure(error: BaseException) -> str | None:

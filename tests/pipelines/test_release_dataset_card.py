@@ -41,16 +41,17 @@ def test_a_dataset_directory_with_two_versions_loads_latest_only(sample_build, t
     assert all(path.startswith("1.1.0/") for files in _configs(dataset_dir / "README.md")
                .values() for _, path in files)
 
-    build_nlquad.run([TEST_RUNNER, "--output", str(root), "--version", "1.0.0",
-                      "--overwrite", "--split-ratios", "train=50,dev=25,test=25"])
-    assert (dataset_dir / "LATEST").read_text() == "1.0.0\n"
-    overwritten = _rows(dataset_dir / "1.0.0", tmp_path / "cache")
-    assert overwritten != expected
-    assert _rows(dataset_dir, tmp_path / "cache") == overwritten
+    build_nlquad.run([TEST_RUNNER, "--output", str(root), "--version", "1.2.0",
+                      "--split-ratios", "train=50,dev=25,test=25"])
+    assert (dataset_dir / "LATEST").read_text() == "1.2.0\n"
+    newer = _rows(dataset_dir / "1.2.0", tmp_path / "cache")
+    assert newer != expected
+    assert _rows(dataset_dir, tmp_path / "cache") == newer
     capsys.readouterr()
     assert release_cli.main(["list", str(root)]) == 0
     listed = [line.split()[:2] for line in capsys.readouterr().out.splitlines()]
-    assert listed == [["nlquad", "1.0.0"], ["nlquad", "1.1.0"]]  # README.md is no version
+    assert listed == [["nlquad", "1.0.0"], ["nlquad", "1.1.0"],  # README.md is no version
+                      ["nlquad", "1.2.0"]]
     assert release_cli.main(["verify", str(dataset_dir)]) == 0
 
 

@@ -43,8 +43,9 @@ and splits), ``hub`` (the card's YAML front matter), ``card_sections`` (the sect
 card shares), ``croissant`` (``croissant.json``), ``normalize``, ``diff`` (two versions),
 ``leakage`` (within a release and against evaluation sets), ``verify`` (a published release
 against its manifest; the releases under a root), ``dataset_card`` (the dataset directory's
-card, a pointer to ``LATEST``), ``commit`` (manifest last, rename or copy, ``LATEST`` and the
-dataset card), ``failed_run`` (what a run that kept no row leaves for inspection) and ``run``.
+card, a pointer to ``LATEST``), ``locks`` (``flock``'d lock files in a dataset directory),
+``commit`` (manifest last, rename or copy, ``LATEST`` and the dataset card),
+``failed_run`` (what a run that kept no row leaves for inspection) and ``run``.
 It imports ``transforms.core`` and ``filters``; pipelines import it through the names below.
 """
 

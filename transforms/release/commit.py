@@ -17,6 +17,16 @@ Just before ``LATEST``, by the same rules, the dataset directory's card (``READM
 ``transforms.release.dataset_card``) is pointed at the version, so that
 ``load_dataset(<root>/<dataset>)`` loads the version ``LATEST`` names.
 
+``LATEST`` never moves backwards: it is left naming a published version that orders after
+the one being published (``resolve.version_order``; a publish of ``2`` after ``3``, or an
+``--overwrite`` of an older version, leaves ``LATEST`` and the card at ``3``, with a
+warning). A ``--previous auto`` build is published only while ``LATEST`` still names the
+version it was built on: when another run published in between, ``LatestMovedError`` (exit
+1) and nothing is published, since its rows were carried from a version that is no longer
+the latest. Locally the check, the move and the ``LATEST`` update hold the dataset
+directory's ``.LATEST.lock`` (``transforms.release.locks``; waited for at most
+``LATEST_LOCK_WAIT`` seconds), so two publishes never interleave them.
+
 When ``LATEST`` or the card cannot be written once the version is in place (disk full), the
 release *is* published: ``LatestNotUpdatedError`` says so, and rerunning with
 ``--skip-existing`` repairs both (``repair_latest``). So does a version whose card's
@@ -26,14 +36,19 @@ release *is* published: ``LatestNotUpdatedError`` says so, and rerunning with
 from __future__ import annotations
 
 import json
+import logging
 import os
 import stat
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
 
 from apache_beam.io.filesystems import FileSystems
 
 from transforms.release.checksums import EMPTY_SHA256, SHA256SUMS, release_sums
 from transforms.release.dataset_card import DatasetCardError, card_for
-from transforms.release.resolve import InvalidLatestError, latest_version
+from transforms.release.locks import holder_record, take_lock
+from transforms.release.resolve import AUTO, InvalidLatestError, latest_version, version_order
 from transforms.release.staging import (
     latest_temporary,
     recover_replaced,
@@ -59,9 +74,20 @@ from transforms.release.target import (
     latest_path,
 )
 
+LATEST_LOCK = ".LATEST.lock"  # in the dataset directory, while LATEST is being moved
+LATEST_LOCK_WAIT = 60.0  # seconds a publish waits for another one's LATEST update
+
+log = logging.getLogger(__name__)
+_held = threading.local()  # the dataset directories whose LATEST lock this thread holds
+
 
 class LatestNotUpdatedError(RuntimeError):
     """The version was published but ``LATEST`` could not be pointed at it."""
+
+
+class LatestMovedError(RuntimeError):
+    """A ``--previous auto`` build whose previous version is no longer the one ``LATEST``
+    names: another run published since it started; nothing was published."""
 
 
 def finalize_release(target: ReleaseTarget, overwrite: bool, manifest: bytes) -> str:
@@ -78,13 +104,60 @@ def finalize_release(target: ReleaseTarget, overwrite: bool, manifest: bytes) ->
         return target.final_dir
     write_bytes(FileSystems.join(target.staging_dir, SHA256SUMS), _sums(target, manifest))
     write_bytes(FileSystems.join(target.staging_dir, MANIFEST), manifest)
-    target.check_writable(overwrite)
-    if is_local(target.final_dir):
-        _move_local(target, overwrite)
-    else:
-        _move_remote(target)
-    _point_latest(target)
+    with latest_lock(target):
+        _refuse_moved_latest(target, manifest)
+        target.check_writable(overwrite)
+        if is_local(target.final_dir):
+            _move_local(target, overwrite)
+        else:
+            _move_remote(target)
+        _point_latest(target)
     return target.final_dir
+
+
+@contextmanager
+def latest_lock(target: ReleaseTarget) -> Iterator[None]:
+    """Hold ``<dataset dir>/.LATEST.lock`` (local roots; re-entrant in one thread); a lock
+    another run still holds after ``LATEST_LOCK_WAIT`` seconds is ``locks.LockHeld``, an
+    ``OSError``."""
+    directory = target.dataset_dir
+    held = getattr(_held, "dirs", None)
+    if held is None:
+        held = _held.dirs = set()
+    if not is_local(directory) or directory in held:
+        yield
+        return
+    target.check_no_links()
+    os.makedirs(directory, exist_ok=True)
+    lock = take_lock(os.path.join(directory, LATEST_LOCK),
+                     holder_record(target.version, target.run_id), wait=LATEST_LOCK_WAIT)
+    held.add(directory)
+    try:
+        yield
+    finally:
+        held.discard(directory)
+        if lock is not None:
+            lock.release()
+
+
+def _refuse_moved_latest(target: ReleaseTarget, manifest: bytes) -> None:
+    """``LatestMovedError`` when ``manifest`` is a ``--previous auto`` build's and ``LATEST``
+    no longer names the version it was built on."""
+    try:
+        content = json.loads(manifest)
+    except ValueError:
+        return
+    options, previous = content.get("options"), content.get("previous")
+    if not (isinstance(options, dict) and options.get("previous") == AUTO
+            and isinstance(previous, dict) and isinstance(previous.get("version"), str)):
+        return
+    current = read_latest(target.root, target.dataset)
+    if current != previous["version"]:
+        raise LatestMovedError(
+            f"{target.dataset} {target.version} was built on {previous['version']} "
+            f"(--previous auto), but LATEST now names {current or 'no version'}: another run "
+            f"published since this one started, so its rows would fork the lineage. Nothing "
+            f"was published; run again to build on {current or 'the latest version'}")
 
 
 def _sums(target: ReleaseTarget, manifest: bytes) -> bytes:
@@ -143,12 +216,37 @@ def _write_latest_checked(target: ReleaseTarget) -> None:
                                     "were") from error
 
 
-def write_latest(target: ReleaseTarget) -> None:
-    """``LATEST`` holds the most recently published version (written only after success),
-    and the dataset directory's card points at it (written first: ``write_dataset_card``).
+def write_latest(target: ReleaseTarget) -> bool:
+    """``LATEST`` holds the highest published version (written only after success), and the
+    dataset directory's card points at it (written first: ``write_dataset_card``). Both are
+    left as they are, with a warning, when ``LATEST`` names a published version that orders
+    after ``target``'s (``resolve.version_order``): it never moves backwards. Returns whether
+    they were written.
 
     Never truncated in place: locally a temporary file is renamed over it (``os.replace``);
-    on an object store the whole content is one object upload."""
+    on an object store the whole content is one object upload. Locally it is read, compared
+    and written holding the dataset directory's ``.LATEST.lock`` (``latest_lock``)."""
+    with latest_lock(target):
+        higher = _higher_latest(target)
+        if higher is not None:
+            log.warning("LATEST of %s left at %s: %s orders before it, and LATEST never moves "
+                        "backwards", target.dataset_dir, higher, target.version)
+            return False
+        _write_latest_now(target)
+    return True
+
+
+def _higher_latest(target: ReleaseTarget) -> str | None:
+    """The version ``LATEST`` names when it is published and orders after ``target``'s."""
+    current = read_latest(target.root, target.dataset)
+    if current is None or current == target.version or version_order(
+            current) <= version_order(target.version):
+        return None
+    published = _manifest_or_none(FileSystems.join(target.dataset_dir, current))
+    return current if published is not None else None
+
+
+def _write_latest_now(target: ReleaseTarget) -> None:
     write_dataset_card(target)
     path = latest_path(target.root, target.dataset)
     content = f"{target.version}\n".encode()

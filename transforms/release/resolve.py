@@ -10,11 +10,17 @@ following links or blocking (a FIFO is refused, never opened), and the version i
 be a real sibling directory holding a manifest. Anything else is ``InvalidLatestError``,
 which every command reports as a usage error (exit 2); a path that is no release at all is
 ``NotAReleaseError``, naming the path.
+
+``version_order`` is how versions are ordered (``LATEST`` never moves to a lower one):
+piece by piece, runs of digits as numbers and the rest as text, so ``1.10.0`` comes after
+``1.9.0`` and ``2026.11.23`` after ``2026.9.30``; a version that extends another
+(``1.0.0-rc1`` of ``1.0.0``) comes after it.
 """
 
 from __future__ import annotations
 
 import os
+import re
 import stat
 from typing import overload
 
@@ -24,10 +30,18 @@ from transforms.release.storage import RAW, is_local
 from transforms.release.target import LATEST, MANIFEST, InvalidReleaseName, check_name
 
 __all__ = ["AUTO", "MAX_LATEST_BYTES", "InvalidLatestError", "NotAReleaseError",
-           "latest_version", "resolve_release"]
+           "latest_version", "resolve_release", "version_order"]
 
 AUTO = "auto"  # the latest published version of the dataset being built, if any
 MAX_LATEST_BYTES = 1024  # a version name is at most 64 characters
+_PIECES = re.compile(r"[0-9]+|[^0-9]+")
+
+
+def version_order(version: str) -> tuple[tuple[int, int, str], ...]:
+    """The sort key of a version name (see the module docstring): digits compare as numbers
+    (and before text at the same place), text as text."""
+    return tuple((0, int(piece), "") if piece[0] in "0123456789" else (1, 0, piece)
+                 for piece in _PIECES.findall(version))
 
 
 class NotAReleaseError(ValueError):

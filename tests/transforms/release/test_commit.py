@@ -109,3 +109,39 @@ def test_latest_is_replaced_atomically_never_rewritten_in_place(tmp_path, monkey
         commit.write_latest(_staged(root, "3.0.0"))
     assert open(latest).read() == "2.0.0\n"
     assert not [n for n in os.listdir(os.path.join(root, "toy")) if n.startswith("LATEST.")]
+
+
+def test_latest_never_moves_back_to_a_lower_published_version(tmp_path, caplog):
+    from transforms.release import latest_path
+
+    root = tmp_path / "releases"
+    latest = latest_path(str(root), "toy")
+    finalize_release(_staged(root, "1.10.0"), overwrite=False, manifest=b"{}")
+    finalize_release(_staged(root, "1.9.0"), overwrite=False, manifest=b"{}")
+    assert open(latest).read() == "1.10.0\n"  # 1.10.0 orders after 1.9.0
+    assert "LATEST never moves backwards" in caplog.text
+    finalize_release(_staged(root, "1.11.0"), overwrite=False, manifest=b"{}")
+    assert open(latest).read() == "1.11.0\n"
+    with open(latest, "w") as handle:
+        handle.write("9.9.9\n")  # names no published version: replaced
+    finalize_release(_staged(root, "1.0.0"), overwrite=False, manifest=b"{}")
+    assert open(latest).read() == "1.0.0\n"
+    assert not [n for n in os.listdir(os.path.join(root, "toy")) if n.endswith(".lock")]
+
+
+def test_a_previous_auto_build_is_refused_at_publish_once_latest_moved(tmp_path):
+    from transforms.release import latest_path
+    from transforms.release.commit import LatestMovedError
+
+    root = tmp_path / "releases"
+    finalize_release(_staged(root, "1"), overwrite=False, manifest=b"{}")
+    finalize_release(_staged(root, "3"), overwrite=False, manifest=b"{}")
+    built_on_1 = b'{"options": {"previous": "auto"}, "previous": {"version": "1"}}'
+    refresh = _staged(root, "2")
+    with pytest.raises(LatestMovedError, match="toy 2 was built on 1 .* LATEST now names 3"):
+        finalize_release(refresh, overwrite=False, manifest=built_on_1)
+    assert not os.path.exists(refresh.final_dir)
+    assert open(latest_path(str(root), "toy")).read() == "3\n"
+    built_on_3 = b'{"options": {"previous": "auto"}, "previous": {"version": "3"}}'
+    finalize_release(_staged(root, "4"), overwrite=False, manifest=built_on_3)
+    assert open(latest_path(str(root), "toy")).read() == "4\n"

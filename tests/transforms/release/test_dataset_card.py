@@ -67,12 +67,16 @@ def test_the_card_mirrors_every_config_of_latest_and_follows_it(tmp_path):
     assert read_latest(root, "toy") == "1.1.0"
     assert set(_paths(_pointer(card.read_bytes()))["simplified"]) == {
         ("train", "1.1.0/simplified/train/*.parquet")}
-    _publish(root, "1.0.0", _card(CONFIGS.replace("simplified", "boolq")), overwrite=True)
-    assert read_latest(root, "toy") == "1.0.0"
+    before = card.read_bytes()  # an overwrite of an older version: LATEST never moves back
+    _publish(root, "1.0.0", _card(CONFIGS.replace("simplified", "other")), overwrite=True)
+    assert read_latest(root, "toy") == "1.1.0" and card.read_bytes() == before
+    _publish(root, "1.2.0", _card(CONFIGS.replace("simplified", "boolq")))
+    assert read_latest(root, "toy") == "1.2.0"
     assert _paths(_pointer(card.read_bytes()))["boolq"] == [
-        ("train", "1.0.0/boolq/train/*.parquet")]
+        ("train", "1.2.0/boolq/train/*.parquet")]
     # the card was replaced through the same temporary as LATEST, and nothing is left over
-    assert sorted(os.listdir(tmp_path / "toy")) == ["1.0.0", "1.1.0", "LATEST", "README.md"]
+    assert sorted(os.listdir(tmp_path / "toy")) == ["1.0.0", "1.1.0", "1.2.0", "LATEST",
+                                                    "README.md"]
 
 
 def test_the_card_is_an_object_written_with_latest_on_an_object_store(tmp_path):
