@@ -223,10 +223,14 @@ def test_the_whole_publish_ends_at_the_publish_deadline(versions, hub):
     assert hub.repos["qa-org/toy"].tags == {}
 
 
-def test_deadline_options_are_typed_and_checked(versions, capsys):
+@pytest.mark.parametrize("option", ["--http-request-deadline", "--publish-deadline",
+                                    "--http-max-answer-mib"])
+def test_the_limits_are_checked_before_any_work(versions, hub, capsys, option):
     first, _ = versions
-    assert release_cli.main(["publish", str(first), "--to", TO, "--publish-deadline", "0"]) == 2
-    assert "--publish-deadline" in capsys.readouterr().err
+    assert release_cli.main(["publish", str(first), "--to", TO, option, "0"]) == 2
+    err = capsys.readouterr().err
+    assert option in err and "expected a finite number > 0, got '0'" in err
+    assert hub.requests == []
 
 
 # --- C9: every answer is read with a cap
