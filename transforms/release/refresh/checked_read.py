@@ -119,9 +119,9 @@ class PinnedFile:
     def metadata(self) -> _Metadata:
         return _Metadata(self.location)
 
-    def open(self, compression_type: Any = RAW) -> HashingReader:
-        """A sequential raw reader checked at its end (bytes as stored: never decoded)."""
-        del compression_type  # always raw: the digest is of the stored bytes
+    def open(self, compression_type: Any = RAW) -> HashingReader:  # noqa: ARG002
+        """A sequential raw reader checked at its end: the bytes as stored, whatever
+        ``compression_type`` asks (the digest is of the stored bytes; readers decode)."""
         return HashingReader(FileSystems.open(self.location, compression_type=RAW),
                              self.label, self.sha256)
 
