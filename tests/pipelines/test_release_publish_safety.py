@@ -125,16 +125,27 @@ def _repo_with_gitignore(hub, text: str) -> None:
                       operations=[CommitOperationAdd(".gitignore", text.encode())])
 
 
-def test_files_a_gitignore_drops_fail_the_publish_and_nothing_is_tagged(versions, hub, capsys):
+def test_a_repository_gitignore_drops_no_release_file(versions, hub, capsys):
     first, _ = versions
     _repo_with_gitignore(hub, "*.parquet\nrejected/\n")
+    assert release_cli.main(["publish", str(first), "--to", TO]) == 0
+    repo = hub.repos["qa-org/toy"]
+    assert _published(repo, "1.0.0") == _files(first) and set(repo.tags) == {"1.0.0"}
+    assert "  deleted from main: .gitignore" in capsys.readouterr().out
+
+
+def test_a_file_the_hub_leaves_out_fails_the_publish_and_nothing_is_tagged(versions, hub,
+                                                                          capsys):
+    first, _ = versions
+    hub.fail("/preupload/", [(200, {"files": [
+        {"path": name, "uploadMode": "lfs" if name.endswith(".parquet") else "regular",
+         "shouldIgnore": name == PARQUET} for name in _files(first)]})])
     assert release_cli.main(["publish", str(first), "--to", TO]) == 1
     err = _clean_failure(capsys)
     assert "tree_mismatch" in err and f"{PARQUET}: missing" in err and "not tagged" in err
     repo = hub.repos["qa-org/toy"]
     assert repo.tags == {} and PARQUET not in repo.files("main")
-    # the commit removed the .gitignore (not a file of the version): a re-run sends the rest
-    assert release_cli.main(["publish", str(first), "--to", TO]) == 0
+    assert release_cli.main(["publish", str(first), "--to", TO]) == 0  # sends what is missing
     assert _published(repo, "1.0.0") == _files(first) and set(repo.tags) == {"1.0.0"}
 
 

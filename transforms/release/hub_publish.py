@@ -16,9 +16,11 @@ files travel inside the commit; LFS files first go to the Hub's storage, through
 ``HF_HUB_DISABLE_XET=1``, through the Git LFS batch API otherwise, and the commit references
 them by sha256.
 
+The Hub's upload modes are asked with an empty ``.gitignore`` (the commit deletes any the
+repository has, the version having none), so none drops a release file from the commit.
 Before tagging, the commit's files are read back and compared with the release
-(``hub_tree_check``): a file a ``.gitignore`` dropped, or one the Hub claimed to hold already
-but holds otherwise, leaves ``main`` committed and the version untagged
+(``hub_tree_check``): a file the Hub left out anyway, or one it claimed to hold already but
+holds otherwise, leaves ``main`` committed and the version untagged
 (``HubNotTaggedError``, ``tree_mismatch``). A tag that fails after the commit is the same
 error (``tag_failed``), and a publish run again while ``main`` holds exactly the version
 only tags it. Any other failure (``HubUploadError`` and the other ``HubPublishError``) says
@@ -54,6 +56,7 @@ from transforms.release.hub_options import HubOptions
 from transforms.release.hub_secrets import known_tokens, redact
 from transforms.release.hub_tree_check import (
     GITATTRIBUTES,
+    GITIGNORE,
     read_tree,
     release_digests,
     tree_problems,
@@ -202,9 +205,15 @@ class _Publish:
         plan = self.plan
         operations = [CommitOperationAdd(name, os.path.join(plan.path, *name.split("/")))
                       for name, _ in plan.files] + [CommitOperationDelete(n) for n in stale]
+        additions = operations[:len(plan.files)]
         sent = len(self.deadlines.sent)
         try:
             self.deadlines.check_publish()
+            if GITIGNORE not in {name for name, _ in plan.files}:
+                # the commit leaves no .gitignore (a stale one is deleted), so none may drop a
+                # file from it: preupload with an empty one, not the one main has now
+                self.api.preupload_lfs_files(**self.repo, additions=additions,
+                                             free_memory=False, gitignore_content="")
             commit = self.api.create_commit(**self.repo, operations=operations,
                                             commit_message=f"{plan.dataset} {plan.version}")
             return str(commit.oid)

@@ -21,6 +21,7 @@ from transforms.release.checksums import MAX_SUMS_BYTES, SHA256SUMS, parse_sums
 from transforms.release.storage import read_bytes
 
 GITATTRIBUTES = ".gitattributes"
+GITIGNORE = ".gitignore"
 _CHUNK = 1 << 20
 
 
