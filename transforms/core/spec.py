@@ -56,12 +56,15 @@ class TableInvariants:
     in which ``{split}`` (``SPLIT``) stands for one split name. ``id_column`` (a dotted path,
     ``question.text``): unique over all those tables together. ``group_key``: the key the
     split is hashed from (``filters.text.splits.assign_split``), whose rows must all be in
-    one split. ``spans``: answer-span checks (``transforms.release.invariant_spans``)."""
+    one split. ``spans``: answer-span checks (``transforms.release.invariant_spans``).
+    ``references``: ``(column, tables, id column)``: every value of ``column`` (or of its
+    list) is an id of those tables (ReQA's correct candidates)."""
 
     tables: str = SPLIT
     id_column: str | None = None
     group_key: str | None = None
     spans: tuple[Any, ...] = ()
+    references: tuple[tuple[str, str, str], ...] = ()
 
 
 @dataclass(frozen=True)

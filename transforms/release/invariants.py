@@ -14,6 +14,8 @@ anything is published, so the staged version is discarded and ``LATEST`` is left
   NLQuAD document, an NQ or JNQ question) in two splits;
 * ``answer_span_mismatch``: a row breaking one of the ``spans`` checks
   (``transforms.release.invariant_spans``);
+* ``dangling_reference``: a row naming, in one of its ``references`` columns, an id no row
+  of the referenced tables has (a ReQA question's correct candidate);
 * ``class_label_out_of_range``: in any table, a value of a column the file's footer names a
   class label (``transforms.release.features``) outside ``-1 .. len(names) - 1``.
 
@@ -47,8 +49,10 @@ DUPLICATE_ID = "duplicate_id"
 MISSING_ID = "missing_id"
 GROUP_IN_SPLITS = "group_in_two_splits"
 SPAN_MISMATCH = "answer_span_mismatch"
+DANGLING_REFERENCE = "dangling_reference"
 LABEL_OUT_OF_RANGE = "class_label_out_of_range"
-REASONS = (DUPLICATE_ID, MISSING_ID, GROUP_IN_SPLITS, SPAN_MISMATCH, LABEL_OUT_OF_RANGE)
+REASONS = (DUPLICATE_ID, MISSING_ID, GROUP_IN_SPLITS, SPAN_MISMATCH, DANGLING_REFERENCE,
+           LABEL_OUT_OF_RANGE)
 EXAMPLES = 5
 BATCH_ROWS = 65_536  # rows per batch of key columns
 SPAN_BATCH_ROWS = 1_024  # rows per batch of span columns (texts, documents)
@@ -321,6 +325,40 @@ def _span_batches(version_dir: str, files: Sequence[str], checks: Sequence[SpanC
                 first += size
 
 
+# References --------------------------------------------------------------------------------
+
+def _check_references(tables: _Tables, found: dict[str, tuple[str, list[str]]],
+                      reference: tuple[str, str, str], id_path: str | None) -> list[Violation]:
+    """Rows naming in ``column`` an id the referenced tables do not have. An absent hash is
+    an absent id (equal values hash equal), so no second pass is needed."""
+    column, pattern, target = reference
+    known = [key_hashes(arrow_column(batch, target))
+             for _, files in tables.matching(pattern).values()
+             for _, batch in _batches(tables.version_dir, files, [target])]
+    ids = np.unique(np.concatenate(known)) if known else np.zeros(0, np.uint64)
+    violation = Violation(DANGLING_REFERENCE, f"rows naming a {target} no {pattern} row has",
+                          0)
+    for table, (_, files) in found.items():
+        start = 0
+        for _, batch in _batches(tables.version_dir, files,
+                                 [column] + ([id_path] if id_path else [])):
+            values = arrow_column(batch, column)
+            rows = np.arange(len(values))
+            if pa.types.is_list(values.type) or pa.types.is_large_list(values.type):
+                rows = pc.list_parent_indices(values).to_numpy()
+                values = pc.list_flatten(values)
+            hashes = key_hashes(values)
+            wrong = np.unique(rows[~np.isin(hashes, ids) | (hashes == _NULL)])
+            if len(wrong):
+                violation.count += len(wrong)
+                room = max(EXAMPLES - len(violation.examples), 0)
+                named = (column_values(batch.take(pa.array(wrong[:room])), id_path) if id_path
+                         else [f"row {start + int(i)}" for i in wrong[:room]])
+                violation.examples += [_table_label(table, row_id) for row_id in named]
+            start += batch.num_rows
+    return [violation] if violation.count else []
+
+
 # Class labels ------------------------------------------------------------------------------
 
 def _label_values(array: pa.Array, parts: list[str]) -> tuple[pa.Array, np.ndarray]:
@@ -393,6 +431,8 @@ def check_invariants(version_dir: str, invariants: Sequence[TableInvariants],
                                         declared.id_column)
         if declared.spans:
             violations += _check_spans(tables, found, declared.spans, declared.id_column)
+        for reference in declared.references:
+            violations += _check_references(tables, found, reference, declared.id_column)
     return violations + _check_labels(tables)
 
 

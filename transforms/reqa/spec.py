@@ -121,9 +121,11 @@ def dataset_name(source: str) -> str:
     return DATASET_PREFIX + source
 
 
-# a question and a candidate once each; a candidate is the sentence at its offsets
+# a question and a candidate once each, every correct candidate of a question published; a
+# candidate is the sentence at its offsets
 INVARIANTS = (
-    TableInvariants("questions", id_column="qid"),
+    TableInvariants("questions", id_column="qid", references=(
+        ("correct_candidate_ids", "candidates", "candidate_id"),)),
     TableInvariants("candidates", id_column="candidate_id", spans=(
         char_span("context", "sentence_start", "sentence_end", "sentence"),)),
 )

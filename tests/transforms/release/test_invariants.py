@@ -24,6 +24,7 @@ from transforms.release.invariant_spans import (
     word_span,
 )
 from transforms.release.invariants import (
+    DANGLING_REFERENCE,
     DUPLICATE_ID,
     GROUP_IN_SPLITS,
     LABEL_OUT_OF_RANGE,
@@ -206,6 +207,21 @@ def test_jnq_span_text_is_its_paragraphs_slice(tmp_path):
     declared = (TableInvariants(id_column="id", spans=(paragraph_spans(1),)),)
     (violation,) = check_invariants(root, declared)
     assert violation.examples == ["train: b", "train: c"]
+
+
+# references --------------------------------------------------------------------------------
+
+def test_a_correct_candidate_no_candidate_row_has_is_named(tmp_path):
+    root = stage(tmp_path, {
+        "questions": [{"qid": "q1", "correct_candidate_ids": ["c1", "c2"]},
+                      {"qid": "q2", "correct_candidate_ids": ["c2", "c9"]},
+                      {"qid": "q3", "correct_candidate_ids": []}],
+        "candidates": [{"candidate_id": "c1"}, {"candidate_id": "c2"}]})
+    declared = (TableInvariants("questions", id_column="qid", references=(
+        ("correct_candidate_ids", "candidates", "candidate_id"),)),)
+    (violation,) = check_invariants(root, declared)
+    assert (violation.reason, violation.count, violation.examples) == (
+        DANGLING_REFERENCE, 1, ["questions: q2"])
 
 
 # class labels ------------------------------------------------------------------------------
