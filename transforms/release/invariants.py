@@ -75,7 +75,7 @@ class Violation:
     def describe(self) -> str:
         shown = "; ".join(self.examples[:EXAMPLES])
         more = f"; and {self.count - EXAMPLES} more" if self.count > EXAMPLES else ""
-        return f"{self.reason}: {self.count} {self.what} ({shown}{more})"
+        return f"{self.reason}: {self.what}: {self.count} ({shown}{more})"
 
 
 # Hashing keys into numpy -------------------------------------------------------------------
@@ -436,18 +436,22 @@ def check_invariants(version_dir: str, invariants: Sequence[TableInvariants],
     return violations + _check_labels(tables)
 
 
-def invariant_message(release: str, violations: Sequence[Violation]) -> str:
-    """One line naming each broken invariant, its count and first rows."""
+def invariant_message(release: str, violations: Sequence[Violation],
+                      carried: bool = False) -> str:
+    """One line naming each broken invariant, its count and first rows; with ``carried``
+    (a refresh), what to do about rows carried as the previous release holds them."""
+    hint = (". Rows carried from --previous are as that release holds them: build without "
+            "--previous, or with --recompute-all, to make them again" if carried else "")
     return (f"release {release} breaks its invariants, so nothing was published: "
-            + "; ".join(v.describe() for v in violations)
-            + ". Rows carried from --previous are as that release holds them: build without "
-              "--previous, or with --recompute-all, to make them again")
+            + "; ".join(v.describe() for v in violations) + hint)
 
 
 def require_invariants(version_dir: str, invariants: Sequence[TableInvariants],
-                       release: str, files: Sequence[str] | None = None) -> None:
+                       release: str, files: Sequence[str] | None = None,
+                       carried: bool = False) -> None:
     """Raise ``ReleaseInvariantError`` naming the broken invariants of the release at
-    ``version_dir`` (``check_invariants``); nothing when every row holds them."""
+    ``version_dir`` (``check_invariants``); nothing when every row holds them. ``carried``:
+    the release carries rows from a previous one (the message says what to do)."""
     violations = check_invariants(version_dir, invariants, files)
     if violations:
-        raise ReleaseInvariantError(invariant_message(release, violations))
+        raise ReleaseInvariantError(invariant_message(release, violations, carried))

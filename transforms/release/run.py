@@ -112,7 +112,8 @@ def publish(target: ReleaseTarget, *, overwrite: bool, splits: list[str], schema
     (``transforms.release.invariants``): a violation raises ``ReleaseInvariantError`` (exit
     5) naming the rows, and nothing is published."""
     ensure_empty_splits(target.staging_dir, splits, schema)
-    require_invariants(target.staging_dir, invariants, f"{target.dataset} {target.version}")
+    require_invariants(target.staging_dir, invariants, f"{target.dataset} {target.version}",
+                       carried=previous is not None or lineage is not None)
     tallies, histograms = read_accounting(target)
     tallies, refresh_counts = take_refresh_tallies(tallies)
     stats = make_stats(tallies, histograms)

@@ -258,10 +258,14 @@ def test_the_error_names_the_rows_and_their_count_and_exits_5(tmp_path):
         require_invariants(root, NLQUAD_LIKE[:1], "nlquad 2")
     message = str(raised.value)
     assert message.startswith("release nlquad 2 breaks its invariants, so nothing was "
-                              "published: answer_span_mismatch: 8 rows where not")
-    assert "train: a-q0; train: a-q1; train: a-q2; train: a-q3; train: a-q4; and 3 more" \
-        in message
+                              "published: answer_span_mismatch: rows where not context[")
+    assert ": 8 (train: a-q0; train: a-q1; train: a-q2; train: a-q3; train: a-q4; and 3 " \
+           "more)" in message
+    assert "--previous" not in message  # nothing was carried: no refresh advice
     assert exit_code(raised.value) == 5
+    with pytest.raises(ReleaseInvariantError, match="build without --previous, or with "
+                                                    "--recompute-all"):
+        require_invariants(root, NLQUAD_LIKE[:1], "nlquad 2", carried=True)
 
 
 # hashing keys ------------------------------------------------------------------------------
