@@ -152,17 +152,6 @@ _NQ_TOKENS = ("document.tokens.token", "document.tokens.is_html",
               "document.tokens.start_byte", "document.tokens.end_byte")
 
 
-def _nq_annotated(annotations: Any) -> bool:
-    """Whether an HF-layout ``annotations`` value holds any span (a long or short answer)."""
-    if not isinstance(annotations, dict):
-        return annotations is not None
-    longs = annotations.get("long_answer") or []
-    shorts = annotations.get("short_answers") or []
-    return any(a.get("candidate_index", -1) != -1 or a.get("start_token", -1) != -1
-               for a in longs if isinstance(a, dict)) or any(
-        (s or {}).get("start_token") for s in shorts)
-
-
 def _span_ok(start: Any, end: Any, count: int) -> bool:
     return _is_int(start) and _is_int(end) and 0 <= start < end <= count
 
@@ -235,13 +224,10 @@ def nq_annotations(annotations: str = "annotations",
     bytes), each short answer a span of the document's tokens whose bytes are those tokens'
     and whose ``text`` is their non-HTML tokens joined by spaces."""
     columns = (annotations, candidates, *_NQ_TOKENS)
-
-    def needs(values: BatchValues) -> list[bool]:
-        return [_nq_annotated(a) for a in values.python(annotations)]
     return SpanCheck("each annotation's long and short answers are spans of document.tokens "
                      "(the named candidate; their bytes and text)", columns,
-                     _python(columns, _nq_row_ok),
-                     select=(annotations,), needs=needs)
+                     _python(columns, _nq_row_ok), select=(f"{annotations}.id",),
+                     needs=_any_in(f"{annotations}.id"))
 
 
 def _simplified_row_ok(annotations: Any, candidates: Any, text: Any) -> bool:

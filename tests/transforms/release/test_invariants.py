@@ -189,6 +189,7 @@ def test_nq_token_offsets_are_checked_in_annotated_rows_only(tmp_path):
     rows = [nq_row("1", (1, 2), "Paris"), nq_row("2", (1, 3), "Paris is"),
             nq_row("3", (1, 3), "Paris is big"), nq_row("4", (0, 0), "", annotated=False),
             nq_row("5", (1, 2), "Paris", candidate=3), nq_row("6", (3, 9), "big")]
+    rows[3]["document"]["tokens"]["is_html"] = []  # read, this row would break the check
     root = stage(tmp_path, {"train": rows}, row_group_size=3)
     declared = (TableInvariants(id_column="id", spans=(nq_annotations(),)),)
     (violation,) = check_invariants(root, declared)
