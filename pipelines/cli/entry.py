@@ -34,6 +34,7 @@ from transforms.release import (
     EmptyReleaseError,
     InvalidReleaseName,
     InvalidReleaseRoot,
+    LatestMovedError,
     LatestNotUpdatedError,
     NotAReleaseError,
     ReleaseExistsError,
@@ -46,7 +47,9 @@ NOISY_LOGGERS = ("apache_beam", "bm25s", "urllib3", "requests", "httpx", "httpco
                  "filelock", "fsspec", "gcsfs", "google", "grpc", "spacy", "numba", "jax",
                  "datasets", "huggingface_hub", "pyarrow")
 LOG_FORMAT = "%(asctime)s %(levelname)s %(message)s"
-USAGE_ERRORS = (UsageError, InvalidReleaseName, InvalidReleaseRoot, NotAReleaseError)
+# LatestMovedError: a --previous auto build refused at publish, another run published first
+USAGE_ERRORS = (UsageError, InvalidReleaseName, InvalidReleaseRoot, NotAReleaseError,
+                LatestMovedError)
 EMPTY_ERRORS = (NoInputError, EmptyReleaseError, EndpointUnavailable)
 
 

@@ -51,7 +51,7 @@ It imports ``transforms.core`` and ``filters``; pipelines import it through the 
 
 from transforms.release.accounting import HistogramFn, WriteAccounting
 from transforms.release.card import CardInfo, DatasetCard, baseline_table, md_text
-from transforms.release.commit import LatestNotUpdatedError
+from transforms.release.commit import LatestMovedError, LatestNotUpdatedError
 from transforms.release.formats import jsonl_bytes, parquet_bytes, to_json_bytes
 from transforms.release.manifest import parquet_rows, recorded_options, rows_in_split_order
 from transforms.release.resolve import (
@@ -92,9 +92,10 @@ __all__ = [
     "AUTO", "baseline_table", "CardInfo", "check_name", "check_release_root", "DamagedReleaseError",
     "DatasetCard", "EmptyReleaseError", "ensure_empty_splits", "group_tallies", "HistogramFn",
     "InvalidLatestError", "InvalidReleaseName", "InvalidReleaseRoot", "iter_group_rows",
-    "jsonl_bytes", "latest_path", "latest_version", "LatestNotUpdatedError", "length_statistics",
-    "list_files", "list_releases", "MANIFEST", "md_text", "NotAReleaseError", "parquet_bytes",
-    "parquet_rows", "publish", "published", "RAW", "read_group_rows", "read_json",
+    "jsonl_bytes", "latest_path", "latest_version", "LatestMovedError", "LatestNotUpdatedError",
+    "length_statistics", "list_files", "list_releases", "MANIFEST", "md_text",
+    "NotAReleaseError", "parquet_bytes", "parquet_rows", "publish", "published", "RAW",
+    "read_group_rows", "read_json",
     "recorded_options", "ReleaseExistsError", "ReleaseTarget", "require_intact", "resolve_release",
     "rows_in_split_order", "run_release", "to_json_bytes", "top_prefixes", "verify_release",
     "write_bytes", "WriteAccounting", "WriteJson", "WriteShards",

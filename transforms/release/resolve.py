@@ -13,8 +13,9 @@ which every command reports as a usage error (exit 2); a path that is no release
 
 ``version_order`` is how versions are ordered (``LATEST`` never moves to a lower one):
 piece by piece, runs of digits as numbers and the rest as text, so ``1.10.0`` comes after
-``1.9.0`` and ``2026.11.23`` after ``2026.9.30``; a version that extends another
-(``1.0.0-rc1`` of ``1.0.0``) comes after it.
+``1.9.0`` and ``2026.11.23`` after ``2026.9.30``. As in Semantic Versioning a pre-release
+comes before its release (``1.0.0-rc.1`` < ``1.0.0-rc.2`` < ``1.0.0``); any other version
+that extends another (``1.0.0.1``, ``1.0.0_fix``) comes after it.
 """
 
 from __future__ import annotations
@@ -37,11 +38,17 @@ MAX_LATEST_BYTES = 1024  # a version name is at most 64 characters
 _PIECES = re.compile(r"[0-9]+|[^0-9]+")
 
 
+_PRE_RELEASE, _END, _DIGITS, _TEXT = range(4)
+
+
 def version_order(version: str) -> tuple[tuple[int, int, str], ...]:
-    """The sort key of a version name (see the module docstring): digits compare as numbers
-    (and before text at the same place), text as text."""
-    return tuple((0, int(piece), "") if piece[0] in "0123456789" else (1, 0, piece)
-                 for piece in _PIECES.findall(version))
+    """The sort key of a version name (see the module docstring): digits compare as numbers,
+    text as text; at one place a pre-release (text from ``-``) sorts before the end of the
+    name, which sorts before digits, which sort before other text."""
+    pieces = tuple((_DIGITS, int(piece), "") if piece[0] in "0123456789"
+                   else (_PRE_RELEASE if piece[0] == "-" else _TEXT, 0, piece)
+                   for piece in _PIECES.findall(version))
+    return (*pieces, (_END, 0, ""))
 
 
 class NotAReleaseError(ValueError):

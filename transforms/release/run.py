@@ -28,6 +28,7 @@ from transforms.release.accounting import read_accounting
 from transforms.release.card import DatasetCard
 from transforms.release.card_sections import shared_sections
 from transforms.release.commit import (
+    LatestMovedError,
     LatestNotUpdatedError,
     discard_staging,
     finalize_release,
@@ -78,7 +79,7 @@ class EmptyReleaseError(RuntimeError):
 
 # the publish step's errors that keep their class (and so their exit code) across runners
 RELEASE_ERRORS = (EmptyReleaseError, ReleaseExistsError, LatestNotUpdatedError,
-                  ReleaseInvariantError)
+                  LatestMovedError, ReleaseInvariantError)
 
 
 def publish(target: ReleaseTarget, *, overwrite: bool, splits: list[str], schema: pa.Schema,

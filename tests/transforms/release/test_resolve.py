@@ -180,3 +180,17 @@ def test_object_store_paths(tmp_path):
     with pytest.raises(InvalidLatestError, match="not a release"):
         resolve_release(f"{root}/toy")
     assert resolve_release(f"{root}/toy", require_manifest=False) == f"{root}/toy/bare"
+
+
+@pytest.mark.parametrize("lower, higher", [
+    ("1.9.0", "1.10.0"),  # numbers as numbers
+    ("2026.9.30", "2026.11.23"),
+    ("1.0.0-rc.1", "1.0.0-rc.2"),
+    ("1.0.0-rc.2", "1.0.0"),  # a pre-release before its release (Semantic Versioning)
+    ("1.0.0-rc1", "1.0.0"),
+    ("1.0.0", "1.0.0.1"),  # a longer version that is no pre-release after
+    ("1.0.0", "1.0.1-alpha"),
+])
+def test_version_order(lower: str, higher: str) -> None:
+    assert resolve.version_order(lower) < resolve.version_order(higher)
+    assert sorted([higher, lower], key=resolve.version_order) == [lower, higher]

@@ -67,9 +67,10 @@ def test_a_refresh_is_not_published_once_latest_moved_under_it(tmp_path, capsys,
     assert build(tmp_path, lines, "1") == 0
     second = during_first(monkeypatch, lambda: build(tmp_path, lines, "3"))
     capsys.readouterr()
-    assert build(tmp_path, lines, "2", "--previous", "auto") == 1
+    assert build(tmp_path, lines, "2", "--previous", "auto") == 2  # one line, no traceback
     assert second == [0]
     err = capsys.readouterr().err
+    assert "Traceback" not in err
     assert ("toy 2 was built on 1 (--previous auto), but LATEST now names 3: another run "
             "published since this one started") in err
     assert not (root / "2").exists()
