@@ -33,25 +33,25 @@ from apache_beam.io.filesystems import FileSystems
 
 from filters.annotation.jnq import JnqThresholds
 from filters.text.terminal import printable
+from pipelines.cli.annotate_parser import (
+    COMMAND,
+    DATASETS,
+    DEFAULT_WAYS,
+    build_parser,
+    ways_option,
+)
 from pipelines.cli.beam_options import parse_pipeline_args
 from pipelines.cli.entry import cli_main
 from pipelines.cli.errors import UsageError
 from pipelines.cli.inputs import matching_files, require_inputs
-from pipelines.cli.options import (
-    add_release_arguments,
-    add_underscore_aliases,
-    non_negative_int,
-    positive_int,
-    resolve_version,
-)
-from pipelines.cli.parsers import program, readable_help
+from pipelines.cli.options import resolve_version
 from pipelines.cli.rerun import rerun_argv, subcommand
 from pipelines.cli.summary import dead_letter_line, empty_release_warning
 from transforms.annotation import jnq_import, nq_import
 from transforms.annotation.build import AnnotateRelease, ImportInput
 from transforms.annotation.carry_report import carried_summary_line
 from transforms.annotation.counters import EXAMPLES, VOTES
-from transforms.annotation.export import STAGES, TOOLS, ExportError, check_export, export_tasks
+from transforms.annotation.export import STAGES, ExportError, check_export, export_tasks
 from transforms.annotation.manifest import (
     EXPORT_MANIFEST,
     InvalidLatestError,
@@ -95,162 +95,12 @@ from transforms.release import (
     run_release,
 )
 
-DATASETS = ("nq", "jnq", "jboolq")
-DEFAULT_WAYS = {"nq": "train=1,dev=5,test=5", "jnq": "10", "jboolq": "10"}
-DATASET_VERSION = "1.0.0"
-
-
-def ways_option(spec: str) -> dict[str, int] | int:
-    """``5`` (every split) or ``train=1,dev=5,test=5``."""
-    try:
-        if "=" not in spec:
-            value = int(spec)
-            if value < 1:
-                raise ValueError
-            return value
-        ways = {}
-        for part in spec.split(","):
-            name, _, count = part.partition("=")
-            ways[name.strip()] = int(count)
-            if ways[name.strip()] < 1 or not name.strip():
-                raise ValueError
-        return ways
-    except ValueError:
-        raise argparse.ArgumentTypeError(
-            f"--ways takes a positive integer or split=N,... (got {spec!r})") from None
-
 
 def _release(path: str):
     try:
         return read_release(path)
     except NotAReleaseError as error:
         raise UsageError(str(error)) from None
-
-
-COMMAND = "python -m pipelines.annotate import"  # recorded in the manifest; the card names it
-
-
-def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
-        prog=program("python -m pipelines.annotate"),
-        description="Human annotation of NQ, JNQ and JBoolQ releases: export writes annotation "
-                    "tasks for a tool, simulate writes votes of a seeded synthetic worker pool, "
-                    "import aggregates votes into a versioned annotated release (a Beam "
-                    "pipeline).")
-    commands = parser.add_subparsers(dest="command", required=True)
-
-    export = commands.add_parser("export", help="write annotation tasks for a tool")
-    export.add_argument("--release", required=True, help="release directory (or dataset root "
-                        "with LATEST) to annotate")
-    export.add_argument("--tool", choices=TOOLS, default="label-studio",
-                        help="label-studio: Label Studio tasks, labeling config and project; "
-                             "votes: tasks as JSON lines for a crowd platform whose answers "
-                             "come back as votes JSON lines")
-    export.add_argument("--out", required=True, help="new directory for the tasks")
-    export.add_argument("--stage", action="append", default=[],
-                        help="stage(s) to export (default: every stage of the dataset: nq: "
-                             "nq; jnq: good_question long_answer yes_no_question "
-                             "yes_no_answer span; jboolq: good_question yes_no_question "
-                             "long_answer yes_no_answer)")
-    export.add_argument("--ways", type=ways_option, default=None,
-                        help="judgments per task: N or split=N,... (default as import: nq "
-                             "train=1,dev=5,test=5; jnq/jboolq 10); Label Studio's "
-                             "maximum_annotations is the most an exported split needs")
-    export.add_argument("--split", action="append", default=[],
-                        help="split(s) to export (default: every split)")
-    export.add_argument("--votes", action="append", default=[],
-                        help="JNQ/JBoolQ: glob of earlier stages' votes (JSON lines or Label "
-                             "Studio exports); later stages then ask only about the good "
-                             "questions and EXIST paragraphs")
-    export.add_argument("--tasks-per-file", type=positive_int, default=1000,
-                        help="tasks per JSON file written")
-    export.add_argument("--previous", default=None, metavar="ANNOTATED",
-                        help="an earlier annotated release (version directory, dataset "
-                             "directory with LATEST, or 'auto': <root>/<dataset>_annotated "
-                             "next to --release): export only the examples it did not judge "
-                             "or whose annotated content changed; its ways are the default")
-
-    simulate = commands.add_parser("simulate", help="write votes of a seeded synthetic "
-                                   "worker pool (for demos and tests, never for real data)")
-    simulate.add_argument("--release", required=True,
-                          help="release directory (or dataset root with LATEST) to vote on")
-    simulate.add_argument("--out", required=True, help="votes JSON lines file to write (new)")
-    simulate.add_argument("--ways", type=ways_option, default=None,
-                          help="judgments per item: N or split=N,... (default as import)")
-    simulate.add_argument("--split", action="append", default=[],
-                          help="split(s) to vote on (default: every split)")
-    simulate.add_argument("--workers", type=positive_int, default=50, help="worker pool size")
-    simulate.add_argument("--spammers", type=float, default=0.1,
-                          help="share of workers answering at random")
-    simulate.add_argument("--seed", type=int, default=0,
-                          help="seed of the worker pool and its votes (same seed, same votes)")
-
-    imported = commands.add_parser("import", help="aggregate votes into an annotated release "
-                                   "(a Beam pipeline; other --options go to Beam)")
-    imported.add_argument("--dataset", choices=DATASETS, required=True,
-                          help="the dataset the votes annotate; the release is "
-                               "<dataset>_annotated")
-    imported.add_argument("--input", action="append", required=True,
-                          help="release directory (repeat for jboolq to merge a JNQ release), "
-                               "or a glob of NQ original-format / JNQ Parquet files")
-    imported.add_argument("--votes", action="append", required=True,
-                          help="glob of votes JSON lines or Label Studio JSON exports "
-                               "(repeatable)")
-    imported.add_argument("--ways", type=ways_option, default=None,
-                          help="judgments an item needs: N or split=N,... (default nq "
-                               "train=1,dev=5,test=5; jnq/jboolq 10); items with fewer are "
-                               "pending")
-    imported.add_argument("--no-verify", action="store_true",
-                          help="skip re-hashing the input release against its manifest "
-                               "(done by default: a damaged release is refused, exit 5)")
-    imported.add_argument("--export", default=None,
-                          help="the export directory the votes answer (annotation_export."
-                               "json): checked to be of this release, its ways the default")
-    imported.add_argument("--split", action="append", default=[],
-                          help="split(s) to annotate (default every split); with files as "
-                               "--input, the split they are (default dev)")
-    thresholds = JnqThresholds()
-    for name in ("workers", "good_question", "exist", "ambiguous", "yes_no_question",
-                 "yes_no_ambiguous", "yes_no_answer", "span_min_votes"):
-        imported.add_argument(f"--{name.replace('_', '-')}", dest=f"t_{name}",
-                              type=non_negative_int, default=getattr(thresholds, name),
-                              metavar="N",
-                              help=f"JNQ threshold (default {getattr(thresholds, name)}, the "
-                                   "paper's; counts out of --workers)")
-    add_release_arguments(imported, "<dataset>_annotated", DATASET_VERSION)
-    _add_previous(imported)
-    imported.add_argument("--max-rows-per-shard", type=positive_int, default=50_000,
-                          help="rows per output file")
-    for sub in (export, simulate, imported):
-        add_underscore_aliases(sub)
-    return readable_help(parser)
-
-
-PREVIOUS_HELP = ("an earlier annotated release (version directory, dataset directory with "
-                 "LATEST, or 'auto': <output>/<dataset>_annotated/LATEST when there is one) "
-                 "of this release or an ancestor: carry its judgments, votes included, of "
-                 "every example whose annotated content is unchanged")
-
-
-RECOMPUTE_ALL_HELP = ("with --previous, carry nothing: aggregate every item from the votes "
-                      "given (also when --ways or a threshold differs from the previous "
-                      "release's); the manifest still names the previous release")
-
-
-def _add_previous(parser: argparse.ArgumentParser) -> None:
-    """``--previous`` and ``--recompute-all`` on ``import`` with annotation help (the release
-    options declare them for every builder; added here if they do not)."""
-    helps = {"--previous": PREVIOUS_HELP, "--recompute-all": RECOMPUTE_ALL_HELP}
-    found = set()
-    for action in parser._actions:
-        for name in set(action.option_strings) & set(helps):
-            action.help = helps[name]
-            found.add(name)
-    if "--previous" not in found:
-        parser.add_argument("--previous", default=None, metavar="ANNOTATED",
-                            help=PREVIOUS_HELP)
-    if "--recompute-all" not in found:
-        parser.add_argument("--recompute-all", action="store_true", help=RECOMPUTE_ALL_HELP)
 
 
 def _ways_for(ways: dict[str, int] | int, splits: list[str]) -> dict[str, int]:
