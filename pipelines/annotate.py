@@ -72,6 +72,8 @@ from transforms.annotation.read_votes import not_regular_file
 from transforms.annotation.release_examples import split_files, split_patterns
 from transforms.annotation.simulate import WorkerPool
 from transforms.annotation.simulate_release import write_simulated_votes
+from transforms.annotation.suggestion_agreement import read_export_suggestions
+from transforms.annotation.suggestions import SuggestionError, suggestions_for, summary_lines
 from transforms.jnq.schema import FIELD_DOCS as JNQ_FIELD_DOCS
 from transforms.jnq.training_tables import FIELD_DOCS as TRAINING_FIELD_DOCS
 from transforms.jnq.training_tables import TRAINING_TABLES
@@ -132,12 +134,14 @@ def run_export(args: argparse.Namespace) -> dict[str, Any]:
     try:
         check_export(release, args.tool, stages, default, splits, args.out,
                      args.tasks_per_file)
+        suggestions = suggestions_for(args.suggestions, args.control_rate, args.seed, base)
         previous = _export_previous(args, release, base)
         ways = (_ways_for(args.ways, splits) if args.ways else
                 {s: (previous.ways if previous else {}).get(s, n) for s, n in default.items()})
         manifest = export_tasks(release, args.tool, stages, ways, splits, args.out,
-                                args.votes, args.tasks_per_file, previous=previous)
-    except ExportError as error:
+                                args.votes, args.tasks_per_file, previous=previous,
+                                suggestions=suggestions)
+    except (ExportError, SuggestionError) as error:
         raise UsageError(str(error)) from None
     return {"command": "export", "out": args.out, "manifest": manifest,
             "previous": args.previous}
@@ -357,6 +361,7 @@ def run_import(args: argparse.Namespace, beam_args: list[str]) -> dict[str, Any]
     carried = {} if previous is None else {
         "carried_from": previous.describe(), "recompute_all": bool(args.recompute_all),
         "carried_simulated": previous.simulated()}
+    suggested = read_export_suggestions(args.export)
 
     def finish() -> dict[str, Any]:
         if base == "nq":
@@ -372,7 +377,7 @@ def run_import(args: argparse.Namespace, beam_args: list[str]) -> dict[str, Any]
             target, overwrite=args.overwrite, allow_empty=args.allow_empty, splits=splits,
             schema=schema, field_docs=docs, options=options, source=source,
             make_stats=lambda t, h: annotation_stats(base, target.staging_dir, splits, t, h,
-                                                     **carried),
+                                                     **carried, suggestions=suggested),
             make_card=annotation_dataset_card(base),
             baselines=(lambda d: nq_dev_baselines(d, eval_split)) if base == "nq"
             else (lambda d: jnq_baselines(d, eval_split)),
@@ -410,6 +415,7 @@ def format_summary(result: dict[str, Any]) -> str:
         lines = [f"exported {manifest['release']['dataset']} {manifest['release']['version']} "
                  f"for {manifest['tool']} to {result['out']} ({ways})"]
         lines += [f"  {stage}: {n} tasks" for stage, n in manifest["tasks"].items()]
+        lines += summary_lines(manifest)
         if "previous" in manifest:
             previous = manifest["previous"]
             lines.append(f"  not exported: {manifest['carried']} examples whose annotations in "

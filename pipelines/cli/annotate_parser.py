@@ -85,6 +85,7 @@ def build_parser() -> argparse.ArgumentParser:
                              "directory with LATEST, or 'auto': <root>/<dataset>_annotated "
                              "next to --release): export only the examples it did not judge "
                              "or whose annotated content changed; its ways are the default")
+    add_suggestion_options(export)
 
     simulate = commands.add_parser("simulate", help="write votes of a seeded synthetic "
                                    "worker pool (for demos and tests, never for real data)")
@@ -140,6 +141,34 @@ def build_parser() -> argparse.ArgumentParser:
     for sub in (export, simulate, imported):
         add_underscore_aliases(sub)
     return readable_help(parser)
+
+
+def control_rate(value: str) -> float:
+    """``--control-rate``: a share strictly between 0 and 1."""
+    try:
+        rate = float(value)
+    except ValueError:
+        rate = -1.0
+    if not 0 < rate < 1:
+        raise argparse.ArgumentTypeError(f"--control-rate takes a share between 0 and 1 "
+                                         f"(exclusive), got {value!r}")
+    return rate
+
+
+def add_suggestion_options(parser: argparse.ArgumentParser) -> None:
+    """``--suggestions``, ``--control-rate`` and ``--seed`` (``export``; ``next`` too)."""
+    parser.add_argument("--suggestions", default=None, metavar="PREDICTIONS",
+                        help="a model's predictions in qa-evaluate's format (nq: the "
+                             "official predictions JSON; jnq/jboolq: {question id: [paragraph "
+                             "ids]}; qa-evaluate baseline writes both) shown to annotators: "
+                             "Label Studio pre-annotations, or a 'suggestion' field in votes "
+                             "tasks")
+    parser.add_argument("--control-rate", type=control_rate, default=None, metavar="SHARE",
+                        help="with --suggestions, the share of items exported without their "
+                             "suggestion (the control group: the card compares agreement "
+                             "with the suggestion in both; default 0.1)")
+    parser.add_argument("--seed", type=int, default=0,
+                        help="seed of the control group (a stable hash of seed and item id)")
 
 
 PREVIOUS_HELP = ("an earlier annotated release (version directory, dataset directory with "

@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import json
 import shutil
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -54,6 +54,7 @@ from transforms.annotation.previous import PreviousAnnotations
 from transforms.annotation.previous_items import invalidation, judged_items
 from transforms.annotation.read_votes import not_regular_file, of_release
 from transforms.annotation.release_examples import iter_lines, split_patterns
+from transforms.annotation.suggestions import MANIFEST_KEY, Suggestions
 from transforms.core.inputs import beam_pattern
 from transforms.jnq.labels import as_names
 from transforms.release import RAW, to_json_bytes
@@ -200,11 +201,12 @@ def passed_paragraphs(row: dict[str, Any], stage: str, votes: list[JnqVote],
 
 
 def _stage_tasks(release: ReleaseRef, stage: str, split: str, examples: Iterable[dict],
-                 earlier: dict[str, list[JnqVote]] | None, t: JnqThresholds
+                 earlier: dict[str, list[JnqVote]] | None, t: JnqThresholds,
+                 suggest: Callable[[dict[str, Any], dict[str, Any]], dict[str, Any]]
                  ) -> Iterator[dict[str, Any]]:
     for example in examples:
         if stage == "nq":
-            yield nq_task(example, split, release.fingerprint)
+            yield suggest(nq_task(example, split, release.fingerprint), example)
             continue
         paragraphs = None
         if earlier is not None and stage != "good_question":
@@ -212,7 +214,8 @@ def _stage_tasks(release: ReleaseRef, stage: str, split: str, examples: Iterable
                                            base_dataset(release))
             if paragraphs == []:
                 continue
-        yield from jnq_tasks(example, stage, split, release.fingerprint, paragraphs)
+        for task in jnq_tasks(example, stage, split, release.fingerprint, paragraphs):
+            yield suggest(task, example)
 
 
 class Unjudged:
@@ -239,6 +242,12 @@ class Unjudged:
             yield example
 
 
+def item_ids(release: ReleaseRef, splits: Iterable[str]) -> set[str]:
+    """The ids of the items (NQ example ids, JNQ / JBoolQ question ids) of ``splits``."""
+    key = "example_id" if base_dataset(release) == "nq" else "id"
+    return {str(example[key]) for split in splits for example in read_examples(release, split)}
+
+
 def _write(path: Path, data: bytes) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_bytes(data)
@@ -247,14 +256,18 @@ def _write(path: Path, data: bytes) -> None:
 def export_tasks(release: ReleaseRef, tool: str, stages: list[str], ways: dict[str, int],
                  splits: list[str], out_dir: str, earlier_vote_files: list[str] | None = None,
                  tasks_per_file: int = 1000, thresholds: JnqThresholds | None = None,
-                 previous: PreviousAnnotations | None = None) -> dict[str, Any]:
+                 previous: PreviousAnnotations | None = None,
+                 suggestions: Suggestions | None = None) -> dict[str, Any]:
     """Write the tasks of every stage under ``out_dir``; returns the export manifest.
 
     ``ways`` is per split; Label Studio's ``maximum_annotations`` is per project, so a
     project asks for the most any exported split needs (export splits with different ways
     separately to get each its own). ``previous``: leave out the examples whose judgments
-    it holds and that still hold (``Unjudged``)."""
+    it holds and that still hold (``Unjudged``). ``suggestions``: show a model's
+    predictions on the tasks of the items not in its control group (``suggestions``)."""
     check_export(release, tool, stages, ways, splits, out_dir, tasks_per_file)
+    if suggestions is not None:
+        suggestions.check_ids(item_ids(release, splits))
     t = thresholds or JnqThresholds()
     unjudged = Unjudged(base_dataset(release), previous)
     earlier = (read_jnq_votes(earlier_vote_files, release.fingerprint)
@@ -272,13 +285,18 @@ def export_tasks(release: ReleaseRef, tool: str, stages: list[str], ways: dict[s
             title = f"{release.dataset} {release.version} {stage}"
             most = max(ways[split] for split in splits)
             instructions = nq_instructions() if stage == "nq" else ""
-            _write(folder / "project.json",
-                   to_json_bytes(project_settings(title, config, most, instructions)))
+            settings = project_settings(title, config, most, instructions)
+            if suggestions is not None:  # pre-annotate with the predictions of that model
+                settings.update(show_collab_predictions=True,
+                                model_version=suggestions.model_version)
+            _write(folder / "project.json", to_json_bytes(settings))
         batch: list[dict[str, Any]] = []
         number = total = 0
         for split in splits:
             examples = unjudged(read_examples(release, split), split)
-            for task in _stage_tasks(release, stage, split, examples, earlier, t):
+            for task in _stage_tasks(release, stage, split, examples, earlier, t,
+                                     lambda task, example, s=stage: suggestions.apply(
+                                         task, example, s, tool) if suggestions else task):
                 batch.append(task)
                 total += 1
                 if len(batch) == tasks_per_file:
@@ -294,6 +312,8 @@ def export_tasks(release: ReleaseRef, tool: str, stages: list[str], ways: dict[s
     if previous is not None:
         manifest["previous"] = previous.describe()
         manifest["carried"] = len(unjudged.carried)
+    if suggestions is not None:
+        manifest[MANIFEST_KEY] = suggestions.describe()
     _write(staging / EXPORT_MANIFEST, to_json_bytes(manifest))
     if out.exists():
         out.rmdir()

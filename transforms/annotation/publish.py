@@ -14,6 +14,7 @@ from dataclasses import replace
 from functools import partial
 from typing import Any
 
+from transforms.annotation import suggestion_agreement as suggested
 from transforms.annotation.carry_report import STATS_KEY, carried_card_lines, carried_stats
 from transforms.annotation.counters import CARRIED_VOTES, COUNTERS, EXAMPLES, SIMULATED, VOTES
 from transforms.core.counters import Counts
@@ -108,13 +109,15 @@ def jnq_annotation_figures(votes: list[dict[str, Any]], rows: list[dict[str, Any
 def annotation_stats(base: str, staging_dir: str, splits: list[str],
                      tallies: dict[str, int], histograms: dict,
                      carried_from: dict[str, Any] | None = None,
-                     recompute_all: bool = False, carried_simulated: bool = False
-                     ) -> dict[str, Any]:
+                     recompute_all: bool = False, carried_simulated: bool = False,
+                     suggestions: dict[str, Any] | None = None) -> dict[str, Any]:
     """``stats.json`` of an annotated release. ``carried_from``: the previous annotated
     release (``--previous``), whose carried annotations ``stats["annotations"]`` describes;
-    ``carried_simulated``: its votes were simulated, so the carried ones count as such."""
+    ``carried_simulated``: its votes were simulated, so the carried ones count as such;
+    ``suggestions``: the export's (``suggestion_agreement``), compared with the decisions."""
     votes = [row for split in splits for row in read_group_rows(staging_dir, f"votes/{split}")]
     counts = group_tallies(tallies)
+    rows: list[dict[str, Any]] = []
     if base == "nq":
         figures = nq_annotation_figures(votes)
     else:
@@ -126,6 +129,8 @@ def annotation_stats(base: str, staging_dir: str, splits: list[str],
              "simulated_votes": simulated, **figures}
     if carried_from is not None:
         stats[STATS_KEY] = carried_stats(counts, carried_from, recompute_all)
+    if suggestions is not None:
+        stats[suggested.STATS_KEY] = suggested.suggestion_agreement(base, suggestions, votes, rows)
     return stats
 
 
@@ -197,6 +202,7 @@ def annotation_card(base: str, manifest: dict[str, Any], stats: dict[str, Any]) 
         quality_tables_markdown(base if base == "nq" else "jnq", stats["quality"]),
         "",
         *_agreement_lines(stats),
+        *suggested.card_lines(stats),
         *baseline_table(stats),
         "## Formats",
         "",
