@@ -128,6 +128,28 @@ class JnqResult:
     stage_votes: dict[str, int] = field(default_factory=dict)
 
 
+@dataclass(frozen=True)
+class PaperRules:
+    """The stage decisions of ``aggregate_question``: the paper's thresholds on vote counts.
+
+    Another object with these four methods (``transforms.annotation.worker_rules``: a worker
+    model's posteriors) decides the same stages otherwise; the stage order is unchanged."""
+
+    t: JnqThresholds = JnqThresholds()
+
+    def good_question(self, question_id: str, values: Sequence[Any]) -> bool:
+        return good_question(_true(values), len(values), self.t)
+
+    def yes_no_question(self, question_id: str, values: Sequence[Any]) -> str:
+        return yes_no_question(_true(values), len(values), self.t)
+
+    def paragraph_label(self, question_id: str, paragraph: int, values: Sequence[Any]) -> str:
+        return paragraph_label(_true(values), len(values), self.t)
+
+    def yes_no_answer(self, question_id: str, paragraph: int, values: Sequence[Any]) -> str:
+        return yes_no_answer(values.count("YES"), values.count("NO"), len(values), self.t)
+
+
 class JnqVoteError(VoteError):
     """A JNQ/JBoolQ vote that does not fit its question; ``reason`` is ``unknown_paragraph``
     or ``span_outside_paragraph`` (the dead-letter reason)."""
@@ -191,26 +213,28 @@ def _true(values: Sequence[Any]) -> int:
     return sum(1 for value in values if value is True)
 
 
-def _question_kind(judgments: _Judgments, t: JnqThresholds) -> str:
+def _question_kind(judgments: _Judgments, rules: PaperRules, question_id: str) -> str:
     (values,) = judgments.require("yes_no_question")
-    return yes_no_question(_true(values), len(values), t)
+    return rules.yes_no_question(question_id, values)
 
 
 def _long_answers(judgments: _Judgments, candidate_ids: Sequence[int],
-                  t: JnqThresholds) -> list[ParagraphJudgment]:
+                  rules: PaperRules, question_id: str) -> list[ParagraphJudgment]:
     judged = judgments.require("long_answer", candidate_ids)
     paragraphs = []
     for paragraph_id, values in zip(candidate_ids, judged, strict=True):
         yes = _true(values)
         paragraphs.append(ParagraphJudgment(
-            paragraph_id=paragraph_id, label=paragraph_label(yes, len(values), t),
+            paragraph_id=paragraph_id,
+            label=rules.paragraph_label(question_id, paragraph_id, values),
             yes_votes=yes, votes=len(values), short_answer_type="none", span=None,
             yes_no_answer=NONE))
     return paragraphs
 
 
 def _short_answers(judgments: _Judgments, paragraphs: list[ParagraphJudgment],
-                   is_yes_no: bool, t: JnqThresholds) -> list[ParagraphJudgment]:
+                   is_yes_no: bool, t: JnqThresholds, rules: PaperRules,
+                   question_id: str) -> list[ParagraphJudgment]:
     exist = [p.paragraph_id for p in paragraphs if p.label == EXIST]
     stage = "yes_no_answer" if is_yes_no else "span"
     answers = dict(zip(exist, judgments.require(stage, exist), strict=True))
@@ -220,7 +244,7 @@ def _short_answers(judgments: _Judgments, paragraphs: list[ParagraphJudgment],
         if values is None:
             result.append(paragraph)
         elif is_yes_no:
-            answer = yes_no_answer(values.count("YES"), values.count("NO"), len(values), t)
+            answer = rules.yes_no_answer(question_id, paragraph.paragraph_id, values)
             result.append(replace(paragraph, yes_no_answer=answer,
                                   short_answer_type="yes_no" if answer != NONE else "none"))
         else:
@@ -232,13 +256,16 @@ def _short_answers(judgments: _Judgments, paragraphs: list[ParagraphJudgment],
 
 
 def aggregate_question(question_id: str, votes: Iterable[JnqVote], candidate_ids: Sequence[int],
-                       order: str, ways: int, t: JnqThresholds = JnqThresholds()) -> JnqResult:
+                       order: str, ways: int, t: JnqThresholds = JnqThresholds(),
+                       rules: PaperRules | None = None) -> JnqResult:
     """One question's outcome from its workers' votes (JNQ §3.2-3.5; JBoolQ §4 for ``jboolq``).
 
     ``votes`` may hold duplicates (the latest judgment of a worker counts) and should have
     passed ``check_vote``; votes on paragraphs outside ``candidate_ids`` are ignored. Outcomes:
     ``kept`` (in JNQ order a yes/no question too, JNQ §3.5 / Table 2), ``bad_question``,
-    ``ambiguous_yes_no``, ``not_yes_no_question`` (JBoolQ order only) and ``pending``."""
+    ``ambiguous_yes_no``, ``not_yes_no_question`` (JBoolQ order only) and ``pending``.
+    ``rules`` decides each stage from its values (default: ``PaperRules(t)``); spans are
+    always the paper's majority span."""
     if order not in ORDERS:
         raise ValueError(f"order must be one of {', '.join(ORDERS)}, not {order!r}")
     if ways < 1:
@@ -248,6 +275,7 @@ def aggregate_question(question_id: str, votes: Iterable[JnqVote], candidate_ids
         if vote.question_id != question_id:
             raise ValueError(f"a vote for question {vote.question_id} among {question_id}'s")
     candidates = list(dict.fromkeys(candidate_ids))
+    rules = rules or PaperRules(t)
     judgments = _Judgments(votes, ways)
     annotators = len(judgments.by_stage.get(("good_question", None), {}))
 
@@ -258,22 +286,22 @@ def aggregate_question(question_id: str, votes: Iterable[JnqVote], candidate_ids
 
     try:
         (good,) = judgments.require("good_question")
-        if not good_question(_true(good), len(good), t):
+        if not rules.good_question(question_id, good):
             return result("bad_question")
         if order == "jboolq":
-            kind = _question_kind(judgments, t)
+            kind = _question_kind(judgments, rules, question_id)
             if kind == AMBIGUOUS_YES_NO:
                 return result("ambiguous_yes_no")
             if kind == NOT_YES_NO:
                 return result("not_yes_no_question", is_yes_no=False)
-            paragraphs = _long_answers(judgments, candidates, t)
+            paragraphs = _long_answers(judgments, candidates, rules, question_id)
         else:
-            paragraphs = _long_answers(judgments, candidates, t)
-            kind = _question_kind(judgments, t)
+            paragraphs = _long_answers(judgments, candidates, rules, question_id)
+            kind = _question_kind(judgments, rules, question_id)
             if kind == AMBIGUOUS_YES_NO:
                 return result("ambiguous_yes_no", paragraphs=paragraphs)
         is_yes_no = kind == YES_NO
-        paragraphs = _short_answers(judgments, paragraphs, is_yes_no, t)
+        paragraphs = _short_answers(judgments, paragraphs, is_yes_no, t, rules, question_id)
         return result("kept", is_yes_no=is_yes_no, paragraphs=paragraphs)
     except _Pending as pending:
         return result("pending", pending_stage=pending.stage)
