@@ -33,6 +33,7 @@ from apache_beam.io.filesystems import FileSystems
 
 from filters.annotation.jnq import JnqThresholds
 from filters.text.terminal import printable
+from pipelines.cli.annotate_next import NQ_NOT_CURTAILED, next_summary, run_next
 from pipelines.cli.annotate_parser import (
     COMMAND,
     DATASETS,
@@ -210,7 +211,8 @@ def build_import(pipeline: beam.Pipeline, args: argparse.Namespace, inputs: list
     thresholds = JnqThresholds(**{k[2:]: v for k, v in vars(args).items()
                                   if k.startswith("t_")})
     rows, judgments, results = pipeline | "Annotate" >> AnnotateRelease(
-        args.dataset, inputs, args.votes, ways, thresholds, previous, args.recompute_all)
+        args.dataset, inputs, args.votes, ways, thresholds, previous, args.recompute_all,
+        curtailed=args.curtailed)
     staging, max_rows = target.staging_dir, args.max_rows_per_shard
     if args.dataset == "nq":
         vote_schema = nq_import.VOTE_SCHEMA
@@ -331,6 +333,8 @@ def _import_ways(args: argparse.Namespace, splits: list[str], first: ImportInput
 
 def run_import(args: argparse.Namespace, beam_args: list[str]) -> dict[str, Any]:
     _check_thresholds(args)
+    if args.curtailed and args.dataset == "nq":
+        raise UsageError(NQ_NOT_CURTAILED)
     _check_vote_files(args.votes)
     inputs = _inputs(args)
     splits = sorted({s for item in inputs for s in item.splits},
@@ -405,10 +409,14 @@ def run(argv: list[str] | None = None) -> dict[str, Any]:
         return run_export(args)
     if args.command == "simulate":
         return run_simulate(args)
+    if args.command == "next":
+        return run_next(args)
     return run_import(args, beam_args)
 
 
 def format_summary(result: dict[str, Any]) -> str:
+    if result.get("command") == "next":
+        return next_summary(result)
     if result.get("command") == "export":
         manifest = result["manifest"]
         ways = ", ".join(f"{split} {n}-way" for split, n in manifest["ways"].items())

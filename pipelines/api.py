@@ -65,8 +65,8 @@ from transforms.release.tables import (
 
 __all__ = [
     "DamagedReleaseError", "EmptyReleaseError", "InvalidReleaseName", "InvalidReleaseRoot",
-    "NoInputError", "NotAReleaseError", "ReleaseExistsError", "UsageError", "annotate", "browse",
-    "build",
+    "NoInputError", "NotAReleaseError", "ReleaseExistsError", "UsageError", "annotate",
+    "annotate_next", "browse", "build",
     "build_categories", "build_jnq", "build_nlquad", "build_nq", "build_reqa",
     "build_search_index", "diff", "evaluate", "keywords", "leakage", "list_releases",
     "load_release", "verify_release",
@@ -155,13 +155,20 @@ build_categories = _Builder("build_categories")
 
 
 def annotate(command: str, **options: Any) -> dict[str, Any]:
-    """``python -m pipelines.annotate <command>`` (``export``, ``simulate`` or ``import``)
-    with keywords, e.g. ``annotate("import", dataset="nq", input=[release], votes=[path])``;
-    Beam options only for ``import``."""
+    """``python -m pipelines.annotate <command>`` (``export``, ``simulate``, ``next`` or
+    ``import``) with keywords, e.g. ``annotate("import", dataset="nq", input=[release],
+    votes=[path])``; Beam options only for ``import``."""
     module = _module("annotate")
     parser = subcommand_parser(module.build_parser(), command, "annotate")
     argv = keyword_argv(parser, options, f"annotate({command!r})", beam=command == "import")
     return _no_exit(module.run, [command, *argv])
+
+
+def annotate_next(**options: Any) -> dict[str, Any]:
+    """The next adaptive round (``annotate next``): ``annotate_next(release=path,
+    votes=[glob], out=directory)``; the result's ``manifest`` holds ``open_items`` and
+    ``judgments_requested`` (0 when every item is decided)."""
+    return annotate("next", **options)
 
 
 def evaluate(task: str, **options: Any) -> dict[str, Any]:

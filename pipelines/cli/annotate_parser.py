@@ -102,6 +102,26 @@ def build_parser() -> argparse.ArgumentParser:
     simulate.add_argument("--seed", type=int, default=0,
                           help="seed of the worker pool and its votes (same seed, same votes)")
 
+    next_round = commands.add_parser("next", help="write tasks only for the judgments still "
+                                     "needed (adaptive rounds, exact curtailment)")
+    next_round.add_argument("--release", required=True, help="release directory (or dataset "
+                            "root with LATEST) being annotated")
+    next_round.add_argument("--votes", action="append", default=[],
+                            help="glob of the votes so far (JSON lines or Label Studio "
+                                 "exports; repeatable); none: the first round")
+    next_round.add_argument("--out", required=True, help="new directory for the round's "
+                            "requests.jsonl and tasks")
+    next_round.add_argument("--tool", choices=TOOLS, default="votes",
+                            help="votes: tasks as JSON lines; label-studio: one project per "
+                                 "stage and number of judgments asked (<stage>/more-<m>/)")
+    next_round.add_argument("--ways", type=ways_option, default=None,
+                            help="the full overlap: N or split=N,... (default as import)")
+    next_round.add_argument("--split", action="append", default=[],
+                            help="split(s) to ask about (default: every split)")
+    next_round.add_argument("--tasks-per-file", type=positive_int, default=1000,
+                            help="tasks per file written")
+    _add_thresholds(next_round, "the import's: give it the same")
+
     imported = commands.add_parser("import", help="aggregate votes into an annotated release "
                                    "(a Beam pipeline; other --options go to Beam)")
     imported.add_argument("--dataset", choices=DATASETS, required=True,
@@ -126,21 +146,31 @@ def build_parser() -> argparse.ArgumentParser:
     imported.add_argument("--split", action="append", default=[],
                           help="split(s) to annotate (default every split); with files as "
                                "--input, the split they are (default dev)")
-    thresholds = JnqThresholds()
-    for name in ("workers", "good_question", "exist", "ambiguous", "yes_no_question",
-                 "yes_no_ambiguous", "yes_no_answer", "span_min_votes"):
-        imported.add_argument(f"--{name.replace('_', '-')}", dest=f"t_{name}",
-                              type=non_negative_int, default=getattr(thresholds, name),
-                              metavar="N",
-                              help=f"JNQ threshold (default {getattr(thresholds, name)}, the "
-                                   "paper's; counts out of --workers)")
+    imported.add_argument("--curtailed", action="store_true",
+                          help="jnq/jboolq votes of annotate next rounds: a stage with fewer "
+                               "than --ways judgments is decided when no further judgment "
+                               "could change its label (the full overlap's decision), not "
+                               "pending; the card reports the judgments saved")
+    _add_thresholds(imported, "the paper's")
     add_release_arguments(imported, "<dataset>_annotated", DATASET_VERSION)
     _add_previous(imported)
     imported.add_argument("--max-rows-per-shard", type=positive_int, default=50_000,
                           help="rows per output file")
-    for sub in (export, simulate, imported):
+    for sub in (export, simulate, next_round, imported):
         add_underscore_aliases(sub)
     return readable_help(parser)
+
+
+def _add_thresholds(parser: argparse.ArgumentParser, default: str) -> None:
+    """The JNQ thresholds (``--workers``, ``--good-question``, ...) as ``t_<name>``."""
+    thresholds = JnqThresholds()
+    for name in ("workers", "good_question", "exist", "ambiguous", "yes_no_question",
+                 "yes_no_ambiguous", "yes_no_answer", "span_min_votes"):
+        parser.add_argument(f"--{name.replace('_', '-')}", dest=f"t_{name}",
+                            type=non_negative_int, default=getattr(thresholds, name),
+                            metavar="N",
+                            help=f"JNQ threshold (default {getattr(thresholds, name)}, "
+                                 f"{default}; counts out of --workers)")
 
 
 def control_rate(value: str) -> float:

@@ -44,11 +44,13 @@ class AnnotateRelease(beam.PTransform):
     questions the workers judged yes/no (JNQ's yes/no questions are merged into JBoolQ).
 
     ``previous``: the annotated release to carry unchanged judgments from (``carry``; with
-    ``recompute_all`` none is carried)."""
+    ``recompute_all`` none is carried). ``curtailed``: JNQ / JBoolQ votes of ``annotate
+    next`` rounds, aggregated with exact curtailment (``filters.annotation.curtail``)."""
 
     def __init__(self, dataset: str, inputs: list[ImportInput], vote_patterns: list[str],
                  ways: dict[str, int], thresholds: JnqThresholds | None = None,
-                 previous: PreviousAnnotations | None = None, recompute_all: bool = False):
+                 previous: PreviousAnnotations | None = None, recompute_all: bool = False,
+                 curtailed: bool = False):
         super().__init__()
         self.dataset = dataset
         self.inputs = inputs
@@ -57,6 +59,7 @@ class AnnotateRelease(beam.PTransform):
         self.thresholds = thresholds or JnqThresholds()
         self.previous = previous
         self.recompute_all = recompute_all
+        self.curtailed = curtailed
 
     def expand(self, pbegin):
         results = []
@@ -95,7 +98,8 @@ class AnnotateRelease(beam.PTransform):
             aggregate = nq_import.AnnotateNqExamples(self.ways, fingerprint)
             tag = nq_import.JUDGMENTS
         else:
-            aggregate = jnq_import.AnnotateJnqRows(self.dataset, self.ways, self.thresholds)
+            aggregate = jnq_import.AnnotateJnqRows(self.dataset, self.ways, self.thresholds,
+                                                   self.curtailed)
             tag = jnq_import.JUDGMENTS
         annotated = grouped | "Annotate" >> beam.ParDo(aggregate).with_outputs(
             *SIDE_OUTPUTS, tag, main="main")

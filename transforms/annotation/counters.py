@@ -27,6 +27,7 @@ from transforms.core.summary import DEAD_LETTERED
 VOTES = "votes"
 EXAMPLES = "examples"
 ANNOTATIONS = "annotations"
+JUDGMENTS = "judgments"
 
 # votes: ReadVotes, then the imports' use of each vote
 VOTE_FILES = Counter(VOTES, "files")
@@ -57,6 +58,12 @@ KEPT_LONG_ANSWER_ONLY = Counter(EXAMPLES, "kept.long_answer_only")
 ANNOTATED = Counter(EXAMPLES, "annotated")
 ANNOTATED_NO_LONG_ANSWER = Counter(EXAMPLES, "annotated.no_long_answer")
 WAYS = CounterFamily(EXAMPLES, "ways")  # ways.<annotators of an annotated NQ example>
+
+# judgments (import --curtailed): what adaptive rounds spent against a fixed overlap
+JUDGMENTS_USED = Counter(JUDGMENTS, "used")  # judgments the decided items' decisions read
+JUDGMENTS_FULL_OVERLAP = Counter(JUDGMENTS, "full_overlap")  # a fixed overlap's, same stages
+JUDGMENTS_PER_LABEL = CounterFamily(JUDGMENTS, "label")  # label.<stage>.<label>: judgments
+DECISIONS_PER_LABEL = CounterFamily(JUDGMENTS, "decisions")  # decisions.<stage>.<label>
 
 # annotations: carrying the previous annotated release's judgments (--previous)
 PREVIOUS = Counter(ANNOTATIONS, "previous")  # items the previous annotated release judged

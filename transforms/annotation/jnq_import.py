@@ -24,6 +24,7 @@ from typing import Any
 import apache_beam as beam
 import pyarrow as pa
 
+from filters.annotation.curtail import aggregate_curtailed
 from filters.annotation.jnq import (
     JnqResult,
     JnqThresholds,
@@ -44,6 +45,7 @@ from transforms.annotation.counters import (
     USED,
     VOTES_PENDING,
 )
+from transforms.annotation.judgment_counts import judgment_tallies
 from transforms.annotation.label_studio.task_map import vote_mismatch
 from transforms.annotation.read_votes import count_repeats, of_release, refuse
 from transforms.core.accounting import rejected, tally
@@ -169,11 +171,13 @@ class AnnotateJnqRows(beam.DoFn):
     ``order`` is the order the row's release was annotated in (``jnq`` or ``jboolq``); when
     two releases hold the question, the one whose order is ``prefer`` wins."""
 
-    def __init__(self, dataset: str, ways: Mapping[str, int], thresholds: JnqThresholds):
+    def __init__(self, dataset: str, ways: Mapping[str, int], thresholds: JnqThresholds,
+                 curtailed: bool = False):
         self.dataset = dataset
         self.prefer = dataset
         self.ways = dict(ways)
         self.thresholds = thresholds
+        self.curtailed = curtailed  # votes of annotate next rounds (filters.annotation.curtail)
 
     def process(self, element: tuple[str, dict[str, list]]) -> Iterator[Any]:
         question_id, grouped = element
@@ -212,8 +216,8 @@ class AnnotateJnqRows(beam.DoFn):
                 continue
             usable.append(vote)
         ways = self.ways.get(split, 10)
-        result = aggregate_question(question_id, usable, candidates, order, ways,
-                                    self.thresholds)
+        aggregate = aggregate_curtailed if self.curtailed else aggregate_question
+        result = aggregate(question_id, usable, candidates, order, ways, self.thresholds)
         outcome = import_outcome(self.dataset, order, result)
         yield tally(OUTCOME[outcome])
         if result.outcome == "pending":
@@ -223,6 +227,9 @@ class AnnotateJnqRows(beam.DoFn):
                 "question_id": question_id, "split": split, "stage": result.pending_stage,
                 "required": ways, "question": row["question"]})
             return
+        if self.curtailed:
+            yield from judgment_tallies(question_id, usable, candidates, order, ways,
+                                        self.thresholds, result)
         used = [vote for vote in usable if consulted(vote, result)]
         yield tally(USED, len(used))
         if len(usable) > len(used):

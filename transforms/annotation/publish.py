@@ -17,6 +17,7 @@ from typing import Any
 from transforms.annotation import suggestion_agreement as suggested
 from transforms.annotation.carry_report import STATS_KEY, carried_card_lines, carried_stats
 from transforms.annotation.counters import CARRIED_VOTES, COUNTERS, EXAMPLES, SIMULATED, VOTES
+from transforms.annotation.judgment_counts import judgment_card_lines
 from transforms.core.counters import Counts
 from transforms.jnq.card import JBOOLQ_INFO, JNQ_INFO
 from transforms.jnq.labels import as_names
@@ -202,6 +203,7 @@ def annotation_card(base: str, manifest: dict[str, Any], stats: dict[str, Any]) 
         quality_tables_markdown(base if base == "nq" else "jnq", stats["quality"]),
         "",
         *_agreement_lines(stats),
+        *judgment_card_lines(stats),
         *suggested.card_lines(stats),
         *baseline_table(stats),
         "## Formats",

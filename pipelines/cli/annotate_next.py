@@ -1,0 +1,63 @@
+"""``python -m pipelines.annotate next``: the next round of an adaptive annotation campaign.
+
+Reads the votes so far and writes tasks only for the judgments still needed
+(``transforms.annotation.rounds``); every path and name is checked before any work (exit 2).
+"""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+from filters.annotation.jnq import JnqThresholds
+from pipelines.cli.annotate_parser import DEFAULT_WAYS, ways_option
+from pipelines.cli.errors import UsageError
+from transforms.annotation.export import ExportError
+from transforms.annotation.manifest import NotAReleaseError, base_dataset, read_release
+from transforms.annotation.rounds import NextOptions, next_round, round_summary
+
+NQ_NOT_CURTAILED = ("--curtailed applies to jnq/jboolq: NQ keeps every annotation (train is "
+                    "1-way, dev/test's 5 are the evaluation reference, NQ §5); import NQ "
+                    "votes without it")
+
+
+def thresholds_of(args: argparse.Namespace) -> JnqThresholds:
+    """The ``--workers``, ``--good-question``, ... options as ``JnqThresholds``."""
+    return JnqThresholds(**{k[2:]: v for k, v in vars(args).items() if k.startswith("t_")})
+
+
+def next_options(args: argparse.Namespace) -> NextOptions:
+    """The typed options of ``annotate next`` (``UsageError`` for a bad release or ways)."""
+    try:
+        release = read_release(args.release)
+    except NotAReleaseError as error:
+        raise UsageError(str(error)) from None
+    base = base_dataset(release)
+    splits = tuple(args.split or release.splits)
+    ways = args.ways or ways_option(DEFAULT_WAYS.get(base, "10"))
+    if isinstance(ways, int):
+        per_split = {split: ways for split in splits}
+    else:
+        missing = [s for s in splits if s not in ways]
+        if missing:
+            raise UsageError(f"--ways names no count for split(s) {', '.join(missing)}")
+        per_split = {split: ways[split] for split in splits}
+    return NextOptions(release=release, out=args.out, ways=per_split,
+                       votes=tuple(args.votes), tool=args.tool,
+                       thresholds=thresholds_of(args), tasks_per_file=args.tasks_per_file,
+                       splits=splits)
+
+
+def run_next(args: argparse.Namespace) -> dict[str, Any]:
+    """Write the next round under ``--out``; ``{"command": "next", "out", "manifest"}``."""
+    options = next_options(args)
+    try:
+        manifest = next_round(options)
+    except ExportError as error:
+        raise UsageError(str(error)) from None
+    return {"command": "next", "out": args.out, "manifest": manifest}
+
+
+def next_summary(result: dict[str, Any]) -> str:
+    """``open items: N; judgments requested: M`` or ``all decided``."""
+    return round_summary(result["manifest"])

@@ -1,0 +1,83 @@
+"""What adaptive rounds spent: judgments used against a fixed overlap, per gold label.
+
+``import --curtailed`` counts, for every question it decides (``filters.annotation.curtail``):
+
+* ``judgments.used``: the judgments its decisions read (the real votes of every stage and
+  paragraph it consulted, as ``votes.used`` counts them);
+* ``judgments.full_overlap``: what a fixed overlap of ``ways`` would have spent on the same
+  stages and paragraphs (``ways`` each, or the judgments given where more were);
+* ``judgments.label.<stage>.<label>`` and ``judgments.decisions.<stage>.<label>``: the
+  judgments spent on, and the number of, the decisions of each stage that ended with each
+  gold label (``good_question``: good/bad; ``long_answer``: EXIST/AMBIGUOUS/NONE;
+  ``yes_no_question``: yes_no/ambiguous/not_yes_no; ``yes_no_answer``: YES/NO/NONE; ``span``:
+  span/no_span). Clear-cut labels take few judgments, borderline ones the full overlap.
+
+The card's "Judgments" section and ``stats.json`` (``counts.judgments``) report them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from typing import Any
+
+from filters.annotation.curtail import curtail
+from filters.annotation.jnq import JnqResult, JnqThresholds
+from filters.annotation.votes import JnqVote
+from transforms.annotation.counters import (
+    DECISIONS_PER_LABEL,
+    JUDGMENTS,
+    JUDGMENTS_FULL_OVERLAP,
+    JUDGMENTS_PER_LABEL,
+    JUDGMENTS_USED,
+)
+from transforms.core.accounting import tally
+
+
+def _gold_label(stage: str, paragraph: int | None, result: JnqResult, label: Any) -> str:
+    if stage == "good_question":
+        return "good" if label is True else "bad"
+    if stage == "span":
+        found = next(p for p in result.paragraphs if p.paragraph_id == paragraph)
+        return "span" if found.span else "no_span"
+    return str(label)
+
+
+def judgment_tallies(question_id: str, votes: Sequence[JnqVote], candidates: Sequence[int],
+                     order: str, ways: int, t: JnqThresholds, result: JnqResult
+                     ) -> Iterator[Any]:
+    """The ``judgments.*`` tallies of one decided question (``result`` its aggregate)."""
+    state = curtail(question_id, votes, candidates, order, ways, t)
+    used = full = 0
+    for (stage, paragraph), found in state.states.items():
+        used += found.judged
+        full += max(found.judged, ways)
+        label = _gold_label(stage, paragraph, result, found.label)
+        yield tally(JUDGMENTS_PER_LABEL.member(f"{stage}.{label}"), found.judged)
+        yield tally(DECISIONS_PER_LABEL.member(f"{stage}.{label}"))
+    yield tally(JUDGMENTS_USED, used)
+    yield tally(JUDGMENTS_FULL_OVERLAP, full)
+
+
+def judgment_card_lines(stats: dict[str, Any]) -> list[str]:
+    """The card's "Judgments" section (only for a curtailed import)."""
+    counts = stats["counts"].get(JUDGMENTS)
+    if not counts:
+        return []
+    used, full = counts.get(JUDGMENTS_USED.name, 0), counts.get(JUDGMENTS_FULL_OVERLAP.name, 0)
+    share = f"{100 * used / full:.1f}%" if full else "-"
+    lines = ["## Judgments", "",
+             f"Adaptive rounds (`annotate next`, exact curtailment): {used} judgments used, "
+             f"{share} of the {full} a fixed overlap would have used on the same stages; every "
+             "decision is the one the full overlap gives. `yes_votes` and `votes` count the "
+             "judgments collected (a decided paragraph may have fewer than the overlap).", "",
+             "| stage | gold label | decisions | judgments | per decision |",
+             "|---|---|---|---|---|"]
+    prefix = f"{DECISIONS_PER_LABEL.prefix}."
+    for name, decisions in sorted(counts.items()):
+        if not name.startswith(prefix):
+            continue
+        stage, _, label = name[len(prefix):].partition(".")
+        spent = counts.get(f"{JUDGMENTS_PER_LABEL.prefix}.{stage}.{label}", 0)
+        lines.append(f"| {stage} | {label} | {decisions} | {spent} | "
+                     f"{spent / decisions:.1f} |")
+    return lines + [""]
