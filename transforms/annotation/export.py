@@ -20,6 +20,10 @@ examples that still need judgments are exported: those it did not judge (new, or
 and those whose annotated content changed or that moved to another split
 (``previous_items.invalidation``); the manifest records it (``previous``) and how many examples
 were left out because their annotations are carried (``carried``).
+
+With a model's predictions (``annotate export --suggestions``, ``suggestions``), the tasks of
+the items outside the control group show them (Label Studio pre-annotations, or a votes task's
+``suggestion``) and the manifest records every item's suggestion (``suggestions``).
 """
 
 from __future__ import annotations
@@ -54,7 +58,7 @@ from transforms.annotation.previous import PreviousAnnotations
 from transforms.annotation.previous_items import invalidation, judged_items
 from transforms.annotation.read_votes import not_regular_file, of_release
 from transforms.annotation.release_examples import iter_lines, split_patterns
-from transforms.annotation.suggestions import MANIFEST_KEY, Suggestions
+from transforms.annotation.suggestions import MANIFEST_KEY, Suggestions, suggested_project
 from transforms.core.inputs import beam_pattern
 from transforms.jnq.labels import as_names
 from transforms.release import RAW, to_json_bytes
@@ -286,10 +290,8 @@ def export_tasks(release: ReleaseRef, tool: str, stages: list[str], ways: dict[s
             most = max(ways[split] for split in splits)
             instructions = nq_instructions() if stage == "nq" else ""
             settings = project_settings(title, config, most, instructions)
-            if suggestions is not None:  # pre-annotate with the predictions of that model
-                settings.update(show_collab_predictions=True,
-                                model_version=suggestions.model_version)
-            _write(folder / "project.json", to_json_bytes(settings))
+            _write(folder / "project.json",
+                   to_json_bytes(suggested_project(settings, suggestions)))
         batch: list[dict[str, Any]] = []
         number = total = 0
         for split in splits:

@@ -265,6 +265,17 @@ def read_suggestions(options: SuggestionOptions, base: str) -> Suggestions:
     return Suggestions(options, base, predictions, hashlib.sha256(raw).hexdigest())
 
 
+def suggested_project(settings: dict[str, Any], suggestions: Suggestions | None
+                      ) -> dict[str, Any]:
+    """A Label Studio ``project.json`` body that pre-annotates each task with the
+    ``suggestions``' predictions (``show_collab_predictions``, their ``model_version``);
+    ``settings`` unchanged without suggestions."""
+    if suggestions is None:
+        return settings
+    return {**settings, "show_collab_predictions": True,
+            "model_version": suggestions.model_version}
+
+
 def manifest_suggestions(manifest: dict[str, Any]) -> dict[str, Any] | None:
     """The suggestions an export manifest records, None when it was exported without."""
     value = manifest.get(MANIFEST_KEY)
