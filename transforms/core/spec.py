@@ -16,9 +16,10 @@ dataset, once (as TFDS's ``DatasetBuilder`` + ``DatasetInfo`` do):
 * ``summary(result)``: the lines printed after a run;
 * ``refresh``: what one input is and when it is unchanged, so ``--previous`` can carry its
   rows (``RefreshRule``, ``transforms.release.refresh``);
-* each release kind's ``invariants`` (``TableInvariants``): the id column, the split group key
-  and the answer spans every published row must satisfy, carried or new, checked before the
-  release is published (``transforms.release.invariants``).
+* each release kind's ``invariants`` (``TableInvariants``): the id column, the split group key,
+  the answer spans and the other formats of the same rows every published row must agree
+  with, carried or new, checked before the release is published
+  (``transforms.release.invariants``).
 
 Specs live next to their stages (``transforms/<dataset>/spec.py``); ``transforms.registry``
 lists them, and everything that enumerates datasets (console scripts, Flex Templates, the
@@ -58,13 +59,18 @@ class TableInvariants:
     split is hashed from (``filters.text.splits.assign_split``), whose rows must all be in
     one split. ``spans``: answer-span checks (``transforms.release.invariant_spans``).
     ``references``: ``(column, tables, id column)``: every value of ``column`` (or of its
-    list) is an id of those tables (ReQA's correct candidates)."""
+    list) is an id of those tables (ReQA's correct candidates). ``agrees_with``: the same
+    rows published in another format of the release, each a
+    ``transforms.release.invariant_formats.FormatAgreement`` (its tables and how both layouts
+    give an id and its fields): every id is in both, with equal fields (NQ's HF Parquet and
+    ``simplified`` rows)."""
 
     tables: str = SPLIT
     id_column: str | None = None
     group_key: str | None = None
     spans: tuple[Any, ...] = ()
     references: tuple[tuple[str, str, str], ...] = ()
+    agrees_with: tuple[Any, ...] = ()
 
 
 @dataclass(frozen=True)

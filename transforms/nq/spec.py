@@ -84,6 +84,7 @@ from transforms.release import (
     parquet_bytes,
     rows_in_split_order,
 )
+from transforms.release.invariant_formats import nq_formats
 from transforms.release.invariant_spans import nq_annotations, nq_simplified_annotations
 from transforms.sources.query_log_options import (
     QueryLogOptions,
@@ -145,9 +146,11 @@ class NqContext:
 
 
 # an example's split is hashed from its question (``_examples``): one question, one split;
-# annotations (``nq_annotated``) are spans of the document's tokens, in both layouts
+# annotations (``nq_annotated``) are spans of the document's tokens, in both layouts; and
+# each example's HF row agrees with its simplified row, made from its ``nq_original`` line
 EXAMPLE_INVARIANTS = (
-    TableInvariants(id_column="id", group_key="question.text", spans=(nq_annotations(),)),
+    TableInvariants(id_column="id", group_key="question.text", spans=(nq_annotations(),),
+                    agrees_with=(nq_formats(),)),
     TableInvariants("simplified/{split}", id_column="example_id", group_key="question_text",
                     spans=(nq_simplified_annotations(),)),
 )
