@@ -73,7 +73,10 @@ from transforms.annotation.read_votes import not_regular_file
 from transforms.annotation.release_examples import split_files, split_patterns
 from transforms.annotation.simulate import WorkerPool
 from transforms.annotation.simulate_release import write_simulated_votes
-from transforms.annotation.suggestion_agreement import read_export_suggestions
+from transforms.annotation.suggestion_agreement import (
+    export_manifest_path,
+    read_export_suggestions,
+)
 from transforms.annotation.suggestions import SuggestionError, suggestions_for, summary_lines
 from transforms.jnq.schema import FIELD_DOCS as JNQ_FIELD_DOCS
 from transforms.jnq.training_tables import FIELD_DOCS as TRAINING_FIELD_DOCS
@@ -244,10 +247,11 @@ def build_import(pipeline: beam.Pipeline, args: argparse.Namespace, inputs: list
 
 
 def _export_ways(args: argparse.Namespace, first: ImportInput) -> dict[str, int] | None:
-    """The ways of ``--export``'s manifest, after checking it is an export of ``first``."""
+    """The ways of ``--export``'s manifest (an export's, or an ``annotate next`` round's),
+    after checking it is an export of ``first``."""
     if not args.export:
         return None
-    path = Path(args.export) / EXPORT_MANIFEST
+    path = export_manifest_path(args.export)
     try:
         manifest = json.loads(path.read_text(encoding="utf-8"))
         fingerprint = manifest["release"]["fingerprint"]

@@ -15,6 +15,7 @@ from pipelines.cli.errors import UsageError
 from transforms.annotation.export import ExportError
 from transforms.annotation.manifest import NotAReleaseError, base_dataset, read_release
 from transforms.annotation.rounds import NextOptions, next_round, round_summary
+from transforms.annotation.suggestions import SuggestionError, suggestions_for, summary_lines
 
 NQ_NOT_CURTAILED = ("--curtailed applies to jnq/jboolq: NQ keeps every annotation (train is "
                     "1-way, dev/test's 5 are the evaluation reference, NQ §5); import NQ "
@@ -42,10 +43,14 @@ def next_options(args: argparse.Namespace) -> NextOptions:
         if missing:
             raise UsageError(f"--ways names no count for split(s) {', '.join(missing)}")
         per_split = {split: ways[split] for split in splits}
+    try:
+        suggestions = suggestions_for(args.suggestions, args.control_rate, args.seed, base)
+    except SuggestionError as error:
+        raise UsageError(str(error)) from None
     return NextOptions(release=release, out=args.out, ways=per_split,
                        votes=tuple(args.votes), tool=args.tool,
                        thresholds=thresholds_of(args), tasks_per_file=args.tasks_per_file,
-                       splits=splits)
+                       splits=splits, suggestions=suggestions)
 
 
 def run_next(args: argparse.Namespace) -> dict[str, Any]:
@@ -53,11 +58,12 @@ def run_next(args: argparse.Namespace) -> dict[str, Any]:
     options = next_options(args)
     try:
         manifest = next_round(options)
-    except ExportError as error:
+    except (ExportError, SuggestionError) as error:
         raise UsageError(str(error)) from None
     return {"command": "next", "out": args.out, "manifest": manifest}
 
 
 def next_summary(result: dict[str, Any]) -> str:
-    """``open items: N; judgments requested: M`` or ``all decided``."""
-    return round_summary(result["manifest"])
+    """``open items: N; judgments requested: M`` or ``all decided`` (then the
+    suggestions' lines, with ``--suggestions``)."""
+    return "\n".join([round_summary(result["manifest"]), *summary_lines(result["manifest"])])

@@ -121,6 +121,7 @@ def build_parser() -> argparse.ArgumentParser:
     next_round.add_argument("--tasks-per-file", type=positive_int, default=1000,
                             help="tasks per file written")
     _add_thresholds(next_round, "the import's: give it the same")
+    add_suggestion_options(next_round)
 
     imported = commands.add_parser("import", help="aggregate votes into an annotated release "
                                    "(a Beam pipeline; other --options go to Beam)")

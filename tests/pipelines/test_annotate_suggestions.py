@@ -59,20 +59,7 @@ def test_the_nq_baseline_is_suggested_and_agreement_is_measured_per_group(
         assert (SUGGESTION in task) == (task["example_id"] not in control)
         if SUGGESTION in task:
             assert task[SUGGESTION] == items[task["example_id"]]
-    # Workers follow the suggestion where shown and answer otherwise in the control group.
-    votes = tmp_path / "votes.jsonl"
-    lines = []
-    for task in tasks:
-        suggested = items[task["example_id"]]["long_answer_candidate"]
-        answer = suggested if SUGGESTION in task else (0 if suggested < 0 else -1)
-        lines += [json.dumps({"example_id": task["example_id"], "annotator_id": f"w{n}",
-                              "question_good": True, "long_answer_candidate": answer,
-                              "short_answers": [], "yes_no_answer": "NONE",
-                              "release": task["release"]}) for n in range(5)]
-    votes.write_text("\n".join(lines) + "\n", encoding="utf-8")
-    result = annotate.run(["import", "--dataset", "nq", "--input", str(nq_release), "--split",
-                           "dev", "--votes", str(votes), "--export", str(export), "--output",
-                           str(tmp_path / "out"), TEST_RUNNER])
+    result = _import_anchored(nq_release, export, tasks, items, tmp_path)
     figures = result["stats"][STATS_KEY]
     assert figures[SUGGESTED] == {"items": len(items) - len(control), DECISIONS:
                                   len(items) - len(control), AGREE: len(items) - len(control),
@@ -84,6 +71,43 @@ def test_the_nq_baseline_is_suggested_and_agreement_is_measured_per_group(
     assert f"| control | {len(control)} | {len(control)} | 0 | 0.0% |" in card
     stats = json.loads((Path(result["path"]) / "stats.json").read_text(encoding="utf-8"))
     assert stats[STATS_KEY] == figures
+
+
+def _import_anchored(nq_release: Path, export: Path, tasks: list[dict], items: dict,
+                     tmp_path: Path) -> dict:
+    """Import votes of workers who follow the suggestion where shown and answer otherwise
+    in the control group, with ``--export``."""
+    votes = tmp_path / "votes.jsonl"
+    lines = []
+    for task in tasks:
+        suggested = items[task["example_id"]]["long_answer_candidate"]
+        answer = suggested if SUGGESTION in task else (0 if suggested < 0 else -1)
+        lines += [json.dumps({"example_id": task["example_id"], "annotator_id": f"w{n}",
+                              "question_good": True, "long_answer_candidate": answer,
+                              "short_answers": [], "yes_no_answer": "NONE",
+                              "release": task["release"]}) for n in range(5)]
+    votes.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return annotate.run(["import", "--dataset", "nq", "--input", str(nq_release), "--split",
+                         "dev", "--votes", str(votes), "--export", str(export), "--output",
+                         str(tmp_path / "out"), TEST_RUNNER])
+
+
+def test_annotate_next_shows_suggestions_and_its_round_measures_them(nq_release, nq_baseline,
+                                                                     tmp_path, capsys):
+    round_one = tmp_path / "round1"
+    assert annotate.main(["next", "--release", str(nq_release), "--out", str(round_one),
+                          "--split", "dev", "--suggestions", str(nq_baseline),
+                          "--control-rate", "0.5", "--seed", "1"]) == 0
+    assert "control items without" in capsys.readouterr().out
+    recorded = json.loads((round_one / "annotation_next.json").read_text(
+        encoding="utf-8"))[MANIFEST_KEY]
+    control, items = set(recorded["control"]), recorded["items"]
+    tasks = _tasks(round_one / "nq")
+    assert [SUGGESTION in t for t in tasks] == [t["example_id"] not in control for t in tasks]
+    figures = _import_anchored(nq_release, round_one, tasks, items, tmp_path)["stats"][
+        STATS_KEY]
+    assert (figures[SUGGESTED][AGREEMENT], figures[CONTROL][AGREEMENT]) == (1.0, 0.0)
+    assert figures[CONTROL][DECISIONS] == len(control)
 
 
 def test_without_suggestions_the_export_and_card_are_unchanged(nq_release, tmp_path):

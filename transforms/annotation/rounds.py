@@ -14,6 +14,10 @@ and writes, under a new directory:
   ``config.xml``, ``project.json`` (``maximum_annotations`` = m) and ``tasks-NNNNN.json``;
 * ``annotation_next.json``: the release, tool, ways, votes read and what was asked.
 
+With ``--suggestions`` (``suggestions``) the round's tasks show a model's predictions outside
+the control group, as ``annotate export`` does, and ``annotation_next.json`` records them; the
+control group depends only on the seed and the item, so it is the same in every round.
+
 NQ keeps every annotation (NQ §5): train is 1-way (nothing to save) and the dev/test 5-way
 annotations are themselves the evaluation reference (``nq_eval`` scores against all five), so
 an NQ example is asked until it has its split's ways, never curtailed.
@@ -40,6 +44,7 @@ from transforms.annotation.export import (
     ExportError,
     _flush,
     _write,
+    item_ids,
     read_examples,
 )
 from transforms.annotation.label_studio.configs import (
@@ -52,6 +57,7 @@ from transforms.annotation.label_studio.task_map import vote_mismatch
 from transforms.annotation.label_studio.tasks import jnq_tasks, nq_task
 from transforms.annotation.manifest import ReleaseRef, base_dataset
 from transforms.annotation.read_votes import ParseVoteFile, not_regular_file, of_release
+from transforms.annotation.suggestions import MANIFEST_KEY, Suggestions, suggested_project
 from transforms.core.accounting import DEAD_LETTER
 from transforms.core.inputs import beam_pattern
 from transforms.release import to_json_bytes
@@ -73,6 +79,7 @@ class NextOptions:
     thresholds: JnqThresholds = PAPER
     tasks_per_file: int = 1000
     splits: tuple[str, ...] = field(default=())
+    suggestions: Suggestions | None = None  # --suggestions: shown outside the control group
 
 
 @dataclass(frozen=True)
@@ -189,8 +196,10 @@ class _Folders:
     """Task batches per folder (a stage, or a stage and ``more`` for Label Studio), flushed
     every ``tasks_per_file`` tasks as ``export`` writes them."""
 
-    def __init__(self, staging: Path, release: ReleaseRef, tool: str, tasks_per_file: int):
+    def __init__(self, staging: Path, release: ReleaseRef, tool: str, tasks_per_file: int,
+                 suggestions: Suggestions | None = None):
         self.staging, self.release, self.tool = staging, release, tool
+        self.suggestions = suggestions
         self.tasks_per_file = tasks_per_file
         self.batches: dict[tuple[str, int], list[dict[str, Any]]] = {}
         self.numbers: dict[tuple[str, int], int] = {}
@@ -219,8 +228,9 @@ class _Folders:
         _write(folder / "config.xml", config.encode("utf-8"))
         title = f"{self.release.dataset} {self.release.version} {stage} (+{more})"
         instructions = nq_instructions() if stage == "nq" else ""
+        settings = project_settings(title, config, more, instructions)
         _write(folder / "project.json",
-               to_json_bytes(project_settings(title, config, more, instructions)))
+               to_json_bytes(suggested_project(settings, self.suggestions)))
 
     def _flush(self, key: tuple[str, int]) -> None:
         _flush(self.folder(*key), self.tool, self.batches[key], self.numbers[key])
@@ -250,13 +260,16 @@ def next_round(options: NextOptions) -> dict[str, Any]:
     check_next(options)
     release = options.release
     base = base_dataset(release)
+    suggestions = options.suggestions
+    if suggestions is not None:
+        suggestions.check_ids(item_ids(release, options.splits or release.splits))
     votes, refused = read_round_votes(options.votes, base)
     out = Path(options.out)
     staging = out.with_name(f".{out.name}.partial")
     if staging.exists():
         shutil.rmtree(staging)
     staging.mkdir(parents=True)
-    folders = _Folders(staging, release, options.tool, options.tasks_per_file)
+    folders = _Folders(staging, release, options.tool, options.tasks_per_file, suggestions)
     items: set[str] = set()
     judgments: dict[str, int] = {}
     with open(staging / REQUESTS, "w", encoding="utf-8") as handle:
@@ -265,7 +278,11 @@ def next_round(options: NextOptions) -> dict[str, Any]:
                          + "\n")
             items.add(request.item)
             judgments[request.stage] = judgments.get(request.stage, 0) + request.more
-            folders.add(request.stage, request.more, _tasks(release, request, example))
+            tasks = _tasks(release, request, example)
+            if suggestions is not None:
+                tasks = [suggestions.apply(task, example, request.stage, options.tool)
+                         for task in tasks]
+            folders.add(request.stage, request.more, tasks)
     folders.close()
     splits = list(options.splits or release.splits)
     manifest = {"release": release.describe(), "tool": options.tool,
@@ -275,6 +292,8 @@ def next_round(options: NextOptions) -> dict[str, Any]:
                 "judgments_requested": sum(judgments.values()),
                 "judgments_per_stage": dict(sorted(judgments.items())),
                 "tasks": dict(sorted(folders.tasks.items()))}
+    if suggestions is not None:
+        manifest[MANIFEST_KEY] = suggestions.describe()
     _write(staging / NEXT_MANIFEST, to_json_bytes(manifest))
     if out.exists():
         out.rmdir()

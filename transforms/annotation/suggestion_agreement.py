@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from transforms.annotation.manifest import EXPORT_MANIFEST
+from transforms.annotation.rounds import NEXT_MANIFEST
 from transforms.annotation.suggestions import manifest_suggestions
 
 STATS_KEY = "suggestions"
@@ -41,12 +42,21 @@ DECISION = {"nq": "long answer candidate (the most frequent of the example's jud
             "jnq": "candidate paragraph EXIST or not (long_answer stage)"}
 
 
+def export_manifest_path(export_dir: str) -> Path:
+    """The manifest of ``--export DIR``: an export's ``annotation_export.json``, else an
+    ``annotate next`` round's ``annotation_next.json`` (the first round asks about every
+    item, so its manifest holds every item's suggestion)."""
+    path = Path(export_dir) / EXPORT_MANIFEST
+    round_path = Path(export_dir) / NEXT_MANIFEST
+    return round_path if not path.exists() and round_path.exists() else path
+
+
 def read_export_suggestions(export_dir: str | None) -> dict[str, Any] | None:
     """The suggestions an export recorded (None without ``--export`` or suggestions); the
     manifest was checked by the import (``_export_ways``) before."""
     if not export_dir:
         return None
-    path = Path(export_dir) / EXPORT_MANIFEST
+    path = export_manifest_path(export_dir)
     return manifest_suggestions(json.loads(path.read_text(encoding="utf-8")))
 
 
