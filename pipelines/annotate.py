@@ -3,7 +3,8 @@
     python -m pipelines.annotate export --release DIR --tool label-studio|votes --out DIR
         [--stage S ...] [--ways K] [--split S ...] [--votes GLOB ...] [--previous ANNOTATED]
     python -m pipelines.annotate simulate --release DIR --out votes.jsonl [--ways K]
-        [--split S ...] [--workers N] [--spammers SHARE] [--seed N]
+        [--split S ...] [--workers N] [--spammers SHARE] [--accuracy LOW,HIGH] [--seed N]
+        [--truth FILE]
     python -m pipelines.annotate import --dataset nq|jnq|jboolq --input DIR --votes GLOB
         [--output ROOT] [--version V] [--ways train=1,dev=5,test=5]
         [--previous ANNOTATED [--recompute-all]] [Beam options]
@@ -158,13 +159,17 @@ def run_simulate(args: argparse.Namespace) -> dict[str, Any]:
         raise UsageError(f"{release.dataset} releases cannot be annotated")
     splits = args.split or list(release.splits)
     ways = _ways_for(args.ways or ways_option(DEFAULT_WAYS[base]), splits)
-    if Path(args.out).exists():
-        raise UsageError(f"--out {args.out} exists; simulate never overwrites")
-    if not 0 <= args.spammers <= 1 or args.workers < max(ways.values()):
-        raise UsageError("--spammers must be in [0, 1] and --workers at least --ways")
-    pool = WorkerPool(size=args.workers, spammer_share=args.spammers, seed=args.seed)
-    counts = write_simulated_votes(release, splits, ways, pool, args.out)
-    return {"command": "simulate", "out": args.out, "counts": counts}
+    for path in filter(None, (args.out, args.truth)):
+        if Path(path).exists():
+            raise UsageError(f"{path} exists; simulate never overwrites")
+    if args.truth is not None and Path(args.truth).resolve() == Path(args.out).resolve():
+        raise UsageError("--truth must be another file than --out")
+    if args.workers < max(ways.values()):
+        raise UsageError("--workers must be at least --ways")
+    pool = WorkerPool(size=args.workers, accuracy=args.accuracy, spammer_share=args.spammers,
+                      seed=args.seed)
+    counts = write_simulated_votes(release, splits, ways, pool, args.out, truth=args.truth)
+    return {"command": "simulate", "out": args.out, "truth": args.truth, "counts": counts}
 
 
 def _inputs(args: argparse.Namespace) -> list[ImportInput]:
@@ -439,8 +444,9 @@ def format_summary(result: dict[str, Any]) -> str:
         return "\n".join(lines)
     if result.get("command") == "simulate":
         counts = result["counts"]
+        truth = f"; hidden truth in {result['truth']}" if result.get("truth") else ""
         return (f"simulated {counts['votes']} votes on {counts['items']} items to "
-                f"{result['out']} (seeded synthetic workers: not real annotations)")
+                f"{result['out']} (seeded synthetic workers: not real annotations){truth}")
     counts = result["stats"]["counts"]
     manifest = result["manifest"]
     lines = [f"{manifest['dataset']} {manifest['version']} written to {result['path']}"]

@@ -43,6 +43,30 @@ def ways_option(spec: str) -> dict[str, int] | int:
             f"--ways takes a positive integer or split=N,... (got {spec!r})") from None
 
 
+def share_option(value: str) -> float:
+    """A share in [0, 1] (``--spammers``)."""
+    try:
+        share = float(value)
+    except ValueError:
+        share = float("nan")
+    if not 0.0 <= share <= 1.0:
+        raise argparse.ArgumentTypeError(f"expected a share between 0 and 1, got {value!r}")
+    return share
+
+
+def accuracy_option(spec: str) -> tuple[float, float]:
+    """``LOW,HIGH`` with 0 <= LOW <= HIGH <= 1 (``--accuracy``)."""
+    low, _, high = spec.partition(",")
+    try:
+        bounds = (float(low), float(high))
+    except ValueError:
+        bounds = (float("nan"), float("nan"))
+    if not 0.0 <= bounds[0] <= bounds[1] <= 1.0:
+        raise argparse.ArgumentTypeError(
+            f"--accuracy takes LOW,HIGH with 0 <= LOW <= HIGH <= 1 (got {spec!r})")
+    return bounds
+
+
 COMMAND = "python -m pipelines.annotate import"  # recorded in the manifest; the card names it
 
 
@@ -97,8 +121,16 @@ def build_parser() -> argparse.ArgumentParser:
     simulate.add_argument("--split", action="append", default=[],
                           help="split(s) to vote on (default: every split)")
     simulate.add_argument("--workers", type=positive_int, default=50, help="worker pool size")
-    simulate.add_argument("--spammers", type=float, default=0.1,
-                          help="share of workers answering at random")
+    simulate.add_argument("--spammers", type=share_option, default=0.1, metavar="SHARE",
+                          help="share of workers answering at random (0 to 1)")
+    simulate.add_argument("--accuracy", type=accuracy_option, default=(0.75, 0.95),
+                          metavar="LOW,HIGH",
+                          help="skill spread: honest workers' accuracies are spread evenly "
+                               "over [LOW, HIGH] (a right binary judgment; NQ judgments err "
+                               "more, calibrated to NQ §4 at the default)")
+    simulate.add_argument("--truth", default=None, metavar="FILE",
+                          help="also write the hidden truth the workers were drawn from, one "
+                               "JSON line per item (new file)")
     simulate.add_argument("--seed", type=int, default=0,
                           help="seed of the worker pool and its votes (same seed, same votes)")
 

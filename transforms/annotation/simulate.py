@@ -26,6 +26,16 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from filters.annotation.nq import long_answer_type
+from transforms.annotation.simulate_nq_errors import (
+    FALSE_LONG_SHORT,
+    NQ_ERRORS,
+    SPAM_BAD,
+    SPAM_NO_ANSWER,
+    SPAM_SPAN,
+    SPAM_YES_NO,
+    NqErrorRates,
+    draw_mistake,
+)
 
 ORDERS = ("jnq", "jboolq")
 
@@ -68,13 +78,15 @@ class Worker:
 
 @dataclass(frozen=True)
 class WorkerPool:
-    """A seeded pool of ``size`` workers ``w000``.. with per-worker accuracy drawn once from
-    ``accuracy`` and a ``spammer_share`` of workers answering uniformly at random."""
+    """A seeded pool of ``size`` workers ``w000``.. with per-worker accuracy spread evenly over
+    ``accuracy`` (the skill spread) and a ``spammer_share`` of workers answering
+    at random; ``nq_errors`` are the NQ mistake rates (calibrated to NQ §4)."""
 
     size: int = 50
     accuracy: tuple[float, float] = (0.75, 0.95)
     spammer_share: float = 0.1
     seed: int = 0
+    nq_errors: NqErrorRates = NQ_ERRORS
 
     def __post_init__(self) -> None:
         low, high = self.accuracy
@@ -92,14 +104,21 @@ class WorkerPool:
 
 @functools.lru_cache(maxsize=16)
 def _workers(pool: WorkerPool) -> tuple[Worker, ...]:
+    """Honest workers' accuracies are spread evenly over the range, in a seeded order, so the
+    pool's mean accuracy is the range's middle whatever the seed (the NQ calibration holds
+    for every pool, not only on average)."""
     rng = _rng(pool.seed, "pool", "workers")
     spammers = set(rng.sample(range(pool.size), round(pool.size * pool.spammer_share)))
+    honest = pool.size - len(spammers)
+    places = [(rank + 0.5) / honest for rank in range(honest)]
+    rng.shuffle(places)
+    low, high = pool.accuracy
     width = max(3, len(str(pool.size - 1)))
     workers = []
     for number in range(pool.size):
-        accuracy = round(rng.uniform(*pool.accuracy), 4)
         spammer = number in spammers
-        workers.append(Worker(f"w{number:0{width}d}", 0.0 if spammer else accuracy, spammer))
+        accuracy = 0.0 if spammer else round(low + (high - low) * places.pop(), 4)
+        workers.append(Worker(f"w{number:0{width}d}", accuracy, spammer))
     return tuple(workers)
 
 
@@ -237,64 +256,84 @@ def _other_candidate(doc: _NqDoc, index: int, rng: random.Random) -> int | None:
     return rng.choice(neighbours) if neighbours else None
 
 
-def _nq_mistake(truth: NqAnswer, doc: _NqDoc, rng: random.Random) -> NqAnswer:
+def _truth_kind(truth: NqAnswer) -> str:
+    """The kind of an NQ truth whose mistakes ``simulate_nq_errors.MISTAKES`` lists."""
     if not truth.question_good:
-        if not doc.candidates or rng.random() < 0.5:
-            return NqAnswer(True)
-        return NqAnswer(True, _plausible_candidate(doc, rng))
+        return "bad"
     if truth.long_answer_candidate < 0:
-        if not doc.candidates or rng.random() < 0.3:
-            return NqAnswer(False)
-        return NqAnswer(True, _plausible_candidate(doc, rng))
-    kind = rng.choice(("no_answer", "other_candidate", "short_answer"))
-    if kind == "no_answer":
-        return NqAnswer(True)
-    if kind == "other_candidate":
+        return "no_long"
+    return "long_short" if truth.short_answers or truth.yes_no_answer != "NONE" else "long_only"
+
+
+def _with_span(doc: _NqDoc, index: int, rng: random.Random) -> tuple[tuple[int, int], ...]:
+    span = _token_span(doc.text_runs(index), rng)
+    return (span,) if span else ()
+
+
+def _wrong_short(truth: NqAnswer, doc: _NqDoc, rng: random.Random) -> NqAnswer:
+    """The other YES/NO, or the span shifted or made longer (inside its run of text, else
+    inside the long answer)."""
+    if truth.yes_no_answer != "NONE":
+        return replace(truth, yes_no_answer="NO" if truth.yes_no_answer == "YES" else "YES")
+    span = truth.short_answers[0]
+    bounds = doc.bounds(truth.long_answer_candidate)
+    low, high = next(((s, e) for s, e in doc.text_runs(truth.long_answer_candidate)
+                      if s <= span[0] and span[1] <= e), bounds)
+    wrong = _shifted_span(span, low, high, rng) or _shifted_span(span, *bounds, rng)
+    return replace(truth, short_answers=(wrong,) if wrong else ())
+
+
+def _nq_mistake(truth: NqAnswer, doc: _NqDoc, mistake: str, rng: random.Random) -> NqAnswer:
+    """One kind of mistake (``simulate_nq_errors``) on the truth."""
+    if mistake == "flip_good":
+        return NqAnswer(not truth.question_good)
+    if mistake == "false_long":
+        if not doc.candidates:
+            return NqAnswer(True)
+        index = _plausible_candidate(doc, rng)
+        return NqAnswer(True, index,
+                        _with_span(doc, index, rng) if rng.random() < FALSE_LONG_SHORT else ())
+    if mistake == "other":
         other = _other_candidate(doc, truth.long_answer_candidate, rng)
         if other is None:
             return NqAnswer(True)
-        low, high = doc.bounds(other)
-        spans = tuple(s for s in truth.short_answers if low <= s[0] and s[1] <= high)
-        return NqAnswer(True, other, spans, truth.yes_no_answer)
-    if truth.yes_no_answer != "NONE":
-        wrong = rng.choice([a for a in ("YES", "NO", "NONE") if a != truth.yes_no_answer])
-        return replace(truth, yes_no_answer=wrong)
-    runs = doc.text_runs(truth.long_answer_candidate)
-    if not truth.short_answers:
-        span = _token_span(runs, rng)
-        return replace(truth, short_answers=(span,) if span else ())
-    span = truth.short_answers[0]
-    low, high = next(((s, e) for s, e in runs if s <= span[0] and span[1] <= e),
-                     doc.bounds(truth.long_answer_candidate))
-    shifted = _shifted_span(span, low, high, rng) if rng.random() < 2 / 3 else None
-    return replace(truth, short_answers=(shifted,) if shifted else ())
+        return NqAnswer(True, other, _with_span(doc, other, rng) if truth.short_answers else ())
+    if mistake == "drop_short":
+        return NqAnswer(True, truth.long_answer_candidate)
+    if mistake == "add_short":
+        return replace(truth, short_answers=_with_span(doc, truth.long_answer_candidate, rng))
+    if mistake == "wrong_short":
+        return _wrong_short(truth, doc, rng)
+    return NqAnswer(True)  # miss: no answer
 
 
 def _nq_spam(doc: _NqDoc, rng: random.Random) -> NqAnswer:
-    if rng.random() < 0.15:
-        return NqAnswer(False)
-    index = rng.randrange(-1, len(doc.candidates))
-    if index < 0:
-        return NqAnswer(True)
     draw = rng.random()
-    if draw < 0.4:
-        span = _token_span(doc.text_runs(index), rng)
-        return NqAnswer(True, index, (span,) if span else ())
-    if draw < 0.5:
+    if draw < SPAM_BAD:
+        return NqAnswer(False)
+    if draw < SPAM_BAD + SPAM_NO_ANSWER or not doc.candidates:
+        return NqAnswer(True)
+    index = rng.randrange(len(doc.candidates))
+    draw = rng.random()
+    if draw < SPAM_SPAN:
+        return NqAnswer(True, index, _with_span(doc, index, rng))
+    if draw < SPAM_SPAN + SPAM_YES_NO:
         return NqAnswer(True, index, (), rng.choice(("YES", "NO")))
     return NqAnswer(True, index)
 
 
 def nq_judgment(example: Mapping[str, Any], worker: Worker, pool: WorkerPool) -> NqAnswer:
-    """One worker's judgment of one example: the truth with the worker's accuracy, else a
-    plausible mistake (another candidate, no answer, a shifted or longer span); spammers
-    answer at random."""
+    """One worker's judgment of one example: the truth, or one of the mistakes of
+    ``simulate_nq_errors`` with probability ``rate * (1 - accuracy)`` each (another
+    candidate, no answer, a dropped, spurious, shifted or longer span); spammers answer at
+    random, mostly "no answer"."""
     doc = _nq_doc(example)
     rng = _rng(pool.seed, str(example["example_id"]), f"vote:{worker.id}")
     if worker.spammer:
         return _nq_spam(doc, rng)
     truth = nq_truth(example, pool)
-    return truth if rng.random() < worker.accuracy else _nq_mistake(truth, doc, rng)
+    mistake = draw_mistake(pool.nq_errors, _truth_kind(truth), 1.0 - worker.accuracy, rng)
+    return truth if mistake is None else _nq_mistake(truth, doc, mistake, rng)
 
 
 def simulate_nq_votes(example: Mapping[str, Any], ways: int, pool: WorkerPool,

@@ -1,0 +1,89 @@
+"""The simulated NQ worker reproduces NQ §4's single-annotator precision and recall."""
+
+from __future__ import annotations
+
+import pytest
+
+from transforms.annotation.simulate import WorkerPool, simulate_nq_votes
+from transforms.annotation.simulate_calibration import (
+    expected_scores,
+    fit_nq_error_rates,
+    nominal_error,
+    pool_error,
+)
+from transforms.annotation.simulate_nq_errors import NQ_ERRORS, NqErrorRates
+from transforms.annotation.simulate_scores import NQ_SINGLE_ANNOTATOR, nq_single_annotator_scores
+from transforms.annotation.simulate_truth import nq_truth_record
+
+WORDS = ("the river flows north through the valley and feeds the lake near the old town "
+         "where the bridge was built in the year of the flood").split()
+PARAGRAPHS = 20
+EXAMPLES = 600  # x 5 ways: 3,000 judgments; a figure's sampling SD is about 1.3 points
+TOLERANCE = 4.0  # points: about 3 SD of a 600-example campaign (20,000 examples: within 0.2)
+
+
+def page(number: int) -> dict:
+    """An NQ example of ``PARAGRAPHS`` top-level paragraphs of 8 words, each a candidate."""
+    tokens, candidates = [], []
+    for paragraph in range(PARAGRAPHS):
+        start = len(tokens)
+        for word in ["<P>", *WORDS[paragraph % 6:paragraph % 6 + 8], "</P>"]:
+            tokens.append({"token": word, "html_token": word.startswith("<"),
+                           "start_byte": 0, "end_byte": 1})
+        candidates.append({"start_token": start, "end_token": len(tokens), "top_level": True})
+    return {"example_id": number, "document_tokens": tokens,
+            "long_answer_candidates": candidates}
+
+
+def campaign(pool: WorkerPool, examples: int = EXAMPLES, ways: int = 5) -> dict:
+    votes, truths = [], {}
+    for number in range(examples):
+        example = page(number)
+        truths[str(number)] = nq_truth_record(example, pool)
+        votes += simulate_nq_votes(example, ways, pool)
+    return nq_single_annotator_scores(votes, truths)
+
+
+def test_a_seeded_nq_campaign_reproduces_nq_section_4() -> None:
+    scores = campaign(WorkerPool(seed=0))
+    for kind, (precision, recall) in NQ_SINGLE_ANNOTATOR.items():
+        assert scores[kind].precision * 100 == pytest.approx(precision * 100, abs=TOLERANCE)
+        assert scores[kind].recall * 100 == pytest.approx(recall * 100, abs=TOLERANCE)
+    assert scores["long"].expected > 1000 and scores["short"].expected > 700
+
+
+def test_the_default_rates_are_the_fit_and_give_the_figures_in_expectation() -> None:
+    assert fit_nq_error_rates().rounded() == NQ_ERRORS == WorkerPool().nq_errors
+    pool = WorkerPool()
+    assert pool_error(pool) == pytest.approx((nominal_error(pool), 0.1))
+    expected = expected_scores(NQ_ERRORS, *pool_error(pool))
+    assert expected.long_precision == pytest.approx(0.804, abs=0.001)
+    assert expected.long_recall == pytest.approx(0.676, abs=0.001)
+    assert expected.short_precision == pytest.approx(0.634, abs=0.001)
+    assert expected.short_recall == pytest.approx(0.526, abs=0.001)
+
+
+def test_every_seed_has_the_mean_accuracy_of_its_range() -> None:
+    for seed in range(5):
+        error, spammers = pool_error(WorkerPool(seed=seed, accuracy=(0.6, 1.0)))
+        assert error == pytest.approx(0.2, abs=1e-4) and spammers == pytest.approx(0.1)
+
+
+def test_the_skill_spread_leaves_the_averages_but_spammers_lower_them() -> None:
+    narrow = campaign(WorkerPool(seed=3, accuracy=(0.84, 0.86)), examples=300)
+    wide = campaign(WorkerPool(seed=3, accuracy=(0.7, 1.0)), examples=300)
+    for kind in ("long", "short"):
+        assert wide[kind].precision == pytest.approx(narrow[kind].precision, abs=0.05)
+        assert wide[kind].recall == pytest.approx(narrow[kind].recall, abs=0.05)
+    spammed = campaign(WorkerPool(seed=3, spammer_share=0.4), examples=300)
+    assert spammed["long"].recall < narrow["long"].recall - 0.15
+    assert spammed["short"].precision < narrow["short"].precision - 0.05
+
+
+def test_a_fit_out_of_reach_is_refused() -> None:
+    with pytest.raises(ValueError, match="out of reach"):
+        fit_nq_error_rates(spammers=0.6)
+    with pytest.raises(ValueError):
+        fit_nq_error_rates(error=0.0)
+    with pytest.raises(ValueError, match="miss"):
+        NqErrorRates(miss=-1.0)
