@@ -16,6 +16,7 @@ from transforms.annotation.suggestion_agreement import (
     AGREEMENT,
     CONTROL,
     DECISIONS,
+    DIFFERENCE_CI95,
     STATS_KEY,
     SUGGESTED,
 )
@@ -48,12 +49,12 @@ def test_the_nq_baseline_is_suggested_and_agreement_is_measured_per_group(
     export = tmp_path / "export"
     assert annotate.main(["export", "--release", str(nq_release), "--tool", "votes", "--out",
                           str(export), "--split", "dev", "--suggestions", str(nq_baseline),
-                          "--control-rate", "0.5", "--seed", "1"]) == 0
+                          "--control-rate", "0.5", "--seed", "2"]) == 0
     manifest = json.loads((export / "annotation_export.json").read_text(encoding="utf-8"))
     recorded = manifest[MANIFEST_KEY]
     control = set(recorded["control"])
     items = recorded["items"]
-    assert control and set(items) - control and recorded["unknown_ids"] == 0
+    assert (len(control), len(items), recorded["unknown_ids"]) == (3, 6, 0)  # seed 2
     tasks = _tasks(export / "nq")
     for task in tasks:  # control items are exported without their suggestion
         assert (SUGGESTION in task) == (task["example_id"] not in control)
@@ -66,6 +67,7 @@ def test_the_nq_baseline_is_suggested_and_agreement_is_measured_per_group(
                                   AGREEMENT: 1.0}
     assert figures[CONTROL] == {"items": len(control), DECISIONS: len(control), AGREE: 0,
                                 AGREEMENT: 0.0}
+    assert figures[DIFFERENCE_CI95] == [1.0, 1.0]  # every item agrees, or none does
     card = (Path(result["path"]) / "README.md").read_text(encoding="utf-8")
     assert "## Model suggestions" in card
     assert f"| control | {len(control)} | {len(control)} | 0 | 0.0% |" in card
@@ -97,7 +99,7 @@ def test_annotate_next_shows_suggestions_and_its_round_measures_them(nq_release,
     round_one = tmp_path / "round1"
     assert annotate.main(["next", "--release", str(nq_release), "--out", str(round_one),
                           "--split", "dev", "--suggestions", str(nq_baseline),
-                          "--control-rate", "0.5", "--seed", "1"]) == 0
+                          "--control-rate", "0.5", "--seed", "2"]) == 0
     assert "control items without" in capsys.readouterr().out
     recorded = json.loads((round_one / "annotation_next.json").read_text(
         encoding="utf-8"))[MANIFEST_KEY]

@@ -12,14 +12,21 @@ compared with it:
   EXIST or not, against whether the prediction names it.
 
 ``stats.json`` holds the figures under ``STATS_KEY`` (per group: items, decisions, decisions
-equal to the suggestion and their share; and the difference of the shares); the card shows
-them. A share clearly higher in the suggested group than in the control group means the
-workers followed the suggestion (anchoring) rather than judged alone.
+equal to the suggestion and their share; the difference of the shares and its 95% interval);
+the card shows them. The interval is the normal one with each share's variance estimated with
+items as clusters (a JNQ question's paragraphs are decided by the same workers, so they are
+not independent): ``k / (k - 1) * sum((a_i - p * n_i) ** 2) / (sum n_i) ** 2`` over the
+group's ``k`` items, ``a_i`` of whose ``n_i`` decisions equal the suggestion; for NQ (one
+decision per item) it is ``p (1 - p) / (k - 1)``.
+
+A share clearly higher in the suggested group than in the control group (an interval above 0)
+means the workers followed the suggestion (anchoring) rather than judged alone.
 """
 
 from __future__ import annotations
 
 import json
+import math
 from collections import Counter, defaultdict
 from collections.abc import Iterable
 from pathlib import Path
@@ -38,6 +45,8 @@ DECISIONS = "decisions"
 AGREE = "agree"  # decisions equal to the suggestion
 AGREEMENT = "agreement"  # AGREE / DECISIONS
 DIFFERENCE = "difference"  # AGREEMENT of SUGGESTED minus that of CONTROL
+DIFFERENCE_CI95 = "difference_ci95"  # its 95% interval, items as clusters
+Z95 = 1.959964
 DECISION = {"nq": "long answer candidate (the most frequent of the example's judgments)",
             "jnq": "candidate paragraph EXIST or not (long_answer stage)"}
 
@@ -98,17 +107,32 @@ def suggestion_agreement(base: str, recorded: dict[str, Any], votes: list[dict[s
     figures: dict[str, Any] = {
         "model_version": recorded["model_version"], "control_rate": recorded["control_rate"],
         "decision": DECISION["nq" if base == "nq" else "jnq"]}
+    variances = []
     for group in GROUPS:
-        chosen = [d for item, values in decisions.items()
-                  if (item in control) == (group == CONTROL) for d in values]
-        agree = sum(chosen)
-        figures[group] = {
-            ITEMS: sum(1 for item in decisions if (item in control) == (group == CONTROL)),
-            DECISIONS: len(chosen), AGREE: agree,
-            AGREEMENT: round(agree / len(chosen), 4) if chosen else None}
+        chosen = [values for item, values in decisions.items()
+                  if (item in control) == (group == CONTROL) and values]
+        agree, total = sum(map(sum, chosen)), sum(map(len, chosen))
+        figures[group] = {ITEMS: len(chosen), DECISIONS: total, AGREE: agree,
+                          AGREEMENT: round(agree / total, 4) if total else None}
+        variances.append(_cluster_variance(chosen))
     shares = [figures[group][AGREEMENT] for group in GROUPS]
     figures[DIFFERENCE] = None if None in shares else round(shares[0] - shares[1], 4)
+    figures[DIFFERENCE_CI95] = None
+    if figures[DIFFERENCE] is not None and None not in variances:
+        half = Z95 * math.sqrt(sum(variances))
+        figures[DIFFERENCE_CI95] = [round(figures[DIFFERENCE] - half, 4),
+                                    round(figures[DIFFERENCE] + half, 4)]
     return figures
+
+
+def _cluster_variance(items: list[list[bool]]) -> float | None:
+    """The variance of a share of decisions, items as clusters (None under 2 items)."""
+    if len(items) < 2:
+        return None
+    total = sum(map(len, items))
+    share = sum(map(sum, items)) / total
+    spread = sum((sum(values) - share * len(values)) ** 2 for values in items)
+    return len(items) / (len(items) - 1) * spread / total ** 2
 
 
 def card_lines(stats: dict[str, Any]) -> list[str]:
@@ -132,8 +156,12 @@ def card_lines(stats: dict[str, Any]) -> list[str]:
         lines.append(f"| {group} | {row[ITEMS]} | {row[DECISIONS]} | {row[AGREE]} | "
                      f"{share(row[AGREEMENT])} |")
     if figures[DIFFERENCE] is not None:
-        lines += ["", f"Suggested minus control: {figures[DIFFERENCE] * 100:+.1f} points. The "
-                  "groups are drawn at random, so the model is as often right in both: a "
-                  "clearly positive difference is the suggestion's pull on the workers "
-                  "(anchoring)."]
+        interval = figures.get(DIFFERENCE_CI95)
+        within = ("" if interval is None else
+                  f" (95% interval {interval[0] * 100:+.1f} to {interval[1] * 100:+.1f}, items "
+                  "as clusters)")
+        lines += ["", f"Suggested minus control: {figures[DIFFERENCE] * 100:+.1f} points"
+                  f"{within}. The groups are drawn at random, so the model is as often right "
+                  "in both: a difference whose interval lies above 0 is the suggestion's pull "
+                  "on the workers (anchoring)."]
     return lines + [""]

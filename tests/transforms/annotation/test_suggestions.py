@@ -27,6 +27,7 @@ from transforms.annotation.suggestion_agreement import (
     CONTROL,
     DECISIONS,
     DIFFERENCE,
+    DIFFERENCE_CI95,
     SUGGESTED,
     card_lines,
     suggestion_agreement,
@@ -225,10 +226,12 @@ def test_agreement_is_reported_per_group_with_counts():
     assert figures[SUGGESTED] == {"items": 2, DECISIONS: 2, AGREE: 1, AGREEMENT: 0.5}
     assert figures[CONTROL] == {"items": 2, DECISIONS: 2, AGREE: 2, AGREEMENT: 1.0}
     assert figures[DIFFERENCE] == -0.5
+    # variances with items as clusters: 0.5 * 0.5 / (2 - 1) and 0; 1.96 * 0.5 = 0.98
+    assert figures[DIFFERENCE_CI95] == [-1.48, 0.48]
     card = "\n".join(card_lines({"suggestions": figures}))
     assert "| suggested | 2 | 2 | 1 | 50.0% |" in card
     assert "| control | 2 | 2 | 2 | 100.0% |" in card
-    assert "-50.0 points" in card
+    assert "-50.0 points (95% interval -148.0 to +48.0, items as clusters)" in card
     rows = [{"id": "s1", "annotations": [
         {"paragraph_id": 1, "label": "EXIST", "votes": 10},
         {"paragraph_id": 2, "label": "NONE", "votes": 10},
@@ -237,4 +240,17 @@ def test_agreement_is_reported_per_group_with_counts():
                                        "items": {"s1": {"paragraphs": [2]}}}, [], rows)
     assert jnq[SUGGESTED] == {"items": 1, DECISIONS: 2, AGREE: 0, AGREEMENT: 0.0}
     assert jnq[CONTROL][AGREEMENT] is None and jnq[DIFFERENCE] is None
+    assert jnq[DIFFERENCE_CI95] is None
+    labels = {"a": ("EXIST", "NONE"), "b": ("NONE", "NONE"), "d": ("EXIST", "NONE"),
+              "c": ("EXIST", "NONE"), "e": ("NONE", "EXIST")}
+    clustered = suggestion_agreement("jnq", {**recorded, "control": ["c", "e"], "items": {
+        item: {"paragraphs": [1]} for item in labels}}, [], [
+        {"id": item, "annotations": [{"paragraph_id": 1, "label": first, "votes": 10},
+                                     {"paragraph_id": 2, "label": second, "votes": 10}]}
+        for item, (first, second) in labels.items()])
+    # suggested: 2, 1 and 2 of 2 agree, p = 5/6, variance 3/2 * (1/9 + 4/9 + 1/9) / 36 = 1/36;
+    # control: 2 and 0 of 2, p = 1/2, variance 2 * (1 + 1) / 16 = 1/4;
+    # 1/3 -+ 1.959964 * sqrt(10/36) = -0.6997 .. 1.3663
+    assert clustered[DIFFERENCE] == 0.3333
+    assert clustered[DIFFERENCE_CI95] == [-0.6997, 1.3663]
     assert card_lines({}) == []
