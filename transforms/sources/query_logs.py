@@ -221,6 +221,7 @@ def _delimited_rows(lines: Iterator[str | LongLine], fmt: str
     number = 1
     while True:
         error: csv.Error | None = None
+        row: dict | None = None
         try:
             row = next(reader)
         except StopIteration:

@@ -118,3 +118,17 @@ def test_a_header_past_the_cap_makes_the_file_unreadable(tmp_path):
     assert out["records"] == []
     assert out["tallies"][f"log.unreadable.{LINE_TOO_LONG}"] == 1
     assert [d["reason"] for d in out["dead"]] == [LINE_TOO_LONG]
+
+
+@pytest.mark.parametrize("fmt", ["csv", "tsv"])
+def test_a_first_row_the_csv_module_refuses_costs_only_itself(fmt):
+    """A field past the csv module's limit (128 KiB) in the first data row is that row's
+    error, not the file's: it raised UnboundLocalError and lost every row after it."""
+    sep = "," if fmt == "csv" else "\t"
+    head = sep.join(["query", "timestamp", "user_id"])
+    rows = [sep.join([GOOD.format(i), "2018-03-05T10:00:00Z", f"u{i}"]) for i in range(3)]
+    data = "\n".join([head, sep.join(["q" * (200 * 1024), "2018", "u"]), *rows]) + "\n"
+    found = list(iter_rows(data.encode(), fmt))
+    assert [n for n, _ in found] == [2, 3, 4, 5]
+    assert getattr(found[0][1], "reason", None) == "field_too_long"
+    assert [row["query"] for _, row in found[1:]] == [GOOD.format(i) for i in range(3)]
