@@ -467,3 +467,31 @@ def test_a_builder_refresh_is_a_descendant_whose_judgments_all_carry(nq, tmp_pat
                            "--previous", str(nq.annotated), TEST_RUNNER])
     assert result["stats"]["counts"]["annotations"]["carried"] == len(judged)
     assert _nq_annotations(Path(result["path"])) == judged
+
+
+def test_a_carried_vote_whose_stage_is_no_label_is_exit_5_before_any_work(jnq, tmp_path,
+                                                                        capsys):
+    """A re-sealed previous whose votes hold a stage index past the label's names: exit 5
+    naming the file and row before the job (it was exit 1 from the writer after it)."""
+    import pyarrow as pa
+
+    from tests.pipelines.test_refresh_invariants import reseal
+
+    copy = tmp_path / "jnq_annotated" / jnq.annotated.name
+    shutil.copytree(jnq.annotated, copy)
+    [votes_file, *_] = sorted(copy.glob("votes/*/*.parquet"))
+    table = pq.read_table(votes_file)
+    index = table.schema.get_field_index("stage")
+    stages = table.column("stage").to_pylist()
+    table = table.set_column(index, table.schema.field(index),
+                             pa.array([9, *stages[1:]], table.schema.field(index).type))
+    pq.write_table(table, votes_file)
+    reseal(copy)
+    out = tmp_path / "out"
+    code, err = _refused(capsys, "import", "--dataset", "jnq", "--input", str(jnq.v2),
+                         "--votes", str(jnq.all_votes), "--output", str(out), "--previous",
+                         str(copy), TEST_RUNNER)
+    assert code == 5, err
+    assert f"{votes_file.relative_to(copy)}: class label stage holds ['9']" in err
+    assert "row 0" in err and "Traceback" not in err
+    assert not out.exists()

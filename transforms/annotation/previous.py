@@ -21,6 +21,7 @@ from transforms.annotation.manifest import ReleaseRef, base_dataset, read_releas
 from transforms.core.errors import UsageError
 from transforms.release import InvalidLatestError, NotAReleaseError, read_json, require_intact
 from transforms.release.lineage import Lineage, ancestors
+from transforms.release.refresh.previous_rows import scan_previous
 from transforms.release.resolve import AUTO, resolve_release
 
 ANNOTATION_KIND = "annotation"  # the manifest's source.kind of an annotated release
@@ -102,6 +103,11 @@ def open_previous(path: str, base: str, release_path: str | None,
     except (NotAReleaseError, InvalidLatestError) as error:
         raise PreviousRefused(f"--previous {path}: {error}") from None
     require_intact(previous.path)
+    # a class-label value that is no label (a damaged or re-sealed release) would fail the
+    # writer after all the work: exit 5 now, naming the rows (votes' stages included)
+    scan_previous(previous.path, tuple(sorted(
+        name for name in previous.manifest.get("files", {}) if name.endswith(".parquet"))),
+        None)
     source = previous.manifest.get("source", {})
     annotates = Lineage.from_dict(source.get("annotates")) if isinstance(source, dict) else None
     if not isinstance(source, dict) or source.get("kind") != ANNOTATION_KIND \
