@@ -42,6 +42,12 @@ from pipelines.cli.annotate_parser import (
     build_parser,
     ways_option,
 )
+from pipelines.cli.annotate_quality import FIELD_DOCS as QUALITY_FIELD_DOCS
+from pipelines.cli.annotate_quality import (
+    check_quality_options,
+    read_gold_file,
+    write_worker_tables,
+)
 from pipelines.cli.beam_options import parse_pipeline_args
 from pipelines.cli.entry import cli_main
 from pipelines.cli.errors import UsageError
@@ -218,9 +224,10 @@ def build_import(pipeline: beam.Pipeline, args: argparse.Namespace, inputs: list
                  previous: PreviousAnnotations | None = None) -> list:
     thresholds = JnqThresholds(**{k[2:]: v for k, v in vars(args).items()
                                   if k.startswith("t_")})
-    rows, judgments, results = pipeline | "Annotate" >> AnnotateRelease(
+    annotate = AnnotateRelease(
         args.dataset, inputs, args.votes, ways, thresholds, previous, args.recompute_all,
-        curtailed=args.curtailed)
+        curtailed=args.curtailed, aggregate=args.aggregate, gold=read_gold_file(args.gold))
+    rows, judgments, results = pipeline | "Annotate" >> annotate
     staging, max_rows = target.staging_dir, args.max_rows_per_shard
     if args.dataset == "nq":
         vote_schema = nq_import.VOTE_SCHEMA
@@ -247,6 +254,7 @@ def build_import(pipeline: beam.Pipeline, args: argparse.Namespace, inputs: list
                               f"{r['paragraph']}")
     written.append(judgments | "WriteVotes" >> WriteShards(
         staging, vote_key, parquet_bytes, "parquet", vote_schema, max_rows, subdir="votes"))
+    written += write_worker_tables(annotate.tables, staging, max_rows)
     written.append(pipeline | "Accounting" >> WriteAccounting(staging, results))
     return written
 
@@ -344,6 +352,7 @@ def run_import(args: argparse.Namespace, beam_args: list[str]) -> dict[str, Any]
     _check_thresholds(args)
     if args.curtailed and args.dataset == "nq":
         raise UsageError(NQ_NOT_CURTAILED)
+    check_quality_options(args)
     _check_vote_files(args.votes)
     inputs = _inputs(args)
     splits = sorted({s for item in inputs for s in item.splits},
@@ -383,7 +392,7 @@ def run_import(args: argparse.Namespace, beam_args: list[str]) -> dict[str, Any]
         schema = HF_SCHEMA if base == "nq" else jnq_import.ANNOTATED_SCHEMA
         docs = ({**nq_import.VOTE_FIELD_DOCS, **NQ_FIELD_DOCS, **SIMPLIFIED_FIELD_DOCS}
                 if base == "nq" else
-                {**jnq_import.VOTE_FIELD_DOCS, **JNQ_FIELD_DOCS,
+                {**jnq_import.VOTE_FIELD_DOCS, **JNQ_FIELD_DOCS, **QUALITY_FIELD_DOCS,
                  **jnq_import.ANNOTATED_FIELD_DOCS, **TRAINING_FIELD_DOCS})
         eval_split = _baseline_split(target.staging_dir, base, splits)
         return publish(

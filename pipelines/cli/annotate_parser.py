@@ -9,6 +9,7 @@ from __future__ import annotations
 import argparse
 
 from filters.annotation.jnq import JnqThresholds
+from filters.annotation.worker_models import AGGREGATES, PAPER
 from pipelines.cli.options import (
     add_release_arguments,
     add_underscore_aliases,
@@ -184,6 +185,16 @@ def build_parser() -> argparse.ArgumentParser:
                                "than --ways judgments is decided when no further judgment "
                                "could change its label (the full overlap's decision), not "
                                "pending; the card reports the judgments saved")
+    imported.add_argument("--aggregate", choices=AGGREGATES, default=PAPER,
+                          help="jnq/jboolq: how votes become labels: paper (its thresholds), "
+                               "or a worker-quality model fitted on every vote: ds "
+                               "(Dawid-Skene), mace or glad (crowd-kit: pip install "
+                               "'.[crowd]'); decisions/ gives each label's confidence, "
+                               "workers/ each worker's skill")
+    imported.add_argument("--gold", default=None, metavar="FILE",
+                          help="jnq/jboolq: JSON lines of known answers (question_id, stage, "
+                               "paragraph, value): each worker's gold accuracy in workers/; "
+                               "gold questions are not published")
     _add_thresholds(imported, "the paper's")
     add_release_arguments(imported, "<dataset>_annotated", DATASET_VERSION)
     _add_previous(imported)

@@ -10,14 +10,18 @@ keyed by split, the per-vote judgment rows, and the accounting results.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
 import apache_beam as beam
 
+from filters.annotation.gold import gold_questions
 from filters.annotation.jnq import JnqThresholds
+from filters.annotation.worker_models import PAPER
 from transforms.annotation import carry, jnq_import, nq_import
 from transforms.annotation.previous import PreviousAnnotations
 from transforms.annotation.read_votes import ReadVotes, holds_label_studio_export
 from transforms.annotation.release_examples import ReadReleaseExamples
+from transforms.annotation.workers_beam import FitWorkerModel, WorkersTable, carried_decisions
 from transforms.core.accounting import SIDE_OUTPUTS
 
 
@@ -50,7 +54,8 @@ class AnnotateRelease(beam.PTransform):
     def __init__(self, dataset: str, inputs: list[ImportInput], vote_patterns: list[str],
                  ways: dict[str, int], thresholds: JnqThresholds | None = None,
                  previous: PreviousAnnotations | None = None, recompute_all: bool = False,
-                 curtailed: bool = False):
+                 curtailed: bool = False, aggregate: str = "paper",
+                 gold: dict[str, str] | None = None):
         super().__init__()
         self.dataset = dataset
         self.inputs = inputs
@@ -60,6 +65,9 @@ class AnnotateRelease(beam.PTransform):
         self.previous = previous
         self.recompute_all = recompute_all
         self.curtailed = curtailed
+        self.aggregate = aggregate  # --aggregate: paper, or a worker model (workers_beam)
+        self.gold = dict(gold or {})  # --gold: item_key -> answer (filters.annotation.gold)
+        self.tables: dict[str, Any] = {}  # JNQ: "workers" and "decisions", set by expand
 
     def expand(self, pbegin):
         results = []
@@ -94,20 +102,41 @@ class AnnotateRelease(beam.PTransform):
                     *SIDE_OUTPUTS, carry.CARRIED_TAG, carry.JUDGMENTS, main="main")
             results.append(carried)
             grouped = carried.main
+        model, side, tags = None, {}, ()
         if self.dataset == "nq":
             aggregate = nq_import.AnnotateNqExamples(self.ways, fingerprint)
             tag = nq_import.JUDGMENTS
         else:
-            aggregate = jnq_import.AnnotateJnqRows(self.dataset, self.ways, self.thresholds,
-                                                   self.curtailed)
-            tag = jnq_import.JUDGMENTS
-        annotated = grouped | "Annotate" >> beam.ParDo(aggregate).with_outputs(
-            *SIDE_OUTPUTS, tag, main="main")
+            aggregate = jnq_import.AnnotateJnqRows(
+                self.dataset, self.ways, self.thresholds, self.curtailed, self.aggregate,
+                gold_questions(self.gold))
+            tag, tags = jnq_import.JUDGMENTS, (jnq_import.DECISIONS,)
+            if self.aggregate != PAPER:
+                model = votes.main | "FitWorkerModel" >> FitWorkerModel(self.aggregate)
+                side = {"model": beam.pvalue.AsSingleton(model)}
+        annotated = grouped | "Annotate" >> beam.ParDo(aggregate, **side).with_outputs(
+            *SIDE_OUTPUTS, tag, *tags, main="main")
         results.append(annotated)
         if carried is None:
-            return annotated.main, annotated[tag], results
-        rows = ((annotated.main, carried[carry.CARRIED_TAG])
-                | "WithCarried" >> beam.Flatten())
-        judgments = ((annotated[tag], carried[carry.JUDGMENTS])
-                     | "WithCarriedVotes" >> beam.Flatten())
+            rows, judgments = annotated.main, annotated[tag]
+        else:
+            rows = ((annotated.main, carried[carry.CARRIED_TAG])
+                    | "WithCarried" >> beam.Flatten())
+            judgments = ((annotated[tag], carried[carry.JUDGMENTS])
+                         | "WithCarriedVotes" >> beam.Flatten())
+        if self.dataset != "nq":
+            self.tables = self._worker_tables(annotated, carried, rows, judgments,
+                                              votes.main, model)
         return rows, judgments, results
+
+    def _worker_tables(self, annotated, carried, rows, judgments, votes, model
+                       ) -> dict[str, Any]:
+        """The ``workers`` and ``decisions`` PCollections (``worker_table``)."""
+        decisions = annotated[jnq_import.DECISIONS]
+        if carried is not None:
+            decisions = ((decisions, carried[carry.CARRIED_TAG]
+                          | "CarriedDecisions" >> beam.FlatMap(carried_decisions))
+                         | "WithCarriedDecisions" >> beam.Flatten())
+        workers = ({"judgments": judgments, "rows": rows, "votes": votes}
+                   | "Workers" >> WorkersTable(self.aggregate, model, self.gold))
+        return {"workers": workers, "decisions": decisions}

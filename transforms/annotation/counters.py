@@ -4,8 +4,9 @@ the workers' votes; ``examples``: the release's rows and what became of them) an
 
 Every vote read (a non-blank line of a votes file, an annotation or unusable task of a Label
 Studio export) ends as exactly one of ``votes.used``, ``votes.pending``, ``votes.not_needed``,
-``votes.duplicate``, ``votes.superseded`` or ``votes.refused.<reason>`` (dead-lettered), so
-``votes.read`` is their sum. A JNQ
+``votes.duplicate``, ``votes.superseded``, ``votes.gold`` (judgments of a ``--gold`` control
+question, which is not published: ``examples.gold``) or ``votes.refused.<reason>``
+(dead-lettered), so ``votes.read`` is their sum. A JNQ
 or JBoolQ question ends as one of ``OUTCOME`` (``filters.annotation.jnq.OUTCOMES``); an NQ
 example as ``examples.annotated`` or ``examples.pending``.
 
@@ -44,6 +45,7 @@ SUPERSEDED = Counter(VOTES, "superseded")
 NOT_NEEDED = Counter(VOTES, "not_needed")
 VOTES_PENDING = Counter(VOTES, "pending")
 USED = Counter(VOTES, "used")
+VOTES_GOLD = Counter(VOTES, "gold")  # judgments of gold (control) questions (--gold)
 VOTES_DEAD_LETTERED = Counter(VOTES, DEAD_LETTERED)
 
 # examples: the release's rows (ReadReleaseExamples), then the NQ or JNQ import
@@ -57,6 +59,7 @@ KEPT_NO_LONG_ANSWER = Counter(EXAMPLES, "kept.no_long_answer")
 KEPT_LONG_ANSWER_ONLY = Counter(EXAMPLES, "kept.long_answer_only")
 ANNOTATED = Counter(EXAMPLES, "annotated")
 ANNOTATED_NO_LONG_ANSWER = Counter(EXAMPLES, "annotated.no_long_answer")
+GOLD_QUESTIONS = Counter(EXAMPLES, "gold")  # a --gold control question: not published
 WAYS = CounterFamily(EXAMPLES, "ways")  # ways.<annotators of an annotated NQ example>
 
 # judgments (import --curtailed): what adaptive rounds spent against a fixed overlap

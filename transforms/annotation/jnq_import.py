@@ -36,6 +36,7 @@ from filters.annotation.votes import JnqVote, latest_votes
 from transforms.annotation.content import content_digest
 from transforms.annotation.counters import (
     DUPLICATE_QUESTION,
+    GOLD_QUESTIONS,
     KEPT_LONG_ANSWER_ONLY,
     KEPT_NO_LONG_ANSWER,
     NOT_NEEDED,
@@ -43,11 +44,13 @@ from transforms.annotation.counters import (
     PENDING_AT,
     TASK_PAGE_MISMATCH,
     USED,
+    VOTES_GOLD,
     VOTES_PENDING,
 )
 from transforms.annotation.judgment_counts import judgment_tallies
 from transforms.annotation.label_studio.task_map import vote_mismatch
 from transforms.annotation.read_votes import count_repeats, of_release, refuse
+from transforms.annotation.worker_rules import decisions, rules_for
 from transforms.core.accounting import rejected, tally
 from transforms.jnq.labels import (
     ANNOTATED_LABELS,
@@ -58,6 +61,7 @@ from transforms.jnq.schema import EXAMPLE_SCHEMA
 from transforms.release.features import label_codes, with_class_labels
 
 JUDGMENTS = "judgments"
+DECISIONS = "decisions"  # (split, decisions-table row): worker_table.DECISION_SCHEMA
 
 ANNOTATION = pa.struct([
     pa.field("paragraph_id", pa.int32()), pa.field("label", pa.int64()),
@@ -169,19 +173,33 @@ class AnnotateJnqRows(beam.DoFn):
     and a JBoolQ import merges them).
 
     ``order`` is the order the row's release was annotated in (``jnq`` or ``jboolq``); when
-    two releases hold the question, the one whose order is ``prefer`` wins."""
+    two releases hold the question, the one whose order is ``prefer`` wins.
+
+    ``model`` (a side input): the campaign's fitted worker model (``--aggregate ds|mace|glad``,
+    ``worker_fit``), which decides the stages; None decides by the paper's thresholds. Each
+    decision is also a ``DECISIONS`` row with its confidence. A question of ``gold`` (control
+    questions, ``--gold``) is not aggregated nor published: ``examples.gold``, its votes
+    ``votes.gold``."""
 
     def __init__(self, dataset: str, ways: Mapping[str, int], thresholds: JnqThresholds,
-                 curtailed: bool = False):
+                 curtailed: bool = False, aggregate: str = "paper",
+                 gold: frozenset[str] = frozenset()):
         self.dataset = dataset
         self.prefer = dataset
         self.ways = dict(ways)
         self.thresholds = thresholds
         self.curtailed = curtailed  # votes of annotate next rounds (filters.annotation.curtail)
+        self.aggregate = aggregate
+        self.gold = gold
 
-    def process(self, element: tuple[str, dict[str, list]]) -> Iterator[Any]:
+    def process(self, element: tuple[str, dict[str, list]], model: Any = None
+                ) -> Iterator[Any]:
         question_id, grouped = element
         votes: list[JnqVote] = list(grouped["votes"])
+        if question_id in self.gold:
+            yield tally(GOLD_QUESTIONS)
+            yield tally(VOTES_GOLD, len(votes))
+            return
         if not grouped["examples"]:
             for vote in votes:
                 yield from refuse("unknown_question", f"no question {question_id} in the "
@@ -216,8 +234,12 @@ class AnnotateJnqRows(beam.DoFn):
                 continue
             usable.append(vote)
         ways = self.ways.get(split, 10)
-        aggregate = aggregate_curtailed if self.curtailed else aggregate_question
-        result = aggregate(question_id, usable, candidates, order, ways, self.thresholds)
+        if self.curtailed:
+            result = aggregate_curtailed(question_id, usable, candidates, order, ways,
+                                         self.thresholds)
+        else:
+            result = aggregate_question(question_id, usable, candidates, order, ways,
+                                        self.thresholds, rules_for(model, self.thresholds))
         outcome = import_outcome(self.dataset, order, result)
         yield tally(OUTCOME[outcome])
         if result.outcome == "pending":
@@ -230,6 +252,11 @@ class AnnotateJnqRows(beam.DoFn):
         if self.curtailed:
             yield from judgment_tallies(question_id, usable, candidates, order, ways,
                                         self.thresholds, result)
+        for decided in decisions(result, usable, model):
+            yield beam.pvalue.TaggedOutput(DECISIONS, (split, {
+                "question_id": question_id, "split": split, "decision": decided["stage"],
+                "paragraph": decided["paragraph"], "label": decided["label"],
+                "confidence": decided["confidence"], "aggregate": self.aggregate}))
         used = [vote for vote in usable if consulted(vote, result)]
         yield tally(USED, len(used))
         if len(usable) > len(used):

@@ -18,6 +18,7 @@ from transforms.annotation import suggestion_agreement as suggested
 from transforms.annotation.carry_report import STATS_KEY, carried_card_lines, carried_stats
 from transforms.annotation.counters import CARRIED_VOTES, COUNTERS, EXAMPLES, SIMULATED, VOTES
 from transforms.annotation.judgment_counts import judgment_card_lines
+from transforms.annotation.worker_table import CARD_LINES as WORKER_CARD_LINES
 from transforms.core.counters import Counts
 from transforms.jnq.card import JBOOLQ_INFO, JNQ_INFO
 from transforms.jnq.labels import as_names
@@ -217,7 +218,8 @@ def annotation_card(base: str, manifest: dict[str, Any], stats: dict[str, Any]) 
     else:
         lines += ["- `<split>/*.parquet`: the release's rows with `annotations` (one per "
                   "candidate paragraph), `gold_paragraph_ids` and `is_yes_no_question`.",
-                  *[TRAINING_CARD_LINES[config] for config in TRAINING_TABLES.get(base, {})]]
+                  *[TRAINING_CARD_LINES[config] for config in TRAINING_TABLES.get(base, {})],
+                  *WORKER_CARD_LINES]
     lines += ["- `votes/<split>/*.parquet`: every judgment used, one row each.", ""]
     return "\n".join(lines)
 

@@ -408,6 +408,13 @@ def build_section(manifest: dict[str, Any]) -> str:
     return section("build", "How it was built", "\n".join(p for p in parts if p))
 
 
+def workers_link(release: ReleaseView) -> str:
+    """`` · <a>the workers</a>`` when the release has a workers table (``browse.workers``)."""
+    if release.table("workers/all") is None:
+        return ""
+    return ' · <a href="workers.html">the workers</a>'
+
+
 def overview_body(release: ReleaseView, histograms: dict[str, dict[int, int]],
                   renderer: Renderer, note: str = "") -> str:
     """The overview's sections as HTML (without the page layout); ``note`` (plain text)
@@ -419,7 +426,8 @@ def overview_body(release: ReleaseView, histograms: dict[str, dict[int, int]],
              f'{text(manifest.get("version", ""))}: {number(_main_rows(release))} rows in '
              f"{text(splits)}. "
              '<a href="examples/index-00001.html">Browse the examples</a> · '
-             '<a href="rejected/index.html">what was rejected, and why</a>.</p>')
+             '<a href="rejected/index.html">what was rejected, and why</a>'
+             f'{workers_link(release)}.</p>')
     notice = f'<p class="notice">{text(note)}</p>' if note else ""
     sections = [intro, notice, splits_section(release), funnel_section(release),
                 lengths_section(release, histograms, renderer), prefixes_section(stats),

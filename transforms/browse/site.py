@@ -31,6 +31,7 @@ from transforms.browse.html import release_label, simulated_banner
 from transforms.browse.overview import write_overview
 from transforms.browse.rejected import write_rejected
 from transforms.browse.renderers import choose, for_release
+from transforms.browse.workers import write_workers
 from transforms.release import require_intact
 
 GENERATOR = "qa-dataset-toolkit release browser"
@@ -163,6 +164,7 @@ def write_site(release_dir: str, out_dir: str, page_size: int = PAGE_SIZE,
         examples, histograms = write_examples(staging, view, renderer, page_size, limit)
         write_overview(staging, view, histograms, renderer, note=refused)
         rejected = write_rejected(staging, view, page_size)
+        workers = write_workers(staging, view)
         summary = {
             "generator": GENERATOR,
             "release": {key: view.manifest.get(key)
@@ -179,7 +181,8 @@ def write_site(release_dir: str, out_dir: str, page_size: int = PAGE_SIZE,
                       "examples_index": "examples/index-{:05d}.html",
                       "examples_detail": "examples/page-{:05d}.html",
                       "examples_data": "examples/data-{:05d}.js",
-                      "rejected_index": "rejected/index.html"},
+                      "rejected_index": "rejected/index.html",
+                      **({"workers": workers} if workers else {})},
         }
         with open(os.path.join(staging, SITE_JSON), "w", encoding="utf-8",
                   newline="\n") as handle:
