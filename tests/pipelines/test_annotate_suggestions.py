@@ -5,12 +5,15 @@ agreement with the suggestion in both groups (issue 36 §4)."""
 from __future__ import annotations
 
 import json
+import shutil
 from pathlib import Path
 
 import pytest
 
 from pipelines import annotate, build_jnq, build_nq, evaluate
 from tests.conftest import TEST_RUNNER
+from transforms.annotation.export import item_ids, read_examples
+from transforms.annotation.manifest import ReleaseRef, read_release
 from transforms.annotation.suggestion_agreement import (
     AGREE,
     AGREEMENT,
@@ -183,3 +186,14 @@ def test_bad_suggestions_are_refused_before_any_work(nq_release, tmp_path, capsy
     code = annotate.main(["export", "--release", str(nq_release), "--out", str(out),
                           "--suggestions", str(other), "--control-rate", "1"])
     assert code == 2 and "between 0 and 1" in capsys.readouterr().err
+
+
+def test_item_ids_read_the_id_column_and_nq_originals_without_it(nq_release, tmp_path):
+    release = read_release(str(nq_release))
+    expected = {str(e["example_id"]) for split in release.splits
+                for e in read_examples(release, split)}
+    assert item_ids(release, list(release.splits)) == expected
+    originals = tmp_path / "originals"
+    shutil.copytree(nq_release / "nq_original", originals / "nq_original")
+    bare = ReleaseRef(str(originals), "nq", "1.0.0", "-", release.splits, {})
+    assert item_ids(bare, list(release.splits)) == expected

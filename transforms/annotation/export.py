@@ -247,9 +247,19 @@ class Unjudged:
 
 
 def item_ids(release: ReleaseRef, splits: Iterable[str]) -> set[str]:
-    """The ids of the items (NQ example ids, JNQ / JBoolQ question ids) of ``splits``."""
-    key = "example_id" if base_dataset(release) == "nq" else "id"
-    return {str(example[key]) for split in splits for example in read_examples(release, split)}
+    """The ids of the items (NQ example ids, JNQ / JBoolQ question ids) of ``splits``: the
+    ``id`` column of each split's Parquet rows (an NQ release's HF layout holds the example id
+    there), read alone; for an NQ split without them, its original-format examples."""
+    ids: set[str] = set()
+    for split in splits:
+        pattern = FileSystems.join(release.path, split, "*.parquet")
+        paths = sorted(m.path for m in FileSystems.match([pattern])[0].metadata_list)
+        if not paths and base_dataset(release) == "nq":
+            ids.update(str(example["example_id"]) for example in read_examples(release, split))
+        for path in paths:
+            with FileSystems.open(path, compression_type=RAW) as handle:
+                ids.update(map(str, read_parquet(handle, ["id"]).column("id").to_pylist()))
+    return ids
 
 
 def _write(path: Path, data: bytes) -> None:
