@@ -134,3 +134,16 @@ def test_an_invalid_gold_file_is_refused_before_any_work(campaign, tmp_path, cap
     assert code == 2
     assert message in capsys.readouterr().err
     assert not (tmp_path / "out").exists()
+
+
+def test_the_python_api_takes_the_options(campaign, tmp_path):
+    from pipelines import api
+
+    jnq, votes, _, _ = campaign
+    result = api.annotate("import", dataset="jnq", input=[str(jnq)], votes=[str(votes)],
+                          output=str(tmp_path / "out"), aggregate="mace",
+                          runner="FnApiRunner")
+    path = Path(result["path"])
+    assert {d["aggregate"] for d in _table(path, "decisions")} == {"mace"}
+    assert {w["skill_source"] for w in _table(path, "workers")} == {"mace"}
+    assert result["manifest"]["options"]["aggregate"] == "mace"
