@@ -34,7 +34,12 @@ from apache_beam.io.filesystems import FileSystems
 
 from filters.annotation.jnq import JnqThresholds
 from filters.text.terminal import printable
-from pipelines.cli.annotate_next import NQ_NOT_CURTAILED, next_summary, run_next
+from pipelines.cli.annotate_next import (
+    NQ_NOT_CURTAILED,
+    next_summary,
+    run_next,
+    run_simulate_requests,
+)
 from pipelines.cli.annotate_parser import (
     COMMAND,
     DATASETS,
@@ -159,6 +164,8 @@ def run_export(args: argparse.Namespace) -> dict[str, Any]:
 
 
 def run_simulate(args: argparse.Namespace) -> dict[str, Any]:
+    if args.requests or args.votes:
+        return run_simulate_requests(args)
     release = _release(args.release)
     base = base_dataset(release)
     if base not in DATASETS:

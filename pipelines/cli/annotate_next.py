@@ -7,6 +7,7 @@ Reads the votes so far and writes tasks only for the judgments still needed
 from __future__ import annotations
 
 import argparse
+from pathlib import Path
 from typing import Any
 
 from filters.annotation.jnq import JnqThresholds
@@ -14,7 +15,15 @@ from pipelines.cli.annotate_parser import DEFAULT_WAYS, ways_option
 from pipelines.cli.errors import UsageError
 from transforms.annotation.export import ExportError
 from transforms.annotation.manifest import NotAReleaseError, base_dataset, read_release
-from transforms.annotation.rounds import NextOptions, next_round, round_summary
+from transforms.annotation.rounds import (
+    NextOptions,
+    next_round,
+    read_round_votes,
+    round_summary,
+    vote_paths,
+)
+from transforms.annotation.simulate import WorkerPool
+from transforms.annotation.simulate_rounds import write_request_answers
 from transforms.annotation.suggestions import SuggestionError, suggestions_for, summary_lines
 
 NQ_NOT_CURTAILED = ("--curtailed applies to jnq/jboolq: NQ keeps every annotation (train is "
@@ -67,3 +76,36 @@ def next_summary(result: dict[str, Any]) -> str:
     """``open items: N; judgments requested: M`` or ``all decided`` (then the
     suggestions' lines, with ``--suggestions``)."""
     return "\n".join([round_summary(result["manifest"]), *summary_lines(result["manifest"])])
+
+
+def run_simulate_requests(args: argparse.Namespace) -> dict[str, Any]:
+    """``annotate simulate --requests FILE [--votes GLOB]``: simulated workers answer one
+    round of ``annotate next`` (the votes so far name who already judged what)."""
+    if not args.requests:
+        raise UsageError("--votes applies to --requests (the votes so far of a round)")
+    if getattr(args, "truth", None):
+        raise UsageError("--truth applies to a full simulation, not to --requests")
+    try:
+        release = read_release(args.release)
+    except NotAReleaseError as error:
+        raise UsageError(str(error)) from None
+    base = base_dataset(release)
+    if not Path(args.requests).is_file():
+        raise UsageError(f"--requests {args.requests} is not a file (annotate next writes "
+                         "<out>/requests.jsonl)")
+    if Path(args.out).exists():
+        raise UsageError(f"--out {args.out} exists; simulate never overwrites")
+    ways = args.ways or ways_option(DEFAULT_WAYS.get(base, "10"))
+    per_split = {split: ways if isinstance(ways, int) else ways.get(split, 0)
+                 for split in release.splits}
+    if args.workers < max(per_split.values()):
+        raise UsageError("--workers must be at least --ways")
+    for pattern in args.votes:
+        if not vote_paths(pattern):
+            raise UsageError(f"--votes {pattern} matches no file")
+    judged, _ = read_round_votes(tuple(args.votes), base)
+    accuracy = getattr(args, "accuracy", None) or WorkerPool().accuracy
+    pool = WorkerPool(size=args.workers, accuracy=accuracy, spammer_share=args.spammers,
+                      seed=args.seed)
+    counts = write_request_answers(release, args.requests, judged, per_split, pool, args.out)
+    return {"command": "simulate", "out": args.out, "truth": None, "counts": counts}

@@ -135,6 +135,14 @@ def build_parser() -> argparse.ArgumentParser:
     simulate.add_argument("--seed", type=int, default=0,
                           help="seed of the worker pool and its votes (same seed, same votes)")
 
+    simulate.add_argument("--requests", default=None, metavar="FILE",
+                          help="answer one round of annotate next (its requests.jsonl) "
+                               "instead of every item: each request gets the next workers of "
+                               "the item's simulated overlap, with the votes a full "
+                               "simulation gives them")
+    simulate.add_argument("--votes", action="append", default=[], metavar="GLOB",
+                          help="with --requests: the votes so far (who judged what)")
+
     next_round = commands.add_parser("next", help="write tasks only for the judgments still "
                                      "needed (adaptive rounds, exact curtailment)")
     next_round.add_argument("--release", required=True, help="release directory (or dataset "

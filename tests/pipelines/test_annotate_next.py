@@ -164,3 +164,25 @@ def test_api_next_round(sample_build, tmp_path, tool):
     _, path = sample_build("jnq")
     result = api.annotate_next(release=str(path), out=str(tmp_path / "r"), tool=tool)
     assert result["manifest"]["open_items"] > 0
+
+
+def test_simulate_answers_a_round_of_requests(sample_build, tmp_path, capsys):
+    _, path = sample_build("jnq")
+    out = tmp_path / "round"
+    assert annotate.main(["next", "--release", str(path), "--out", str(out)]) == 0
+    votes = tmp_path / "votes.jsonl"
+    assert annotate.main(["simulate", "--release", str(path), "--requests",
+                          str(out / REQUESTS), "--out", str(votes)]) == 0
+    records = [json.loads(line) for line in votes.read_text(encoding="utf-8").splitlines()]
+    assert len(records) == sum(r["more"] for r in _requests(out))
+    assert all(r["stage"] == "good_question" and r["simulated"] for r in records)
+    again = tmp_path / "again.jsonl"
+    assert annotate.main(["simulate", "--release", str(path), "--requests",
+                          str(out / REQUESTS), "--votes", str(votes), "--out", str(again)]) == 0
+    asked = {(r["question_id"], r["annotator_id"]) for r in records}
+    assert not asked & {(json.loads(line)["question_id"], json.loads(line)["annotator_id"])
+                        for line in again.read_text(encoding="utf-8").splitlines()}
+    capsys.readouterr()
+    assert annotate.main(["simulate", "--release", str(path), "--votes", str(votes),
+                          "--out", str(tmp_path / "x.jsonl")]) == 2
+    assert "--votes applies to --requests" in capsys.readouterr().err

@@ -10,12 +10,17 @@ for item.
 
 from __future__ import annotations
 
+import json
+import os
 from collections.abc import Iterable, Mapping
+from pathlib import Path
 from typing import Any
 
 from filters.annotation.curtail import PAPER, aggregate_curtailed, curtail
 from filters.annotation.jnq import JnqResult, JnqThresholds, aggregate_question
 from filters.annotation.votes import JnqVote, NqVote, parse_jnq_vote
+from transforms.annotation.export import read_examples
+from transforms.annotation.manifest import ReleaseRef, base_dataset
 from transforms.annotation.simulate import (
     WorkerPool,
     _jnq_value,
@@ -117,3 +122,44 @@ def decisions(result: JnqResult) -> tuple:
     return (result.outcome, result.is_yes_no_question,
             tuple((p.paragraph_id, p.label, p.short_answer_type, p.span, p.yes_no_answer)
                   for p in result.paragraphs))
+
+
+def write_request_answers(release: ReleaseRef, requests_path: str, judged: Mapping[str, list],
+                          ways: Mapping[str, int], pool: WorkerPool, out: str
+                          ) -> dict[str, int]:
+    """Answer every request of ``requests_path`` (``annotate next``'s ``requests.jsonl``)
+    with simulated workers; ``judged``: the votes so far by item id. Writes votes JSON lines
+    to ``out`` atomically (never overwriting); returns ``{"items", "votes"}``."""
+    base = base_dataset(release)
+    key = "example_id" if base == "nq" else "question_id"
+    asked: dict[str, list[dict[str, Any]]] = {}
+    with open(requests_path, encoding="utf-8") as handle:
+        for line in handle:
+            if line.strip():
+                request = json.loads(line)
+                asked.setdefault(str(request[key]), []).append(request)
+    target = Path(out)
+    partial = target.with_name(f".{target.name}.partial")
+    items = votes = 0
+    with open(partial, "w", encoding="utf-8") as handle:
+        for split in release.splits:
+            for example in read_examples(release, split):
+                item = str(example["example_id" if base == "nq" else "id"])
+                if item not in asked:
+                    continue
+                items += 1
+                if base == "nq":
+                    answers = [v for request in asked[item] for v in answer_nq_request(
+                        example, request, judged.get(item, []), ways[split], pool,
+                        release.fingerprint)]
+                else:
+                    answers = answer_jnq_requests(example, asked[item], judged.get(item, []),
+                                                  ways[split], pool, base, release.fingerprint)
+                for vote in answers:
+                    handle.write(json.dumps(vote, ensure_ascii=False, sort_keys=True) + "\n")
+                    votes += 1
+    if target.exists():
+        partial.unlink()
+        raise FileExistsError(f"{out} appeared while simulating; not overwritten")
+    os.replace(partial, target)
+    return {"items": items, "votes": votes}
