@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import importlib
 import logging
+import re
 import sys
 import time
 import traceback
@@ -197,6 +198,15 @@ def skipped_summary(summary: str, result: dict[str, Any]) -> str:
     return "\n".join([head, *lines])
 
 
+_BEAM_CONTEXT = re.compile(r" \[while running '[^'\]]*'\]")
+
+
+def _without_beam_context(message: str) -> str:
+    """A reported error's message without the ``[while running 'Step/Name']`` the runner
+    appends: the step names Beam's graph, not anything the user gave."""
+    return _BEAM_CONTEXT.sub("", message)
+
+
 def cli_main(run: Callable[[list[str] | None], dict[str, Any]],
              summarize: Callable[[dict[str, Any]], str], argv: list[str] | None = None) -> int:
     """Entry point of a pipeline module: run and print the summary, ending with the elapsed
@@ -213,7 +223,7 @@ def cli_main(run: Callable[[list[str] | None], dict[str, Any]],
             traceback.print_exc()
             print(f"error: the job failed: {type(error).__name__}: {error}", file=sys.stderr)
         else:
-            print(f"error: {error}", file=sys.stderr)
+            print(f"error: {_without_beam_context(str(error))}", file=sys.stderr)
         return code
     elapsed = elapsed_line(time.perf_counter() - started, result, started_at)
     print(skipped_summary(summarize(result), result) + "\n" + elapsed)

@@ -92,7 +92,11 @@ from transforms.release import (
     parquet_bytes,
     rows_in_split_order,
 )
-from transforms.release.invariant_spans import paragraph_spans, squad_answers
+from transforms.release.invariant_spans import (
+    paragraph_spans,
+    squad_answers,
+    variant_selection,
+)
 from transforms.sources.query_log_options import (
     QueryLogOptions,
     input_option,
@@ -148,10 +152,12 @@ class JnqContext:
 
 
 # an example's split is hashed from its question: one question, one split, in every table
-EXAMPLE_INVARIANTS = (TableInvariants(id_column="id", group_key="question"),)
+EXAMPLE_INVARIANTS = (TableInvariants(id_column="id", group_key="question",
+                                      spans=(variant_selection(),)),)
 ANNOTATED_INVARIANTS = (
     TableInvariants(id_column="id", group_key="question",
-                    spans=(paragraph_spans(SHORT_ANSWER_TYPES.index("span")),)),
+                    spans=(variant_selection(),
+                           paragraph_spans(SHORT_ANSWER_TYPES.index("span")))),
     TableInvariants(f"{SQUAD_V2}/{SPLIT}", id_column="id", group_key="question",
                     spans=(squad_answers("context", "answers"),)),
     TableInvariants(f"{BOOLQ}/{SPLIT}", id_column="id", group_key="question"),
@@ -171,7 +177,8 @@ def _questions_release(variant: str) -> ReleaseKind:
                        f"{variant} question selection: the accepted Japanese questions",
                        schema=QUESTION_SCHEMA, field_docs=FIELD_DOCS, make_stats=jnq_stats,
                        make_card=jnq_card_for(variant),
-                       invariants=(TableInvariants(QUESTIONS, id_column="question"),))
+                       invariants=(TableInvariants(QUESTIONS, id_column="question",
+                                                   spans=(variant_selection(),)),))
 
 
 def _annotated_release(variant: str) -> ReleaseKind:

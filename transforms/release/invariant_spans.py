@@ -22,6 +22,12 @@ more than the check.
 * ``nq_simplified_annotations``: the same offsets against the simplified ``document_text``;
 * ``paragraph_spans``: JNQ annotations name a paragraph of the row, and a span annotation's
   ``span_text`` is that paragraph's ``[span_start:span_end]``.
+
+One check is no answer span but a row's own consistency, reported under its own reason:
+
+* ``variant_selection`` (``selection_mismatch``): a JNQ row records the JNQ §3.1 pattern(s)
+  it was kept for and a JBoolQ row none (JBoolQ §4 keeps a question for its yes/no form), so
+  rows of one variant relabelled as the other (a re-sealed release) do not pass as its rows.
 """
 
 from __future__ import annotations
@@ -77,6 +83,7 @@ class SpanCheck:
     bad_rows: Callable[[BatchValues], Sequence[int]]
     select: tuple[str, ...] = ()
     needs: Callable[[BatchValues], Sequence[bool]] | None = None
+    reason: str | None = None  # the violation's reason; None: answer_span_mismatch
 
 
 def _python(columns: Sequence[str], row_ok: Callable[..., bool]
@@ -288,3 +295,21 @@ def _any_in(column: str) -> Callable[[BatchValues], np.ndarray]:
     def needs(values: BatchValues) -> np.ndarray:
         return pc.list_value_length(values.arrow(column)).fill_null(0).to_numpy() > 0
     return needs
+
+
+SELECTION_MISMATCH = "selection_mismatch"
+JNQ_VARIANT, JBOOLQ_VARIANT = 0, 1  # the class-label indexes of transforms.jnq.labels
+
+
+def _selection_ok(variant: Any, patterns: Any) -> bool:
+    if variant == JNQ_VARIANT:
+        return bool(patterns)
+    return variant == JBOOLQ_VARIANT and not patterns
+
+
+def variant_selection(variant: str = "variant", patterns: str = "patterns") -> SpanCheck:
+    """A ``jnq`` row (0) matched at least one JNQ §3.1 pattern, a ``jboolq`` row (1) none:
+    JBoolQ §4 selects by yes/no form and records no pattern."""
+    return SpanCheck(f"{variant} 0 (jnq) records a pattern and {variant} 1 (jboolq) none",
+                     (variant, patterns), _python((variant, patterns), _selection_ok),
+                     reason=SELECTION_MISMATCH)

@@ -45,7 +45,12 @@ from apache_beam.io.filesystems import FileSystems
 from transforms.core.spec import SPLIT, TableInvariants
 from transforms.release.diff import ID_COLUMNS, column_values, parquet_tables
 from transforms.release.features import NO_LABEL, class_labels
-from transforms.release.invariant_spans import BatchValues, SpanCheck, arrow_column
+from transforms.release.invariant_spans import (
+    SELECTION_MISMATCH,
+    BatchValues,
+    SpanCheck,
+    arrow_column,
+)
 from transforms.release.storage import RAW, list_files
 from transforms.release.verify import DamagedReleaseError
 
@@ -57,7 +62,7 @@ DANGLING_REFERENCE = "dangling_reference"
 LABEL_OUT_OF_RANGE = "class_label_out_of_range"
 FORMATS_DISAGREE = "formats_disagree"  # transforms.release.invariant_formats
 REASONS = (DUPLICATE_ID, MISSING_ID, GROUP_IN_SPLITS, SPAN_MISMATCH, DANGLING_REFERENCE,
-           LABEL_OUT_OF_RANGE, FORMATS_DISAGREE)
+           LABEL_OUT_OF_RANGE, FORMATS_DISAGREE, SELECTION_MISMATCH)
 EXAMPLES = 5
 BATCH_ROWS = 65_536  # rows per batch of key columns
 SPAN_BATCH_ROWS = 1_024  # rows per batch of span columns (texts, documents)
@@ -282,7 +287,7 @@ def _check_spans(tables: _Tables, found: dict[str, tuple[str, list[str]]],
 
     def report(check: SpanCheck, table: str, ids: list[Any]) -> None:
         violation = bad.setdefault(check.rule, Violation(
-            SPAN_MISMATCH, f"rows where not {check.rule}", 0))
+            check.reason or SPAN_MISMATCH, f"rows where not {check.rule}", 0))
         violation.count += len(ids)
         room = EXAMPLES - len(violation.examples)
         violation.examples += [_table_label(table, row_id) for row_id in ids[:max(room, 0)]]

@@ -15,6 +15,7 @@ from transforms.release import (
     EmptyReleaseError,
     InvalidReleaseName,
     InvalidReleaseRoot,
+    LatestMovedError,
     LatestNotUpdatedError,
     ReleaseExistsError,
 )
@@ -46,6 +47,16 @@ def test_cli_main_reports_one_line_or_a_traceback(capsys):
     assert cli_main(lambda argv: {"ok": 1}, lambda result: "summary", []) == 0
     summary, elapsed = capsys.readouterr().out.strip().splitlines()
     assert summary == "summary" and elapsed.startswith("  elapsed: ")
+
+
+def test_a_reported_error_names_no_beam_step(capsys):
+    """The runner appends the step it ran to an error it re-raises; a one-line report is the
+    user's message only."""
+    def run(argv):
+        raise LatestMovedError("nq 2 was built on 1 [while running 'Publish/Commit']")
+
+    assert cli_main(run, str, []) == 2
+    assert capsys.readouterr().err.strip() == "error: nq 2 was built on 1"
 
 
 def test_summary_gains_elapsed_time_and_throughput():

@@ -210,6 +210,21 @@ def test_jnq_span_text_is_its_paragraphs_slice(tmp_path):
     assert violation.examples == ["train: b", "train: c"]
 
 
+def test_rows_of_one_jnq_variant_relabelled_as_the_other_are_named(tmp_path):
+    """A re-sealed JNQ release whose ``variant`` column says jboolq: JNQ §3.1 rows record the
+    pattern they were kept for, JBoolQ §4 rows none (27 such rows were carried)."""
+    from transforms.release.invariant_spans import SELECTION_MISMATCH, variant_selection
+
+    rows = [{"id": "a", "variant": 0, "patterns": [1]}, {"id": "b", "variant": 1, "patterns": []},
+            {"id": "c", "variant": 1, "patterns": [1, 3]}, {"id": "d", "variant": 0,
+                                                            "patterns": []}]
+    root = stage(tmp_path, {"train": rows})
+    declared = (TableInvariants(id_column="id", spans=(variant_selection(),)),)
+    (violation,) = check_invariants(root, declared)
+    assert (violation.reason, violation.count, violation.examples) == (
+        SELECTION_MISMATCH, 2, ["train: c", "train: d"])
+
+
 # references --------------------------------------------------------------------------------
 
 def test_a_correct_candidate_no_candidate_row_has_is_named(tmp_path):
