@@ -195,19 +195,32 @@ class _Tables:
 
 # Ids and group keys ------------------------------------------------------------------------
 
+def _absent(array: pa.Array) -> np.ndarray | None:
+    """Which values are no id: null, or a string of nothing but white space; None when all
+    are ids."""
+    absent = array.is_null()
+    if pa.types.is_string(array.type) or pa.types.is_large_string(array.type):
+        blank = pc.equal(pc.utf8_trim_whitespace(array), "")
+        absent = pc.or_(absent, pc.fill_null(blank, False))
+    if not pc.any(absent).as_py():
+        return None
+    return absent.to_numpy(zero_copy_only=False)
+
+
 def _hash_pass(tables: _Tables, found: dict[str, tuple[str, list[str]]], column: str
                ) -> tuple[dict[str, list[np.ndarray]], Violation]:
     """The hashes of ``column``'s values by split (``""`` for tables without one), and the
     rows without a value (``missing_id``, named by their position in their table)."""
     by_split: dict[str, list[np.ndarray]] = {}
-    missing = Violation(MISSING_ID, f"rows without {column}", 0)
+    missing = Violation(MISSING_ID, f"rows without {column} (null or blank)", 0)
     for table, (split, files) in found.items():
         start = 0
         for _, batch in read_batches(tables.version_dir, files, [column]):
             array = arrow_column(batch, column)
             by_split.setdefault(split, []).append(key_hashes(array))
-            if array.null_count:
-                nulls = np.flatnonzero(array.is_null().to_numpy(zero_copy_only=False))
+            absent = _absent(array)
+            if absent is not None:
+                nulls = np.flatnonzero(absent)
                 missing.count += len(nulls)
                 room = max(EXAMPLES - len(missing.examples), 0)
                 missing.examples += [f"{table}: row {start + int(i)}" for i in nulls[:room]]

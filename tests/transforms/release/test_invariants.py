@@ -97,6 +97,14 @@ def test_a_row_without_an_id_is_named_by_its_position(tmp_path):
         MISSING_ID, 1, ["train: row 1"])
 
 
+def test_a_blank_id_is_missing(tmp_path):
+    root = stage(tmp_path, {"train": [qa("a-q1", "a"), qa("", "a"), qa("a-q2", "a"),
+                                      qa(" \t", "a")]})
+    found = check_invariants(root, (TableInvariants(id_column="id"),))
+    (violation,) = [v for v in found if v.reason == MISSING_ID]
+    assert (violation.count, violation.examples) == (2, ["train: row 1", "train: row 3"])
+
+
 def test_a_hash_collision_is_not_a_duplicate(tmp_path, monkeypatch):
     """Every value hashing alike only makes candidates: they are compared exactly."""
     monkeypatch.setattr(module, "key_hashes", lambda array: np.zeros(len(array), np.uint64))
