@@ -65,6 +65,7 @@ from transforms.annotation.build import AnnotateRelease, ImportInput
 from transforms.annotation.carry_report import carried_summary_line
 from transforms.annotation.counters import EXAMPLES, VOTES
 from transforms.annotation.export import STAGES, ExportError, check_export, export_tasks
+from transforms.annotation.judgment_counts import judgment_summary_lines
 from transforms.annotation.manifest import (
     EXPORT_MANIFEST,
     InvalidLatestError,
@@ -470,6 +471,7 @@ def format_summary(result: dict[str, Any]) -> str:
         lines += [f"  {stage} {name.replace('.', ', ')}: {n}"
                   for name, n in sorted(counts.get(stage, {}).items())]
     lines += carried_summary_line(result["stats"])
+    lines += judgment_summary_lines(result["stats"])
     if result["stats"].get("simulated_votes"):
         lines.append("  NOTE: simulated annotations (annotate simulate), not real workers")
     lines.append(dead_letter_line(counts))

@@ -112,6 +112,10 @@ def test_rounds_until_all_decided_give_the_full_overlaps_decisions(sample_build,
     card = (Path(curtailed["path"]) / "README.md").read_text(encoding="utf-8")
     assert "## Judgments" in card and "| long_answer | NONE |" in card
     assert JUDGMENTS not in fixed["stats"]["counts"]
+    share = 100 * judgments[JUDGMENTS_USED.name] / judgments[JUDGMENTS_FULL_OVERLAP.name]
+    assert f"judgments used: {len(given)} of a fixed overlap's" in annotate.format_summary(
+        curtailed) and f"({share:.1f}%)" in annotate.format_summary(curtailed)
+    assert "judgments used" not in annotate.format_summary(fixed)
 
 
 def test_next_is_deterministic_and_checks_before_any_work(sample_build, tmp_path, capsys):

@@ -17,6 +17,10 @@ votes copied, ``annotations.carried_votes`` votes) or ``annotations.invalidated.
 ``split_changed``, ``content_unknown``, ``removed``: not in this release, or
 ``recompute_all``). A carried item also counts its outcome (``examples.annotated``,
 ``examples.kept``, ...), as if it had been aggregated again.
+
+With ``import --curtailed`` (``judgments``, ``judgment_counts``): ``judgments.used`` and
+``judgments.full_overlap`` (what a fixed overlap would have spent on the same stages), and
+per gold label ``judgments.label.<stage>.<label>`` and ``judgments.decisions.<stage>.<label>``.
 """
 
 from __future__ import annotations

@@ -58,6 +58,16 @@ def judgment_tallies(question_id: str, votes: Sequence[JnqVote], candidates: Seq
     yield tally(JUDGMENTS_FULL_OVERLAP, full)
 
 
+def judgment_summary_lines(stats: dict[str, Any]) -> list[str]:
+    """The import summary's line: judgments used against a fixed overlap (curtailed only)."""
+    counts = stats["counts"].get(JUDGMENTS)
+    full = (counts or {}).get(JUDGMENTS_FULL_OVERLAP.name, 0)
+    if not full:
+        return []
+    used = counts.get(JUDGMENTS_USED.name, 0)
+    return [f"  judgments used: {used} of a fixed overlap's {full} ({100 * used / full:.1f}%)"]
+
+
 def judgment_card_lines(stats: dict[str, Any]) -> list[str]:
     """The card's "Judgments" section (only for a curtailed import)."""
     counts = stats["counts"].get(JUDGMENTS)
