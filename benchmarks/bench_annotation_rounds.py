@@ -1,0 +1,508 @@
+"""Benchmark adaptive annotation rounds and worker-quality aggregation on simulated campaigns.
+Not a test.
+
+    python benchmarks/bench_annotation_rounds.py               # 2,000 items per dataset
+    python benchmarks/bench_annotation_rounds.py --items 200   # quicker
+
+Builds ``--items`` JNQ questions, JBoolQ questions and NQ examples in memory (five candidate
+paragraphs per question, twenty per NQ page) and lets the seeded simulated crowd of
+``annotate simulate`` (50 workers, accuracy 0.75-0.95, NQ calibrated to NQ §4) judge them,
+with the hidden truth kept (``simulate_truth``). Per dataset it measures:
+
+* the full overlap (JNQ/JBoolQ 10-way, stage by stage as a platform runs it; NQ 5-way)
+  against adaptive rounds: each round asks what ``filters.annotation.curtail`` says is still
+  open, answered by ``simulate_rounds`` (the same draws as the full overlap's); judgments used
+  as a share of the full overlap's and the share of items whose decisions are identical;
+* the accuracy against the truth of the decisions of the papers' rules (``paper``) and of a
+  worker-quality model (``ds``, the QUALITY part's crowd-kit Dawid-Skene fitted on every
+  vote of the campaign), with 0%, 10% and 20% spammers: the share of the truth's decisions
+  (JNQ/JBoolQ: good question, question kind, each candidate's EXIST or not, each true EXIST
+  paragraph's span or YES/NO; NQ: long answer, short answer) that the aggregate got right.
+  JNQ/JBoolQ votes are then asked on every stage and candidate (``jnq_every_stage``): the
+  paper decides as on the stage-by-stage overlap, and the model gets the votes of the items
+  it lets through where the paper stopped;
+* the expected calibration error (``transforms.metrics.calibration``) of each decision's
+  confidence (``paper``: vote share; ``ds``: posterior; ``worker_rules.decisions``) against
+  the truth, at 10% spammers. The summary's ECE is ``ds``'s over the three datasets' decisions;
+  its ``ds vs paper`` the mean over the three datasets of the accuracy gap at 20% spammers.
+
+A part whose API is not in the tree prints ``n/a (<why>)``, never a number. Prints items/s,
+peak RSS and the ratios, and ends with one line:
+``rounds: exact X% of full overlap (identical Y%); confident X2% (accuracy delta D points);
+ds vs paper at 20% spammers: +Z points; ECE E``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import random
+import resource
+import sys
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from filters.annotation.jnq import EXIST, JnqResult, JnqThresholds, aggregate_question  # noqa: E402
+from filters.annotation.votes import parse_jnq_vote, parse_nq_vote  # noqa: E402
+from transforms.annotation.simulate import (  # noqa: E402
+    WorkerPool,
+    simulate_jnq_votes,
+    simulate_nq_votes,
+)
+from transforms.annotation.simulate_truth import jnq_truth_record, nq_truth_record  # noqa: E402
+
+SPAMMERS = (0.0, 0.1, 0.2)
+ROUNDS_SPAMMERS = 0.1  # the simulator's default pool
+WAYS = {"jnq": 10, "jboolq": 10, "nq": 5}
+KANA = "あいうえおかきくけこさしすせそたちつてとなにぬねのはひふへほまみむめもやゆよらりるれろわ"
+WORDS = ("the river flows north through the valley and feeds the lake near the old town "
+         "where the bridge was built in the year of the flood").split()
+
+
+# ------------------------------------------------------------------------ synthetic items
+
+
+def jnq_row(number: int, order: str) -> dict[str, Any]:
+    """A question with seven paragraphs, five of them candidates (seeded by ``number``)."""
+    rng = random.Random(f"{order}-{number}")
+    texts = ["".join(rng.choice(KANA) for _ in range(rng.randint(20, 80))) + "。"
+             for _ in range(7)]
+    shown = rng.sample(range(7), 5)
+    return {"id": f"{order}-{number}", "question": "富士山の高さは?", "variant": order,
+            "paragraphs": [{"id": i, "text": text} for i, text in enumerate(texts)],
+            "candidate_paragraph_ids": shown, "candidate_ranks": list(range(5))}
+
+
+def nq_example(number: int, paragraphs: int = 20) -> dict[str, Any]:
+    """An NQ page of ``paragraphs`` top-level paragraphs of 8 words, each a candidate."""
+    tokens, candidates = [], []
+    for paragraph in range(paragraphs):
+        start = len(tokens)
+        for word in ["<P>", *WORDS[paragraph % 6:paragraph % 6 + 8], "</P>"]:
+            tokens.append({"token": word, "html_token": word.startswith("<"),
+                           "start_byte": 0, "end_byte": 1})
+        candidates.append({"start_token": start, "end_token": len(tokens), "top_level": True})
+    return {"example_id": str(number), "document_tokens": tokens,
+            "long_answer_candidates": candidates}
+
+
+# ------------------------------------------------------------------ optional APIs (others')
+
+
+@dataclass
+class Api:
+    """A function of another part of issue 36, or why it is not available."""
+
+    function: Callable[..., Any] | None
+    why: str = ""
+
+    def na(self) -> str:
+        return f"n/a ({self.why})"
+
+
+def optional(module: str, name: str) -> Api:
+    try:
+        return Api(getattr(importlib.import_module(module), name))
+    except ImportError as error:
+        return Api(None, f"{module} not in the tree: {error.name}")
+    except AttributeError:
+        return Api(None, f"{module} has no {name}")
+
+
+def ds_api() -> Api:
+    """``fit_campaign`` of the QUALITY part, when it and crowd-kit are there."""
+    fit = optional("transforms.annotation.worker_fit", "fit_campaign")
+    if fit.function is None:
+        return fit
+    try:
+        importlib.import_module("crowdkit.aggregation")
+    except ImportError:
+        return Api(None, "crowd-kit is not installed: pip install '.[crowd]'")
+    return fit
+
+
+# ----------------------------------------------------------------------- JNQ / JBoolQ
+
+
+def jnq_votes(row: dict[str, Any], pool: WorkerPool, order: str, ways: int) -> list[Any]:
+    return [parse_jnq_vote(v) for v in simulate_jnq_votes(row, ways, pool, order)]
+
+
+def jnq_every_stage(row: dict[str, Any], pool: WorkerPool, order: str, ways: int,
+                    answer: Callable[..., Any]) -> list[Any]:
+    """Every judgment the rules could ever need: ``ways`` on every stage, and on every
+    candidate for the per-paragraph ones (both short-answer stages), drawn as the full
+    overlap's are. The papers' decisions on them are those of the stage-by-stage overlap
+    (which asks a stage only where the paper's previous decisions let an item through); a
+    worker model needs them all, since it may let through what the paper stopped."""
+    candidates = row["candidate_paragraph_ids"]
+    requests = [{"stage": "good_question", "more": ways},
+                {"stage": "yes_no_question", "more": ways}]
+    requests += [{"stage": stage, "paragraph": paragraph, "more": ways}
+                 for stage in ("long_answer", "yes_no_answer", "span")
+                 for paragraph in candidates]
+    return [parse_jnq_vote(v) for v in answer(row, requests, [], ways, pool, order)]
+
+
+def jnq_aggregate(row: dict[str, Any], votes: list[Any], order: str, ways: int,
+                  rules: Any = None) -> JnqResult:
+    return aggregate_question(row["id"], votes, row["candidate_paragraph_ids"], order, ways,
+                              rules=rules)
+
+
+def jnq_rounds(row: dict[str, Any], pool: WorkerPool, order: str, ways: int,
+               curtail: Callable[..., Any], answer: Callable[..., Any],
+               aggregate: Callable[..., Any]) -> tuple[int, int, JnqResult]:
+    """(judgments, rounds, decisions) of exact curtailment, round after round."""
+    votes: list[Any] = []
+    rounds = 0
+    while True:
+        state = curtail(row["id"], votes, row["candidate_paragraph_ids"], order, ways)
+        if not state.open:
+            break
+        requests = [{"stage": s.stage, "paragraph": s.paragraph, "more": s.more}
+                    for s in state.open]
+        fresh = answer(row, requests, votes, ways, pool, order)
+        if not fresh:
+            raise RuntimeError(f"{row['id']}: open slots but no worker left to ask")
+        votes += [parse_jnq_vote(v) for v in fresh]
+        rounds += 1
+    return len(votes), rounds, aggregate(row["id"], votes, row["candidate_paragraph_ids"],
+                                         order, ways)
+
+
+def jnq_decisions(result: JnqResult) -> tuple[Any, ...]:
+    """What a question's aggregation decided (not how many votes it took)."""
+    return (result.outcome, result.is_yes_no_question,
+            tuple((p.paragraph_id, p.label, p.span, p.yes_no_answer)
+                  for p in result.paragraphs))
+
+
+def _span(truth_span: dict[str, int] | None) -> tuple[int, int] | None:
+    return None if truth_span is None else (truth_span["start"], truth_span["end"])
+
+
+def jnq_truth_checks(result: JnqResult, truth: dict[str, Any], order: str) -> list[bool]:
+    """One bool per decision the truth has (good; question kind; per candidate EXIST or not,
+    when the truth reaches it; per true EXIST paragraph its span or YES/NO): right or not.
+    A decision the aggregation never reached (an earlier one went another way) is wrong."""
+    checks = [(result.outcome != "bad_question") == truth["good"]]
+    if not truth["good"]:
+        return checks
+    checks.append(result.is_yes_no_question == truth["yes_no_question"])
+    if order == "jboolq" and not truth["yes_no_question"]:
+        return checks
+    judged = {p.paragraph_id: p for p in result.paragraphs}
+    for paragraph in truth["paragraphs"]:
+        found = judged.get(paragraph["paragraph"])
+        checks.append(found is not None and found.label == paragraph["label"])
+        if paragraph["label"] == EXIST:
+            checks.append(found is not None and found.label == EXIST
+                          and found.span == _span(paragraph["span"])
+                          and found.yes_no_answer == paragraph["yes_no_answer"])
+    return checks
+
+
+def jnq_confidences(rows: list[dict[str, Any]], truth: dict[str, Any]
+                    ) -> list[tuple[float, bool]]:
+    """(confidence, right) of each decision row (``worker_rules.decisions``) the truth has."""
+    paragraphs = {p["paragraph"]: p for p in truth["paragraphs"]}
+    pairs = []
+    for row in rows:
+        stage, paragraph, label = row["stage"], row["paragraph"], row["label"]
+        if row["confidence"] is None:
+            continue
+        true = paragraphs.get(paragraph, {})
+        if stage == "good_question":
+            right = label == ("true" if truth["good"] else "false")
+        elif stage == "yes_no_question":
+            right = label == ("true" if truth["yes_no_question"] else "false")
+        elif stage == "long_answer":
+            right = label == true.get("label")
+        elif stage == "yes_no_answer":
+            right = label == true.get("yes_no_answer")
+        else:
+            span = _span(true.get("span"))
+            right = label == ("null" if span is None else f"[{span[0]}, {span[1]}]")
+        pairs.append((row["confidence"], right))
+    return pairs
+
+
+# -------------------------------------------------------------------------------- NQ
+
+
+def _nq_short(vote: dict[str, Any]) -> tuple[Any, ...] | None:
+    spans = tuple(sorted((s["start_token"], s["end_token"]) for s in vote["short_answers"]))
+    return (spans, vote["yes_no_answer"]) if spans or vote["yes_no_answer"] != "NONE" else None
+
+
+def _nq_decide(answers: list[Any]) -> Any:
+    """NQ §5.1: an answer when at least 2 of the 5 give one; the one most gave (ties: the
+    earliest)."""
+    given = [a for a in answers if a is not None]
+    if len(given) < 2:
+        return None
+    return max(dict.fromkeys(given), key=given.count)
+
+
+def nq_paper(votes: list[dict[str, Any]]) -> dict[str, Any]:
+    """The paper's reading of a 5-way example, and its confidence (the long answer's vote
+    share, no answer counting as a value)."""
+    longs = [v["long_answer_candidate"] if v["long_answer_candidate"] >= 0 else None
+             for v in votes]
+    long = _nq_decide(longs)
+    return {"long": long, "short": _nq_decide([_nq_short(v) for v in votes]),
+            "confidence": longs.count(long) / len(longs)}
+
+
+def nq_model(votes: list[dict[str, Any]], model: Any, key: Callable[..., str]
+             ) -> dict[str, Any]:
+    """The worker model's reading (the QUALITY part's NQ formulation): a long answer when
+    P(has answer) reaches NQ §5.1's 2 of 5 (0.4), the chosen candidate of highest P(true);
+    confidence P(no answer), or P(has answer) x P(candidate). Short answers: the paper's."""
+    example = str(votes[0]["example_id"])
+    has = model.posteriors.get(key(example, "has_answer"), {}).get("true", 0.0)
+    chosen = sorted({v["long_answer_candidate"] for v in votes if v["long_answer_candidate"] >= 0})
+    scored = {c: model.posteriors.get(key(example, "candidate", c), {}).get("true", 0.0)
+              for c in chosen}
+    short = _nq_decide([_nq_short(v) for v in votes])
+    if has < 0.4 or not scored:
+        return {"long": None, "short": short, "confidence": 1.0 - has}
+    best = max(scored, key=lambda c: (scored[c], -c))
+    return {"long": best, "short": short, "confidence": has * scored[best]}
+
+
+def nq_truth_checks(decision: dict[str, Any], truth: dict[str, Any]) -> list[bool]:
+    long = truth["long_answer_candidate"] if truth["long_answer_candidate"] >= 0 else None
+    return [decision["long"] == long, decision["short"] == _nq_short(truth)]
+
+
+# ------------------------------------------------------------------------- measuring
+
+
+@dataclass
+class Measured:
+    """One dataset's figures (``None``: not measured; ``why`` says why)."""
+
+    dataset: str
+    items: int
+    full_judgments: int = 0
+    full_seconds: float = 0.0
+    rounds_judgments: int | None = None
+    rounds_seconds: float = 0.0
+    rounds_asked: int = 0
+    identical: int | None = None
+    fit_seconds: float = 0.0
+    accuracy: dict[str, dict[float, float]] = field(default_factory=dict)
+    calibration: dict[str, list[tuple[float, bool]]] = field(default_factory=dict)
+    why: dict[str, str] = field(default_factory=dict)
+
+
+def _share(checks: list[bool]) -> float:
+    return sum(checks) / len(checks)
+
+
+def measure_rounds(measured: Measured, rows: list[dict[str, Any]], order: str, seed: int,
+                   workers: int) -> None:
+    """Full overlap against exact curtailment, with the default pool."""
+    ways = WAYS[order]
+    curtail = optional("filters.annotation.curtail", "curtail")
+    aggregate = optional("filters.annotation.curtail", "aggregate_curtailed")
+    answer = optional("transforms.annotation.simulate_rounds", "answer_jnq_requests")
+    pool = WorkerPool(size=workers, spammer_share=ROUNDS_SPAMMERS, seed=seed)
+    started = time.perf_counter()
+    full = []
+    for row in rows:
+        votes = jnq_votes(row, pool, order, ways)
+        full.append((len(votes), jnq_aggregate(row, votes, order, ways)))
+    measured.full_seconds = time.perf_counter() - started
+    measured.full_judgments = sum(n for n, _ in full)
+    missing = next((api for api in (curtail, aggregate, answer) if api.function is None), None)
+    if missing is not None:
+        measured.why["rounds"] = missing.why
+        return
+    started = time.perf_counter()
+    rounds = [jnq_rounds(row, pool, order, ways, curtail.function, answer.function,
+                         aggregate.function) for row in rows]
+    measured.rounds_seconds = time.perf_counter() - started
+    measured.rounds_judgments = sum(n for n, _, _ in rounds)
+    measured.rounds_asked = max(r for _, r, _ in rounds)
+    measured.identical = sum(jnq_decisions(result) == jnq_decisions(done)
+                             for (_, _, result), (_, done) in zip(rounds, full, strict=True))
+
+
+def measure_jnq(order: str, items: int, seed: int, workers: int, ds: Api) -> Measured:
+    ways = WAYS[order]
+    rows = [jnq_row(number, order) for number in range(items)]
+    measured = Measured(order, items)
+    measure_rounds(measured, rows, order, seed, workers)
+    rules_for = optional("transforms.annotation.worker_rules", "rules_for")
+    decisions = optional("transforms.annotation.worker_rules", "decisions")
+    answer = optional("transforms.annotation.simulate_rounds", "answer_jnq_requests")
+    if answer.function is None:
+        measured.why["ds"] = f"no every-stage overlap to fit on: {answer.why}"
+    for share in SPAMMERS:
+        pool = WorkerPool(size=workers, spammer_share=share, seed=seed)
+        votes = ([jnq_every_stage(row, pool, order, ways, answer.function) for row in rows]
+                 if answer.function is not None else
+                 [jnq_votes(row, pool, order, ways) for row in rows])
+        truths = [jnq_truth_record(row, pool, order) for row in rows]
+        paper = [jnq_aggregate(row, v, order, ways) for row, v in zip(rows, votes, strict=True)]
+        measured.accuracy.setdefault("paper", {})[share] = _share(
+            [c for result, truth in zip(paper, truths, strict=True)
+             for c in jnq_truth_checks(result, truth, order)])
+        model = None
+        if ds.function is not None and rules_for.function is not None and "ds" not in \
+                measured.why:
+            started = time.perf_counter()
+            model = ds.function("ds", [vote for judged in votes for vote in judged])
+            measured.fit_seconds += time.perf_counter() - started
+            rules = rules_for.function(model, JnqThresholds())
+            fitted = [jnq_aggregate(row, v, order, ways, rules)
+                      for row, v in zip(rows, votes, strict=True)]
+            measured.accuracy.setdefault("ds", {})[share] = _share(
+                [c for result, truth in zip(fitted, truths, strict=True)
+                 for c in jnq_truth_checks(result, truth, order)])
+        if share != ROUNDS_SPAMMERS or decisions.function is None:
+            continue
+        for name, results, fit in (("paper", paper, None), ("ds", fitted if model else None,
+                                                            model)):
+            if results is not None:
+                measured.calibration[name] = [
+                    pair for result, v, truth in zip(results, votes, truths, strict=True)
+                    for pair in jnq_confidences(decisions.function(result, v, fit), truth)]
+    return measured
+
+
+def measure_nq(items: int, seed: int, workers: int, ds: Api) -> Measured:
+    ways = WAYS["nq"]
+    examples = [nq_example(number) for number in range(items)]
+    measured = Measured("nq", items)
+    key = optional("filters.annotation.worker_models", "item_key")
+    for share in SPAMMERS:
+        pool = WorkerPool(size=workers, spammer_share=share, seed=seed)
+        started = time.perf_counter()
+        votes = [simulate_nq_votes(example, ways, pool) for example in examples]
+        truths = [nq_truth_record(example, pool) for example in examples]
+        readings = {"paper": [nq_paper(v) for v in votes]}
+        if share == ROUNDS_SPAMMERS:
+            measured.full_seconds = time.perf_counter() - started
+            measured.full_judgments = sum(len(v) for v in votes)
+        if ds.function is not None and key.function is not None:
+            started = time.perf_counter()
+            model = ds.function("ds", [parse_nq_vote(vote) for v in votes for vote in v])
+            measured.fit_seconds += time.perf_counter() - started
+            readings["ds"] = [nq_model(v, model, key.function) for v in votes]
+        for name, decided in readings.items():
+            checks = [nq_truth_checks(d, t) for d, t in zip(decided, truths, strict=True)]
+            measured.accuracy.setdefault(name, {})[share] = _share(
+                [c for pair in checks for c in pair])
+            if share == ROUNDS_SPAMMERS:
+                measured.calibration[name] = [(d["confidence"], c[0])
+                                              for d, c in zip(decided, checks, strict=True)]
+    # NQ is never curtailed (transforms/annotation/rounds.py): train is 1-way and the dev/test
+    # 5-way annotations are the evaluation reference, so rounds ask every judgment.
+    measured.rounds_judgments, measured.identical = measured.full_judgments, items
+    measured.why["rounds"] = "NQ keeps every annotation (rounds.py): rounds = full overlap"
+    return measured
+
+
+# --------------------------------------------------------------------------- printing
+
+
+def percent(value: float | None, why: str = "") -> str:
+    return f"{100 * value:.1f}%" if value is not None else f"n/a ({why})"
+
+
+def ece_of(measured: Measured, name: str, ece: Api) -> float | None:
+    pairs = measured.calibration.get(name)
+    if ece.function is None or not pairs:
+        return None
+    return ece.function([c for c, _ in pairs], [r for _, r in pairs])
+
+
+def print_dataset(measured: Measured, ds: Api, ece: Api) -> None:
+    unit = "examples" if measured.dataset == "nq" else "questions"
+    rate = measured.items / measured.full_seconds if measured.full_seconds else 0.0
+    print(f"{measured.dataset}: {measured.items:,} {unit}, {WAYS[measured.dataset]}-way, "
+          f"{ROUNDS_SPAMMERS:.0%} spammers for the rounds and ECE")
+    print(f"  full overlap: {measured.full_judgments:,} judgments, "
+          f"{measured.full_seconds:.2f} s ({rate:,.0f} items/s simulated and aggregated)")
+    if measured.rounds_judgments is None:
+        print(f"  rounds: n/a ({measured.why['rounds']})")
+    else:
+        share = measured.rounds_judgments / measured.full_judgments
+        ratio = measured.rounds_seconds / max(measured.full_seconds, 1e-9)
+        note = (f" [{measured.why['rounds']}]" if "rounds" in measured.why else
+                f", at most {measured.rounds_asked} rounds per question, "
+                f"{measured.rounds_seconds:.2f} s ({ratio:.1f}x the full overlap's time)")
+        print(f"  rounds (exact curtailment): {measured.rounds_judgments:,} judgments = "
+              f"{share:.1%} of full overlap; identical decisions on "
+              f"{measured.identical / measured.items:.1%} of items{note}")
+    for share, paper in measured.accuracy["paper"].items():
+        ds_figure = measured.accuracy.get("ds", {}).get(share)
+        print(f"  accuracy vs truth, {share:.0%} spammers: paper {percent(paper)}, "
+              f"ds {percent(ds_figure, measured.why.get('ds', ds.why))}")
+    if measured.fit_seconds:
+        print(f"  ds fits: {measured.fit_seconds:.1f} s for {len(SPAMMERS)} campaigns")
+    for name in ("paper", "ds"):
+        value = ece_of(measured, name, ece)
+        print(f"  ECE {name}: " + (f"{value:.3f} over {len(measured.calibration[name]):,} "
+                                   "decisions" if value is not None else
+                                   ece.na() if ece.function is None else
+                                   ds.na() if name == "ds" else "n/a (no decisions)"))
+
+
+def summary_line(results: list[Measured], ds: Api, ece: Api, confident: Api) -> str:
+    measured = [m for m in results if m.rounds_judgments is not None]
+    if measured:
+        used = sum(m.rounds_judgments or 0 for m in measured)
+        full = sum(m.full_judgments for m in measured)
+        identical = sum(m.identical or 0 for m in measured) / sum(m.items for m in measured)
+        exact = f"exact {used / full:.1%} of full overlap (identical {identical:.1%})"
+    else:
+        exact = f"exact n/a ({results[0].why.get('rounds', 'not measured')})"
+    gains = [m.accuracy["ds"][0.2] - m.accuracy["paper"][0.2] for m in results
+             if "ds" in m.accuracy]
+    ds_line = f"{100 * sum(gains) / len(gains):+.1f} points" if gains else ds.na()
+    pooled = [pair for m in results for pair in m.calibration.get("ds", [])]
+    if ece.function is None:
+        ece_line = ece.na()
+    elif not pooled:
+        ece_line = ds.na()
+    else:
+        ece_line = f"{ece.function([c for c, _ in pooled], [r for _, r in pooled]):.3f}"
+    return (f"rounds: {exact}; confident {confident.na()}; ds vs paper at 20% spammers: "
+            f"{ds_line}; ECE {ece_line}")
+
+
+def main(argv: list[str] | None = None) -> str:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--items", type=int, default=2000, help="items per dataset")
+    parser.add_argument("--seed", type=int, default=0, help="seed of the worker pools")
+    parser.add_argument("--workers", type=int, default=50, help="worker pool size")
+    args = parser.parse_args(argv)
+    ds = ds_api()
+    ece = optional("transforms.metrics.calibration", "expected_calibration_error")
+    confident = Api(None, "the --stop confident rule is not in the tree")
+    started = time.perf_counter()
+    results = [measure_jnq("jnq", args.items, args.seed, args.workers, ds),
+               measure_jnq("jboolq", args.items, args.seed, args.workers, ds),
+               measure_nq(args.items, args.seed, args.workers, ds)]
+    for measured in results:
+        print_dataset(measured, ds, ece)
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    print(f"total {time.perf_counter() - started:.1f} s, peak RSS {peak:.0f} MB")
+    line = summary_line(results, ds, ece, confident)
+    print(line)
+    return line
+
+
+if __name__ == "__main__":
+    main()
