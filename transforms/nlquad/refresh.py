@@ -3,9 +3,13 @@ carries, and what the carried ones still take part in.
 
 ``NlquadRefresh`` wraps the generic ``Carry`` (``transforms.release.refresh.carry``):
 
-1. ``fresh(units, capture_of)``: every unit (a Wayback CDX capture before it is fetched, or
+1. ``fresh(units, capture_of)``: the previous release's sidecar (``transforms.nlquad.
+   sidecar``) is read with the capture ids of this run's units as a side input: a sidecar
+   document of a capture this run has not is dropped as it is read, so neither the digests
+   nor the join below hold more documents than the run has units, whatever the sidecar's
+   size. Every unit (a Wayback CDX capture before it is fetched, or
    a page read from a file) is keyed by ``capture_keys.unit_key`` against the digests of the
-   previous release's sidecar (``transforms.nlquad.sidecar``). ``Carry`` keeps the units it
+   sidecar documents that are left. ``Carry`` keeps the units it
    does not carry rows of; of those, the units whose document the sidecar records (a kept
    document without questions) are dropped too. Only new or changed captures go on: for the
    Wayback source this sits between the CDX listing and the fetch, so a carried capture
@@ -92,6 +96,12 @@ class _KeyUnits(beam.DoFn):
         yield unit_key(url, timestamp, digest, previous), (asset_key, unit)
 
 
+def _unit_id(unit, capture_of: Callable[[Any], UnitCapture]) -> tuple[str, None]:
+    """``(capture id, None)`` of a unit: the sidecar documents a refresh reads (``fresh``)."""
+    capture = capture_of(unit)
+    return capture_id(capture.url, capture.timestamp), None
+
+
 def _unit_key(keyed: tuple[str, Any]) -> str:
     return keyed[0]
 
@@ -150,22 +160,25 @@ class NlquadRefresh:
         if previous is None:
             return
         require_sidecar(previous, recompute_all)
-        files = [] if recompute_all else sidecar_files(previous)
-        self.documents = (pbegin
-                          | f"{OURS}ReadSidecar" >> ReadSidecar(previous.pinned, files)
-                          | f"{OURS}KeyDocuments" >> beam.Map(lambda d: (d.key, d)))
+        self.pbegin, self.release = pbegin, previous.pinned
+        self.files = [] if recompute_all else sidecar_files(previous)
 
     def fresh(self, units, capture_of: Callable[[Any], UnitCapture]):
         """The units to process: new or changed captures of articles not carried (every
         unit with ``--recompute-all``); sets ``carried``."""
         if not self.active:
             return units
-        digests = self.documents | f"{OURS}Digests" >> beam.Map(
+        wanted = units | f"{OURS}UnitIds" >> beam.Map(_unit_id, capture_of)
+        documents = (self.pbegin
+                     | f"{OURS}ReadSidecar" >> ReadSidecar(self.release, self.files,
+                                                           beam.pvalue.AsDict(wanted))
+                     | f"{OURS}KeyDocuments" >> beam.Map(lambda d: (d.key, d)))
+        digests = documents | f"{OURS}Digests" >> beam.Map(
             lambda kv: (kv[0], kv[1].digest))
         keyed = units | f"{OURS}KeyUnits" >> beam.ParDo(
             _KeyUnits(capture_of), beam.pvalue.AsDict(digests))
         without_rows = self.carry.fresh(keyed, _unit_key)
-        present = ({"documents": self.documents,
+        present = ({"documents": documents,
                     "units": keyed | f"{OURS}UnitKeys" >> beam.Map(lambda kv: (kv[0], None))}
                    | f"{OURS}JoinDocuments" >> beam.CoGroupByKey()
                    | f"{OURS}CarriedDocuments" >> beam.FlatMap(_carried).with_outputs(

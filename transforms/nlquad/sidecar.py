@@ -16,19 +16,25 @@ to know, for the previous release's documents:
   per-document values, and sentence counts, which need the paragraph boundaries).
 
 A carried document's line is written again as it was read. A sidecar file is read a line
-at a time, each line at most ``MAX_LINE_BYTES`` (a longer one is a damaged release, exit 5),
-so a refresh's memory does not grow with the sidecar's size.
+at a time, each line at most ``MAX_LINE_BYTES``; a longer line, or one that is no document
+(not a JSON object, a field no build writes, a field missing) is a damaged release (exit 5)
+naming the file and the line. A refresh passes the capture ids of this run's units
+(``wanted``): a line whose capture this run has not is dropped as it is read, so what goes on
+(into the join of ``transforms.nlquad.refresh``) is bounded by the run, not by the sidecar.
+The Beam counters ``METRICS`` / ``LINES_READ`` and ``DOCUMENTS_WANTED`` say how many lines were
+read and how many went on (live monitoring only: they are not in ``stats.json``).
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator, Mapping
-from dataclasses import dataclass, field
+from collections.abc import Container, Iterator, Mapping
+from dataclasses import MISSING, dataclass, field, fields
 from typing import Any
 
 import apache_beam as beam
 from apache_beam.io.filesystems import FileSystems
+from apache_beam.metrics import Metrics
 
 from transforms.nlquad.capture_keys import capture_id
 from transforms.release import ReleaseTarget, WriteShards, jsonl_bytes, list_files, write_bytes
@@ -42,6 +48,9 @@ GROUP = "captures"
 PREFIX = f"{DIRECTORY}/{GROUP}/"
 ROWS_PER_FILE = 50_000  # documents per sidecar file (about 1 KB each)
 MAX_LINE_BYTES = 8 << 20  # a sidecar line read back, at most (one document: about 1 KB)
+METRICS = "qa_datasets.nlquad.sidecar"  # Beam counters of a refresh's sidecar read
+LINES_READ = "lines_read"  # every document line read
+DOCUMENTS_WANTED = "documents_wanted"  # lines of a capture this run has: they reach the join
 
 
 @dataclass(frozen=True)
@@ -90,8 +99,50 @@ def sidecar_files(previous: PreviousRelease) -> list[str]:
             if name.startswith(PREFIX) and name.endswith(".jsonl")]
 
 
+FIELDS = frozenset(f.name for f in fields(CapturedDocument))
+REQUIRED = frozenset(f.name for f in fields(CapturedDocument)
+                     if f.default is MISSING and f.default_factory is MISSING)
+
+
 class SidecarLineTooLong(DamagedReleaseError):
     """A sidecar line longer than ``MAX_LINE_BYTES``: no build writes one (exit 5)."""
+
+
+class SidecarLineDamaged(DamagedReleaseError):
+    """A sidecar line that is no ``CapturedDocument``: no build writes one (exit 5)."""
+
+
+def _damaged(where: str, what: str) -> SidecarLineDamaged:
+    return SidecarLineDamaged(f"{where} {what}, which no build writes (a sidecar line is one "
+                              "document): the previous release is damaged")
+
+
+def parse_line(line: bytes, where: str) -> dict[str, Any]:
+    """A sidecar line's object, checked to hold the fields of a ``CapturedDocument`` and
+    no other (``where`` names the file and the line in ``SidecarLineDamaged``)."""
+    try:
+        data = json.loads(line)
+    except ValueError as error:
+        raise _damaged(where, f"is not JSON ({error})") from None
+    if not isinstance(data, dict):
+        raise _damaged(where, f"is a JSON {type(data).__name__}, not an object")
+    unknown, missing = sorted(set(data) - FIELDS), sorted(REQUIRED - set(data))
+    if unknown or missing:
+        raise _damaged(where, "has " + "; ".join(
+            [*([f"fields no document has: {', '.join(unknown)}"] if unknown else []),
+             *([f"no {', '.join(missing)}"] if missing else [])]))
+    if not (isinstance(data["capture_url"], str) and isinstance(data["capture_timestamp"], str)):
+        raise _damaged(where, "has a capture_url or capture_timestamp that is no string")
+    return data
+
+
+def document_of(data: Mapping[str, Any], where: str) -> CapturedDocument:
+    """The ``CapturedDocument`` of a checked line's object (``parse_line``); a value of the
+    wrong shape is ``SidecarLineDamaged``."""
+    try:
+        return CapturedDocument.from_json(data)
+    except (TypeError, ValueError) as error:
+        raise _damaged(where, f"has a value of the wrong type ({error})") from None
 
 
 def sidecar_lines(handle: Any, label: str, max_line_bytes: int = MAX_LINE_BYTES
@@ -111,31 +162,44 @@ def sidecar_lines(handle: Any, label: str, max_line_bytes: int = MAX_LINE_BYTES
         yield line
 
 
-def read_sidecar_file(name: str, version_dir: Release) -> Iterator[CapturedDocument]:
+def read_sidecar_file(name: str, version_dir: Release,
+                      wanted: Container[str] | None = None) -> Iterator[CapturedDocument]:
     """The documents of one sidecar file of the release at ``version_dir``, streamed a line
     at a time (``sidecar_lines``: memory bounded by a line, not by the file) and checked
-    against its verified manifest at the end (``checked_read.open_file``)."""
+    against its verified manifest at the end (``checked_read.open_file``). Every line is
+    checked (``parse_line``); with ``wanted`` (capture ids) only the documents of those
+    captures are yielded, the others dropped as they are read."""
+    label = f"{release_path(version_dir)}: {name}"
+    read, kept = Metrics.counter(METRICS, LINES_READ), Metrics.counter(METRICS, DOCUMENTS_WANTED)
     with open_file(version_dir, name) as handle:
-        for line in sidecar_lines(handle, f"{release_path(version_dir)}: {name}",
-                                  MAX_LINE_BYTES):
-            if line.strip():
-                yield CapturedDocument.from_json(json.loads(line))
+        for number, line in enumerate(sidecar_lines(handle, label, MAX_LINE_BYTES), 1):
+            if not line.strip():
+                continue
+            where = f"{label}: line {number}"
+            data = parse_line(line, where)
+            read.inc()
+            if wanted is None or capture_id(data["capture_url"],
+                                            data["capture_timestamp"]) in wanted:
+                kept.inc()
+                yield document_of(data, where)
 
 
 class ReadSidecar(beam.PTransform):
     """The ``CapturedDocument`` lines of ``files`` (``sidecar_files``) of the release at
-    ``version_dir``."""
+    ``version_dir``; with ``wanted`` (a side input of capture ids, e.g. ``AsDict`` of
+    ``(id, None)``) only the documents of those captures (``read_sidecar_file``)."""
 
-    def __init__(self, version_dir: Release, files: list[str]):
+    def __init__(self, version_dir: Release, files: list[str], wanted: Any = None):
         super().__init__()
         self.path = version_dir
         self.files = files
+        self.wanted = wanted
 
     def expand(self, pbegin):
         return (pbegin
                 | "Files" >> beam.Create(self.files)
                 | "Spread" >> beam.Reshuffle()
-                | "Read" >> beam.FlatMap(read_sidecar_file, self.path))
+                | "Read" >> beam.FlatMap(read_sidecar_file, self.path, self.wanted))
 
 
 class WriteSidecar(beam.PTransform):
