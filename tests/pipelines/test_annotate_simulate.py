@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from pipelines import annotate
+from pipelines import annotate, api
 from pipelines.cli.errors import UsageError
 
 
@@ -85,3 +85,13 @@ def test_truth_never_overwrites_and_is_another_file(sample_build, tmp_path) -> N
     assert annotate.main(["simulate", "--release", str(release), "--out", str(votes),
                           "--truth", str(votes)]) == 2
     assert not votes.exists()
+
+
+def test_the_python_api_takes_the_same_options(sample_build, tmp_path) -> None:
+    _, release = sample_build("jnq")
+    result = api.annotate("simulate", release=release, out=tmp_path / "votes.jsonl",
+                          truth=tmp_path / "truth.jsonl", accuracy="0.6,0.9", spammers=0.2)
+    assert result["truth"] == str(tmp_path / "truth.jsonl")
+    assert len(_lines(tmp_path / "truth.jsonl")) == result["counts"]["items"] > 0
+    with pytest.raises(UsageError, match="--accuracy"):
+        api.annotate("simulate", release=release, out=tmp_path / "v2.jsonl", accuracy="0.9,0.1")

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from transforms.annotation.simulate import WorkerPool, simulate_nq_votes
@@ -13,7 +15,7 @@ from transforms.annotation.simulate_calibration import (
 )
 from transforms.annotation.simulate_nq_errors import NQ_ERRORS, NqErrorRates
 from transforms.annotation.simulate_scores import NQ_SINGLE_ANNOTATOR, nq_single_annotator_scores
-from transforms.annotation.simulate_truth import nq_truth_record
+from transforms.annotation.simulate_truth import item_id, nq_truth_record, read_truth, truth_line
 
 WORDS = ("the river flows north through the valley and feeds the lake near the old town "
          "where the bridge was built in the year of the flood").split()
@@ -35,17 +37,23 @@ def page(number: int) -> dict:
             "long_answer_candidates": candidates}
 
 
-def campaign(pool: WorkerPool, examples: int = EXAMPLES, ways: int = 5) -> dict:
+def campaign(pool: WorkerPool, examples: int = EXAMPLES, ways: int = 5,
+             truth_file: Path | None = None) -> dict:
+    """Single-annotator scores of a seeded campaign against its truth (read back from
+    ``truth_file`` when given, as ``annotate simulate --truth`` writes it)."""
     votes, truths = [], {}
     for number in range(examples):
         example = page(number)
-        truths[str(number)] = nq_truth_record(example, pool)
+        truths[str(number)] = nq_truth_record(example, pool, "dev")
         votes += simulate_nq_votes(example, ways, pool)
+    if truth_file is not None:
+        truth_file.write_text("".join(truth_line(t) for t in truths.values()), encoding="utf-8")
+        truths = {item_id(record): record for record in read_truth(truth_file)}
     return nq_single_annotator_scores(votes, truths)
 
 
-def test_a_seeded_nq_campaign_reproduces_nq_section_4() -> None:
-    scores = campaign(WorkerPool(seed=0))
+def test_a_seeded_nq_campaign_reproduces_nq_section_4(tmp_path: Path) -> None:
+    scores = campaign(WorkerPool(seed=0), truth_file=tmp_path / "truth.jsonl")
     for kind, (precision, recall) in NQ_SINGLE_ANNOTATOR.items():
         assert scores[kind].precision * 100 == pytest.approx(precision * 100, abs=TOLERANCE)
         assert scores[kind].recall * 100 == pytest.approx(recall * 100, abs=TOLERANCE)
