@@ -262,7 +262,8 @@ def build_import(pipeline: beam.Pipeline, args: argparse.Namespace, inputs: list
                               f"{r['paragraph']}")
     written.append(judgments | "WriteVotes" >> WriteShards(
         staging, vote_key, parquet_bytes, "parquet", vote_schema, max_rows, subdir="votes"))
-    written += write_worker_tables(annotate.tables, staging, max_rows)
+    written += write_worker_tables(annotate.tables, staging, max_rows,
+                                   nq=args.dataset == "nq")
     written.append(pipeline | "Accounting" >> WriteAccounting(staging, results))
     return written
 
@@ -398,7 +399,8 @@ def run_import(args: argparse.Namespace, beam_args: list[str]) -> dict[str, Any]
             ensure_empty_jsonl(target, splits)
             ensure_simplified(target.staging_dir)
         schema = HF_SCHEMA if base == "nq" else jnq_import.ANNOTATED_SCHEMA
-        docs = ({**nq_import.VOTE_FIELD_DOCS, **NQ_FIELD_DOCS, **SIMPLIFIED_FIELD_DOCS}
+        docs = ({**nq_import.VOTE_FIELD_DOCS, **NQ_FIELD_DOCS, **SIMPLIFIED_FIELD_DOCS,
+                 **QUALITY_FIELD_DOCS}
                 if base == "nq" else
                 {**jnq_import.VOTE_FIELD_DOCS, **JNQ_FIELD_DOCS, **QUALITY_FIELD_DOCS,
                  **jnq_import.ANNOTATED_FIELD_DOCS, **TRAINING_FIELD_DOCS})

@@ -194,11 +194,11 @@ def build_parser() -> argparse.ArgumentParser:
                                "could change its label (the full overlap's decision), not "
                                "pending; the card reports the judgments saved")
     imported.add_argument("--aggregate", choices=AGGREGATES, default=PAPER,
-                          help="jnq/jboolq: how votes become labels: paper (its thresholds), "
-                               "or a worker-quality model fitted on every vote: ds "
-                               "(Dawid-Skene), mace or glad (crowd-kit: pip install "
-                               "'.[crowd]'); decisions/ gives each label's confidence, "
-                               "workers/ each worker's skill")
+                          help="how votes become labels: paper (its rules), or a "
+                               "worker-quality model fitted on every vote: ds (Dawid-Skene), "
+                               "mace or glad (crowd-kit: pip install '.[crowd]'); decisions/ "
+                               "gives each label's confidence, workers/ each worker's skill "
+                               "(NQ's annotations stay as given)")
     imported.add_argument("--gold", default=None, metavar="FILE",
                           help="jnq/jboolq: JSON lines of known answers (question_id, stage, "
                                "paragraph, value): each worker's gold accuracy in workers/; "

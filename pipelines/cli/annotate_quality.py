@@ -12,6 +12,7 @@ from transforms.annotation.worker_fit import require_crowd_kit
 from transforms.annotation.worker_table import (
     DECISION_FIELD_DOCS,
     DECISION_SCHEMA,
+    NQ_DECISION_SCHEMA,
     WORKER_FIELD_DOCS,
     WORKER_SCHEMA,
 )
@@ -44,13 +45,13 @@ def read_gold_file(path: str | None) -> dict[str, str]:
 
 
 def check_quality_options(args: argparse.Namespace) -> None:
-    """``--aggregate`` and ``--gold`` before any work (exit 2): NQ takes neither (its
-    annotations are published as given), ``--curtailed`` is exact for the paper's rules only,
-    a model needs crowd-kit, and the gold file must be valid."""
+    """``--aggregate`` and ``--gold`` before any work (exit 2): NQ takes no ``--gold``,
+    ``--curtailed`` is exact for the paper's rules only, a model needs crowd-kit, and the gold
+    file must be valid."""
     model = args.aggregate != PAPER
-    if args.dataset == "nq" and (model or args.gold):
-        raise UsageError("--aggregate and --gold apply to jnq and jboolq (NQ publishes every "
-                         "annotation as given)")
+    if args.dataset == "nq" and args.gold:
+        raise UsageError("--gold applies to jnq and jboolq (NQ's gold is its 5-way "
+                         "annotations)")
     if model and args.curtailed:
         raise UsageError("--curtailed gives the paper's full-overlap decisions: use it with "
                          "--aggregate paper")
@@ -58,17 +59,20 @@ def check_quality_options(args: argparse.Namespace) -> None:
     read_gold_file(args.gold)
 
 
-def write_worker_tables(tables: dict[str, Any], staging: str, max_rows: int) -> list:
-    """Write ``workers/all/`` and ``decisions/<split>/`` (JNQ / JBoolQ imports). The workers
-    table is one group, ``all``, below ``workers/`` (a table directly in the version
-    directory would read as a split)."""
+def write_worker_tables(tables: dict[str, Any], staging: str, max_rows: int,
+                        nq: bool = False) -> list:
+    """Write ``workers/all/`` and ``decisions/<split>/``. The workers table is one group,
+    ``all``, below ``workers/`` (a table directly in the version directory would read as a
+    split)."""
     if not tables:
         return []
+    schema, item = (NQ_DECISION_SCHEMA, "example_id") if nq else (DECISION_SCHEMA,
+                                                                   "question_id")
     return [
         tables["workers"] | "WriteWorkers" >> WriteShards(
             staging, lambda r: r["annotator_id"], parquet_bytes, "parquet", WORKER_SCHEMA,
             max_rows, subdir="workers"),
         tables["decisions"] | "WriteDecisions" >> WriteShards(
-            staging, lambda r: f"{r['question_id']}/{r['decision']}/{r['paragraph']}",
-            parquet_bytes, "parquet", DECISION_SCHEMA, max_rows, subdir="decisions"),
+            staging, lambda r: f"{r[item]}/{r['decision']}/{r.get('paragraph')}",
+            parquet_bytes, "parquet", schema, max_rows, subdir="decisions"),
     ]

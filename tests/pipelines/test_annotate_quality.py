@@ -11,7 +11,7 @@ from pathlib import Path
 import pyarrow.parquet as pq
 import pytest
 
-from pipelines import annotate
+from pipelines import annotate, build_nq
 from tests.conftest import TEST_RUNNER
 
 
@@ -147,3 +147,62 @@ def test_the_python_api_takes_the_options(campaign, tmp_path):
     assert {d["aggregate"] for d in _table(path, "decisions")} == {"mace"}
     assert {w["skill_source"] for w in _table(path, "workers")} == {"mace"}
     assert result["manifest"]["options"]["aggregate"] == "mace"
+
+
+@pytest.fixture(scope="module")
+def nq_campaign(tmp_path_factory):
+    work = tmp_path_factory.mktemp("quality_nq")
+    release = build_nq.run([TEST_RUNNER, "--output", str(work / "rel"),
+                            "--split-ratios", "train=50,dev=25,test=25"])["path"]
+    votes = work / "votes.jsonl"
+    assert annotate.main(["simulate", "--release", release, "--out", str(votes),
+                          "--spammers", "0.3"]) == 0
+    return Path(release), votes, work
+
+
+def test_nq_decisions_and_workers_leave_the_annotations_as_given(nq_campaign):
+    release, votes, work = nq_campaign
+    paths = {}
+    for aggregate in ("paper", "ds"):
+        result = annotate.run(["import", "--dataset", "nq", "--input", str(release),
+                               "--votes", str(votes), "--output", str(work / aggregate),
+                               TEST_RUNNER, "--aggregate", aggregate])
+        paths[aggregate] = Path(result["path"])
+        decisions = _table(paths[aggregate], "decisions")
+        assert {d["aggregate"] for d in decisions} == {aggregate}
+        assert {d["decision"] for d in decisions} >= {"has_answer"}
+        assert all(0.0 <= d["confidence"] <= 1.0 for d in decisions)
+        for d in decisions:
+            assert (d["candidate"] is None) == (d["decision"] == "has_answer")
+        workers = _table(paths[aggregate], "workers")
+        assert workers and {w["skill_source"] for w in workers} == {aggregate}
+        assert sum(w["judgments"] for w in workers) == len(_table(paths[aggregate], "votes"))
+    original = {p.relative_to(paths["paper"]): p.read_bytes()
+                for p in sorted((paths["paper"] / "nq_original").rglob("*.gz"))}
+    assert original and original == {p.relative_to(paths["ds"]): p.read_bytes()
+                                     for p in sorted((paths["ds"] / "nq_original").rglob("*.gz"))}
+
+
+def test_nq_takes_no_gold(nq_campaign, tmp_path, capsys):
+    release, votes, _ = nq_campaign
+    gold = tmp_path / "gold.jsonl"
+    gold.write_text(json.dumps({"question_id": "q", "stage": "good_question", "value": True})
+                    + "\n", encoding="utf-8")
+    code = annotate.main(["import", "--dataset", "nq", "--input", str(release), "--votes",
+                          str(votes), "--output", str(tmp_path / "out"), "--gold", str(gold)])
+    assert code == 2 and "--gold applies to jnq and jboolq" in capsys.readouterr().err
+
+
+def test_nq_carry_recomputes_the_same_workers_table(nq_campaign):
+    release, votes, work = nq_campaign
+    first = annotate.run(["import", "--dataset", "nq", "--input", str(release), "--votes",
+                          str(votes), "--output", str(work / "carry"), TEST_RUNNER])
+    again = annotate.run(["import", "--dataset", "nq", "--input", str(release), "--votes",
+                          str(votes), "--output", str(work / "carry"), TEST_RUNNER,
+                          "--version", "1.0.1", "--previous", first["path"]])
+    assert again["stats"]["counts"]["annotations"]["carried"] > 0
+    key = lambda w: w["annotator_id"]  # noqa: E731
+    assert (sorted(_table(Path(again["path"]), "workers"), key=key)
+            == sorted(_table(Path(first["path"]), "workers"), key=key))
+    carried = _table(Path(again["path"]), "decisions")
+    assert carried and {d["aggregate"] for d in carried} == {"carried"}

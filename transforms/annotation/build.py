@@ -21,7 +21,13 @@ from transforms.annotation import carry, jnq_import, nq_import
 from transforms.annotation.previous import PreviousAnnotations
 from transforms.annotation.read_votes import ReadVotes, holds_label_studio_export
 from transforms.annotation.release_examples import ReadReleaseExamples
-from transforms.annotation.workers_beam import FitWorkerModel, WorkersTable, carried_decisions
+from transforms.annotation.workers_beam import (
+    FitWorkerModel,
+    NqWorkersTable,
+    WorkersTable,
+    carried_decisions,
+    carried_nq_decisions,
+)
 from transforms.core.accounting import SIDE_OUTPUTS
 
 
@@ -104,16 +110,16 @@ class AnnotateRelease(beam.PTransform):
             grouped = carried.main
         model, side, tags = None, {}, ()
         if self.dataset == "nq":
-            aggregate = nq_import.AnnotateNqExamples(self.ways, fingerprint)
-            tag = nq_import.JUDGMENTS
+            aggregate = nq_import.AnnotateNqExamples(self.ways, fingerprint, self.aggregate)
+            tag, tags = nq_import.JUDGMENTS, (nq_import.DECISIONS,)
         else:
             aggregate = jnq_import.AnnotateJnqRows(
                 self.dataset, self.ways, self.thresholds, self.curtailed, self.aggregate,
                 gold_questions(self.gold))
             tag, tags = jnq_import.JUDGMENTS, (jnq_import.DECISIONS,)
-            if self.aggregate != PAPER:
-                model = votes.main | "FitWorkerModel" >> FitWorkerModel(self.aggregate)
-                side = {"model": beam.pvalue.AsSingleton(model)}
+        if self.aggregate != PAPER:
+            model = votes.main | "FitWorkerModel" >> FitWorkerModel(self.aggregate)
+            side = {"model": beam.pvalue.AsSingleton(model)}
         annotated = grouped | "Annotate" >> beam.ParDo(aggregate, **side).with_outputs(
             *SIDE_OUTPUTS, tag, *tags, main="main")
         results.append(annotated)
@@ -124,10 +130,26 @@ class AnnotateRelease(beam.PTransform):
                     | "WithCarried" >> beam.Flatten())
             judgments = ((annotated[tag], carried[carry.JUDGMENTS])
                          | "WithCarriedVotes" >> beam.Flatten())
-        if self.dataset != "nq":
+        if self.dataset == "nq":
+            self.tables = self._nq_worker_tables(annotated, carried, judgments, model)
+        else:
             self.tables = self._worker_tables(annotated, carried, rows, judgments,
                                               votes.main, model)
         return rows, judgments, results
+
+    def _nq_worker_tables(self, annotated, carried, judgments, model) -> dict[str, Any]:
+        """NQ's ``workers`` and ``decisions`` PCollections (``nq_decisions``)."""
+        decisions = annotated[nq_import.DECISIONS]
+        if carried is not None:
+            again = (carried[carry.JUDGMENTS]
+                     | "CarriedByExample" >> beam.MapTuple(
+                         lambda _split, row: (row["example_id"], row))
+                     | "GroupCarried" >> beam.GroupByKey()
+                     | "CarriedDecisions" >> beam.FlatMap(carried_nq_decisions))
+            decisions = (decisions, again) | "WithCarriedDecisions" >> beam.Flatten()
+        workers = ({"judgments": judgments, "decisions": decisions}
+                   | "Workers" >> NqWorkersTable(self.aggregate, model))
+        return {"workers": workers, "decisions": decisions}
 
     def _worker_tables(self, annotated, carried, rows, judgments, votes, model
                        ) -> dict[str, Any]:

@@ -51,6 +51,7 @@ from transforms.annotation.judgment_counts import judgment_tallies
 from transforms.annotation.label_studio.task_map import vote_mismatch
 from transforms.annotation.read_votes import count_repeats, of_release, refuse
 from transforms.annotation.worker_rules import decisions, rules_for
+from transforms.annotation.worker_table import DECISIONS_TAG
 from transforms.core.accounting import rejected, tally
 from transforms.jnq.labels import (
     ANNOTATED_LABELS,
@@ -61,7 +62,7 @@ from transforms.jnq.schema import EXAMPLE_SCHEMA
 from transforms.release.features import label_codes, with_class_labels
 
 JUDGMENTS = "judgments"
-DECISIONS = "decisions"  # (split, decisions-table row): worker_table.DECISION_SCHEMA
+DECISIONS = DECISIONS_TAG  # (split, decisions-table row): worker_table.DECISION_SCHEMA
 
 ANNOTATION = pa.struct([
     pa.field("paragraph_id", pa.int32()), pa.field("label", pa.int64()),

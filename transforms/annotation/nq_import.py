@@ -22,6 +22,7 @@ import apache_beam as beam
 import pyarrow as pa
 
 from filters.annotation.nq import NqVoteError, check_nq_vote, long_answer_type, nq_annotation
+from filters.annotation.nq_decisions import nq_decisions
 from filters.annotation.votes import NqVote, latest_votes
 from transforms.annotation.counters import (
     ANNOTATED,
@@ -34,9 +35,11 @@ from transforms.annotation.counters import (
 )
 from transforms.annotation.label_studio.task_map import vote_mismatch
 from transforms.annotation.read_votes import count_repeats, of_release, refuse
+from transforms.annotation.worker_table import DECISIONS_TAG
 from transforms.core.accounting import rejected, tally
 
 JUDGMENTS = "judgments"
+DECISIONS = DECISIONS_TAG  # (split, decisions row): worker_table.NQ_DECISION_SCHEMA
 
 VOTE_SCHEMA = pa.schema([
     pa.field("example_id", pa.string(), nullable=False),
@@ -73,13 +76,19 @@ class AnnotateNqExamples(beam.DoFn):
     """``(example id, {"examples": [(split, view)], "votes": [NqVote]})`` -> ``(example id,
     annotations)``, plus ``JUDGMENTS`` rows and accounting. ``view`` is the example without
     its document (``release_examples.nq_view``); ``nq_attach`` writes the annotations into
-    the examples."""
+    the examples. Each annotated example's has-answer and long-answer decisions are
+    ``DECISIONS`` rows (``filters.annotation.nq_decisions``), by the paper's rule or by
+    ``model`` (a side input: the fitted worker model of ``--aggregate``); the annotations
+    are the same under every aggregate."""
 
-    def __init__(self, ways: Mapping[str, int], fingerprint: str | None):
+    def __init__(self, ways: Mapping[str, int], fingerprint: str | None,
+                 aggregate: str = "paper"):
         self.ways = dict(ways)
         self.fingerprint = fingerprint
+        self.aggregate = aggregate
 
-    def process(self, element: tuple[str, dict[str, list]]) -> Iterator[Any]:
+    def process(self, element: tuple[str, dict[str, list]], model: Any = None
+                ) -> Iterator[Any]:
         example_id, grouped = element
         votes: list[NqVote] = list(grouped["votes"])
         if not grouped["examples"]:
@@ -130,5 +139,11 @@ class AnnotateNqExamples(beam.DoFn):
                 "long_answer_type": long_answer_type(example, vote.long_answer_candidate),
                 "short_answers": len(vote.short_answers), "yes_no_answer": vote.yes_no_answer,
                 "ways": len(latest)}))
+        posteriors = model.posteriors if model is not None else None
+        for decided in nq_decisions(example_id, [v.long_answer_candidate for v in latest],
+                                    self.aggregate, posteriors):
+            yield beam.pvalue.TaggedOutput(DECISIONS, (split, {
+                **decided, "example_id": example_id, "split": split,
+                "aggregate": self.aggregate}))
         yield example_id, annotations
 

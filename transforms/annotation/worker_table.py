@@ -1,4 +1,4 @@
-"""The annotated release's ``workers/all/`` and ``decisions/<split>/`` tables (JNQ / JBoolQ).
+"""The annotated release's ``workers/all/`` and ``decisions/<split>/`` tables.
 
 ``workers/``: one row per worker, recomputed by every import from what the release holds:
 the judgments of its ``votes/`` table (carried ones included) compared with the published
@@ -10,7 +10,10 @@ Which decision a judgment is compared with (``row_decisions``): a kept question 
 (``true``); its yes/no-question label; each paragraph's long answer, ``true`` for EXIST and
 ``false`` for NONE (AMBIGUOUS is no decision, so those judgments are not compared); on EXIST
 paragraphs the YES/NO/NONE answer or the ``[start, end]`` span (``null`` for none). Judgments
-of dropped questions are counted but not compared (their rows are not published).
+of dropped questions are counted but not compared (their rows are not published). NQ
+(``filters.annotation.nq_decisions.compare``): each annotation's has-answer against the
+example's, and its candidate against the decided long answer when both have one; NQ's
+decisions of carried examples are recomputed from their carried votes by the paper's rule.
 
 ``likely_spammer`` (``spammer_flag``): with at least ``MIN_GOLD`` gold judgments, a gold
 accuracy below ``SPAMMER_BELOW``; otherwise, with at least ``MIN_COMPARED`` compared
@@ -26,6 +29,7 @@ import pyarrow as pa
 
 from filters.annotation.worker_models import PAPER
 
+DECISIONS_TAG = "decisions"  # the imports' tagged output of decisions-table rows
 MIN_GOLD = 5
 MIN_COMPARED = 10
 SPAMMER_BELOW = 0.6
@@ -69,16 +73,28 @@ DECISION_SCHEMA = pa.schema([
     pa.field("confidence", pa.float64()),
     pa.field("aggregate", pa.string(), nullable=False),
 ], metadata={"dataset": "decisions"})
+NQ_DECISION_SCHEMA = pa.schema([
+    pa.field("example_id", pa.string(), nullable=False),
+    pa.field("split", pa.string(), nullable=False),
+    pa.field("decision", pa.string(), nullable=False),
+    pa.field("candidate", pa.int64()),
+    pa.field("label", pa.string(), nullable=False),
+    pa.field("confidence", pa.float64()),
+    pa.field("aggregate", pa.string(), nullable=False),
+], metadata={"dataset": "nq_decisions"})
 DECISION_FIELD_DOCS = {
-    "decision": "the stage decided: good_question, yes_no_question, long_answer (per "
-                "paragraph), yes_no_answer or span (on EXIST paragraphs)",
+    "decision": "what was decided: JNQ/JBoolQ good_question, yes_no_question, long_answer "
+                "(per paragraph), yes_no_answer or span (on EXIST paragraphs); NQ has_answer "
+                "and long_answer (filters.annotation.nq_decisions)",
+    "candidate": "NQ: the long-answer candidate index decided (null for has_answer)",
     "label": "the decision: true/false/ambiguous, EXIST/AMBIGUOUS/NONE, YES/NO/NONE, "
-             "[start, end] or null",
+             "[start, end] or null; NQ true/false or the candidate index",
     "confidence": "in [0, 1]: under paper the share of the judgments that gave the most "
                   "common value (a 7-of-10 EXIST is 0.7); under ds/mace/glad the model's "
                   "posterior of the label (the largest posterior for AMBIGUOUS); for a span "
                   "the share of judgments giving exactly that span",
-    "aggregate": "how it was decided: paper, ds, mace or glad (--aggregate)",
+    "aggregate": "how it was decided: paper, ds, mace or glad (--aggregate), or carried "
+                 "(from --previous: no confidence)",
 }
 
 

@@ -21,6 +21,7 @@ from typing import Any
 import apache_beam as beam
 
 from filters.annotation.gold import answer_text
+from filters.annotation.nq_decisions import compare, nq_decisions
 from filters.annotation.worker_models import item_key
 from transforms.annotation.worker_fit import fit_campaign
 from transforms.annotation.worker_table import WORKERS_GROUP, row_decisions, worker_row
@@ -99,6 +100,47 @@ class WorkersTable(beam.PTransform):
                   | "PerWorker" >> beam.CombinePerKey(_sum))
         model = (beam.pvalue.AsSingleton(self.model) if self.model is not None else None)
         return totals | "WorkerRow" >> beam.Map(_row, self.aggregate, model)
+
+
+def _nq_compared(element: tuple[str, dict[str, list]]) -> Iterator[tuple[str, Totals]]:
+    _example_id, grouped = element
+    decided = list(grouped["decisions"])
+    for vote in grouped["votes"]:
+        compared, agreed = compare(decided, vote["long_answer_candidate"])
+        yield vote["annotator_id"], (1, compared, agreed, 0, 0)
+
+
+class NqWorkersTable(beam.PTransform):
+    """NQ: ``{"judgments": (split, votes row), "decisions": (split, decisions row)}`` ->
+    ``("all", workers row)`` (no gold: ``--gold`` is JNQ / JBoolQ's)."""
+
+    def __init__(self, aggregate: str, model=None):
+        super().__init__()
+        self.aggregate = aggregate
+        self.model = model
+
+    def expand(self, inputs: dict[str, Any]):
+        totals = ({"votes": inputs["judgments"]
+                   | "VoteByExample" >> beam.Map(lambda kv: (kv[1]["example_id"], kv[1])),
+                   "decisions": inputs["decisions"]
+                   | "DecisionByExample" >> beam.Map(lambda kv: (kv[1]["example_id"], kv[1]))}
+                  | "JoinDecisions" >> beam.CoGroupByKey()
+                  | "Compare" >> beam.FlatMap(_nq_compared)
+                  | "PerWorker" >> beam.CombinePerKey(_sum))
+        model = (beam.pvalue.AsSingleton(self.model) if self.model is not None else None)
+        return totals | "WorkerRow" >> beam.Map(_row, self.aggregate, model)
+
+
+def carried_nq_decisions(element: tuple[str, list[dict[str, Any]]]
+                         ) -> Iterator[tuple[str, dict]]:
+    """NQ decision rows of an example carried from ``--previous``, from its carried votes
+    by the paper's rule (``aggregate`` ``carried``, no confidence)."""
+    example_id, votes = element
+    votes = sorted(votes, key=lambda v: v["annotator_id"])
+    split = votes[0]["split"]
+    for row in nq_decisions(example_id, [v["long_answer_candidate"] for v in votes]):
+        yield split, {**row, "example_id": example_id, "split": split, "confidence": None,
+                      "aggregate": "carried"}
 
 
 def carried_decisions(element: tuple[str, dict[str, Any]]) -> Iterator[tuple[str, dict]]:

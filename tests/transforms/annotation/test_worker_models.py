@@ -117,3 +117,17 @@ def test_missing_crowd_kit_is_a_usage_error(monkeypatch):
     monkeypatch.setitem(sys.modules, "crowdkit.aggregation", None)
     with pytest.raises(UsageError, match=r"pip install '\.\[crowd\]'"):
         require_crowd_kit("ds")
+
+
+def test_nq_paper_decisions_follow_nq_5_1():
+    from filters.annotation.nq_decisions import compare, nq_decisions
+
+    two_of_five = nq_decisions("e", [3, 3, -1, -1, -1])
+    assert [(d["decision"], d["label"], d["confidence"]) for d in two_of_five] == [
+        ("has_answer", "true", 0.4), ("long_answer", "3", 1.0)]
+    one_of_five = nq_decisions("e", [4, -1, -1, -1, -1])
+    assert [(d["label"], d["confidence"]) for d in one_of_five] == [("false", 0.8)]
+    assert [d["label"] for d in nq_decisions("e", [7])] == ["true", "7"]  # 1-way
+    assert compare(two_of_five, 3) == (2, 2)
+    assert compare(two_of_five, 5) == (2, 1)
+    assert compare(two_of_five, -1) == (1, 0)
