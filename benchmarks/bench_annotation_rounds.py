@@ -50,6 +50,7 @@ sys.path.insert(0, str(ROOT))
 
 from filters.annotation.jnq import EXIST, JnqResult, JnqThresholds, aggregate_question  # noqa: E402
 from filters.annotation.votes import parse_jnq_vote, parse_nq_vote  # noqa: E402
+from transforms.annotation.manifest import ReleaseRef  # noqa: E402
 from transforms.annotation.simulate import (  # noqa: E402
     WorkerPool,
     simulate_jnq_votes,
@@ -278,6 +279,26 @@ def nq_model(votes: list[dict[str, Any]], model: Any, key: Callable[..., str]
     return {"long": best, "short": short, "confidence": has * scored[best]}
 
 
+def nq_rounds(example: dict[str, Any], pool: WorkerPool, ways: int,
+              requests_for: Callable[..., Any], answer: Callable[..., Any]
+              ) -> tuple[list[dict[str, Any]], int]:
+    """The votes ``annotate next``'s rounds collect for one dev example (``rounds.
+    requests_for`` asks, ``simulate_rounds.answer_nq_request`` answers), and the rounds."""
+    release = ReleaseRef("", "nq", "bench", "bench", ("dev",), {})
+    votes: list[dict[str, Any]] = []
+    rounds = 0
+    while True:
+        parsed = [parse_nq_vote(v) for v in votes]
+        requests = requests_for(release, "dev", example, ways, parsed, JnqThresholds())
+        if not requests:
+            return votes, rounds
+        fresh = [v for r in requests for v in answer(example, r.record("nq"), parsed, ways, pool)]
+        if not fresh:
+            raise RuntimeError(f"{example['example_id']}: open but no worker left to ask")
+        votes += fresh
+        rounds += 1
+
+
 def nq_truth_checks(decision: dict[str, Any], truth: dict[str, Any]) -> list[bool]:
     long = truth["long_answer_candidate"] if truth["long_answer_candidate"] >= 0 else None
     return [decision["long"] == long, decision["short"] == _nq_short(truth)]
@@ -406,10 +427,24 @@ def measure_nq(items: int, seed: int, workers: int, ds: Api) -> Measured:
             if share == ROUNDS_SPAMMERS:
                 measured.calibration[name] = [(d["confidence"], c[0])
                                               for d, c in zip(decided, checks, strict=True)]
-    # NQ is never curtailed (transforms/annotation/rounds.py): train is 1-way and the dev/test
-    # 5-way annotations are the evaluation reference, so rounds ask every judgment.
-    measured.rounds_judgments, measured.identical = measured.full_judgments, items
-    measured.why["rounds"] = "NQ keeps every annotation (rounds.py): rounds = full overlap"
+    requests_for = optional("transforms.annotation.rounds", "requests_for")
+    answer = optional("transforms.annotation.simulate_rounds", "answer_nq_request")
+    missing = next((api for api in (requests_for, answer) if api.function is None), None)
+    if missing is not None:
+        measured.why["rounds"] = missing.why
+        return measured
+    pool = WorkerPool(size=workers, spammer_share=ROUNDS_SPAMMERS, seed=seed)
+    started = time.perf_counter()
+    judged, rounds, identical = 0, 0, 0
+    for example in examples:
+        votes, asked = nq_rounds(example, pool, ways, requests_for.function, answer.function)
+        judged += len(votes)
+        rounds = max(rounds, asked)
+        full = nq_paper(simulate_nq_votes(example, ways, pool))
+        identical += nq_paper(votes) == full
+    measured.rounds_seconds = time.perf_counter() - started
+    measured.rounds_judgments, measured.rounds_asked, measured.identical = judged, rounds, identical
+    measured.why["rounds_note"] = "NQ is never curtailed: dev/test keep every annotation"
     return measured
 
 
@@ -439,9 +474,10 @@ def print_dataset(measured: Measured, ds: Api, ece: Api) -> None:
     else:
         share = measured.rounds_judgments / measured.full_judgments
         ratio = measured.rounds_seconds / max(measured.full_seconds, 1e-9)
-        note = (f" [{measured.why['rounds']}]" if "rounds" in measured.why else
-                f", at most {measured.rounds_asked} rounds per question, "
+        note = (f", at most {measured.rounds_asked} rounds per item, "
                 f"{measured.rounds_seconds:.2f} s ({ratio:.1f}x the full overlap's time)")
+        if "rounds_note" in measured.why:
+            note += f" ({measured.why['rounds_note']})"
         print(f"  rounds (exact curtailment): {measured.rounds_judgments:,} judgments = "
               f"{share:.1%} of full overlap; identical decisions on "
               f"{measured.identical / measured.items:.1%} of items{note}")
