@@ -143,6 +143,8 @@ class FakeHub(FakeHttpServer):
         self.token, self.regular_limit = token, regular_limit
         self.multipart_threshold, self.chunk_size = multipart_threshold, chunk_size
         self.verify_on_storage = verify_on_storage
+        self.verify_base: str | None = None  # e.g. the Hub as http://localhost:PORT
+        self.kept_on_delete: set[str] = set()  # paths a commit's deletion leaves in place
         self.preupload_claims: dict[str, str] = {}
         self.storage_requests: list[tuple[str, str, dict[str, str]]] = []
         self.repos: dict[str, FakeRepo] = {}
@@ -318,8 +320,9 @@ class FakeHub(FakeHttpServer):
                            "objects": objects}, content_type=LFS_JSON)
 
     def _actions(self, repo_id: str, oid: str, size: int, chunked: bool) -> dict[str, Any]:
+        hub = self.verify_base or self.base_url  # the Hub may name itself otherwise
         verify = {"href": self._signed("verify", repo_id, oid, size=size) if self.verify_on_storage
-                  else f"{self.base_url}/datasets/{repo_id}.git/info/lfs/objects/verify",
+                  else f"{hub}/datasets/{repo_id}.git/info/lfs/objects/verify",
                   "header": {}}
         if not chunked:
             return {"upload": {"href": self._signed("upload", repo_id, oid, size=size),
@@ -433,7 +436,7 @@ class FakeHub(FakeHttpServer):
                                                           and p.startswith(prefix))]
                 if not gone:
                     return _json(404, {"error": "A file with this name doesn't exist"})
-                for name in gone:
+                for name in set(gone) - self.kept_on_delete:  # a Hub that keeps some
                     del files[name]
                     lfs.discard(name)
             else:

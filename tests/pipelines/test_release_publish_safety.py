@@ -16,11 +16,14 @@ from huggingface_hub import CommitOperationAdd, HfApi
 from pipelines import release as release_cli
 from tests.pipelines.hub_setup import TO, TOKEN, fake_hub, toy_versions
 from tests.pipelines.test_release_publish import _files, _published
+from tests.transforms.release.token_spellings import REAL, recoverable, spellings
 from transforms.release.hub_errors import (
     DEADLINE_EXCEEDED,
     PUBLISH_DEADLINE_EXCEEDED,
+    REASONS,
     HubPublishError,
 )
+from transforms.release.hub_http import HubDeadlines
 from transforms.release.hub_options import HubOptions
 from transforms.release.hub_publish import plan_publish, publish_to_hub
 from transforms.release.hub_secrets import redacting_logs
@@ -79,6 +82,22 @@ def test_multipart_parts_and_completion_on_another_origin_get_no_token(versions,
     _no_token_left_the_hub(hub)
 
 
+def test_a_hub_naming_itself_otherwise_is_told_the_token_was_withheld(versions, hub, capsys):
+    first, _ = versions
+    other = hub.base_url.replace("127.0.0.1", "localhost")
+    hub.verify_base = other  # the verify URL names the Hub as localhost: another origin
+    assert release_cli.main(["publish", str(first), "--to", TO]) == 1
+    err = _clean_failure(capsys)
+    assert err.startswith("error: token_withheld: ") and "refused the upload" not in err
+    assert f"the LFS verify step (POST {other}/datasets/qa-org/toy.git" in err
+    assert f"withheld from {other} because it is not the Hub endpoint's origin " \
+           f"({hub.base_url})" in err and f"HF_ENDPOINT={other})" in err
+    assert hub.repos["qa-org/toy"].tags == {}
+    hub.verify_base = None  # the Hub names itself as the endpoint does: the same publish goes
+    assert release_cli.main(["publish", str(first), "--to", TO]) == 0
+    assert set(hub.repos["qa-org/toy"].tags) == {"1.0.0"}
+
+
 def test_a_redirect_off_the_hub_is_refused_without_the_token(versions, hub, capsys):
     first, _ = versions
     hub.fail("/refs", [(307, {}, {"Location": f"{hub.storage_url}/__lfs/elsewhere"})])
@@ -87,6 +106,11 @@ def test_a_redirect_off_the_hub_is_refused_without_the_token(versions, hub, caps
     assert "redirect_refused" in err and hub.storage_url in err
     assert hub.storage_requests == []  # not followed: nothing, token or not, went there
     assert hub.repos["qa-org/toy"].tags == {}
+
+
+def test_every_publish_reason_is_on_the_troubleshooting_page():
+    page = (Path(__file__).parents[2] / "docs" / "guides" / "troubleshooting.md").read_text()
+    assert [reason for reason in REASONS if f"| `{reason}`" not in page] == []
 
 
 # --- A2: no token in any message or log line
@@ -99,6 +123,24 @@ def test_a_hub_error_echoing_the_token_does_not_print_it(versions, hub, capsys):
     assert release_cli.main(["publish", str(first), "--to", TO]) == 1
     err = _clean_failure(capsys)
     assert OTHER_SECRET not in err and "bad header" in err and "Bearer ***" in err
+
+
+@pytest.mark.parametrize("json_flag", [[], ["--json"]], ids=["text", "json"])
+@pytest.mark.parametrize("name", list(spellings(REAL)))
+def test_a_token_echoed_in_any_spelling_is_not_printed(versions, hub, capsys, monkeypatch,
+                                                       name, json_flag):
+    first, _ = versions
+    monkeypatch.setenv("HF_TOKEN", REAL)
+    hub.token = REAL
+    spelled = spellings(REAL)[name]
+    header = spelled if spelled.isascii() and spelled.isprintable() else REAL  # HTTP can carry
+    hub.fail("/refs", [(400, {"error": f"header was 'Authorization: Bearer {spelled}'; "
+                                       f"token {spelled} rejected"},
+                        {"X-Error-Message": f"bad token {header}"})])
+    assert release_cli.main(["publish", str(first), "--to", TO, *json_flag]) == 1
+    out = capsys.readouterr()
+    assert recoverable(out.out + out.err, REAL) is None, out.err
+    assert "upload_refused" in out.err and "rejected" in out.err and out.out == ""
 
 
 def test_log_lines_are_redacted_while_publishing(caplog):
@@ -134,9 +176,14 @@ def test_a_repository_gitignore_drops_no_release_file(versions, hub, capsys):
     assert "  deleted from main: .gitignore" in capsys.readouterr().out
 
 
+@pytest.mark.parametrize("gitignore", ["none", "deleted", "kept"])
 def test_a_file_the_hub_leaves_out_fails_the_publish_and_nothing_is_tagged(versions, hub,
-                                                                          capsys):
+                                                                          capsys, gitignore):
     first, _ = versions
+    if gitignore != "none":  # the repository has one: the commit deletes it
+        _repo_with_gitignore(hub, "*.parquet\n")
+    if gitignore == "kept":  # a Hub that leaves it in place all the same
+        hub.kept_on_delete.add(".gitignore")
     hub.fail("/preupload/", [(200, {"files": [
         {"path": name, "uploadMode": "lfs" if name.endswith(".parquet") else "regular",
          "shouldIgnore": name == PARQUET} for name in _files(first)]})])
@@ -145,6 +192,13 @@ def test_a_file_the_hub_leaves_out_fails_the_publish_and_nothing_is_tagged(versi
     assert "tree_mismatch" in err and f"{PARQUET}: missing" in err and "not tagged" in err
     repo = hub.repos["qa-org/toy"]
     assert repo.tags == {} and PARQUET not in repo.files("main")
+    if gitignore == "kept":
+        assert ".gitignore: on the Hub, not in the release" in err
+        assert "main still has a .gitignore although the commit deleted it" in err
+        hub.kept_on_delete.clear()
+    else:  # nothing the user could remove: the hint says what happened instead
+        assert "no .gitignore could drop them" in err and ".gitignore" not in repo.files("main")
+        assert "remove it" not in err and "Publish again" in err
     assert release_cli.main(["publish", str(first), "--to", TO]) == 0  # sends what is missing
     assert _published(repo, "1.0.0") == _files(first) and set(repo.tags) == {"1.0.0"}
 
@@ -182,6 +236,20 @@ def test_a_failed_tag_says_main_was_committed_and_a_rerun_only_tags(versions, hu
     assert "main already holds" in capsys.readouterr().out
     assert [p for p in hub.posts if "/commit/" in p] == commits  # no second commit
     assert repo.tags == {"1.0.0": main} and _published(repo, "1.0.0") == _files(first)
+
+
+def test_a_tag_answered_by_a_page_is_read_back_and_fails_the_publish(versions, hub, capsys):
+    first, _ = versions
+    hub.fail("/tag/", [(200, b"<html>captive portal</html>")])  # "done", but no tag made
+    assert release_cli.main(["publish", str(first), "--to", TO]) == 1
+    err = _clean_failure(capsys)
+    repo = hub.repos["qa-org/toy"]
+    main = repo.branches["main"]
+    assert repo.tags == {} and "tag_failed" in err and f"main was committed as {main}" in err
+    assert "no tag 1.0.0" in err and "1.0.0 was not tagged" in err
+    assert "re-run" in err.lower() and f"--revision {main}" in err
+    assert release_cli.main(["publish", str(first), "--to", TO]) == 0  # the retry only tags
+    assert repo.tags == {"1.0.0": main} and "main already holds" in capsys.readouterr().out
 
 
 # --- C8: a total deadline per request and per publish
@@ -222,6 +290,18 @@ def test_a_dripping_answer_ends_at_the_request_deadline(versions, hub):
     assert error.value.kind == DEADLINE_EXCEEDED and "/refs took longer than its 0.5 s" in str(
         error.value) and "nothing was committed" in str(error.value)
     assert hub.repos["qa-org/toy"].tags == {}
+
+
+def test_a_deadline_message_gives_the_users_seconds_and_the_upload_allowance_apart():
+    now = [0.0]
+    deadlines = HubDeadlines(HubOptions(http_request_deadline=3), lambda: now[0])
+    deadlines.start_request("POST http://hub/api/commit", 2400)  # 2400 bytes: 0.00229 s more
+    now[0] = 3.1
+    with pytest.raises(HubPublishError) as error:
+        deadlines.remaining()
+    assert str(error.value) == ("deadline_exceeded: POST http://hub/api/commit took longer than "
+                                "its 3 s (--http-request-deadline, plus 0.00229 s for the "
+                                "0.00229 MiB it sends)")
 
 
 def test_the_whole_publish_ends_at_the_publish_deadline(versions, hub):

@@ -18,7 +18,9 @@ REDIRECT_REFUSED = "redirect_refused"  # a redirect to another origin than the r
 PUBLISH_DEADLINE_EXCEEDED = "publish_deadline_exceeded"  # the whole publish ran out of time
 TREE_MISMATCH = "tree_mismatch"  # the committed files are not the release's
 TAG_FAILED = "tag_failed"  # main was committed, the tag could not be created
-REASONS = (UPLOAD_REFUSED, CONNECTION_FAILED, ANSWER_TOO_LARGE, MALFORMED_ANSWER,
+TOKEN_WITHHELD = "token_withheld"  # refused (401/403) a request sent off the Hub's origin,
+#                                    so without the token
+REASONS = (UPLOAD_REFUSED, TOKEN_WITHHELD, CONNECTION_FAILED, ANSWER_TOO_LARGE, MALFORMED_ANSWER,
            REDIRECT_REFUSED, TOO_MANY_REDIRECTS, DEADLINE_EXCEEDED, PUBLISH_DEADLINE_EXCEEDED,
            TREE_MISMATCH, TAG_FAILED)
 

@@ -6,7 +6,8 @@ action gets the token whatever host its URL names. The client installed here the
 
 * sends ``Authorization`` to the Hub endpoint's own origin only (scheme, host and port): the
   header is removed from any request to another origin (LFS upload, part, completion or
-  verify URLs, a redirect's target), whoever set it;
+  verify URLs, a redirect's target), whoever set it, and the request is recorded
+  (``HubDeadlines.withheld``) so that its refusal can say the token was withheld;
 * refuses a redirect to another origin than the request's (``redirect_refused``) and follows
   at most ``MAX_REDIRECTS`` hops on the same origin (``too_many_redirects``);
 * bounds every request by a total deadline (``--http-request-deadline``, plus 1 s per MiB of
@@ -58,6 +59,12 @@ _DEFAULT_PORTS = {"http": 80, "https": 443}
 _DECODABLE = ("gzip", "x-gzip", "deflate")
 
 
+def origin_text(url: str) -> str:
+    """``scheme://host[:port]`` of ``url``: its origin as a user writes it."""
+    scheme, host, port = origin(url)
+    return f"{scheme}://{host}" + ("" if port == _DEFAULT_PORTS.get(scheme) else f":{port}")
+
+
 def origin(url: str) -> tuple[str, str, int]:
     """``(scheme, host, port)`` of ``url``, the port made explicit."""
     parts = urlsplit(url)
@@ -67,12 +74,16 @@ def origin(url: str) -> tuple[str, str, int]:
 
 class HubDeadlines:
     """The publish's end and, per thread, the end of the request it is sending; ``sent``
-    lists every request started (``METHOD URL``, queries cut), in order."""
+    lists every request started (``METHOD URL``, queries cut), in order, and ``withheld``
+    those of them whose ``Authorization`` header was removed (another origin than the
+    Hub's)."""
 
-    def __init__(self, options: HubOptions, clock: Callable[[], float]) -> None:
-        self.options, self.clock = options, clock
+    def __init__(self, options: HubOptions, clock: Callable[[], float],
+                 endpoint: str = "") -> None:
+        self.options, self.clock, self.endpoint = options, clock, endpoint
         self.publish_end = clock() + options.publish_deadline
         self.sent: list[str] = []
+        self.withheld: list[str] = []
         self._local = threading.local()
 
     def check_publish(self) -> None:
@@ -83,9 +94,8 @@ class HubDeadlines:
         """The calling thread now sends ``what``: its deadline starts."""
         now = self.clock()
         self._left(now)
-        seconds = (self.options.http_request_deadline
-                   + body_bytes / MIB * UPLOAD_SECONDS_PER_MIB)
-        self._local.request = (now + seconds, seconds, what)
+        extra = body_bytes / MIB * UPLOAD_SECONDS_PER_MIB
+        self._local.request = (now + self.options.http_request_deadline + extra, extra, what)
         self.sent.append(what)
 
     def remaining(self) -> float:
@@ -95,18 +105,26 @@ class HubDeadlines:
         request = getattr(self._local, "request", None)
         if request is None:
             return left
-        end, seconds, what = request
+        end, extra, what = request
         if now >= end:
-            raise HubDeadlineError(DEADLINE_EXCEEDED, f"{what} took longer than its {seconds:g} s "
-                                                      "(--http-request-deadline)")
+            allowance = (f", plus {extra:.3g} s for the {extra / UPLOAD_SECONDS_PER_MIB:.3g} MiB "
+                         "it sends" if extra else "")
+            raise HubDeadlineError(DEADLINE_EXCEEDED, f"{what} took longer than its "
+                                   f"{_seconds(self.options.http_request_deadline)} s "
+                                   f"(--http-request-deadline{allowance})")
         return min(left, end - now)
 
     def _left(self, now: float) -> float:
         if now >= self.publish_end:
             raise HubDeadlineError(
                 PUBLISH_DEADLINE_EXCEEDED, f"the publish took longer than its "
-                f"{self.options.publish_deadline:g} s (--publish-deadline)")
+                f"{_seconds(self.options.publish_deadline)} s (--publish-deadline)")
         return self.publish_end - now
+
+
+def _seconds(value: float) -> str:
+    """A number of seconds as the user gave it (``3``, ``0.5``, ``21600``)."""
+    return str(int(value)) if float(value).is_integer() else repr(float(value))
 
 
 def _bounded(deadlines: HubDeadlines, timeouts: tuple[type, ...],
@@ -183,10 +201,10 @@ class _ScopedTransport:
 
     def handle_request(self, request: Any) -> Any:
         url = str(request.url)
-        if origin(url) != self._hub:
-            request.headers.pop("authorization", None)
-        request.headers["accept-encoding"] = "identity"
         what = f"{request.method} {redact(url)}"
+        if origin(url) != self._hub and request.headers.pop("authorization", None) is not None:
+            self._deadlines.withheld.append(what)
+        request.headers["accept-encoding"] = "identity"
         length = request.headers.get("content-length", "")
         self._deadlines.start_request(what, int(length) if length.isdigit() else 0)
         response = self._inner.handle_request(request)
@@ -310,7 +328,7 @@ def bounded_hub_session(endpoint: str, options: HubOptions | None = None,
     from huggingface_hub.utils import _http
 
     options = options or HubOptions()
-    deadlines = HubDeadlines(options, clock)
+    deadlines = HubDeadlines(options, clock, endpoint)
     loggers = [logging.getLogger(name) for name in _QUIET]
     levels = [logger.level for logger in loggers]
     for logger in loggers:
@@ -323,6 +341,23 @@ def bounded_hub_session(endpoint: str, options: HubOptions | None = None,
         _http.set_client_factory(_http.default_client_factory)
         for logger, level in zip(loggers, levels, strict=True):
             logger.setLevel(level)
+
+
+def withheld_refusal(error: BaseException, deadlines: HubDeadlines) -> str | None:
+    """``METHOD URL`` of the request ``error`` is the 401 or 403 answer to, when that request
+    was sent without the token (``HubDeadlines.withheld``); None otherwise."""
+    from huggingface_hub.errors import HfHubHTTPError
+
+    current, seen = error, set()
+    while current is not None and id(current) not in seen:
+        seen.add(id(current))
+        response = getattr(current, "response", None)
+        if isinstance(current, HfHubHTTPError) and response is not None and (
+                response.status_code in (401, 403)):
+            request = f"{response.request.method} {redact(str(response.request.url))}"
+            return request if request in deadlines.withheld else None
+        current = current.__cause__ or current.__context__
+    return None
 
 
 _MALFORMED_TEXT = ("improperly formatted", "malformed", "invalid server response",

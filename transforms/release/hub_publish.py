@@ -22,8 +22,11 @@ Before tagging, the commit's files are read back and compared with the release
 (``hub_tree_check``): a file the Hub left out anyway, or one it claimed to hold already but
 holds otherwise, leaves ``main`` committed and the version untagged
 (``HubNotTaggedError``, ``tree_mismatch``). A tag that fails after the commit is the same
-error (``tag_failed``), and a publish run again while ``main`` holds exactly the version
-only tags it. Any other failure (``HubUploadError`` and the other ``HubPublishError``) says
+error (``tag_failed``), and so is one the Hub said it made but that reading the tags back
+does not find at the commit (a proxy's page answering the tag request); a publish run again
+while ``main`` holds exactly the version only tags it. A request refused (401, 403) after the
+client withheld the token from its origin (``hub_http``) is ``token_withheld``, which says
+so. Any other failure (``HubUploadError`` and the other ``HubPublishError``) says
 whether anything may have been committed. Every request goes through the origin-scoped,
 bounded client of ``hub_http``. The endpoint is ``HF_ENDPOINT`` (default
 https://huggingface.co) and the token the standard one (``HF_TOKEN`` or ``hf auth login``'s
@@ -43,6 +46,7 @@ from typing import Any
 from transforms.release.hub_errors import (
     MALFORMED_ANSWER,
     TAG_FAILED,
+    TOKEN_WITHHELD,
     TREE_MISMATCH,
     UPLOAD_REFUSED,
     HubNotTaggedError,
@@ -51,7 +55,13 @@ from transforms.release.hub_errors import (
     HubVersionExistsError,
     InvalidHubTarget,
 )
-from transforms.release.hub_http import HubDeadlines, bounded_hub_session, failure_kind
+from transforms.release.hub_http import (
+    HubDeadlines,
+    bounded_hub_session,
+    failure_kind,
+    origin_text,
+    withheld_refusal,
+)
 from transforms.release.hub_options import HubOptions
 from transforms.release.hub_secrets import known_tokens, redact
 from transforms.release.hub_tree_check import (
@@ -76,18 +86,21 @@ _REPO = re.compile(rf"({_PART})/({_PART})")
 
 def explain(error: BaseException) -> str:
     """The messages of ``error`` and of its causes, outermost first, without repeats, and
-    without any credential (``hub_secrets.redact``: tokens, signed URL queries)."""
+    without any credential (``hub_secrets.redact``, of each message before its lines are
+    folded: tokens in any spelling, signed URL queries)."""
     messages: list[str] = []
     seen: set[int] = set()
+    secrets = known_tokens()
     current: BaseException | None = error
     while current is not None and id(current) not in seen:
         seen.add(id(current))
         text = current.detail if isinstance(current, HubPublishError) else str(current)
+        text = redact(text, secrets)  # before folding: a token cut by a newline is still one
         text = " ".join(text.split()).rstrip(".") or type(current).__name__
         if not any(text in earlier for earlier in messages):
             messages.append(text)
         current = current.__cause__ or current.__context__
-    return redact(": ".join(messages), known_tokens())
+    return redact(": ".join(messages), secrets)
 
 
 def hub_repo_id(target: str) -> str:
@@ -195,6 +208,7 @@ class _Publish:
             return call()
         except Exception as error:
             kind = _kind(error)
+            self._token_withheld(error, f" ({step})")
             raise HubUploadError(kind, f"{_opening(kind, self.what)} ({step}), {_NOTHING}: "
                                        f"{_cause(error)}") from error
 
@@ -225,8 +239,30 @@ class _Publish:
                 raise HubPublishError(kind, f"the commit of {self.what} got no usable answer, "
                                       "so main may or may not hold it; the version is not "
                                       f"tagged: {_cause(error)}. {_RERUN}") from error
+            self._token_withheld(error, "")
             raise HubUploadError(kind, f"{_opening(kind, self.what)}, {_NOTHING}: "
                                        f"{_cause(error)}") from error
+
+    def _token_withheld(self, error: Exception, step: str) -> None:
+        """Raise ``token_withheld`` when ``error`` is the Hub's refusal (401 or 403) of a
+        request publish sent without the token, its URL naming another origin than the
+        endpoint's: the token is kept from it, the Hub may be that origin under another
+        name."""
+        request = withheld_refusal(error, self.deadlines)
+        if request is None:
+            return
+        method, url = request.split(" ", 1)
+        other, hub = origin_text(url), origin_text(self.deadlines.endpoint)
+        what = ("the LFS verify step" if "verify" in url.split("?")[0].split("/")
+                else "a request")
+        raise HubUploadError(TOKEN_WITHHELD, f"publishing {self.what} did not complete{step}, "
+                             f"{_NOTHING}: {what} ({request}) was refused without the token, "
+                             f"which publish withheld from {other} because it is not the Hub "
+                             f"endpoint's origin ({hub}). If {other} is the Hub under another "
+                             f"name, set HF_ENDPOINT as the Hub names itself (HF_ENDPOINT="
+                             f"{other}) and publish again; if not, that server asks for "
+                             f"credentials publish never sends off the Hub: {_cause(error)}"
+                             ) from error
 
     def _check_tree(self, commit: str) -> None:
         plan = self.plan
@@ -241,12 +277,15 @@ class _Publish:
         if problems:
             shown = "; ".join(problems[:20]) + (f"; and {len(problems) - 20} more"
                                                  if len(problems) > 20 else "")
-            hint = (_GITIGNORE_HINT if any(p.endswith(": missing") for p in problems)
-                    else _OTHER_BYTES_HINT)
+            hint = _OTHER_BYTES_HINT
+            if any(p.endswith(": missing") for p in problems):
+                hint = _GITIGNORE_KEPT_HINT if GITIGNORE in tree else _LEFT_OUT_HINT
             raise HubNotTaggedError(TREE_MISMATCH, f"{self._committed(commit)}: the commit's "
                                     f"files are not the release's ({shown}). {hint}", commit)
 
     def _tag(self, commit: str) -> None:
+        """Tag ``commit`` with the version, then read the tags back: an answer that says the
+        tag was made (a proxy's or portal's page as well) is not taken for one."""
         plan = self.plan
         try:
             self.deadlines.check_publish()
@@ -255,19 +294,42 @@ class _Publish:
         except Exception as error:
             _kind(error)
             raise HubNotTaggedError(TAG_FAILED, f"{self._committed(commit)}: {_cause(error)}. "
-                                    f"Re-run the same publish (main already holds this "
-                                    "version: it only tags it), or tag it yourself: hf repos "
-                                    f"tag create {plan.repo_id} {plan.version} --repo-type "
-                                    f"dataset --revision {commit}", commit) from error
+                                    f"{self._retry(commit)}", commit) from error
+        try:
+            self.deadlines.check_publish()
+            refs = self.api.list_repo_refs(**self.repo)
+        except Exception as error:
+            _kind(error)
+            unsure = self._committed(commit, "may not have been")
+            raise HubNotTaggedError(TAG_FAILED, f"{unsure}: the Hub answered the tag request, "
+                                    f"but its tags could not be read back: {_cause(error)}. "
+                                    f"{self._retry(commit)}", commit) from error
+        target = next((t.target_commit for t in refs.tags if t.name == plan.version), None)
+        if target != commit:
+            found = (f"tag {plan.version} at {target}" if target else f"no tag {plan.version}")
+            raise HubNotTaggedError(TAG_FAILED, f"{self._committed(commit)}: the Hub answered "
+                                    f"the tag request, yet reading its tags back finds {found} "
+                                    "(was the answer a proxy's or a portal's page?). "
+                                    f"{self._retry(commit)}", commit)
 
-    def _committed(self, commit: str) -> str:
+    def _retry(self, commit: str) -> str:
+        """How to tag ``commit`` after a tag that failed."""
+        return ("Re-run the same publish (main already holds this version: it only tags it), "
+                f"or tag it yourself: hf repos tag create {self.plan.repo_id} "
+                f"{self.plan.version} --repo-type dataset --revision {commit}")
+
+    def _committed(self, commit: str, tagged: str = "was not") -> str:
         return (f"main was committed as {commit} ({self.what}), but {self.plan.version} "
-                "was not tagged")
+                f"{tagged} tagged")
 
 
 _NOTHING = "nothing was committed and the version is not tagged"
-_GITIGNORE_HINT = ("A .gitignore of the repository drops the files it covers from a commit: "
-                   "remove it (or whatever drops them) and publish again")
+_LEFT_OUT_HINT = ("The Hub left the missing files out of the commit although publish sent "
+                  "them and no .gitignore could drop them (the commit deletes the repository's "
+                  "and the Hub was asked with an empty one): the Hub itself marked them to be "
+                  "ignored or lost them. Publish again: it commits what is missing, then tags")
+_GITIGNORE_KEPT_HINT = ("main still has a .gitignore although the commit deleted it, and it may "
+                        "drop the missing files: delete it on the Hub and publish again")
 _OTHER_BYTES_HINT = ("The Hub holds other bytes than the release's under these paths (it may "
                      "have said it held them already): publish again")
 _RERUN = ("Re-run the same publish: it only tags main when main already holds exactly this "
