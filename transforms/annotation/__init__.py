@@ -3,7 +3,9 @@
 ``manifest`` (release fingerprints), ``render`` (NQ candidates as readable text with a
 character-to-token map), ``label_studio`` (labeling configs, tasks and the export reader),
 ``export`` (tasks per tool and stage), ``simulate`` and ``simulate_release`` (a seeded
-synthetic worker pool), ``read_votes`` (votes JSON lines and Label Studio exports into parsed
+synthetic worker pool; ``simulate_truth`` its hidden truth, ``simulate_nq_errors`` and
+``simulate_calibration`` its NQ mistakes fitted to NQ §4, ``simulate_scores`` their
+precision and recall), ``read_votes`` (votes JSON lines and Label Studio exports into parsed
 votes), ``release_examples`` (the annotated release's examples: compact NQ views, JNQ rows),
 ``nq_import`` and ``jnq_import`` (aggregate each item's votes), ``nq_attach`` (stream the NQ
 files again with their annotations), ``build`` (the import pipeline) and ``publish`` (the

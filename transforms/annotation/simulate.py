@@ -10,7 +10,9 @@ Every random choice comes from a ``random.Random`` seeded with the sha256 of (po
 id, purpose), so the same release and pool give the same votes, in the same order, on any
 machine and in any process (never Python's salted ``hash``).
 
-* NQ (NQ §3.2): one vote per worker per example, in NQ's own annotation fields.
+* NQ (NQ §3.2): one vote per worker per example, in NQ's own annotation fields; an honest
+  worker's mistakes follow ``simulate_nq_errors`` (rates fitted to NQ §4's single-annotator
+  precision and recall, ``simulate_calibration``).
 * JNQ / JBoolQ (JNQ §3.2-3.5, JBoolQ §4): one vote per judgment, stage by stage in the
   order of the variant, as a platform would run it: a stage is only asked about what the
   previous stages' majorities let through (thresholds of JNQ's 10 workers, as fractions).
