@@ -15,7 +15,7 @@ returns each item's posterior and each worker's estimated skill:
 A worker judged in several kinds gets the judgment-weighted mean of their skills. The models
 are deterministic: crowd-kit's DS and GLAD start from majority votes, MACE is seeded
 (``random_state=0``), and the votes are sorted before the fit. Memory and time grow with the
-votes (measured on 10^5 judgments: DS 5 s, MACE 8 s, GLAD 130 s; decisions.md).
+votes (measured on 10^5 judgments: DS 5 s, MACE 8 s a restart, GLAD 130 s; decisions.md).
 """
 
 from __future__ import annotations

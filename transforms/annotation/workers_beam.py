@@ -4,9 +4,9 @@
 item they judged), so every vote of the campaign is collected in one place
 (``combiners.ToList``), the model is fitted once, and the fit reaches the per-question
 aggregation as a singleton side input (``AnnotateJnqRows``'s ``model``). Memory is the
-campaign's votes on one worker: about 300 bytes a vote in Python, 0.3 GB for 10^6 judgments
-(the fit's pandas frame adds tens of bytes a judgment); beyond 10^7, an EM written as Beam
-combines would be needed (docs/design/decisions.md).
+campaign's votes on one worker: about 400 bytes a vote in Python (measured), 0.4 GB for
+10^6 judgments (the fit's pandas frame adds tens of bytes a judgment); beyond 10^7, an EM
+written as Beam combines would be needed (docs/design/decisions.md).
 
 ``WorkersTable``: ``worker_table``'s per-worker rows from the release's judgments and rows
 (carried ones included: a ``--previous`` refresh recomputes the same table), the gold votes
