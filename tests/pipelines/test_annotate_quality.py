@@ -206,3 +206,13 @@ def test_nq_carry_recomputes_the_same_workers_table(nq_campaign):
             == sorted(_table(Path(first["path"]), "workers"), key=key))
     carried = _table(Path(again["path"]), "decisions")
     assert carried and {d["aggregate"] for d in carried} == {"carried"}
+
+
+def test_carrying_across_aggregates_is_refused(campaign, tmp_path, capsys):
+    jnq, votes, _, paper = campaign
+    code = annotate.main(["import", "--dataset", "jnq", "--input", str(jnq), "--votes",
+                          str(votes), "--output", str(tmp_path / "out"), "--aggregate", "ds",
+                          "--previous", paper["path"]])
+    assert code == 2
+    assert "--aggregate ds (previous paper)" in capsys.readouterr().err
+    assert not (tmp_path / "out").exists()

@@ -68,6 +68,11 @@ class PreviousAnnotations:
         """The JNQ thresholds its import used (``t_<name>``), as recorded."""
         return {k: v for k, v in self._options().items() if k.startswith(THRESHOLD_PREFIX)}
 
+    @property
+    def aggregate(self) -> str:
+        """The ``--aggregate`` its import used (``paper`` when it records none)."""
+        return str(self._options().get("aggregate") or "paper")
+
     def simulated(self) -> bool:
         """Whether any of its votes was simulated (its ``stats.json``): carried ones are then
         counted as simulated too, so the new card says so."""
@@ -140,13 +145,16 @@ def _lineage(release_path: str) -> list[Lineage]:
 
 
 def changed_options(previous: PreviousAnnotations, ways: Mapping[str, int],
-                    thresholds: Mapping[str, Any]) -> list[str]:
+                    thresholds: Mapping[str, Any], aggregate: str = "paper") -> list[str]:
     """The options of this import that would aggregate differently from the previous one's:
-    ``--ways`` of a split both have, and (JNQ / JBoolQ) a threshold. Carried annotations were
-    aggregated with the previous values, so they are refused unless ``--recompute-all``."""
+    ``--ways`` of a split both have, ``--aggregate`` (a release recording none was ``paper``)
+    and (JNQ / JBoolQ) a threshold. Carried annotations were aggregated with the previous
+    values, so they are refused unless ``--recompute-all``."""
     changed = [f"--ways {split}={n} (previous {previous.ways[split]})"
                for split, n in sorted(ways.items())
                if split in previous.ways and previous.ways[split] != n]
+    if previous.aggregate != aggregate:
+        changed.append(f"--aggregate {aggregate} (previous {previous.aggregate})")
     if previous.base != "nq":
         recorded = previous.thresholds
         changed += [f"--{name[len(THRESHOLD_PREFIX):].replace('_', '-')} {value} (previous "
