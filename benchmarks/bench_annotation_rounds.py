@@ -245,38 +245,40 @@ def _nq_short(vote: dict[str, Any]) -> tuple[Any, ...] | None:
 
 def _nq_decide(answers: list[Any]) -> Any:
     """NQ §5.1: an answer when at least 2 of the 5 give one; the one most gave (ties: the
-    earliest)."""
+    first in sorted order, the lowest candidate index)."""
     given = [a for a in answers if a is not None]
     if len(given) < 2:
         return None
-    return max(dict.fromkeys(given), key=given.count)
+    return min(sorted(set(given)), key=lambda a: -given.count(a))
 
 
-def nq_paper(votes: list[dict[str, Any]]) -> dict[str, Any]:
-    """The paper's reading of a 5-way example, and its confidence (the long answer's vote
-    share, no answer counting as a value)."""
-    longs = [v["long_answer_candidate"] if v["long_answer_candidate"] >= 0 else None
-             for v in votes]
-    long = _nq_decide(longs)
-    return {"long": long, "short": _nq_decide([_nq_short(v) for v in votes]),
-            "confidence": longs.count(long) / len(longs)}
-
-
-def nq_model(votes: list[dict[str, Any]], model: Any, key: Callable[..., str]
-             ) -> dict[str, Any]:
-    """The worker model's reading (the QUALITY part's NQ formulation): a long answer when
-    P(has answer) reaches NQ §5.1's 2 of 5 (0.4), the chosen candidate of highest P(true);
-    confidence P(no answer), or P(has answer) x P(candidate). Short answers: the paper's."""
-    example = str(votes[0]["example_id"])
-    has = model.posteriors.get(key(example, "has_answer"), {}).get("true", 0.0)
-    chosen = sorted({v["long_answer_candidate"] for v in votes if v["long_answer_candidate"] >= 0})
-    scored = {c: model.posteriors.get(key(example, "candidate", c), {}).get("true", 0.0)
-              for c in chosen}
+def nq_reading(votes: list[dict[str, Any]], decide: Callable[..., Any] | None,
+               aggregate: str = "paper", posteriors: Any = None) -> dict[str, Any]:
+    """The long answer an aggregate reads from an example's votes, with the decision rows
+    (``decision``, ``candidate``, ``label``, ``confidence``) of the QUALITY part's
+    ``nq_decisions`` (NQ §5.1 for ``paper``; a model's P(has answer) >= 0.5, then its most
+    likely chosen candidate); short answers are NQ §5.1's under every aggregate (no model
+    decides them). Without ``nq_decisions``, ``paper`` reads NQ §5.1 itself (no rows)."""
+    longs = [v["long_answer_candidate"] for v in votes]
     short = _nq_decide([_nq_short(v) for v in votes])
-    if has < 0.4 or not scored:
-        return {"long": None, "short": short, "confidence": 1.0 - has}
-    best = max(scored, key=lambda c: (scored[c], -c))
-    return {"long": best, "short": short, "confidence": has * scored[best]}
+    if decide is None:
+        return {"long": _nq_decide([c if c >= 0 else None for c in longs]), "short": short,
+                "rows": []}
+    rows = decide(str(votes[0]["example_id"]), longs, aggregate, posteriors)
+    chosen = [r["candidate"] for r in rows if r["decision"] == "long_answer"]
+    return {"long": chosen[0] if chosen else None, "short": short, "rows": rows}
+
+
+def nq_confidences(reading: dict[str, Any], truth: dict[str, Any]) -> list[tuple[float, bool]]:
+    """(confidence, right) of each NQ decision row against the truth."""
+    long = truth["long_answer_candidate"]
+    pairs = []
+    for row in reading["rows"]:
+        if row["decision"] == "has_answer":
+            pairs.append((row["confidence"], (row["label"] == "true") == (long >= 0)))
+        else:
+            pairs.append((row["confidence"], row["candidate"] == long))
+    return pairs
 
 
 def nq_rounds(example: dict[str, Any], pool: WorkerPool, ways: int,
@@ -405,28 +407,31 @@ def measure_nq(items: int, seed: int, workers: int, ds: Api) -> Measured:
     ways = WAYS["nq"]
     examples = [nq_example(number) for number in range(items)]
     measured = Measured("nq", items)
-    key = optional("filters.annotation.worker_models", "item_key")
+    decide = optional("filters.annotation.nq_decisions", "nq_decisions")
+    if decide.function is None:
+        measured.why["ds"] = decide.why
     for share in SPAMMERS:
         pool = WorkerPool(size=workers, spammer_share=share, seed=seed)
         started = time.perf_counter()
         votes = [simulate_nq_votes(example, ways, pool) for example in examples]
         truths = [nq_truth_record(example, pool) for example in examples]
-        readings = {"paper": [nq_paper(v) for v in votes]}
+        readings = {"paper": [nq_reading(v, decide.function) for v in votes]}
         if share == ROUNDS_SPAMMERS:
             measured.full_seconds = time.perf_counter() - started
             measured.full_judgments = sum(len(v) for v in votes)
-        if ds.function is not None and key.function is not None:
+        if ds.function is not None and "ds" not in measured.why:
             started = time.perf_counter()
             model = ds.function("ds", [parse_nq_vote(vote) for v in votes for vote in v])
             measured.fit_seconds += time.perf_counter() - started
-            readings["ds"] = [nq_model(v, model, key.function) for v in votes]
-        for name, decided in readings.items():
-            checks = [nq_truth_checks(d, t) for d, t in zip(decided, truths, strict=True)]
+            readings["ds"] = [nq_reading(v, decide.function, "ds", model.posteriors)
+                              for v in votes]
+        for name, read in readings.items():
             measured.accuracy.setdefault(name, {})[share] = _share(
-                [c for pair in checks for c in pair])
-            if share == ROUNDS_SPAMMERS:
-                measured.calibration[name] = [(d["confidence"], c[0])
-                                              for d, c in zip(decided, checks, strict=True)]
+                [c for r, t in zip(read, truths, strict=True) for c in nq_truth_checks(r, t)])
+            if share == ROUNDS_SPAMMERS and decide.function is not None:
+                measured.calibration[name] = [
+                    pair for r, t in zip(read, truths, strict=True)
+                    for pair in nq_confidences(r, t)]
     requests_for = optional("transforms.annotation.rounds", "requests_for")
     answer = optional("transforms.annotation.simulate_rounds", "answer_nq_request")
     missing = next((api for api in (requests_for, answer) if api.function is None), None)
@@ -440,8 +445,8 @@ def measure_nq(items: int, seed: int, workers: int, ds: Api) -> Measured:
         votes, asked = nq_rounds(example, pool, ways, requests_for.function, answer.function)
         judged += len(votes)
         rounds = max(rounds, asked)
-        full = nq_paper(simulate_nq_votes(example, ways, pool))
-        identical += nq_paper(votes) == full
+        full = nq_reading(simulate_nq_votes(example, ways, pool), None)
+        identical += nq_reading(votes, None) == full
     measured.rounds_seconds = time.perf_counter() - started
     measured.rounds_judgments, measured.rounds_asked, measured.identical = judged, rounds, identical
     measured.why["rounds_note"] = "NQ is never curtailed: dev/test keep every annotation"
