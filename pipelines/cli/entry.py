@@ -107,6 +107,18 @@ def _flag_value(argv: list[str], name: str) -> str | None:
     return found
 
 
+def _follow_stderr(names: tuple[str, ...]) -> None:
+    """Point the plain stderr handlers that libraries install on their own loggers
+    (``huggingface_hub`` does at import) at today's ``sys.stderr``: they keep the stream of
+    the moment they were made, which a caller that redirects stderr (a notebook, a test) may
+    have closed since."""
+    for name in names:
+        for handler in logging.getLogger(name).handlers:
+            if type(handler) is logging.StreamHandler and handler.stream is not sys.stderr \
+                    and getattr(handler.stream, "name", None) != "<stdout>":
+                handler.setStream(sys.stderr)
+
+
 def configure_logging(argv: list[str] | None) -> bool:
     """Our INFO lines (progress included) on stderr, third-party loggers at WARNING unless
     ``--verbose``, and the ``--progress`` interval for every worker. Returns verbose.
@@ -135,6 +147,7 @@ def configure_logging(argv: list[str] | None) -> bool:
     root.addHandler(handler)
     root.setLevel(logging.DEBUG if verbose else logging.INFO)
     quiet_loggers(level=logging.INFO if verbose else logging.WARNING)
+    _follow_stderr(NOISY_LOGGERS)
     progress = _flag_value(argv, "--progress")
     try:
         apply_progress_choice(parse_progress(progress if progress else "auto"))

@@ -166,3 +166,20 @@ def test_a_bad_split_name_or_ratio_is_a_usage_error_before_any_work(tmp_path, ca
     err = capsys.readouterr().err
     assert "--split-ratios" in err and "Traceback" not in err
     assert os.listdir(tmp_path) == []
+
+
+def test_a_librarys_own_stderr_handler_writes_to_todays_stderr(capsys, monkeypatch):
+    """huggingface_hub makes its stderr handler at import: a stream closed since (a test's
+    capture, a notebook's redirect) made its warnings a '--- Logging error ---' traceback."""
+    import io
+
+    stale = io.StringIO()
+    handler = logging.StreamHandler(stale)
+    logger = logging.getLogger("huggingface_hub")
+    monkeypatch.setattr(logger, "handlers", [handler])
+    monkeypatch.setattr(logger, "propagate", False)
+    stale.close()
+    configure_logging([])
+    logger.warning("a warning of the Hub's")
+    err = capsys.readouterr().err
+    assert "a warning of the Hub's" in err and "Logging error" not in err
