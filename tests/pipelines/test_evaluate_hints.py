@@ -4,11 +4,15 @@ attempt, made on the baselines' predictions of the shared sample releases."""
 
 from __future__ import annotations
 
+import gzip
 import json
+from collections import Counter
 
 import pytest
 
 from pipelines import evaluate
+
+SPAN_KEYS = ("start_token", "end_token", "start_byte", "end_byte")
 
 
 def run(capsys, *argv) -> tuple[int, dict | None, str]:
@@ -37,6 +41,25 @@ def score(capsys, tmp_path, task, gold, predictions, *options) -> tuple[int, dic
 
 def nq_with(predictions: dict, change) -> dict:
     return {"predictions": [change(p) for p in predictions["predictions"]]}
+
+
+def nq_hitting(predictions: dict, release, split: str) -> dict:
+    """The baseline's predictions with each example that has a gold long answer (two of
+    its annotations or more agree, NQ §5) predicting that one: what scores above zero on
+    the small sample whatever its simulated annotations are."""
+    gold = {}
+    for path in sorted(release.glob(f"nq_original/{split}/*.jsonl.gz")):
+        with gzip.open(path, "rt", encoding="utf-8") as handle:
+            for line in handle:
+                example = json.loads(line)
+                spans = Counter(json.dumps({k: a["long_answer"][k] for k in SPAN_KEYS})
+                                for a in example["annotations"]
+                                if a["long_answer"]["start_token"] >= 0)
+                if spans and spans.most_common(1)[0][1] >= 2:
+                    gold[str(example["example_id"])] = json.loads(spans.most_common(1)[0][0])
+    assert gold, f"the sample's {split} split has no gold long answer"
+    return nq_with(predictions, lambda p: {**p, "long_answer": gold.get(
+        str(p["example_id"]), p["long_answer"]), "long_answer_score": 1.0})
 
 
 @pytest.mark.parametrize("change, message", [
@@ -71,7 +94,9 @@ def test_nq_predictions_of_another_split(capsys, tmp_path, sample_releases, base
 ])
 def test_nq_zero_scores_name_the_cause(capsys, tmp_path, sample_releases, baseline, change,
                                        message):
-    predictions = nq_with(baseline("nq", "nq_annotated", "dev"), change)
+    hitting = nq_hitting(baseline("nq", "nq_annotated", "dev"),
+                         sample_releases["nq_annotated"], "dev")
+    predictions = nq_with(hitting, change)
     code, result, err = score(capsys, tmp_path, "nq", sample_releases["nq_annotated"],
                               predictions, "--split", "dev")
     assert code == 0 and result["long-best-threshold-f1"] == 0
@@ -93,6 +118,8 @@ def test_a_working_baseline_prints_no_hint(capsys, tmp_path, sample_releases, ba
     for task, release, split in (("nq", "nq_annotated", "dev"), ("nlquad", "nlquad", "dev"),
                                  ("jnq", "jnq_annotated", "test"), ("reqa", "reqa_squad", None)):
         predictions = baseline(task, release, split)
+        if task == "nq":  # what the baseline picks may be no annotator's choice on 6 examples
+            predictions = nq_hitting(predictions, sample_releases[release], split)
         code, _, err = score(capsys, tmp_path, task, sample_releases[release], predictions,
                              *(["--split", split] if split else []))
         assert code == 0 and err == "", (task, err)

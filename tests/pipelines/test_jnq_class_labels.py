@@ -67,11 +67,21 @@ def test_built_releases_store_the_variant_as_a_class_label(sample_releases, tmp_
         assert set(pq.read_table(shard, columns=["variant"]).column(0).to_pylist()) == {index}
 
 
-def _card_features(release: Path) -> dict[str, datasets.Features]:
+def _card_header(release: Path) -> dict:
     text = (release / "README.md").read_text(encoding="utf-8")
-    header = yaml.safe_load(text.split("---\n")[1])
+    return yaml.safe_load(text.split("---\n")[1])
+
+
+def _card_features(release: Path) -> dict[str, datasets.Features]:
     return {info["config_name"]: datasets.Features._from_yaml_list(info["features"])
-            for info in header["dataset_info"]}
+            for info in _card_header(release)["dataset_info"]}
+
+
+def _config_shard(release: Path, config: str) -> Path:
+    """A Parquet file of ``config``, found through the card's ``configs`` data files."""
+    (entry,) = [c for c in _card_header(release)["configs"] if c["config_name"] == config]
+    patterns = [f["path"] for f in entry["data_files"]]
+    return next(path for pattern in patterns for path in sorted(release.glob(pattern)))
 
 
 @pytest.mark.parametrize("dataset", ["jnq", "jboolq", "jnq_annotated"])
@@ -80,10 +90,7 @@ def test_the_card_features_are_the_footer_features(sample_releases, dataset):
     card = _card_features(release)
     assert card
     for config, features in card.items():
-        directory = release if config == "default" else release / config
-        shard = next(directory.glob("*/*.parquet") if config in ("default", "votes", "boolq",
-                                                                 "squad_v2")
-                     else directory.glob("*.parquet"))
+        shard = _config_shard(release, config)
         footer = datasets.Features.from_arrow_schema(pq.read_schema(shard))
         assert features == footer, config
     loaded = datasets.load_dataset(str(release))
