@@ -134,7 +134,6 @@ def build_parser() -> argparse.ArgumentParser:
                                "JSON line per item (new file)")
     simulate.add_argument("--seed", type=int, default=0,
                           help="seed of the worker pool and its votes (same seed, same votes)")
-
     simulate.add_argument("--requests", default=None, metavar="FILE",
                           help="answer one round of annotate next (its requests.jsonl) "
                                "instead of every item: each request gets the next workers of "
