@@ -116,7 +116,8 @@ def _follow_stderr(names: tuple[str, ...]) -> None:
         for handler in logging.getLogger(name).handlers:
             if type(handler) is logging.StreamHandler and handler.stream is not sys.stderr \
                     and getattr(handler.stream, "name", None) != "<stdout>":
-                handler.setStream(sys.stderr)
+                with handler.lock:  # not setStream: it flushes the old stream, maybe closed
+                    handler.stream = sys.stderr
 
 
 def configure_logging(argv: list[str] | None) -> bool:

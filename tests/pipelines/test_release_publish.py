@@ -10,18 +10,7 @@ import pytest
 from huggingface_hub import constants
 
 from pipelines import release as release_cli
-from tests.pipelines.hub_setup import TO, TOKEN, fake_hub, toy_versions
-
-
-@pytest.fixture
-def versions(tmp_path) -> tuple[Path, Path]:
-    return toy_versions(tmp_path)
-
-
-@pytest.fixture
-def hub(monkeypatch, tmp_path):
-    with fake_hub(monkeypatch, tmp_path) as fake:
-        yield fake
+from tests.pipelines.hub_setup import TO, TOKEN
 
 
 def _files(version: Path) -> dict[str, bytes]:

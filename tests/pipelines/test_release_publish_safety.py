@@ -14,7 +14,7 @@ import pytest
 from huggingface_hub import CommitOperationAdd, HfApi
 
 from pipelines import release as release_cli
-from tests.pipelines.hub_setup import TO, TOKEN, fake_hub, toy_versions
+from tests.pipelines.hub_setup import TO, TOKEN
 from tests.pipelines.test_release_publish import _files, _published
 from tests.transforms.release.token_spellings import REAL, recoverable, spellings
 from transforms.release.hub_errors import (
@@ -30,17 +30,6 @@ from transforms.release.hub_secrets import redacting_logs
 
 PARQUET = "train/train-00000-of-00001.parquet"
 OTHER_SECRET = "hf_" + "AbCdEfGhIjKlMnOpQrStUvWxYz01234567"  # a token's shape, not ours
-
-
-@pytest.fixture
-def versions(tmp_path) -> tuple[Path, Path]:
-    return toy_versions(tmp_path)
-
-
-@pytest.fixture
-def hub(monkeypatch, tmp_path):
-    with fake_hub(monkeypatch, tmp_path) as fake:
-        yield fake
 
 
 def _no_token_left_the_hub(hub) -> None:

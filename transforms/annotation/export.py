@@ -262,7 +262,7 @@ def item_ids(release: ReleaseRef, splits: Iterable[str]) -> set[str]:
     return ids
 
 
-def _write(path: Path, data: bytes) -> None:
+def write_file(path: Path, data: bytes) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_bytes(data)
 
@@ -295,12 +295,12 @@ def export_tasks(release: ReleaseRef, tool: str, stages: list[str], ways: dict[s
         folder = staging / stage
         if tool == "label-studio":
             config = nq_config() if stage == "nq" else jnq_config(stage)
-            _write(folder / "config.xml", config.encode("utf-8"))
+            write_file(folder / "config.xml", config.encode("utf-8"))
             title = f"{release.dataset} {release.version} {stage}"
             most = max(ways[split] for split in splits)
             instructions = nq_instructions() if stage == "nq" else ""
             settings = project_settings(title, config, most, instructions)
-            _write(folder / "project.json",
+            write_file(folder / "project.json",
                    to_json_bytes(suggested_project(settings, suggestions)))
         batch: list[dict[str, Any]] = []
         number = total = 0
@@ -312,10 +312,10 @@ def export_tasks(release: ReleaseRef, tool: str, stages: list[str], ways: dict[s
                 batch.append(task)
                 total += 1
                 if len(batch) == tasks_per_file:
-                    _flush(folder, tool, batch, number)
+                    write_tasks(folder, tool, batch, number)
                     batch, number = [], number + 1
         if batch or number == 0:
-            _flush(folder, tool, batch, number)
+            write_tasks(folder, tool, batch, number)
         counts[stage] = total
     manifest = {"release": release.describe(), "tool": tool, "stages": list(stages),
                 "ways": {split: ways[split] for split in splits}, "splits": list(splits),
@@ -324,20 +324,28 @@ def export_tasks(release: ReleaseRef, tool: str, stages: list[str], ways: dict[s
     if previous is not None:
         manifest["previous"] = previous.describe()
         manifest["carried"] = len(unjudged.carried)
+    return finish_directory(staging, out, EXPORT_MANIFEST, manifest, suggestions)
+
+
+def finish_directory(staging: Path, out: Path, name: str, manifest: dict[str, Any],
+                     suggestions: Any = None) -> dict[str, Any]:
+    """Write ``manifest`` (with the suggestions' description) as ``name``, the staged
+    directory's last file, then move the directory into place as ``out`` (the empty
+    directory the checks may have left there is replaced). Returns the manifest."""
     if suggestions is not None:
         manifest[MANIFEST_KEY] = suggestions.describe()
-    _write(staging / EXPORT_MANIFEST, to_json_bytes(manifest))
+    write_file(staging / name, to_json_bytes(manifest))
     if out.exists():
         out.rmdir()
     staging.rename(out)
     return manifest
 
 
-def _flush(folder: Path, tool: str, batch: list[dict[str, Any]], number: int) -> None:
+def write_tasks(folder: Path, tool: str, batch: list[dict[str, Any]], number: int) -> None:
     if tool == "label-studio":
-        _write(folder / f"tasks-{number:05d}.json",
+        write_file(folder / f"tasks-{number:05d}.json",
                json.dumps(batch, ensure_ascii=False, sort_keys=True).encode("utf-8"))
     else:
         lines = [json.dumps(task["data"], ensure_ascii=False, sort_keys=True) for task in batch]
-        _write(folder / f"tasks-{number:05d}.jsonl",
+        write_file(folder / f"tasks-{number:05d}.jsonl",
                "".join(line + "\n" for line in lines).encode("utf-8"))

@@ -42,10 +42,11 @@ from filters.annotation.votes import JnqVote, NqVote, latest_votes
 from transforms.annotation.export import (
     TOOLS,
     ExportError,
-    _flush,
-    _write,
+    finish_directory,
     item_ids,
     read_examples,
+    write_file,
+    write_tasks,
 )
 from transforms.annotation.label_studio.configs import (
     jnq_config,
@@ -57,7 +58,7 @@ from transforms.annotation.label_studio.task_map import vote_mismatch
 from transforms.annotation.label_studio.tasks import jnq_tasks, nq_task
 from transforms.annotation.manifest import ReleaseRef, base_dataset
 from transforms.annotation.read_votes import ParseVoteFile, not_regular_file, of_release
-from transforms.annotation.suggestions import MANIFEST_KEY, Suggestions, suggested_project
+from transforms.annotation.suggestions import Suggestions, suggested_project
 from transforms.core.accounting import DEAD_LETTER
 from transforms.core.inputs import beam_pattern
 from transforms.release import to_json_bytes
@@ -225,15 +226,15 @@ class _Folders:
     def _project(self, stage: str, more: int) -> None:
         folder = self.folder(stage, more)
         config = nq_config() if stage == "nq" else jnq_config(stage)
-        _write(folder / "config.xml", config.encode("utf-8"))
+        write_file(folder / "config.xml", config.encode("utf-8"))
         title = f"{self.release.dataset} {self.release.version} {stage} (+{more})"
         instructions = nq_instructions() if stage == "nq" else ""
         settings = project_settings(title, config, more, instructions)
-        _write(folder / "project.json",
+        write_file(folder / "project.json",
                to_json_bytes(suggested_project(settings, self.suggestions)))
 
     def _flush(self, key: tuple[str, int]) -> None:
-        _flush(self.folder(*key), self.tool, self.batches[key], self.numbers[key])
+        write_tasks(self.folder(*key), self.tool, self.batches[key], self.numbers[key])
         self.batches[key], self.numbers[key] = [], self.numbers[key] + 1
 
     def close(self) -> None:
@@ -292,13 +293,7 @@ def next_round(options: NextOptions) -> dict[str, Any]:
                 "judgments_requested": sum(judgments.values()),
                 "judgments_per_stage": dict(sorted(judgments.items())),
                 "tasks": dict(sorted(folders.tasks.items()))}
-    if suggestions is not None:
-        manifest[MANIFEST_KEY] = suggestions.describe()
-    _write(staging / NEXT_MANIFEST, to_json_bytes(manifest))
-    if out.exists():
-        out.rmdir()
-    staging.rename(out)
-    return manifest
+    return finish_directory(staging, out, NEXT_MANIFEST, manifest, suggestions)
 
 
 def round_summary(manifest: dict[str, Any]) -> str:

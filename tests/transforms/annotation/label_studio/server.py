@@ -131,3 +131,21 @@ class Client:
     def post(self, path: str, body: Any, **params: Any) -> Any:
         return self._check(self.session.post(self.url + path, json=body, params=params,
                                              timeout=60))
+
+
+def sign_in(chrome: Any, url: str, wait: float) -> Any:
+    """Chromium signed in as the admin through the login form; a browser that is signed in
+    already (the session's Chromium is shared by the test files) is sent on by Label Studio,
+    and left as it is."""
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    chrome.get(url + "/user/login/")
+    WebDriverWait(chrome, wait).until(lambda d: d.find_elements(By.NAME, "email")
+                                      or "/user/login" not in d.current_url)
+    if "/user/login" in chrome.current_url:
+        chrome.find_element(By.NAME, "email").send_keys(ADMIN_EMAIL)
+        chrome.find_element(By.NAME, "password").send_keys(PASSWORD)
+        chrome.find_element(By.CSS_SELECTOR, "button[type=submit]").click()
+        WebDriverWait(chrome, wait).until(lambda d: "/user/login" not in d.current_url)
+    return chrome

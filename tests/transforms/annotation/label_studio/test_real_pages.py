@@ -21,7 +21,7 @@ from selenium.webdriver.common.actions.action_builder import ActionBuilder
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support.ui import WebDriverWait
 
-from tests.transforms.annotation.label_studio.server import ADMIN_EMAIL, PASSWORD
+from tests.transforms.annotation.label_studio.server import sign_in
 from transforms.annotation.label_studio.configs import (
     LONG_ANSWER_LABEL,
     LONG_ANSWER_MARKED,
@@ -75,12 +75,7 @@ def project(workers, examples) -> dict[str, Any]:
 @pytest.fixture(scope="module")
 def editor(chrome, server):
     """Chromium signed in to Label Studio as the admin, through the login form."""
-    chrome.get(server.url + "/user/login/")
-    chrome.find_element(By.NAME, "email").send_keys(ADMIN_EMAIL)
-    chrome.find_element(By.NAME, "password").send_keys(PASSWORD)
-    chrome.find_element(By.CSS_SELECTOR, "button[type=submit]").click()
-    WebDriverWait(chrome, WAIT).until(lambda d: "/user/login" not in d.current_url)
-    return chrome
+    return sign_in(chrome, server.url, WAIT)
 
 
 @pytest.fixture(scope="module")

@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from tests.transforms.annotation.label_studio.fixtures import jnq_row, nq_example
-from tests.transforms.annotation.label_studio.server import ADMIN_EMAIL, PASSWORD
+from tests.transforms.annotation.label_studio.server import sign_in
 from transforms.annotation.label_studio.configs import (
     LONG_ANSWER_MARKED,
     jnq_config,
@@ -93,11 +93,7 @@ def test_the_editor_shows_the_pre_annotation(chrome, server, nq_project):
     from selenium.webdriver.common.by import By
     from selenium.webdriver.support.ui import WebDriverWait
 
-    chrome.get(server.url + "/user/login/")
-    chrome.find_element(By.NAME, "email").send_keys(ADMIN_EMAIL)
-    chrome.find_element(By.NAME, "password").send_keys(PASSWORD)
-    chrome.find_element(By.CSS_SELECTOR, "button[type=submit]").click()
-    WebDriverWait(chrome, WAIT).until(lambda d: "/user/login" not in d.current_url)
+    sign_in(chrome, server.url, WAIT)
     chrome.get(f"{server.url}/projects/{nq_project['id']}/data?task={nq_project['task']}")
     WebDriverWait(chrome, WAIT).until(
         lambda d: d.find_elements(By.CSS_SELECTOR, 'input[name="good"]'))
