@@ -23,7 +23,9 @@ import json
 from collections.abc import Callable, Mapping
 from typing import Any
 
+import numpy as np
 import pyarrow as pa
+import pyarrow.compute as pc
 
 HF_METADATA_KEY = b"huggingface"
 CLASS_LABELS_KEY = b"class_labels"
@@ -211,3 +213,19 @@ def names_schema(schema: pa.Schema) -> pa.Schema:
     metadata = {k: v for k, v in (schema.metadata or {}).items()
                 if k not in (CLASS_LABELS_KEY, UNLABELED_KEY, HF_METADATA_KEY)}
     return pa.schema([f.with_type(retype(f.type, f.name)) for f in schema], metadata=metadata)
+
+
+def label_values(column: pa.Array, parts: list[str]) -> tuple[pa.Array, np.ndarray]:
+    """The values at the dotted ``parts`` below ``column`` (a class label's path, as
+    ``class_labels`` names it), through lists and structs, with the row of ``column`` each
+    comes from; nothing when a part is asked of what is no struct."""
+    values, rows = column, np.arange(len(column))
+    for part in [*parts, None]:
+        while pa.types.is_list(values.type) or pa.types.is_large_list(values.type):
+            rows = rows[pc.list_parent_indices(values).to_numpy()]
+            values = pc.list_flatten(values)
+        if part is not None:
+            if not pa.types.is_struct(values.type):
+                return pa.array([], pa.int64()), np.arange(0)
+            values = pc.struct_field(values, part)
+    return values, rows

@@ -44,7 +44,7 @@ from apache_beam.io.filesystems import FileSystems
 
 from transforms.core.spec import SPLIT, TableInvariants
 from transforms.release.diff import ID_COLUMNS, column_values, parquet_tables
-from transforms.release.features import NO_LABEL, class_labels
+from transforms.release.features import NO_LABEL, class_labels, label_values
 from transforms.release.invariant_spans import (
     SELECTION_MISMATCH,
     BatchValues,
@@ -391,20 +391,6 @@ def _check_references(tables: _Tables, found: dict[str, tuple[str, list[str]]],
 
 # Class labels ------------------------------------------------------------------------------
 
-def _label_values(array: pa.Array, parts: list[str]) -> tuple[pa.Array, np.ndarray]:
-    """The values at a dotted path below a column, through lists and structs, with the row
-    of each."""
-    rows = np.arange(len(array))
-    while True:
-        if pa.types.is_list(array.type) or pa.types.is_large_list(array.type):
-            rows = rows[pc.list_parent_indices(array).to_numpy()]
-            array = pc.list_flatten(array)
-        elif parts and pa.types.is_struct(array.type):
-            array = pc.struct_field(array, parts.pop(0))
-        else:
-            return array, rows
-
-
 def _check_labels(tables: _Tables) -> list[Violation]:
     bad: dict[str, Violation] = {}
     for table, files in tables.tables.items():
@@ -421,7 +407,7 @@ def _check_labels(tables: _Tables) -> list[Violation]:
             for _, batch in read_batches(tables.version_dir, [name], heads):
                 for path, names in labels.items():
                     head, *rest = path.split(".")
-                    values, rows = _label_values(arrow_column(batch, head), rest)
+                    values, rows = label_values(arrow_column(batch, head), rest)
                     if not pa.types.is_integer(values.type):
                         continue
                     outside = pc.or_(pc.less(values, NO_LABEL),

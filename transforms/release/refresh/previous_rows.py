@@ -17,12 +17,13 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
+import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
 from apache_beam.io.filesystems import FileSystems
 
-from transforms.release.features import NO_LABEL, class_labels, unlabeled_names
+from transforms.release.features import NO_LABEL, class_labels, label_values, unlabeled_names
 from transforms.release.storage import RAW
 from transforms.release.verify import DamagedReleaseError
 
@@ -76,7 +77,7 @@ def _scan_file(label: str, parquet: pq.ParquetFile, labels: Mapping[str, tuple[s
     for batch in parquet.iter_batches(columns=columns):
         for path, names in paths.items():
             parts = path.split(".")
-            values, rows = _leaves(batch.column(parts[0]), parts[1:])
+            values, rows = label_values(batch.column(parts[0]), parts[1:])
             _check(label, path, names, unlabeled.get(path), values, rows, batch, offset)
             if len(parts) == 1 and not _is_list(batch.schema.field(parts[0]).type):
                 seen.setdefault(path, set()).update(
@@ -88,23 +89,8 @@ def _is_list(data_type: pa.DataType) -> bool:
     return pa.types.is_list(data_type) or pa.types.is_large_list(data_type)
 
 
-def _leaves(column: pa.Array, parts: list[str]) -> tuple[pa.Array, pa.Array]:
-    """The values at dotted ``parts`` below ``column``, through lists and structs, with the
-    row (index in ``column``) each comes from."""
-    values, rows = column, pa.array(range(len(column)), pa.int64())
-    for part in [*parts, None]:
-        while _is_list(values.type):
-            rows = rows.take(pc.list_parent_indices(values))
-            values = pc.list_flatten(values)
-        if part is not None:
-            if not pa.types.is_struct(values.type):
-                return pa.array([], pa.int64()), pa.array([], pa.int64())
-            values = pc.struct_field(values, part)
-    return values, rows
-
-
 def _check(label: str, path: str, names: tuple[str, ...], unlabeled: str | None,
-           values: pa.Array, rows: pa.Array, batch: pa.RecordBatch, offset: int) -> None:
+           values: pa.Array, rows: np.ndarray, batch: pa.RecordBatch, offset: int) -> None:
     """``DamagedReleaseError`` naming the rows whose value at ``path`` is no label."""
     if pa.types.is_integer(values.type):
         valid = pc.and_(pc.greater_equal(values, NO_LABEL), pc.less(values, len(names)))
@@ -117,7 +103,7 @@ def _check(label: str, path: str, names: tuple[str, ...], unlabeled: str | None,
     bad = pc.indices_nonzero(pc.invert(pc.fill_null(valid, True)))
     if not len(bad):
         return
-    bad_rows = sorted(set(rows.take(bad).to_pylist()))
+    bad_rows = sorted(set(rows[bad.to_numpy()].tolist()))
     shown = values.take(bad).to_pylist()
     ids = (batch.column(ID).take(pa.array(bad_rows[:SHOWN])).to_pylist()
            if ID in batch.schema.names else None)
