@@ -64,24 +64,24 @@ WORKER_FIELD_DOCS = {
                       "compared judgments); null when too few judgments",
 }
 
-DECISION_SCHEMA = pa.schema([
-    pa.field("question_id", pa.string(), nullable=False),
-    pa.field("split", pa.string(), nullable=False),
-    pa.field("decision", pa.string(), nullable=False),
-    pa.field("paragraph", pa.int32()),
-    pa.field("label", pa.string(), nullable=False),
-    pa.field("confidence", pa.float64()),
-    pa.field("aggregate", pa.string(), nullable=False),
-], metadata={"dataset": "decisions"})
-NQ_DECISION_SCHEMA = pa.schema([
-    pa.field("example_id", pa.string(), nullable=False),
-    pa.field("split", pa.string(), nullable=False),
-    pa.field("decision", pa.string(), nullable=False),
-    pa.field("candidate", pa.int64()),
-    pa.field("label", pa.string(), nullable=False),
-    pa.field("confidence", pa.float64()),
-    pa.field("aggregate", pa.string(), nullable=False),
-], metadata={"dataset": "nq_decisions"})
+def _decision_schema(item: str, where: pa.Field, dataset: str) -> pa.Schema:
+    """The ``decisions`` table: one row per decision of an item (``item``), at ``where``
+    (JNQ's paragraph, NQ's candidate; null for a decision of the whole item)."""
+    return pa.schema([
+        pa.field(item, pa.string(), nullable=False),
+        pa.field("split", pa.string(), nullable=False),
+        pa.field("decision", pa.string(), nullable=False),
+        where,
+        pa.field("label", pa.string(), nullable=False),
+        pa.field("confidence", pa.float64()),
+        pa.field("aggregate", pa.string(), nullable=False),
+    ], metadata={"dataset": dataset})
+
+
+DECISION_SCHEMA = _decision_schema("question_id", pa.field("paragraph", pa.int32()),
+                                   "decisions")
+NQ_DECISION_SCHEMA = _decision_schema("example_id", pa.field("candidate", pa.int64()),
+                                      "nq_decisions")
 DECISION_FIELD_DOCS = {
     "decision": "what was decided: JNQ/JBoolQ good_question, yes_no_question, long_answer "
                 "(per paragraph), yes_no_answer or span (on EXIST paragraphs); NQ has_answer "
