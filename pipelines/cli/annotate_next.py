@@ -11,9 +11,11 @@ from pathlib import Path
 from typing import Any
 
 from filters.annotation.jnq import JnqThresholds
+from pipelines.cli.annotate_gold import gold_rounds_of
 from pipelines.cli.annotate_parser import DEFAULT_WAYS, ways_option
 from pipelines.cli.errors import UsageError
 from transforms.annotation.export import ExportError
+from transforms.annotation.gold_rounds import gold_summary_lines
 from transforms.annotation.manifest import NotAReleaseError, base_dataset, read_release
 from transforms.annotation.rounds import (
     NextOptions,
@@ -23,7 +25,7 @@ from transforms.annotation.rounds import (
     vote_paths,
 )
 from transforms.annotation.simulate import WorkerPool
-from transforms.annotation.simulate_rounds import write_request_answers
+from transforms.annotation.simulate_gold import answer_round
 from transforms.annotation.suggestions import SuggestionError, suggestions_for, summary_lines
 
 NQ_NOT_CURTAILED = ("--curtailed applies to jnq/jboolq: NQ keeps every annotation (train is "
@@ -59,7 +61,8 @@ def next_options(args: argparse.Namespace) -> NextOptions:
     return NextOptions(release=release, out=args.out, ways=per_split,
                        votes=tuple(args.votes), tool=args.tool,
                        thresholds=thresholds_of(args), tasks_per_file=args.tasks_per_file,
-                       splits=splits, suggestions=suggestions)
+                       splits=splits, suggestions=suggestions,
+                       gold=gold_rounds_of(args, base))
 
 
 def run_next(args: argparse.Namespace) -> dict[str, Any]:
@@ -75,7 +78,8 @@ def run_next(args: argparse.Namespace) -> dict[str, Any]:
 def next_summary(result: dict[str, Any]) -> str:
     """``open items: N; judgments requested: M`` or ``all decided`` (then the
     suggestions' lines, with ``--suggestions``)."""
-    return "\n".join([round_summary(result["manifest"]), *summary_lines(result["manifest"])])
+    return "\n".join([round_summary(result["manifest"]), *summary_lines(result["manifest"]),
+                      *gold_summary_lines(result["manifest"])])
 
 
 def run_simulate_requests(args: argparse.Namespace) -> dict[str, Any]:
@@ -107,5 +111,5 @@ def run_simulate_requests(args: argparse.Namespace) -> dict[str, Any]:
     accuracy = getattr(args, "accuracy", None) or WorkerPool().accuracy
     pool = WorkerPool(size=args.workers, accuracy=accuracy, spammer_share=args.spammers,
                       seed=args.seed)
-    counts = write_request_answers(release, args.requests, judged, per_split, pool, args.out)
+    counts = answer_round(release, args.requests, judged, per_split, pool, args.out)
     return {"command": "simulate", "out": args.out, "truth": None, "counts": counts}

@@ -18,6 +18,7 @@ from pipelines.cli.options import (
 )
 from pipelines.cli.parsers import program, readable_help
 from transforms.annotation.export import TOOLS
+from transforms.annotation.gold_rounds import check_gold_rate
 
 DATASETS = ("nq", "jnq", "jboolq")
 DEFAULT_WAYS = {"nq": "train=1,dev=5,test=5", "jnq": "10", "jboolq": "10"}
@@ -162,6 +163,13 @@ def build_parser() -> argparse.ArgumentParser:
                             help="tasks per file written")
     _add_thresholds(next_round, "the import's: give it the same")
     add_suggestion_options(next_round)
+    next_round.add_argument("--gold", default=None, metavar="FILE",
+                            help="known answers (import --gold's file): their questions are "
+                                 "never asked as ordinary items; needs --gold-rate")
+    next_round.add_argument("--gold-rate", type=gold_rate, default=None, metavar="SHARE",
+                            help="with --gold, the share of each round's tasks that are gold "
+                                 "items (0 <= SHARE < 1; seeded by --seed), in every stage "
+                                 "and project, alike to the others")
 
     imported = commands.add_parser("import", help="aggregate votes into an annotated release "
                                    "(a Beam pipeline; other --options go to Beam)")
@@ -234,6 +242,15 @@ def control_rate(value: str) -> float:
         raise argparse.ArgumentTypeError(f"--control-rate takes a share between 0 and 1 "
                                          f"(exclusive), got {value!r}")
     return rate
+
+
+def gold_rate(value: str) -> float:
+    """``--gold-rate``: a share with ``0 <= rate < 1``."""
+    try:
+        return check_gold_rate(float(value))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"--gold-rate takes a share with 0 <= SHARE < 1, "
+                                         f"got {value!r}") from None
 
 
 def add_suggestion_options(parser: argparse.ArgumentParser) -> None:

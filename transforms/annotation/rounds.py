@@ -48,6 +48,7 @@ from transforms.annotation.export import (
     write_file,
     write_tasks,
 )
+from transforms.annotation.gold_rounds import GoldRounds, finish_manifest, gold_mix, mixed
 from transforms.annotation.label_studio.configs import (
     jnq_config,
     nq_config,
@@ -81,6 +82,7 @@ class NextOptions:
     tasks_per_file: int = 1000
     splits: tuple[str, ...] = field(default=())
     suggestions: Suggestions | None = None  # --suggestions: shown outside the control group
+    gold: GoldRounds | None = None  # --gold with --gold-rate: gold items mixed in (gold_rounds)
 
 
 @dataclass(frozen=True)
@@ -265,6 +267,8 @@ def next_round(options: NextOptions) -> dict[str, Any]:
     if suggestions is not None:
         suggestions.check_ids(item_ids(release, options.splits or release.splits))
     votes, refused = read_round_votes(options.votes, base)
+    gold = options.gold and gold_mix(options.gold, release, options.splits or release.splits,
+                                     votes)
     out = Path(options.out)
     staging = out.with_name(f".{out.name}.partial")
     if staging.exists():
@@ -274,7 +278,7 @@ def next_round(options: NextOptions) -> dict[str, Any]:
     items: set[str] = set()
     judgments: dict[str, int] = {}
     with open(staging / REQUESTS, "w", encoding="utf-8") as handle:
-        for request, example in _open_requests(options, votes):
+        for request, example in mixed(gold, _open_requests(options, votes)):
             handle.write(json.dumps(request.record(base), ensure_ascii=False, sort_keys=True)
                          + "\n")
             items.add(request.item)
@@ -293,7 +297,8 @@ def next_round(options: NextOptions) -> dict[str, Any]:
                 "judgments_requested": sum(judgments.values()),
                 "judgments_per_stage": dict(sorted(judgments.items())),
                 "tasks": dict(sorted(folders.tasks.items()))}
-    return finish_directory(staging, out, NEXT_MANIFEST, manifest, suggestions)
+    return finish_directory(staging, out, NEXT_MANIFEST, finish_manifest(manifest, gold),
+                            suggestions)
 
 
 def round_summary(manifest: dict[str, Any]) -> str:
