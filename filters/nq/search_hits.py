@@ -22,12 +22,14 @@ _NON_ARTICLE_NAMESPACES = re.compile(
 
 @dataclass(frozen=True)
 class SearchHit:
-    """One ranked search result (rank is 1-based)."""
+    """One ranked search result (rank is 1-based). ``score``: the backend's relevance score
+    (the local index: BM25 over the query's weight, 0 to 1), None when it reports none."""
 
     url: str
     title: str
     snippet: str
     rank: int
+    score: float | None = None
 
 
 def wikipedia_title(url: str, lang: str = "en") -> str | None:

@@ -269,6 +269,20 @@ class Bm25Index:
         columns = len(self._indptr) - 1
         return [i for i in (self.vocab.get(t, columns) for t in tokens) if i < columns]
 
+    def query_weight(self, tokens: Sequence[str]) -> float:
+        """The sum of the query tokens' IDFs (repeats counted, as in scoring; a token no page
+        holds weighs the most, ``log(1 + (N + 0.5) / 0.5)``): a page's score is below it, so
+        ``score / query_weight`` is the share of the query a page matches, whatever the size
+        of the index (the relevance floor's scale)."""
+        n_docs = self.num_docs
+        columns = len(self._indptr) - 1
+        weight = 0.0
+        for token in tokens:
+            column = self.vocab.get(token, columns)
+            df = int(self._indptr[column + 1] - self._indptr[column]) if column < columns else 0
+            weight += math.log(1 + (n_docs - df + 0.5) / (df + 0.5))
+        return weight
+
     def top_k(self, tokens: Sequence[str], k: int) -> list[tuple[int, float]]:
         """``(doc id, score)`` of the ``k`` best documents with a positive score, best first,
         equal scores by lower id. A token repeated in the query counts again, as in bm25s.

@@ -204,16 +204,20 @@ class LocalSearch:
         return len(self._pages)
 
     def search(self, query: str, k: int = 5) -> list[SearchHit]:
-        """Top ``k`` pages by BM25 score (ties: lower document id first)."""
+        """Top ``k`` pages by BM25 score (ties: lower document id first); a hit's ``score`` is
+        its BM25 score over the query's weight (``Bm25Index.query_weight``): the share of the
+        question's terms, weighted by rarity, the page matches, from 0 to 1 whatever the
+        question's length or the index's size (the relevance floor's scale)."""
         tokens = self._tokenize([query])[0]
         if not tokens:
             return []
+        weight = self._index.query_weight(tokens) or 1.0
         hits = []
-        for rank, (doc_id, _) in enumerate(self._index.top_k(tokens, k), start=1):
+        for rank, (doc_id, score) in enumerate(self._index.top_k(tokens, k), start=1):
             meta: PageMeta = self._pages.meta(doc_id)
             hits.append(SearchHit(meta.url, meta.title,
                                   best_snippet(meta.text, query, tokenizer=self._tokenize),
-                                  rank))
+                                  rank, round(float(score) / weight, 6)))
         return hits
 
     def page(self, title: str) -> IndexedPage | None:

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from transforms.core.split_warnings import split_warning_lines
+
 DEAD_LETTERED = "dead_lettered"
 
 
@@ -20,8 +22,9 @@ def dead_letter_line(counts: dict[str, dict[str, int]], width: int = 23) -> str:
 
 
 def empty_release_warning(manifest: dict[str, Any]) -> list[str]:
-    """A loud warning when the release holds no rows at all (published with --allow-empty)."""
+    """A loud warning when the release holds no rows at all (published with --allow-empty),
+    else the warning about splits with few or no rows, if any (``split_warnings``)."""
     if sum(manifest.get("rows_per_split", {}).values()):
-        return []
+        return split_warning_lines(manifest)
     return ["  WARNING: 0 rows kept: this release is EMPTY (published because of "
             "--allow-empty); check the input and the counts above"]

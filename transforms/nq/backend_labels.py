@@ -49,6 +49,16 @@ def _pages_count(index_dir: str) -> str:
     return f"{pages} page{'s' * (pages != 1)}, "
 
 
+def index_page_count(index_dir: str) -> int | None:
+    """The page count an index records (``index_meta.json``, local or ``gs://``); None when
+    it cannot be read."""
+    try:
+        with FileSystems.open(FileSystems.join(index_dir, META_FILE)) as handle:
+            return int(json.loads(handle.read().decode("utf-8"))["pages"])
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+
+
 def bundled_index_label(index_dir: str) -> str:
     """``bundled sample index (46 pages, for the sample only)``."""
     return f"{BUNDLED_INDEX} ({_pages_count(index_dir)}for the sample only)"

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 from apache_beam.utils.shared import Shared
 
+from filters.nq.relevance_floor import RelevanceFloor
 from transforms.clients.http_json import HttpPolicy
 from transforms.clients.search_backends import SearchEndpoints
 from transforms.core.beam_storage import beam_storage_for
@@ -36,6 +37,7 @@ class BackendOptions:
     rest_url: str | None = None
     shared: Shared = field(default_factory=Shared, compare=False, repr=False)
     failure_limit: int = 0  # stop after this many items in a row lost to connection failures
+    floor: RelevanceFloor = RelevanceFloor()  # the linked page's lowest score and margin
 
     @property
     def search_what(self) -> str:

@@ -19,6 +19,8 @@ from transforms.nq.counters import (
     SEARCH_FAILED,
     SEARCHED,
 )
+from transforms.nq.floor_text import BELOW_FLOOR_SHARE, below_floor_share
+from transforms.nq.floor_text import card_lines as floor_card_lines
 from transforms.nq.refresh_text import card_lines, questions_card_lines, this_run
 from transforms.nq.simplified import CARD_LINE as SIMPLIFIED_CARD_LINE
 from transforms.release import (
@@ -41,7 +43,8 @@ def nq_stats(tallies: dict[str, int], histograms: dict) -> dict[str, Any]:
     with_wikipedia = asked - read[NO_WIKIPEDIA_IN_TOP5] - sum(read.family(SEARCH_FAILED).values())
     return {"counts": counts, "lengths": length_statistics(histograms),
             "question_prefixes": top_prefixes(tallies),
-            "wikipedia_in_top5_share": round(with_wikipedia / asked, 4) if asked else None}
+            "wikipedia_in_top5_share": round(with_wikipedia / asked, 4) if asked else None,
+            **({BELOW_FLOOR_SHARE: below_floor_share(read)} if asked else {})}
 
 
 WIKIPEDIA_LICENSE = (
@@ -181,6 +184,7 @@ def _examples_body(manifest: dict[str, Any], stats: dict[str, Any]) -> str:
         f"Questions with a Wikipedia page in the top 5{this_run(stats)}: "
         f"{'-' if share is None else f'{share:.1%}'}.",
         "",
+        *floor_card_lines(manifest, stats),
         *sample_index_lines(source),
         "| split | examples |",
         "|---|---|",

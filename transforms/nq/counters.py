@@ -50,7 +50,9 @@ NO_WIKIPEDIA = "no_wikipedia_in_top5"  # drop reasons (rejected/unlinked_questio
 PAGE_MISSING = "page_missing"
 PAGE_REDIRECTED = "page_redirected"
 NO_CANDIDATES = "no_long_answer_candidates"
+BELOW_FLOOR = "below_floor"  # the top Wikipedia page scored under --min-score / --min-margin
 NO_WIKIPEDIA_IN_TOP5 = LINKING_DROPPED.member(NO_WIKIPEDIA)
+LINKING_BELOW_FLOOR = LINKING_DROPPED.member(BELOW_FLOOR)  # linking.dropped.below_floor
 LINKING_DEAD_LETTERED = Counter(LINKING, DEAD_LETTERED)
 # refresh: questions the previous release dropped for a lasting reason, not searched again
 PREVIOUSLY_DROPPED = Counter(LINKING, "previously_dropped")
@@ -69,7 +71,8 @@ LINKING_COUNTERS = CounterSet.of(SEARCHED, *WIKIPEDIA_RANK.values(), SEARCH_FAIL
 
 # drops a refresh keeps (the question is not linked again): what the search or the page said,
 # not a failure to ask (search_failed, HTTP errors are retried)
-LASTING_DROPS = frozenset({NO_WIKIPEDIA, PAGE_MISSING, PAGE_REDIRECTED, NO_CANDIDATES})
+LASTING_DROPS = frozenset({NO_WIKIPEDIA, BELOW_FLOOR, PAGE_MISSING, PAGE_REDIRECTED,
+                           NO_CANDIDATES})
 
 CANDIDATE_TAG = CounterFamily(CANDIDATES, "tag")  # tag.<HTML tag> of long-answer candidates
 

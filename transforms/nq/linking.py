@@ -3,7 +3,9 @@ long-answer candidates, NQ original-format examples.
 
 * ``LinkQuestions``: the question goes to the search backend; it is kept when a Wikipedia
   article is among the top 5 hits, with the top-ranked one as its document
-  (``no_wikipedia_in_top5`` otherwise).
+  (``no_wikipedia_in_top5`` otherwise), and that page passes the relevance floor
+  (``filters.nq.relevance_floor``: ``--min-score``, ``--min-margin``; ``below_floor``
+  otherwise, with its score and margin in ``rejected/unlinked_questions``).
 * ``FetchPages``: questions are grouped by page so each page is fetched once, from the local
   index or the Wikimedia REST API; ``page_missing`` / ``page_redirected`` are named drops.
 * ``BuildExamples``: NQ tokens and long-answer candidates of the page, a stable 64-bit
@@ -26,12 +28,14 @@ from typing import Any
 
 import apache_beam as beam
 
+from filters.nq.relevance_floor import RelevanceFloor
 from filters.nq.search_hits import top_wikipedia_hit, wikipedia_title
 from transforms.clients.breaker import ConsecutiveFailures
 from transforms.core.accounting import dead_letter, rejected, tally
 from transforms.core.counters import CounterFamily
 from transforms.core.progress import Progress
 from transforms.nq.counters import (
+    BELOW_FLOOR,
     BUILT,
     CANDIDATE_TAG,
     EXAMPLES,
@@ -52,6 +56,7 @@ from transforms.nq.counters import (
     wikipedia_rank,
 )
 
+NO_FLOOR = RelevanceFloor(0.0, 0.0)  # a LinkQuestions built without --min-score links as NQ did
 _REDIRECT = re.compile(r'rel="mw:PageProp/redirect"|<div class="redirectMsg"|'
                        r"^\s*#REDIRECT", re.I)
 
@@ -74,12 +79,14 @@ class LinkQuestions(beam.DoFn):
     STAGE = LINKING
 
     def __init__(self, make_backend: Callable[[], Any], lang: str, k: int = TOP_K,
-                 failure_limit: int = 0, what: str = "the search backend"):
+                 failure_limit: int = 0, what: str = "the search backend",
+                 floor: RelevanceFloor = NO_FLOOR):
         self.make_backend = make_backend
         self.lang = lang
         self.k = k
         self.failure_limit = failure_limit
         self.what = what
+        self.floor = floor
 
     def setup(self):
         self._backend = self.make_backend()
@@ -111,8 +118,14 @@ class LinkQuestions(beam.DoFn):
             yield from _drop(LINKING_DROPPED, row, NO_WIKIPEDIA,
                              hits=[h.url for h in hits])
             return
-        yield tally(wikipedia_rank(hit.rank))
         title = wikipedia_title(hit.url, self.lang)
+        check = self.floor.check(hit, hits)
+        if not check.passed:
+            yield from _drop(LINKING_DROPPED, row, BELOW_FLOOR, title=title,
+                             score=check.score, margin=check.margin,
+                             hits=[h.url for h in hits])
+            return
+        yield tally(wikipedia_rank(hit.rank))
         yield title, {**row, "search_rank": hit.rank, "search_snippet": hit.snippet,
                       "search_hits": [h.url for h in hits]}
 
@@ -239,7 +252,7 @@ class LinkAndFetch(beam.PTransform):
                   | "Link" >> beam.ParDo(LinkQuestions(
                       self.options.make_search, self.lang,
                       failure_limit=self.options.failure_limit,
-                      what=self.options.search_what))
+                      what=self.options.search_what, floor=self.options.floor))
                   .with_outputs(*SIDE_OUTPUTS, main="main"))
         fetched = (linked.main
                    | "GroupByPage" >> beam.GroupByKey()

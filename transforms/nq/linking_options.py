@@ -33,6 +33,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from filters.nq.relevance_floor import DEFAULT_MIN_MARGIN, DEFAULT_MIN_SCORE, RelevanceFloor
 from transforms.clients.bounded_http import RequestLimits
 from transforms.clients.http_json import DEFAULT_LIMITS, HttpPolicy
 from transforms.clients.local_search import IndexFormatError
@@ -49,6 +50,7 @@ from transforms.core.options import (
 from transforms.core.request_options import request_limit_options, request_limits_of
 from transforms.nq.backend_labels import (
     bundled_index_label,
+    index_page_count,
     local_index_label,
     pages_label,
     search_label,
@@ -124,6 +126,17 @@ class LinkingOptions:
     http_max_decoded_mib: float = _HTTP["max_decoded_mib"]
     no_preflight: bool = _CHECKS["no_preflight"]
     max_consecutive_failures: int = _CHECKS["max_consecutive_failures"]
+    min_score: float = linking_option(
+        DEFAULT_MIN_SCORE, "relevance floor: the top Wikipedia page's lowest search score, "
+                           "else the question is dropped as below_floor; --search local: the "
+                           "share of the question's BM25 weight the page matches, 0 to 1 "
+                           "(default measured on NQ-open, docs/design/decisions.md); backends "
+                           "without scores (mediawiki, web) are not floored; 0 = off",
+        parse=non_negative_float)
+    min_margin: float = linking_option(
+        DEFAULT_MIN_MARGIN, "relevance floor: the top Wikipedia page's lowest lead over the "
+                            "next hit, as a share of its score (0.2: a fifth ahead); 0 = off "
+                            "(default)", parse=non_negative_float)
     relink: bool = linking_option(
         False, "with --previous: search and fetch the page of every question again (fresh "
                "pages); without it a question the previous release has keeps its example "
@@ -146,6 +159,7 @@ class ResolvedLinking:
     index_label: str = ""
     bundled_index: bool = False
     sample_input: bool = False
+    index_pages: int | None = None  # pages the index records (the small-index warning)
 
 
 CHOICES = {  # every backend of transforms.clients.search_backends.BACKEND_NAMES
@@ -234,7 +248,14 @@ def resolve_linking(options: Any, needs_index: bool) -> ResolvedLinking:
         search_label(search, options.lang, index, api_url=options.mediawiki_api_url,
                      web_endpoint=options.web_endpoint),
         pages_label(pages, search, options.lang, index, rest_url=options.rest_url),
-        index, bundled, sample_input)
+        index, bundled, sample_input,
+        index_page_count(index_dir) if resolved_search_reads(search) else None)
+
+
+def resolved_search_reads(search: str) -> bool:
+    """Whether the search itself reads the index (``--search local``): its size then decides
+    which pages questions can find."""
+    return search == "local"
 
 
 def source_of(resolved: ResolvedLinking) -> dict[str, Any]:
@@ -247,7 +268,9 @@ def source_of(resolved: ResolvedLinking) -> dict[str, Any]:
     return {**kinds, "search_backend": resolved.search_label,
             "pages_backend": resolved.pages_label, "index": resolved.index_label,
             "bundled_sample_index": resolved.bundled_index,
-            "sample_input": resolved.sample_input}
+            "sample_input": resolved.sample_input,
+            **({"index_pages": resolved.index_pages} if resolved.index_pages is not None
+               else {})}
 
 
 def recorded_of(resolved: ResolvedLinking) -> dict[str, Any]:
@@ -270,7 +293,13 @@ def backend_options(options: Any, resolved: ResolvedLinking) -> BackendOptions:
     search = SearchEndpoints(api_url=options.mediawiki_api_url, endpoint=options.web_endpoint)
     return BackendOptions(options.search or resolved.search, resolved.pages, options.lang,
                           resolved.index_dir, http, search, options.rest_url,
-                          failure_limit=options.max_consecutive_failures)
+                          failure_limit=options.max_consecutive_failures,
+                          floor=relevance_floor(options))
+
+
+def relevance_floor(options: Any) -> RelevanceFloor:
+    """The relevance floor of ``--min-score`` and ``--min-margin``."""
+    return RelevanceFloor(options.min_score, options.min_margin)
 
 
 def linking_endpoints(options: Any, resolved: ResolvedLinking) -> tuple[Endpoint, ...]:

@@ -49,6 +49,7 @@ from transforms.nq.counters import (
 )
 from transforms.nq.examples import FIELD_DOCS as EXAMPLE_FIELD_DOCS
 from transforms.nq.examples import HF_SCHEMA, nq_shard_name, original_example
+from transforms.nq.floor_text import summary_lines as floor_lines
 from transforms.nq.linking import BuildExamples, LinkAndFetch, summary_label
 from transforms.nq.linking_options import (
     LinkingOptions,
@@ -334,6 +335,7 @@ def summary(result: dict[str, Any]) -> str:
     share = result["stats"]["wikipedia_in_top5_share"]
     lines.append(f"  questions with a Wikipedia page in the top 5{this_run(result['stats'])}: "
                  f"{'-' if share is None else f'{share:.1%}'}")
+    lines += floor_lines(result["manifest"], result["stats"])
     lines.append(dead_letter_line(raw))
     for split, rows in rows_in_split_order(result["manifest"]):
         lines.append(f"  examples in {split}: {rows}")

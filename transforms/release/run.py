@@ -24,6 +24,7 @@ from apache_beam.io.filesystems import FileSystems
 from apache_beam.options.pipeline_options import PipelineOptions, StandardOptions
 
 from transforms.core.spec import TableInvariants
+from transforms.core.split_warnings import split_card_note
 from transforms.release.accounting import read_accounting
 from transforms.release.card import DatasetCard
 from transforms.release.card_sections import shared_sections
@@ -175,6 +176,8 @@ def release_documents(staging_dir: str, manifest: dict[str, Any], stats: dict[st
     record = simulated_record(manifest)
     if record is not None:
         body = with_card_note(body, record)
+    if note := split_card_note(manifest):
+        body = f"{body.rstrip()}\n\n{note}\n"
     if not isinstance(make_card, DatasetCard):
         return {"README.md": body.encode("utf-8")}
     info = release_info(make_card, manifest)

@@ -48,7 +48,8 @@ def test_a_question_release_built_on_a_previous_one_rebuilds_every_row():
 
 
 def test_only_options_that_change_rows_are_row_options():
-    linking = ["search", "pages", "lang", "split_ratios", "split_salt"]
+    linking = ["search", "pages", "lang", "min_score", "min_margin", "split_ratios",
+               "split_salt"]
     assert row_options(NqOptions) == ["min_users", "window", "min_category_count",
                                       "stop_after", *linking]
     assert row_options(JnqOptions) == ["min_users", "window", "variant", "count_symbols",
