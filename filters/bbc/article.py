@@ -116,7 +116,7 @@ class TooDeeplyNested(ValueError):
     """The page nests elements deeper than libxml2 parses even without its default limit."""
 
 
-def _load(html_text: str) -> etree._Element | None:
+def load_html(html_text: str) -> etree._Element | None:
     """Parse without libxml2's default depth limit of 256 (``huge_tree``: 2048 levels); a page
     nested deeper still raises ``TooDeeplyNested`` rather than losing its rest silently."""
     text = _XML_DECL.sub("", html_text, count=1)
@@ -400,7 +400,7 @@ def _find_body(doc: etree._Element) -> tuple[str, etree._Element | None]:
 def parse_bbc_article(html_text: str) -> ParsedArticle | ParseSkip:
     """Parse a decoded BBC News page (NLQuAD §3: text-only article body with sub-headings)."""
     try:
-        doc = _load(html_text)
+        doc = load_html(html_text)
     except TooDeeplyNested as error:
         return ParseSkip("too_deeply_nested", f"deeper than libxml2 parses: {error}")
     if doc is None or not doc.xpath("//body"):

@@ -54,6 +54,11 @@ def _bbc_path(url: str) -> str | None:
     return re.sub(r"/{2,}", "/", parts.path or "/").lower()
 
 
+def is_bbc_host(url: str) -> bool:
+    """True when ``url`` is on a BBC host (bbc.co.uk, bbc.com or a subdomain), article or not."""
+    return _bbc_path(url) is not None
+
+
 def classify_bbc_url(url: str) -> UrlClass:
     """Classify a BBC URL as an article (with its asset key) or a named non-article kind.
 

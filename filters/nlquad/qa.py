@@ -11,6 +11,8 @@ NLQuAD (Soleimani, Monz, Worring, EACL 2021, §3):
   (``Block.promo``: "LABEL: <a>headline</a>" items) are removed from the context and the
   answer alike, so a promo box closing a section does not cost its question; promo lists are
   counted (``removed_promo_lists``, the pipeline's ``promo_list_removed``).
+* question-shaped page furniture (newsletter, comment/poll and advertisement prompts) is
+  dropped with its own reason (``filters.nlquad.boilerplate_questions``).
 
 Offsets are exact: ``context[answer_start:answer_end] == answer_text``; word offsets index
 ``context.split()`` (NLQuAD §5.1 computes IoU over word positions).
@@ -24,6 +26,7 @@ from dataclasses import dataclass
 
 from filters.bbc.article import BREAK, LIST, PARAGRAPH, SUBHEADING, Block
 from filters.bbc.boilerplate import is_template_text
+from filters.nlquad.boilerplate_questions import Verdict, question_text_verdict
 
 _INTERROGATIVE = re.compile(r"\?[\"'\u2019\u201d)\]]*$")
 
@@ -86,8 +89,10 @@ def build_document(
     blocks: Sequence[Block],
     is_boilerplate: Callable[[str], bool] = is_template_text,
     separator: str = "\n",
+    question_rule: Callable[[str], Verdict] = question_text_verdict,
 ) -> NlquadDocument:
-    """Build the context (paragraphs and text lists, no sub-headings) and the QA pairs."""
+    """Build the context (paragraphs and text lists, no sub-headings) and the QA pairs;
+    ``question_rule`` drops question-shaped furniture by its words."""
     paragraphs: list[str] = []
     sections: list[_Section] = []
     current: _Section | None = None
@@ -127,7 +132,7 @@ def build_document(
     qas: list[QAPair] = []
     dropped: list[DroppedQuestion] = []
     for section in sections:
-        reason = _drop_reason(section, is_boilerplate)
+        reason = _drop_reason(section, is_boilerplate, question_rule)
         if reason:
             dropped.append(DroppedQuestion(section.question, section.ordinal, reason))
             continue
@@ -142,11 +147,15 @@ def build_document(
                           len(sections), removed, promo_lists)
 
 
-def _drop_reason(section: _Section, is_boilerplate: Callable[[str], bool]) -> str | None:
+def _drop_reason(section: _Section, is_boilerplate: Callable[[str], bool],
+                 question_rule: Callable[[str], Verdict]) -> str | None:
     if is_boilerplate(section.question) or (
         section.template_paragraphs and not section.paragraph_ids
     ):
         return DROP_BOILERPLATE
+    verdict = question_rule(section.question)
+    if not verdict.keep:
+        return verdict.reason
     if section.has_text_list:
         return DROP_BULLET_LIST
     if not section.paragraph_ids:

@@ -28,7 +28,9 @@ from transforms.clients.preflight import check_endpoints
 from transforms.core.errors import UsageError
 from transforms.core.options import dash_name, option_fields, recorded, resolve_version
 from transforms.core.spec import DatasetSpec, Plan
+from transforms.core.summary import dead_lettered_total
 from transforms.release import ReleaseTarget, publish, recorded_options, run_release
+from transforms.release.first_rejected import first_dead_letter_line
 from transforms.release.manifest import json_safe
 from transforms.release.refresh.lock import refresh_lock
 from transforms.release.refresh.previous import (
@@ -156,14 +158,18 @@ def spec_main(spec: DatasetSpec, argv: list[str] | None = None) -> int:
 
 
 def summary_of(spec: DatasetSpec) -> Callable[[dict[str, Any]], str]:
-    """The end-of-run summary: the spec's, then what a refresh carried, then a warning when
-    the release holds simulated annotations."""
+    """The end-of-run summary: the spec's, the first dead letter's reason and detail when
+    there is one, then what a refresh carried, then a warning when the release holds
+    simulated annotations."""
 
     def summary(result: dict[str, Any]) -> str:
         record = simulated_record(result["manifest"])
         warning = [] if record is None else [f"  WARNING: simulated annotations. "
                                              f"{warning_text(record)}"]
-        return "\n".join([spec.summary(result), *summary_lines(result["stats"]), *warning])
+        first = (first_dead_letter_line(result["path"])
+                 if dead_lettered_total(result["stats"].get("counts", {})) else None)
+        return "\n".join([spec.summary(result), *([first] if first else []),
+                          *summary_lines(result["stats"]), *warning])
 
     return summary
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from filters.nlquad.news_article import EXTRACTOR
 from transforms.core.counters import Counts
 from transforms.nlquad.counters import (
     CDX,
@@ -32,6 +33,7 @@ from transforms.nlquad.counters import (
     PAGES_PARSED,
     PAGES_READ,
     PAGES_SKIPPED,
+    PARSED_GENERIC,
     PROMO_LIST_REMOVED,
     REDIRECTED_CAPTURES_KEPT,
 )
@@ -217,6 +219,21 @@ def refresh_count_rows(stats: dict[str, Any]) -> list[tuple[str, int]]:
             ("new articles with a carried text, dropped", counts[DUPLICATE_CONTENT_OF_CARRIED])]
 
 
+def layout_lines(counts: Counts) -> list[str]:
+    """Which parser read the articles (``--layout``), when any page was read by the generic
+    extractor; nothing for a BBC-only release."""
+    generic = counts[PARSED_GENERIC]
+    if not generic:
+        return []
+    bbc = counts[PAGES_PARSED] - generic
+    return [f"Layout: {bbc} articles were read by the BBC parser (eras A-D) and {generic} by "
+            f"the generic main-content extractor ({EXTRACTOR}, `--layout`); each row's "
+            "`layout_era` says which (`generic` for the extractor). The generic extractor "
+            "keeps the article's headings, paragraphs and lists and drops navigation, "
+            "newsletter, comment, advertisement, related-link and FAQ furniture; the same "
+            "question rules then apply.", ""]
+
+
 def _body(manifest: dict[str, Any], stats: dict[str, Any]) -> str:
     """Markdown body: what, method, splits, counts and drop reasons, lengths, baselines."""
     counts = Counts(stats["counts"], COUNTERS)
@@ -230,6 +247,7 @@ def _body(manifest: dict[str, Any], stats: dict[str, Any]) -> str:
         "",
         f"Pages: {md_text(_source_text(source, options))}.",
         "",
+        *layout_lines(counts),
         "## Splits",
         "",
         "| split | questions |",

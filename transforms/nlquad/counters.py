@@ -81,13 +81,17 @@ PARSED_ERA_A = Counter(PAGES, "parsed_era_A")
 PARSED_ERA_B = Counter(PAGES, "parsed_era_B")
 PARSED_ERA_C = Counter(PAGES, "parsed_era_C")
 PARSED_ERA_D = Counter(PAGES, "parsed_era_D")
+# --layout generic (or auto, for a page of another site): parsed by the generic extractor
+PARSED_GENERIC = Counter(PAGES, "parsed_generic")
 PAGES_DEAD_LETTERED = Counter(PAGES, DEAD_LETTERED)
 
 #: the decoding methods ``filters.text.html_decoding`` names that a page counts
 ENCODING = {"detected": ENCODING_DETECTED, "fallback": ENCODING_FALLBACK,
             "replaced": ENCODING_REPLACED}
-#: the layout eras ``filters.bbc.article`` parses
-PARSED_ERA = {"A": PARSED_ERA_A, "B": PARSED_ERA_B, "C": PARSED_ERA_C, "D": PARSED_ERA_D}
+#: the layout eras ``filters.bbc.article`` parses, and the generic extractor's
+#: (``filters.nlquad.news_article.GENERIC_ERA``): what the card and summary say each used
+PARSED_ERA = {"A": PARSED_ERA_A, "B": PARSED_ERA_B, "C": PARSED_ERA_C, "D": PARSED_ERA_D,
+              "generic": PARSED_GENERIC}
 
 # dedup: DeduplicateArticles
 DUPLICATE_CAPTURE = Counter(DEDUP, "duplicate_capture")

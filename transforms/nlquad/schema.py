@@ -54,7 +54,8 @@ FIELD_DOCS = {
     "url": "canonical article URL (https://www.bbc.co.uk/news/...)",
     "capture_url": "URL of the capture the text comes from",
     "capture_timestamp": "Wayback timestamp YYYYMMDDhhmmss of that capture",
-    "layout_era": "A, B, C or D (BBC page layout of the capture)",
+    "layout_era": "A, B, C or D (BBC page layout of the capture), or generic (any other "
+                  "site, read by the main-content extractor: --layout)",
     "question": "the interrogative sub-heading, original text",
     "question_index": "1-based position among the article's interrogative sub-headings",
     "context": "article body text without sub-headings, templates and break-lines",

@@ -18,6 +18,7 @@ from typing import Any
 import apache_beam as beam
 from apache_beam.io.filesystems import FileSystems
 
+from filters.nlquad.layout import AUTO, LAYOUTS
 from transforms.clients.wayback.policy import CAPTURE_REDIRECTS, WaybackPolicy
 from transforms.core.accounting import SIDE_OUTPUTS
 from transforms.core.counters import Counts
@@ -58,6 +59,7 @@ from transforms.nlquad.counters import (
     PAGES_PARSED,
     PAGES_READ,
     PAGES_SKIPPED,
+    PARSED_GENERIC,
     PROMO_LIST_REMOVED,
 )
 from transforms.nlquad.refresh import (
@@ -129,6 +131,10 @@ class _PageOptions:
                                      "(any Beam filesystem: local, gs://, ...)", rows=False)
     index: str | None = option(None, "--source html: TSV sidecar (file, url, timestamp); "
                                      "default: index.tsv next to each page", rows=False)
+    layout: str = option(AUTO, "which parser reads a page: auto (default: the BBC parser for "
+                               "BBC pages, the generic main-content extractor for any other "
+                               "news site), bbc (BBC pages only) or generic (every page)",
+                         choices=LAYOUTS)
 
 
 @dataclass(frozen=True)
@@ -379,7 +385,8 @@ class BuildNlquad(beam.PTransform):
         pages, results = read_pages(pbegin, options, refresh)
         total = (len(matching_files(options.input))
                  if options.source == "html" and not refresh.active else None)
-        parsed = pages | "Parse" >> beam.ParDo(ParsePages(progress_total=total)).with_outputs(
+        parsed = pages | "Parse" >> beam.ParDo(
+            ParsePages(progress_total=total, layout=options.layout)).with_outputs(
             *SIDE_OUTPUTS, main="main")
         articles, dedup_results = parsed.main | "Deduplicate" >> DeduplicateArticles(
             refresh.carried)
@@ -427,6 +434,8 @@ def summary(result: dict[str, Any]) -> str:
           for label, count in [*refreshed, *cdx_count_rows(raw)]],
         f"  pages read:            {counts[PAGES_READ]}",
         f"  articles parsed:       {counts[PAGES_PARSED]}",
+        *([f"  articles parsed, generic layout: {counts[PARSED_GENERIC]}"]
+          if counts[PARSED_GENERIC] else []),
     ]
     for name, count in counts.fired(INPUT).items():  # whatever the source counted
         if name != INPUT_PAGES.name:
@@ -453,7 +462,8 @@ SPEC = DatasetSpec(
     module="build_nlquad",
     version=DATASET_VERSION,
     about=ABOUT,
-    description="Build an NLQuAD-style long-answer QA release from BBC News pages. "
+    description="Build an NLQuAD-style long-answer QA release from BBC News pages, or from "
+                "any news site's saved pages (--layout). "
                 "Any other --option is passed to Apache Beam (e.g. --runner, "
                 "--direct_running_mode=multi_processing, --direct_num_workers=2).",
     options=NlquadOptions,

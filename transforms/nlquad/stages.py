@@ -19,8 +19,10 @@ from filters.bbc.boilerplate import (
     is_template_text,
     paragraph_fingerprint,
 )
-from filters.bbc.urls import classify_bbc_url
+from filters.bbc.urls import classify_bbc_url, is_bbc_host
 from filters.nlquad.dedup import capture_preference, content_preference
+from filters.nlquad.layout import AUTO, BBC, layout_for
+from filters.nlquad.news_article import GENERIC_ERA, NewsParser
 from filters.nlquad.qa import build_document
 from filters.text.html_decoding import decode_html
 from filters.text.splits import assign_split
@@ -84,6 +86,8 @@ class ArticleRecord:
     blocks: tuple[Block, ...]
     encoding: str
     capture_digest: str = ""  # CapturedPage.payload_digest of its capture
+    # (question, reason) of the question headings the generic parser removed as furniture
+    dropped_headings: tuple[tuple[str, str], ...] = ()
 
     @property
     def paragraphs(self) -> list[str]:
@@ -99,16 +103,21 @@ class ArticleRecord:
 
 
 class ParsePages(beam.DoFn):
-    """CapturedPage -> ArticleRecord, or a skip with a named reason, or a dead letter."""
+    """CapturedPage -> ArticleRecord, or a skip with a named reason, or a dead letter.
+
+    ``layout`` (``filters.nlquad.layout``) chooses the BBC parser or the generic extractor
+    per page; the extractor's settings are made on the worker (``setup``)."""
 
     STAGE = PAGES
 
     def __init__(self, progress_every_s: float | None = None,
-                 progress_total: int | None = None):
+                 progress_total: int | None = None, layout: str = AUTO):
         self.progress_every_s, self.progress_total = progress_every_s, progress_total
+        self.layout = layout
 
     def setup(self):
         self._progress = Progress("pages parsed", self.progress_every_s, self.progress_total)
+        self._news: NewsParser | None = None
 
     def process(self, page: CapturedPage):
         yield tally(PAGES_READ)
@@ -123,9 +132,15 @@ class ParsePages(beam.DoFn):
         yield rejected("skipped_pages", {**page.describe(), "reason": reason, "detail": detail})
 
     def _parse(self, page: CapturedPage):
+        if layout_for(self.layout, page.url) != BBC:
+            yield from self._parse_generic(page)
+            return
         url_class = classify_bbc_url(page.url)
         if not url_class.is_article:
-            yield from self._skip(page, url_class.kind)
+            detail = ("" if is_bbc_host(page.url) else
+                      "not a BBC page: --layout bbc reads only BBC News articles; "
+                      "--layout auto or generic reads other sites")
+            yield from self._skip(page, url_class.kind, detail)
             return
         decoded = decode_html(page.content, page.content_type)
         if decoded.method in ENCODING:
@@ -149,6 +164,35 @@ class ParsePages(beam.DoFn):
             blocks=parsed.blocks,
             encoding=decoded.encoding,
             capture_digest=page.payload_digest(),
+        )
+
+    def _parse_generic(self, page: CapturedPage):
+        decoded = decode_html(page.content, page.content_type)
+        if decoded.method in ENCODING:
+            yield tally(ENCODING[decoded.method])
+        if self._news is None:
+            self._news = NewsParser()
+        parsed = self._news.parse(decoded.text, page.url)
+        if isinstance(parsed, ParseSkip):
+            yield from self._skip(page, parsed.reason, parsed.detail)
+            return
+        yield tally(PAGES_PARSED)
+        yield tally(PARSED_ERA[GENERIC_ERA])
+        identity = parsed.identity
+        yield ArticleRecord(
+            document_id=identity.document_id,
+            asset_key=identity.asset_key,
+            canonical_url=identity.canonical_url,
+            capture_url=page.url,
+            capture_timestamp=page.timestamp,
+            is_amp=identity.is_amp,
+            era=GENERIC_ERA,
+            headline=parsed.headline,
+            published=parsed.published,
+            blocks=parsed.blocks,
+            encoding=decoded.encoding,
+            capture_digest=page.payload_digest(),
+            dropped_headings=parsed.dropped_headings,
         )
 
 
@@ -320,6 +364,11 @@ class ExtractQuestionAnswers(beam.DoFn):
         yield tally(NON_INTERROGATIVE_SUBHEADINGS,
                     document.subheadings - document.interrogative_subheadings)
         yield tally(FOUND, document.interrogative_subheadings)
+        for question, reason in article.dropped_headings:
+            yield tally(FOUND)
+            yield tally(DROPPED.member(reason))
+            yield rejected("dropped_questions", {**article.describe(), "question": question,
+                                                 "question_index": 0, "reason": reason})
         for drop in document.dropped:
             yield tally(DROPPED.member(drop.reason))
             yield rejected("dropped_questions", {**article.describe(),

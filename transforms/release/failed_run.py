@@ -19,6 +19,7 @@ from typing import Any
 from apache_beam.io.filesystems import FileSystems
 
 from transforms.core.summary import DEAD_LETTERED
+from transforms.release.first_rejected import first_rejected_lines
 from transforms.release.staging import recover_replaced
 from transforms.release.storage import list_files, read_json
 from transforms.release.target import ReleaseTarget
@@ -71,6 +72,7 @@ def empty_run_message(message: str, kept_dir: str) -> str:
     else:
         lines.append("  no record was dropped or dead-lettered; the counts: "
                      + (_listed(_all_counts(counts)[:TOP_REASONS]) or "none"))
+    lines += first_rejected_lines(kept_dir)
     kept = [*([STATS] if found else []),
             *(["rejected/"] if list_files(FileSystems.join(kept_dir, "rejected")) else [])]
     what = f" ({' and '.join(kept)})" if kept else ""

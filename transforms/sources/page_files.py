@@ -73,9 +73,8 @@ _FILE_TALLIES = {"empty_archive": WARC_EMPTY_FILES, "not_an_archive": WARC_NOT_A
                  UNSUPPORTED_COMPRESSION: UNSUPPORTED_COMPRESSION_FILES}
 #: the record-level tallies of a WARC page that ``iter_warc_pages`` dead-letters, by reason
 _RECORD_TALLIES = {DECODED_TOO_LARGE: WARC_DECODED_TOO_LARGE_RECORDS}
-_CANONICAL = re.compile(
-    rb"""<link[^>]+rel=["']canonical["'][^>]*href=["']([^"']+)["']"""
-    rb"""|<meta[^>]+property=["']og:url["'][^>]*content=["']([^"']+)["']""", re.I)
+_LINK_OR_META = re.compile(rb"<(link|meta)\b([^>]*)>", re.I)
+_ATTRIBUTE = re.compile(rb"""([\w:-]+)\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s"'>]+))""")
 
 
 def read_index(text: str) -> dict[str, tuple[str, str]]:
@@ -90,16 +89,15 @@ def read_index(text: str) -> dict[str, tuple[str, str]]:
 
 def capture_from_content(name: str, content: bytes) -> tuple[str, str]:
     """Capture URL and timestamp when no index names them: a "saved from" comment (which may
-    be a Wayback URL), the canonical link or og:url; a 14-digit timestamp in the file name."""
+    be a Wayback URL), the canonical link or og:url (``page_url_in_head``, in the first
+    64 KiB); a 14-digit timestamp in the file name."""
     url, timestamp = "", ""
     head = content[:65536]
     saved = _SAVED_FROM.search(head)
     if saved:
         url = saved.group(1).decode("utf-8", "replace")
     else:
-        canonical = _CANONICAL.search(head)
-        if canonical:
-            url = (canonical.group(1) or canonical.group(2)).decode("utf-8", "replace")
+        url = page_url_in_head(head)
     wayback = _WAYBACK_URL.match(url)
     if wayback:
         timestamp, url = wayback.group(1), wayback.group(2)
@@ -107,6 +105,28 @@ def capture_from_content(name: str, content: bytes) -> tuple[str, str]:
         in_name = _TIMESTAMP_IN_NAME.search(posixpath.basename(name))
         timestamp = in_name.group(1) if in_name else ""
     return url, timestamp
+
+
+def _attributes(text: bytes) -> dict[str, str]:
+    return {m.group(1).decode("ascii", "replace").lower():
+            (m.group(2) or m.group(3) or m.group(4) or b"").decode("utf-8", "replace").strip()
+            for m in _ATTRIBUTE.finditer(text)}
+
+
+def page_url_in_head(head: bytes) -> str:
+    """The page's own URL in its markup: ``<link rel="canonical" href>``, else the
+    ``og:url`` meta tag's ``content`` (or ``value``), attributes in any order; "" if none."""
+    og_url = ""
+    for match in _LINK_OR_META.finditer(head):
+        attributes = _attributes(match.group(2))
+        if match.group(1).lower() == b"link":
+            if "canonical" in attributes.get("rel", "").lower().split() and \
+                    attributes.get("href"):
+                return attributes["href"]
+        elif not og_url and "og:url" in (attributes.get("property", "").lower(),
+                                         attributes.get("name", "").lower()):
+            og_url = attributes.get("content") or attributes.get("value") or ""
+    return og_url
 
 
 def sample_index() -> dict[str, tuple[str, str]]:

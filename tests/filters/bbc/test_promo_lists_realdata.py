@@ -50,7 +50,7 @@ def _articles(shared_data):
 
 def _item_shares(shared_data, name) -> dict[tuple[str, ...], list[float]]:
     """Each body list's items -> the link-text share of every item, from the page's DOM."""
-    doc = bbc._load(_page(shared_data, name))
+    doc = bbc.load_html(_page(shared_data, name))
     etree.strip_elements(doc, *bbc._REMOVED_TAGS, with_tail=False)
     _, body = bbc._find_body(doc)
     shares = {}
