@@ -88,7 +88,7 @@ NEWS_LABELS: dict[str, PageLabel] = {
         UNSEEN, "reportedly having such a hard time attracting celebrity",
         boilerplate={"Who would you vote for in 2024 - Biden or DeSantis?": "poll widget",
                      "Journalist: Is Mark Milley coming clean — or just trying to rehabilitate "
-                     "his image after Trump?": "related-article link"}),
+                     "his image after Trump administration?": "related-article link"}),
     "www.vox.com.html": PageLabel(
         DEV, "After the election, Twitter issued a statement to Slate",
         boilerplate={"Inflation is finally slowing down. Will things get cheaper?":
