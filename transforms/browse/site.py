@@ -26,6 +26,7 @@ from typing import Any
 from filters.text import safe_json
 from transforms.browse.assets import write_assets
 from transforms.browse.base import ReleaseView, Renderer, check_members
+from transforms.browse.decisions import DecisionIndex, with_decisions
 from transforms.browse.examples import ExampleWriter
 from transforms.browse.html import release_label, simulated_banner
 from transforms.browse.overview import write_overview
@@ -110,18 +111,21 @@ def write_examples(out_dir: str, view: ReleaseView, renderer: Renderer, page_siz
                            details_per_page=renderer.details_per_page,
                            release=release_label(view.manifest), note=note,
                            banner=simulated_banner(view.manifest, view.stats))
+    decisions = DecisionIndex.open(view, out_dir)  # None without a decisions/ table
     for table in view.main_tables():
         counter: Counter[str] = Counter()
         entries = renderer.entries(view, table, tally(view.rows(table), renderer, histograms,
                                                       counter))
         try:
-            for entry in itertools.islice(entries, limit):
+            for entry in itertools.islice(with_decisions(entries, decisions), limit):
                 writer.add(entry)
         finally:
             close = getattr(entries, "close", None)
             if close is not None:
                 close()
         rows_read[table.directory] = counter["rows"]
+    if decisions is not None:
+        decisions.close()
     summary = writer.close()
     summary["rows_read"] = rows_read
     return summary, {name: dict(sorted(values.items()))
