@@ -106,7 +106,7 @@ class ParsePages(beam.DoFn):
     """CapturedPage -> ArticleRecord, or a skip with a named reason, or a dead letter.
 
     ``layout`` (``filters.nlquad.layout``) chooses the BBC parser or the generic extractor
-    per page; the extractor's settings are made on the worker (``setup``)."""
+    per page; the extractor's settings are made on the worker (``setup``), never pickled."""
 
     STAGE = PAGES
 
@@ -117,7 +117,7 @@ class ParsePages(beam.DoFn):
 
     def setup(self):
         self._progress = Progress("pages parsed", self.progress_every_s, self.progress_total)
-        self._news: NewsParser | None = None
+        self._news = NewsParser() if self.layout != BBC else None
 
     def process(self, page: CapturedPage):
         yield tally(PAGES_READ)
@@ -170,8 +170,6 @@ class ParsePages(beam.DoFn):
         decoded = decode_html(page.content, page.content_type)
         if decoded.method in ENCODING:
             yield tally(ENCODING[decoded.method])
-        if self._news is None:
-            self._news = NewsParser()
         parsed = self._news.parse(decoded.text, page.url)
         if isinstance(parsed, ParseSkip):
             yield from self._skip(page, parsed.reason, parsed.detail)
