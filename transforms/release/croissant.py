@@ -246,6 +246,21 @@ def _record_set(config: str, tables: list[Table],
             "description": description, "field": fields}
 
 
+def _shard_prefix(tables: list[Table]) -> str | None:
+    """The prefix every shard's file name has before ``<split>-`` (``""`` for shards named
+    ``<split>-00000-of-00001.parquet``, ``"simplified-nq-"`` for NQ's simplified files), or
+    ``None`` when the files are named otherwise."""
+    first = tables[0]
+    name = first.files[0].rsplit("/", 1)[-1] if first.files else ""
+    marker = f"{_split_dir(first)}-"
+    if not _split_dir(first) or marker not in name:
+        return None
+    prefix = name[:name.index(marker)]
+    named = all(_split_dir(t) and path.rsplit("/", 1)[-1].startswith(f"{prefix}{_split_dir(t)}-")
+                for t in tables for path in t.files)
+    return prefix if named else None
+
+
 def _split_field(config: str, tables: list[Table], columns: set[str]) -> dict[str, Any]:
     """The split of a record, from its file, referencing the ``splits`` RecordSet.
 
@@ -253,20 +268,24 @@ def _split_field(config: str, tables: list[Table], columns: set[str]) -> dict[st
     name: mlcroissant applies the regex twice to a field that references another record set
     (when joining, then when reading), so it also matches the split name alone; and a filter
     (``filters={"default/split": "dev"}``) turns it into file globs that cannot pick another
-    config's ``dev`` files. Files named otherwise fall back to the path's directory. In a
-    table with a ``split`` column, this field is ``file_split``."""
+    config's ``dev`` files. Shards named ``<prefix><split>-...`` with one prefix for all
+    (NQ's ``simplified/<split>/simplified-nq-<split>-00.parquet``) are read the same way, the
+    prefix optional, so the split name alone matches too and reading is quiet (a regex that only
+    matched the full path logged "Could not match" once per record). Files named otherwise
+    fall back to the path's directory (the rest of the path optional for a table at the
+    release's root). In a table with a ``split`` column, this field is ``file_split``."""
     name = "split"
     while name in columns:
         name = f"file_{name}"
     choices = "|".join(re.escape(_split_dir(t)) for t in tables)
-    by_name = all(path.rsplit("/", 1)[-1].startswith(f"{_split_dir(t)}-")
-                  for t in tables for path in t.files)
-    if by_name:
-        extract, regex = "filename", f"^({choices})(?:-.+\\.parquet)?$"
+    prefix = _shard_prefix(tables)
+    if prefix is not None:
+        optional = f"(?:{re.escape(prefix)})?" if prefix else ""
+        extract, regex = "filename", f"^{optional}({choices})(?:-.+\\.parquet)?$"
     else:
         parent = tables[0].directory.rpartition("/")[0]
-        prefix = re.escape(f"{parent}/") if parent else ""
-        extract, regex = "fullpath", f"^{prefix}({choices})/.+$"
+        extract, regex = "fullpath", (f"^{re.escape(parent)}/({choices})/.+$" if parent
+                                      else f"^({choices})(?:/.+)?$")
     return {"@type": "cr:Field", "@id": f"{config}/{name}", "name": name,
             "description": "The split of the record: train, dev (validation) or test.",
             "dataType": "sc:Text",
