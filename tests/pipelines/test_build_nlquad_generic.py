@@ -78,6 +78,7 @@ def test_auto_layout_reads_bbc_and_other_sites_each_with_its_parser(tmp_path):
     card = (path / "README.md").read_text(encoding="utf-8")
     assert "Layout: 1 articles were read by the BBC parser (eras A-D) and 1 by the generic " \
            "main-content extractor" in card
+    assert "Pages: saved HTML news pages \\(BBC News and other sites\\)." in card
     assert "  articles parsed, generic layout: 1" in format_summary(result)
 
 

@@ -87,6 +87,9 @@ SOURCE_TEXT = {
     "wayback": "Wayback Machine captures of bbc.co.uk/news and bbc.com/news",
 }
 
+OTHER_SITES_TEXT = {**SOURCE_TEXT, "html": "saved HTML news pages (BBC News and other sites)",
+                    "warc": "news pages from WARC/ARC web archives (BBC News and other sites)"}
+
 NLQUAD_INFO = CardInfo(
     pretty_name="NLQuAD-style non-factoid long-answer QA (BBC News)",
     summary=(
@@ -141,8 +144,10 @@ NLQUAD_INFO = CardInfo(
 )
 
 
-def _source_text(kind: str | None, options: dict[str, Any]) -> str:
-    text = SOURCE_TEXT.get(kind or "", str(kind))
+def _source_text(kind: str | None, options: dict[str, Any], other_sites: bool = False) -> str:
+    """What the pages were; ``other_sites``: some were read by the generic extractor, so
+    they are not all BBC News pages."""
+    text = (OTHER_SITES_TEXT if other_sites else SOURCE_TEXT).get(kind or "", str(kind))
     if kind == "wayback":
         text += f", published {options.get('from_year')}-{options.get('to_year')}"
     return text
@@ -245,7 +250,7 @@ def _body(manifest: dict[str, Any], stats: dict[str, Any]) -> str:
         "",
         NLQUAD_INFO.summary,
         "",
-        f"Pages: {md_text(_source_text(source, options))}.",
+        f"Pages: {md_text(_source_text(source, options, bool(counts[PARSED_GENERIC])))}.",
         "",
         *layout_lines(counts),
         "## Splits",
