@@ -6,13 +6,13 @@ import json
 from pathlib import Path
 
 from pipelines.cli.spec_runner import summary_of
+from transforms.registry import spec
 from transforms.release.first_rejected import (
     MAX_CHARS,
     describe,
     first_dead_letter_line,
     first_rejected_lines,
 )
-from transforms.registry import spec
 
 
 def _write(root: Path, kind: str, records: list[dict]) -> None:
