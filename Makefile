@@ -3,8 +3,10 @@
 #   make test   lint and run the tests (ARGS="..." is passed to pytest) on 2 pytest-xdist
 #               workers, a test file each at a time; serially when ARGS names a test file
 #               (*.py) or with WORKERS=0 (WORKERS=N for N workers; ARGS="-p no:xdist" too)
-#   make docs   build the documentation site into site/ (mkdocs, strict: a broken link or
-#               anchor fails); make serve-docs serves it on 127.0.0.1:8000 while you edit
+#   make docs   build the documentation site into build/docs-site/ (mkdocs, strict: a broken
+#               link or anchor fails; open build/docs-site/index.html, search works from disk);
+#               make serve-docs serves it on 127.0.0.1:8000 while you edit. Not site/: that is
+#               where release browse writes its sites, which make docs would delete
 #   make browser   Debian's chromium and chromedriver for the tests marked browser, and a
 #               Japanese font for readable JNQ screenshots (needs root and apt-get; does
 #               nothing when they are installed)

@@ -87,3 +87,44 @@ def test_every_internal_link_resolves_in_chromium(site: Path, chrome) -> None:
                 if fragment not in anchors[target]:
                     broken.append((str(page.relative_to(site)), href))
     assert len(anchors) > 3 and not broken, broken
+
+
+def test_the_site_builds_where_release_browse_writes_nothing() -> None:
+    """``make docs`` (mkdocs' ``site_dir``) cleans its folder: not ``site/``, where
+    ``release browse`` writes its sites by default."""
+    import yaml
+
+    from pipelines.release import SITE_ROOT
+
+    config = yaml.load((ROOT / "mkdocs.yml").read_text(), Loader=yaml.BaseLoader)
+    docs_site = (ROOT / config["site_dir"]).resolve()
+    browse = (ROOT / SITE_ROOT).resolve()
+    assert docs_site != browse and browse not in docs_site.parents
+    assert docs_site not in browse.parents
+
+
+def test_search_needs_no_server(site: Path) -> None:
+    """The search index is a script too (the offline plugin), and the worker shim is ours."""
+    assert (site / "search" / "search_index.js").read_text().startswith("var __index = {")
+    shim = '<script src="assets/javascripts/iframe-worker-shim.js">'
+    assert shim in (site / "index.html").read_text()
+
+
+@pytest.mark.browser
+def test_search_finds_pages_when_the_site_is_opened_from_disk(site: Path, chrome) -> None:
+    """Opened as a file (no server), typing in the search box lists the matching pages and
+    their sections (the troubleshooting page's, under its headings)."""
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    chrome.get((site / "index.html").as_uri())
+    box = chrome.find_element(By.CSS_SELECTOR, "input.md-search__input")
+    box.click()
+    box.send_keys("withheld")  # the Hub's token_withheld reason
+
+    def troubleshooting_found(driver) -> bool:
+        links = driver.find_elements(By.CSS_SELECTOR, ".md-search-result__item a")
+        return any((link.get_attribute("href") or "").endswith(
+            "guides/troubleshooting.html#publishing-to-the-hub") for link in links)
+
+    WebDriverWait(chrome, 60).until(troubleshooting_found)
