@@ -15,6 +15,7 @@ table gets no index, and its pages are unchanged byte for byte.
 
 from __future__ import annotations
 
+import functools
 import os
 import sqlite3
 from collections.abc import Iterator
@@ -56,6 +57,8 @@ class DecisionIndex:
         if os.path.lexists(path):
             os.unlink(path)
         self._db = sqlite3.connect(path)
+        self._db.execute("PRAGMA journal_mode = OFF")  # a scratch file, removed by close
+        self._db.execute("PRAGMA synchronous = OFF")
         self.place = place  # the column header of a decision's paragraph or candidate
         self.workers = workers  # the release has a workers page to link to
 
@@ -123,23 +126,29 @@ def _confidence(value: Any) -> str:
         return '<td class="n muted">—</td>'
     shown = num(value, ".3f")
     if isinstance(value, int | float) and 0 <= value <= 1:
-        return (f'<td class="n"><meter min="0" max="1" value="{num(value, ".3f")}">'
-                f"</meter> {shown}</td>")
+        return f'<td class="n"><meter min="0" max="1" value="{shown}"></meter> {shown}</td>'
     return f'<td class="n">{shown}</td>'
 
 
 def decisions_html(rows: list[tuple[Any, ...]], place: str, workers: bool) -> str:
     """The decisions section of one example: a table and how confidence is computed."""
-    head = "".join(f"<th>{text(c)}</th>" for c in (COLUMNS[0], place, *COLUMNS[1:]))
+    head, tail = _frame(place, workers)
     body = "".join(
         f"<tr><td>{text(decision)}</td><td class=\"n\">{_where(where)}</td>"
         f"<td>{text(label)}</td><td>{text(aggregate)}</td>{_confidence(confidence)}</tr>"
         for decision, where, label, aggregate, confidence in rows)
+    return f"{head}{body}{tail}"
+
+
+@functools.lru_cache(maxsize=8)
+def _frame(place: str, workers: bool) -> tuple[str, str]:
+    """The section's HTML before and after the rows (the same for every example)."""
+    columns = "".join(f"<th>{text(c)}</th>" for c in (COLUMNS[0], place, *COLUMNS[1:]))
     histogram = (' The release\'s confidences per aggregate are on <a class="confidence-link" '
                  'href="../workers.html#confidence">the workers page</a>.' if workers else "")
     return ('<section class="decisions"><h3>Decisions and their confidence</h3>'
-            f'<table class="decisions"><thead><tr>{head}</tr></thead><tbody>{body}</tbody>'
-            '</table><details class="how"><summary>How the confidence is computed</summary>'
+            f'<table class="decisions"><thead><tr>{columns}</tr></thead><tbody>',
+            '</tbody></table><details class="how"><summary>How the confidence is computed</summary>'
             f'<p>Confidence {text(DECISION_FIELD_DOCS["confidence"])}; a decision carried '
             f"from an earlier release (aggregate <code>carried</code>) has none. Documented in "
             f"<code>{text(GUIDE)}</code> (Worker quality: Confidence).{histogram}</p>"
