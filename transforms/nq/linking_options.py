@@ -233,6 +233,7 @@ def resolve_linking(options: Any, needs_index: bool) -> ResolvedLinking:
 
     sample_input = needs_index and is_sample_log(options.input, options.lang)
     search = _search_of(options, needs_index, sample_input)
+    check_floor(options, search)
     pages = options.pages or default_pages(search)
     if not needs_index:
         return ResolvedLinking(pages, options.index_dir, search)
@@ -250,6 +251,18 @@ def resolve_linking(options: Any, needs_index: bool) -> ResolvedLinking:
         pages_label(pages, search, options.lang, index, rest_url=options.rest_url),
         index, bundled, sample_input,
         index_page_count(index_dir) if resolved_search_reads(search) else None)
+
+
+def check_floor(options: Any, search: str) -> None:
+    """``UsageError`` (exit 2, before any work) for a floor nothing can pass: a margin is at
+    most 1, and so is a local score (a share of the question's weight)."""
+    if options.min_margin > 1:
+        raise UsageError(f"--min-margin {options.min_margin}: a margin is a share of the page's "
+                         f"score, at most 1 (0.2: the page leads the next hit by a fifth)")
+    if search == "local" and options.min_score > 1:
+        raise UsageError(f"--min-score {options.min_score}: with --search local a score is the "
+                         f"share of the question's BM25 weight a page matches, at most 1 "
+                         f"(default {DEFAULT_MIN_SCORE})")
 
 
 def resolved_search_reads(search: str) -> bool:

@@ -80,3 +80,13 @@ def test_the_default_floor_drops_it_as_below_floor_and_keeps_the_wall(small_inde
     kept = link(small_index, WALL, RelevanceFloor())
     assert [title for title, _ in (o for o in kept if isinstance(o, tuple))] == ["Berlin_Wall"]
     assert (full(wikipedia_rank(1)), 1) in tagged(kept, TALLY)
+
+
+@pytest.mark.parametrize("flag, value", [("--min-score", "3.5"), ("--min-margin", "1.5")])
+def test_a_floor_nothing_can_pass_is_a_usage_error_before_any_work(flag, value, tmp_path):
+    from pipelines import build_nq
+    from transforms.core.errors import UsageError
+
+    with pytest.raises(UsageError, match=f"{flag} {value}"):
+        build_nq.run([flag, value, "--output", str(tmp_path)])
+    assert not any(tmp_path.iterdir())
