@@ -167,7 +167,8 @@ def annotate(command: str, **options: Any) -> dict[str, Any]:
 def annotate_next(**options: Any) -> dict[str, Any]:
     """The next adaptive round (``annotate next``): ``annotate_next(release=path,
     votes=[glob], out=directory)``; the result's ``manifest`` holds ``open_items`` and
-    ``judgments_requested`` (0 when every item is decided)."""
+    ``judgments_requested`` (0 when every item is decided). ``gold=path,
+    gold_rate=0.05`` mixes gold items into the round (``--gold``, ``--gold-rate``)."""
     return annotate("next", **options)
 
 
