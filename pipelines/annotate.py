@@ -53,6 +53,7 @@ from pipelines.cli.annotate_quality import (
     read_gold_file,
     write_worker_tables,
 )
+from pipelines.cli.annotate_stop import import_stop_rule
 from pipelines.cli.beam_options import parse_pipeline_args
 from pipelines.cli.entry import cli_main
 from pipelines.cli.errors import UsageError
@@ -234,7 +235,8 @@ def build_import(pipeline: beam.Pipeline, args: argparse.Namespace, inputs: list
                                   if k.startswith("t_")})
     annotate = AnnotateRelease(
         args.dataset, inputs, args.votes, ways, thresholds, previous, args.recompute_all,
-        curtailed=args.curtailed, aggregate=args.aggregate, gold=read_gold_file(args.gold))
+        curtailed=args.curtailed, aggregate=args.aggregate, gold=read_gold_file(args.gold),
+        stop=import_stop_rule(args))
     rows, judgments, results = pipeline | "Annotate" >> annotate
     staging, max_rows = target.staging_dir, args.max_rows_per_shard
     if args.dataset == "nq":
@@ -361,6 +363,7 @@ def run_import(args: argparse.Namespace, beam_args: list[str]) -> dict[str, Any]
     _check_thresholds(args)
     if args.curtailed and args.dataset == "nq":
         raise UsageError(NQ_NOT_CURTAILED)
+    stop = import_stop_rule(args)
     check_quality_options(args)
     _check_vote_files(args.votes)
     inputs = _inputs(args)
@@ -410,7 +413,9 @@ def run_import(args: argparse.Namespace, beam_args: list[str]) -> dict[str, Any]
             target, overwrite=args.overwrite, allow_empty=args.allow_empty, splits=splits,
             schema=schema, field_docs=docs, options=options, source=source,
             make_stats=lambda t, h: annotation_stats(base, target.staging_dir, splits, t, h,
-                                                     **carried, suggestions=suggested),
+                                                     **carried, suggestions=suggested,
+                                                     stop=stop.describe() if stop.confident
+                                                     else None),
             make_card=annotation_dataset_card(base),
             baselines=(lambda d: nq_dev_baselines(d, eval_split)) if base == "nq"
             else (lambda d: jnq_baselines(d, eval_split)),

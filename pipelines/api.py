@@ -167,8 +167,10 @@ def annotate(command: str, **options: Any) -> dict[str, Any]:
 def annotate_next(**options: Any) -> dict[str, Any]:
     """The next adaptive round (``annotate next``): ``annotate_next(release=path,
     votes=[glob], out=directory)``; the result's ``manifest`` holds ``open_items`` and
-    ``judgments_requested`` (0 when every item is decided). ``gold=path,
-    gold_rate=0.05`` mixes gold items into the round (``--gold``, ``--gold-rate``)."""
+    ``judgments_requested`` (0 when every item is decided). ``stop="confident",
+    confidence=0.99`` stops where a worker model is that sure (``--stop confident``).
+    ``gold=path, gold_rate=0.05`` mixes gold items into the round (``--gold``,
+    ``--gold-rate``)."""
     return annotate("next", **options)
 
 

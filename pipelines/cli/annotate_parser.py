@@ -10,6 +10,7 @@ import argparse
 
 from filters.annotation.jnq import JnqThresholds
 from filters.annotation.worker_models import AGGREGATES, PAPER
+from pipelines.cli.annotate_stop import add_stop_options
 from pipelines.cli.options import (
     add_release_arguments,
     add_underscore_aliases,
@@ -163,6 +164,7 @@ def build_parser() -> argparse.ArgumentParser:
                             help="tasks per file written")
     _add_thresholds(next_round, "the import's: give it the same")
     add_suggestion_options(next_round)
+    add_stop_options(next_round)
     next_round.add_argument("--gold", default=None, metavar="FILE",
                             help="known answers (import --gold's file): their questions are "
                                  "never asked as ordinary items; needs --gold-rate")
@@ -210,6 +212,7 @@ def build_parser() -> argparse.ArgumentParser:
                           help="jnq/jboolq: JSON lines of known answers (question_id, stage, "
                                "paragraph, value): each worker's gold accuracy in workers/; "
                                "gold questions are not published")
+    add_stop_options(imported, imported=True)
     _add_thresholds(imported, "the paper's")
     add_release_arguments(imported, "<dataset>_annotated", DATASET_VERSION)
     _add_previous(imported)

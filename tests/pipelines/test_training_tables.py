@@ -134,28 +134,75 @@ def jboolq_annotated(sample_releases, tmp_path_factory) -> Path:
     return Path(result["path"])
 
 
+# google/boolq's features, as its hub card declares them (huggingface.co/datasets/google/boolq,
+# README.md dataset_info: question string, answer bool, passage string), written out because
+# the tests never touch the network
+GOOGLE_BOOLQ = {"question": datasets.Value("string"), "answer": datasets.Value("bool"),
+                "passage": datasets.Value("string")}
+
+
+def _expected_boolq(release: Path) -> tuple[dict[str, dict], dict[str, int]]:
+    """The ``boolq`` rows the annotated rows define (EXIST paragraphs answered YES or NO)
+    and, per split, the EXIST paragraphs whose answer is NONE (left out)."""
+    expected, none = {}, {}
+    for split in ("train", "dev", "test"):
+        none[split] = 0
+        for row in ours(release, "", split) if (release / split).exists() else []:
+            texts = {p["id"]: p["text"] for p in row["paragraphs"]}
+            for a in as_names(row)["annotations"]:
+                if a["label"] != "EXIST":
+                    continue
+                if a["yes_no_answer"] == "NONE":
+                    none[split] += 1
+                    continue
+                key = f"{row['id']}_{a['paragraph_id']}"
+                expected[key] = {"question": row["question"],
+                                 "answer": a["yes_no_answer"] == "YES",
+                                 "passage": texts[a["paragraph_id"]], "id": key,
+                                 "title": row["document_title"]}
+    return expected, none
+
+
+def test_boolq_has_exactly_google_boolqs_features_first(jboolq_annotated):
+    loaded = datasets.load_dataset(str(jboolq_annotated), "boolq")
+    assert set(loaded) == {"train", "validation", "test"}  # every split has rows
+    for split in loaded.values():
+        assert split.num_rows > 0
+        features = split.features
+        assert list(features)[:3] == ["question", "answer", "passage"]
+        assert datasets.Features({k: features[k] for k in list(features)[:3]}) == \
+            datasets.Features(GOOGLE_BOOLQ)
+        assert features == datasets.Features({**GOOGLE_BOOLQ, "id": datasets.Value("string"),
+                                              "title": datasets.Value("string")})
+        assert {type(v) for v in split["answer"]} == {bool}
+    # what a BoolQ training script does: cast to google/boolq's features, nothing changes
+    train = loaded["train"]
+    cast = train.select_columns(list(GOOGLE_BOOLQ)).cast(datasets.Features(GOOGLE_BOOLQ))
+    assert cast.to_list() == train.select_columns(list(GOOGLE_BOOLQ)).to_list()
+
+
 def test_boolq_pairs_of_annotated_jboolq(jboolq_annotated):
     release = jboolq_annotated
     loaded = datasets.load_dataset(str(release), "boolq")
     rows = [row for split in loaded.values() for row in split.to_list()]
     assert rows
-    assert list(rows[0]) == ["id", "question", "title", "passage", "answer"]
-    answer = loaded[next(iter(loaded))].features["answer"]
-    assert isinstance(answer, datasets.ClassLabel) and answer.names == ["NO", "YES"]
-    expected = {}
-    for split in ("train", "dev", "test"):
-        for row in ours(release, "", split) if (release / split).exists() else []:
-            texts = {p["id"]: p["text"] for p in row["paragraphs"]}
-            for a, named in zip(row["annotations"], as_names(row)["annotations"], strict=True):
-                if named["label"] == "EXIST":
-                    expected[f"{row['id']}_{a['paragraph_id']}"] = {
-                        "id": f"{row['id']}_{a['paragraph_id']}", "question": row["question"],
-                        "title": row["document_title"], "passage": texts[a["paragraph_id"]],
-                        "answer": a["yes_no_answer"]}
+    assert list(rows[0]) == ["question", "answer", "passage", "id", "title"]
+    expected, none = _expected_boolq(release)
     assert {r["id"]: r for r in rows} == expected
-    assert {r["answer"] for r in rows} <= {1, 0, -1}  # YES, NO, NONE (no label)
-    assert {1, 0} & {r["answer"] for r in rows}
+    assert {r["answer"] for r in rows} == {True, False}  # YES and NO both occur
+    # NONE pairs: left out of the config, kept in the main table, counted on the card
+    assert sum(none.values()) > 0
+    stats = json.loads((release / "stats.json").read_text(encoding="utf-8"))
+    assert stats["training_configs"]["boolq"]["left_out"]["none_answer"] == none
+    assert stats["training_configs"]["boolq"]["rows"] == {
+        split: pq.read_table(release / "boolq" / split).num_rows for split in none}
     card = (release / "README.md").read_text(encoding="utf-8")
     assert "config_name: boolq" in card and "JBoolQ §4" in card
+    per_split = ", ".join(f"{split} {n}" for split, n in none.items())
+    assert f"Left out for a NONE answer: {sum(none.values())} pairs ({per_split})." in card
     field_rows = [line for line in card.splitlines() if line.startswith("| `passage` |")]
     assert field_rows and "a candidate labeled EXIST" in field_rows[0]
+    answer_rows = [line for line in card.splitlines() if line.startswith("| `answer` |")]
+    assert any("left out of this config" in line for line in answer_rows)
+    check = verify_release(str(release), deep=True)
+    assert check.ok, check.problems

@@ -17,7 +17,7 @@ from typing import Any
 from transforms.annotation import suggestion_agreement as suggested
 from transforms.annotation.carry_report import STATS_KEY, carried_card_lines, carried_stats
 from transforms.annotation.counters import CARRIED_VOTES, COUNTERS, EXAMPLES, SIMULATED, VOTES
-from transforms.annotation.judgment_counts import judgment_card_lines
+from transforms.annotation.judgment_counts import STOP_KEY, judgment_card_lines
 from transforms.annotation.worker_table import CARD_LINES as WORKER_CARD_LINES
 from transforms.core.counters import Counts
 from transforms.jnq.card import JBOOLQ_INFO, JNQ_INFO
@@ -112,11 +112,13 @@ def annotation_stats(base: str, staging_dir: str, splits: list[str],
                      tallies: dict[str, int], histograms: dict,
                      carried_from: dict[str, Any] | None = None,
                      recompute_all: bool = False, carried_simulated: bool = False,
-                     suggestions: dict[str, Any] | None = None) -> dict[str, Any]:
+                     suggestions: dict[str, Any] | None = None,
+                     stop: dict[str, Any] | None = None) -> dict[str, Any]:
     """``stats.json`` of an annotated release. ``carried_from``: the previous annotated
     release (``--previous``), whose carried annotations ``stats["annotations"]`` describes;
     ``carried_simulated``: its votes were simulated, so the carried ones count as such;
-    ``suggestions``: the export's (``suggestion_agreement``), compared with the decisions."""
+    ``suggestions``: the export's (``suggestion_agreement``), compared with the decisions;
+    ``stop``: the confident rule the rounds were stopped by (``StopRule.describe``)."""
     votes = [row for split in splits for row in read_group_rows(staging_dir, f"votes/{split}")]
     counts = group_tallies(tallies)
     rows: list[dict[str, Any]] = []
@@ -133,6 +135,8 @@ def annotation_stats(base: str, staging_dir: str, splits: list[str],
         stats[STATS_KEY] = carried_stats(counts, carried_from, recompute_all)
     if suggestions is not None:
         stats[suggested.STATS_KEY] = suggested.suggestion_agreement(base, suggestions, votes, rows)
+    if stop is not None:
+        stats[STOP_KEY] = stop
     return stats
 
 

@@ -8,8 +8,9 @@ label" (``datasets``' convention, and NQ's ``yes_no_answer``: -1 NONE, 0 NO, 1 Y
 * ``annotations.label`` (a candidate paragraph's judgment, JNQ §3.3): 0 EXIST, 1 AMBIGUOUS,
   2 NONE;
 * ``annotations.short_answer_type``: 0 none, 1 span, 2 yes_no;
-* ``annotations.yes_no_answer`` and the ``boolq`` config's ``answer``: 0 NO, 1 YES, -1 NONE
-  (no majority, or not asked);
+* ``annotations.yes_no_answer``: 0 NO, 1 YES, -1 NONE (no majority, or not asked); the
+  ``boolq`` config's ``answer`` was the same class label before it became ``google/boolq``'s
+  ``bool`` (``transforms.jnq.training_tables``): ``BOOLQ_LABELS`` still decodes such rows;
 * ``stage`` of the ``votes`` table: 0 good_question, 1 yes_no_question, 2 long_answer,
   3 yes_no_answer, 4 span.
 
@@ -40,7 +41,7 @@ ANNOTATED_LABELS = {**EXAMPLE_LABELS, "annotations.label": PARAGRAPH_LABELS,
                     "annotations.short_answer_type": SHORT_ANSWER_TYPES,
                     "annotations.yes_no_answer": YES_NO_NAMES}
 ANNOTATED_UNLABELED = {"annotations.yes_no_answer": NO_YES_NO}
-BOOLQ_LABELS = {"answer": YES_NO_NAMES}
+BOOLQ_LABELS = {"answer": YES_NO_NAMES}  # the boolq config's answer of older releases
 BOOLQ_UNLABELED = {"answer": NO_YES_NO}
 VOTE_LABELS = {"stage": STAGES}
 
