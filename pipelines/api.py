@@ -54,6 +54,7 @@ from transforms.release import list_releases as _list_releases
 from transforms.release import verify_release as _verify_release
 from transforms.release.formats import read_parquet
 from transforms.release.manifest import ManifestError, read_manifest
+from transforms.release.simulated import warn_if_simulated
 from transforms.release.tables import (
     SPLIT_NAMES,
     Table,
@@ -312,7 +313,9 @@ def load_release(path: str | os.PathLike[str], *, verify: bool = True, table: st
     ``"lexicon"``, ``"votes"``, ``"rejected_queries"``); by default the one
     ``datasets.load_dataset(dir)`` loads. With ``verify`` (default) every file is re-hashed
     against the manifest first: ``DamagedReleaseError`` names each bad file. Unknown table,
-    split or column names raise ``UsageError``; table and split before any hashing."""
+    split or column names raise ``UsageError``; table and split before any hashing. A release
+    made from simulated votes (its manifest's ``simulated``) is read all the same, with a
+    ``SimulatedAnnotationsWarning`` saying so."""
     version_dir = resolve_release(os.fspath(path))
     try:
         manifest = read_manifest(version_dir)
@@ -328,6 +331,7 @@ def load_release(path: str | os.PathLike[str], *, verify: bool = True, table: st
         _pick(split, names[config], "split", f"table {config!r} of {version_dir}")
     if verify:
         require_intact(version_dir, deep=True)
+    warn_if_simulated(manifest, version_dir)
     files = {name: manifest["files"][name]
              for directory, names in parquet_directories(manifest["files"]).items()
              if _table_split(directory)[0] == config for name in names}

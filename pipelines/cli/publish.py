@@ -3,7 +3,9 @@
 The Hub limits (timeouts, deadlines, answer cap) are the fields of
 ``transforms.release.hub_options.HubOptions``, added to the parser from the dataclass and
 turned back into it, so the two cannot drift. Every failure of the Hub is a
-``HubPublishError``: one line on stderr, any token redacted, exit 1.
+``HubPublishError``: one line on stderr, any token redacted, exit 1. A release made from
+simulated votes is published all the same, its report's ``simulated`` saying so (a
+``WARNING:`` line first); ``--dry-run`` also says which files are expected to go to LFS.
 """
 
 from __future__ import annotations
@@ -28,6 +30,9 @@ from transforms.release.hub_publish import (
     publish_to_hub,
 )
 from transforms.release.hub_secrets import known_tokens, redact
+from transforms.release.hub_upload_modes import LFS, upload_mode
+from transforms.release.manifest import read_manifest
+from transforms.release.simulated import simulated_record, warning_text
 
 
 def add_publish_parser(commands: Any) -> argparse.ArgumentParser:
@@ -39,7 +44,8 @@ def add_publish_parser(commands: Any) -> argparse.ArgumentParser:
     hub.add_argument("--to", required=True, metavar="hf://datasets/ORG/NAME",
                      help="the Hub dataset repository (created when missing)")
     hub.add_argument("--dry-run", action="store_true",
-                     help="list what would be sent (repo, revision, files, sizes); no network")
+                     help="list what would be sent (repo, revision, files, sizes, which go "
+                          "to LFS; a warning for simulated annotations); no network")
     hub.add_argument("--private", action="store_true", help="create the repo private")
     hub.add_argument("--json", action="store_true", help="print one JSON object")
     limits = hub.add_argument_group(HUB_GROUP)
@@ -63,9 +69,30 @@ def publish(path: str, to: str, *, dry_run: bool = False, private: bool = False,
         plan = plan_publish(resolve_release(path), to)
     except InvalidHubTarget as error:
         raise UsageError(str(error)) from error
+    simulated = simulated_warning(plan.path)
     if dry_run:
-        return {**plan.to_dict(), "dry_run": True}
-    return publish_to_hub(plan, endpoint=endpoint, private=private, options=options)
+        return {**dry_run_report(plan.to_dict()), "simulated": simulated, "dry_run": True}
+    return {**publish_to_hub(plan, endpoint=endpoint, private=private, options=options),
+            "simulated": simulated}
+
+
+def simulated_warning(version_dir: str) -> str | None:
+    """What the release says of its simulated annotations (``None`` when it holds none)."""
+    record = simulated_record(read_manifest(version_dir))
+    return None if record is None else warning_text(record)
+
+
+def dry_run_report(report: dict[str, Any]) -> dict[str, Any]:
+    """The plan's report with each file's expected upload mode (``upload``: ``lfs`` or
+    ``regular``, and ``upload_reason``) and the LFS totals (``transforms.release
+    .hub_upload_modes``: a new dataset repo's ``.gitattributes`` and the 10 MiB rule)."""
+    files = []
+    for entry in report["files"]:
+        mode = upload_mode(entry["path"], entry["bytes"])
+        files.append({**entry, "upload": mode.mode, "upload_reason": mode.reason})
+    lfs = [entry for entry in files if entry["upload"] == LFS]
+    return {**report, "files": files, "lfs_files": len(lfs),
+            "lfs_bytes": sum(entry["bytes"] for entry in lfs)}
 
 
 def run_publish(args: argparse.Namespace) -> int:
@@ -79,6 +106,8 @@ def run_publish(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps(report, indent=2, sort_keys=True, ensure_ascii=False))
         return EXIT_OK
+    if report.get("simulated"):
+        print(printable(f"WARNING: simulated annotations: {report['simulated']}"))
     if report.get("already_committed"):
         print(printable(f"main already holds {report['dataset']} {report['version']} "
                         f"(commit {report['commit']}), nothing sent: tagged it "
@@ -88,8 +117,14 @@ def run_publish(args: argparse.Namespace) -> int:
         print(printable(f"{verb} {report['dataset']} {report['version']} to {report['repo']} "
                         f"(branch main, tag {report['revision']}): {len(report['files'])} "
                         f"files, {report['bytes']} bytes"))
+    if args.dry_run:
+        print(printable(f"{report['lfs_files']} files ({report['lfs_bytes']} bytes) would go "
+                        "to large-file storage (LFS), the others inside the commit, as a new "
+                        "dataset repo's .gitattributes and the 10 MiB rule decide; the repo's "
+                        "own .gitattributes may decide otherwise"))
     for entry in report["files"]:
-        print(printable(f"  {entry['bytes']:>12}  {entry['path']}"))
+        mode = f"  {entry['upload']:<7}" if args.dry_run else ""
+        print(printable(f"  {entry['bytes']:>12}{mode}  {entry['path']}"))
     for name in report.get("deleted", []):
         print(printable(f"  deleted from main: {name}"))
     return EXIT_OK

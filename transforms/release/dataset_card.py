@@ -4,9 +4,11 @@
 ``README.md``; without one it loads every Parquet file below the directory, every version
 mixed (and the tables of one version mixed, a ``CastError``). So the dataset directory holds
 a short card of its own: the dataset name, the version ``LATEST`` names, a link to that
-version's card, and the ``configs`` of that card (every config and split), each data file
-path prefixed with ``<version>/``. ``commit.write_latest`` writes it just before ``LATEST``,
-by the same rules (one object write, or a temporary file renamed over it).
+version's card, and the ``configs`` of that card (every config and split, and the
+``description`` a release from simulated votes gives each, also as ``dataset_info``, so
+``Dataset.info.description`` says so), each data file path prefixed with ``<version>/``.
+``commit.write_latest`` writes it just before ``LATEST``, by the same rules (one object
+write, or a temporary file renamed over it).
 
 The version's card is input: it is read without following links, at most
 ``MAX_CARD_BYTES``, and its ``configs`` must be a list of configs whose data files are
@@ -29,6 +31,7 @@ from transforms.release.target import DATASET_CARD, MANIFEST, STAGING
 
 MAX_CARD_BYTES = 16 << 20
 MAX_DATA_FILES = 10_000  # configs x splits x paths: an alias-expanded YAML stops here
+MAX_DESCRIPTION = 4_000  # characters of a config's description copied to the pointer card
 
 
 class DatasetCardError(RuntimeError):
@@ -59,8 +62,11 @@ def pointer_card(dataset: str, version: str, configs: list[dict[str, Any]]) -> s
                                         "path": _below(version, entry["path"])}
                                        for entry in config["data_files"]]}
              for config in configs]
-    header = yaml.safe_dump({"configs": moved}, sort_keys=False, allow_unicode=True,
-                            width=100)
+    described = [{"config_name": config["config_name"], "description": config["description"]}
+                 for config in configs if config.get("description")]
+    header = yaml.safe_dump({"configs": moved, **({"dataset_info": described} if described
+                                                  else {})},
+                            sort_keys=False, allow_unicode=True, width=100)
     names = ", ".join(f"`{config['config_name']}`" for config in configs)
     return (f"---\n{header}---\n# {dataset}\n\n"
             f"This directory holds the published versions of `{dataset}`. `LATEST` names "
@@ -118,9 +124,17 @@ def _configs(text: str) -> list[dict[str, Any]] | None:
             raise ValueError(f"more than {MAX_DATA_FILES} data files")
         for entry in files:
             _check_entry(entry)
-        checked.append({key: config[key] for key in ("config_name", "data_files", "default")
-                        if key in config and (key != "default" or config[key] is True)})
+        checked.append({key: config[key]
+                        for key in ("config_name", "data_files", "default", "description")
+                        if key in config and (key != "default" or config[key] is True)
+                        and (key != "description" or _is_description(config[key]))})
     return checked
+
+
+def _is_description(value: Any) -> bool:
+    """A config ``description`` the pointer card copies: a string of at most
+    ``MAX_DESCRIPTION`` characters (a release from simulated votes says so in it)."""
+    return isinstance(value, str) and 0 < len(value) <= MAX_DESCRIPTION
 
 
 def _check_entry(entry: Any) -> None:

@@ -10,7 +10,10 @@ Parquet file stays in the release for pyarrow and DuckDB, and the card says so.
 ``dataset_info`` gives the features of every config, with the class labels its Parquet footer
 declares (``features.class_labels``: the card and the footer cannot disagree);
 ``annotations_creators`` says who annotated (``CardInfo``; ``machine-generated`` for simulated
-votes, with the ``simulated-annotations`` tag).
+votes, with the ``simulated-annotations`` tag). A release made from simulated votes also says
+so in every config's ``description`` (``config_description``): ``datasets`` reads
+``dataset_info``'s into ``Dataset.info.description``, so a training script holding the config
+can tell.
 """
 
 from __future__ import annotations
@@ -22,7 +25,7 @@ import yaml
 
 from transforms.release.card import CardInfo
 from transforms.release.features import class_labels
-from transforms.release.simulated import simulated_record
+from transforms.release.simulated import SIMULATED_DESCRIPTION, simulated_record, warning_text
 from transforms.release.tables import Table
 
 SIZE_CATEGORIES = [(1_000, "n<1K"), (10_000, "1K<n<10K"), (100_000, "10K<n<100K"),
@@ -89,6 +92,14 @@ def fields(struct: pa.Schema | pa.StructType, labels: dict[str, tuple[str, ...]]
                                        labels)} for f in items]
 
 
+def config_description(manifest: dict[str, Any]) -> str | None:
+    """What every config of a release made from simulated votes says (``None`` for any
+    other): the YAML ``configs`` entry's and ``dataset_info``'s ``description``, the latter
+    what ``load_dataset(...)[split].info.description`` gives."""
+    record = simulated_record(manifest)
+    return None if record is None else f"{SIMULATED_DESCRIPTION} {warning_text(record)}"
+
+
 def front_matter(manifest: dict[str, Any], info: CardInfo, tables: list[Table]) -> str:
     """The card's ``---``-delimited YAML header."""
     listed = [t for t in tables if t.rows > 0]
@@ -96,6 +107,7 @@ def front_matter(manifest: dict[str, Any], info: CardInfo, tables: list[Table]) 
     for table in listed:
         configs.setdefault(table.config, []).append(table)
     main = tables[0].config if tables else None
+    description = config_description(manifest)
     config_entries = []
     infos = []
     for name, splits in configs.items():
@@ -104,8 +116,11 @@ def front_matter(manifest: dict[str, Any], info: CardInfo, tables: list[Table]) 
                                                 for t in splits]}
         if name == main and name != "default":
             entry["default"] = True
+        if description:
+            entry["description"] = description
         config_entries.append(entry)
         infos.append({"config_name": name,
+                      **({"description": description} if description else {}),
                       "features": fields(splits[0].schema, class_labels(splits[0].schema)),
                       "splits": [{"name": t.split, "num_bytes": t.data_bytes,
                                   "num_examples": t.rows} for t in splits]})

@@ -10,7 +10,10 @@ A release built from a release (ReQA from an annotated NQ release, for example) 
 input's record, adding the input's fingerprint when the input is the annotated release itself
 and naming the input it was read from (``input``). So the record travels with every release
 made from simulated votes, however far down, and whatever reads a release (its card, its
-Croissant metadata, the release browser, ``build_*`` summaries) reads one key.
+Croissant metadata, the release browser, ``build_*`` summaries) reads one key. Where a trainer
+looks, it says so too: every config's ``description`` in the card's YAML (``hub``; so
+``Dataset.info.description``), a ``SimulatedAnnotationsWarning`` from
+``pipelines.api.load_release`` (``warn_if_simulated``) and ``release publish``'s report.
 
 ``simulated_record`` also recognizes an annotated release published before the key existed
 (its ``stats.json`` counts simulated votes). Nothing here imports Beam.
@@ -18,6 +21,7 @@ Croissant metadata, the release browser, ``build_*`` summaries) reads one key.
 
 from __future__ import annotations
 
+import warnings
 from dataclasses import replace
 from typing import Any
 
@@ -27,6 +31,11 @@ SIMULATED = "simulated"  # the manifest key
 SIMULATED_VOTES = "simulated_votes"  # the stats.json key of an annotated release
 NOTE_HEADING = "**Simulated annotations.**"  # every card note starts with it
 SIMULATE_COMMAND = "python -m pipelines.annotate simulate"
+SIMULATED_DESCRIPTION = "SIMULATED ANNOTATIONS:"  # every config description starts with it
+
+
+class SimulatedAnnotationsWarning(UserWarning):
+    """A release read for its rows holds answers from simulated votes, not people's."""
 
 
 def record_from_stats(dataset: str, version: str,
@@ -138,3 +147,12 @@ def release_info(card: DatasetCard, manifest: dict[str, Any]) -> CardInfo:
     info = card.info_for(manifest)
     record = simulated_record(manifest)
     return info if record is None else simulated_info(info, record)
+
+
+def warn_if_simulated(manifest: dict[str, Any], where: str) -> None:
+    """Warn (``SimulatedAnnotationsWarning``) that the release at ``where`` holds simulated
+    annotations, when its manifest says so: what ``pipelines.api.load_release`` does."""
+    record = simulated_record(manifest)
+    if record is not None:
+        warnings.warn(f"{where}: {SIMULATED_DESCRIPTION} {warning_text(record)}",
+                      SimulatedAnnotationsWarning, stacklevel=3)
