@@ -75,6 +75,7 @@ from transforms.annotation.manifest import (
     read_release,
 )
 from transforms.annotation.nq_attach import AttachNqAnnotations
+from transforms.annotation.nq_files import NqFilesError, nq_files_release
 from transforms.annotation.previous import (
     PreviousAnnotations,
     PreviousRefused,
@@ -143,8 +144,25 @@ def _export_previous(args: argparse.Namespace, release, base: str
                                                    release.fingerprint)
 
 
+def _export_release(args: argparse.Namespace):
+    """``--release``: a release, or Google's NQ original-format files (``nq_files``), checked
+    before any work."""
+    try:
+        return read_release(args.release)
+    except NotAReleaseError as error:
+        if not matching_files(args.release):
+            raise UsageError(f"--release {error}, nor does it match NQ original-format "
+                             ".jsonl / .jsonl.gz files") from None
+    if args.previous:
+        raise UsageError("--previous needs a --release that is a release, not NQ files")
+    try:
+        return nq_files_release(args.release, args.split)
+    except NqFilesError as error:
+        raise UsageError(str(error)) from None
+
+
 def run_export(args: argparse.Namespace) -> dict[str, Any]:
-    release = _release(args.release)
+    release = _export_release(args)
     base = base_dataset(release)
     stages = args.stage or list(STAGES.get(base, ()))
     splits = args.split or list(release.splits)
@@ -159,7 +177,7 @@ def run_export(args: argparse.Namespace) -> dict[str, Any]:
         manifest = export_tasks(release, args.tool, stages, ways, splits, args.out,
                                 args.votes, args.tasks_per_file, previous=previous,
                                 suggestions=suggestions)
-    except (ExportError, SuggestionError) as error:
+    except (ExportError, SuggestionError, NqFilesError) as error:
         raise UsageError(str(error)) from None
     return {"command": "export", "out": args.out, "manifest": manifest,
             "previous": args.previous}

@@ -84,7 +84,8 @@ def build_parser() -> argparse.ArgumentParser:
 
     export = commands.add_parser("export", help="write annotation tasks for a tool")
     export.add_argument("--release", required=True, help="release directory (or dataset root "
-                        "with LATEST) to annotate")
+                        "with LATEST) to annotate, or a glob of Google's NQ original-format "
+                        ".jsonl / .jsonl.gz files (one split: --split, default dev)")
     export.add_argument("--tool", choices=TOOLS, default="label-studio",
                         help="label-studio: Label Studio tasks, labeling config and project; "
                              "votes: tasks as JSON lines for a crowd platform whose answers "

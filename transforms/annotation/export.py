@@ -54,6 +54,7 @@ from transforms.annotation.label_studio.configs import (
 from transforms.annotation.label_studio.exports import votes_from_export
 from transforms.annotation.label_studio.tasks import jnq_tasks, nq_task
 from transforms.annotation.manifest import EXPORT_MANIFEST, ReleaseRef, base_dataset
+from transforms.annotation.nq_files import FILES_KEY, NqFilesError, is_nq_files, nq_examples
 from transforms.annotation.previous import PreviousAnnotations
 from transforms.annotation.previous_items import invalidation, judged_items
 from transforms.annotation.read_votes import not_regular_file, of_release
@@ -104,7 +105,12 @@ def check_export(release: ReleaseRef, tool: str, stages: list[str], ways: dict[s
 
 
 def read_examples(release: ReleaseRef, split: str) -> Iterator[dict[str, Any]]:
-    """The examples of one split, in file order (NQ original format or JNQ rows), streamed."""
+    """The examples of one split, in file order (NQ original format or JNQ rows), streamed;
+    of NQ original-format files (``nq_files``), theirs, each line bounded."""
+    if is_nq_files(release):  # Google's NQ files given as --release: one split
+        for path in release.manifest[FILES_KEY]:
+            yield from nq_examples(path)
+        return
     base = base_dataset(release)
     [(_, pattern)] = split_patterns(release.path, base, [split])
     paths = sorted(m.path for m in FileSystems.match([pattern])[0].metadata_list)
@@ -290,33 +296,37 @@ def export_tasks(release: ReleaseRef, tool: str, stages: list[str], ways: dict[s
     staging = out.with_name(f".{out.name}.partial")
     if staging.exists():
         shutil.rmtree(staging)
-    counts: dict[str, int] = {}
-    for stage in stages:
-        folder = staging / stage
-        if tool == "label-studio":
-            config = nq_config() if stage == "nq" else jnq_config(stage)
-            write_file(folder / "config.xml", config.encode("utf-8"))
-            title = f"{release.dataset} {release.version} {stage}"
-            most = max(ways[split] for split in splits)
-            instructions = nq_instructions() if stage == "nq" else ""
-            settings = project_settings(title, config, most, instructions)
-            write_file(folder / "project.json",
-                   to_json_bytes(suggested_project(settings, suggestions)))
-        batch: list[dict[str, Any]] = []
-        number = total = 0
-        for split in splits:
-            examples = unjudged(read_examples(release, split), split)
-            for task in _stage_tasks(release, stage, split, examples, earlier, t,
-                                     lambda task, example, s=stage: suggestions.apply(
-                                         task, example, s, tool) if suggestions else task):
-                batch.append(task)
-                total += 1
-                if len(batch) == tasks_per_file:
-                    write_tasks(folder, tool, batch, number)
-                    batch, number = [], number + 1
-        if batch or number == 0:
-            write_tasks(folder, tool, batch, number)
-        counts[stage] = total
+    try:  # a bad line of NQ files met late: no directory is left behind
+        counts: dict[str, int] = {}
+        for stage in stages:
+            folder = staging / stage
+            if tool == "label-studio":
+                config = nq_config() if stage == "nq" else jnq_config(stage)
+                write_file(folder / "config.xml", config.encode("utf-8"))
+                title = f"{release.dataset} {release.version} {stage}"
+                most = max(ways[split] for split in splits)
+                instructions = nq_instructions() if stage == "nq" else ""
+                settings = project_settings(title, config, most, instructions)
+                write_file(folder / "project.json",
+                       to_json_bytes(suggested_project(settings, suggestions)))
+            batch: list[dict[str, Any]] = []
+            number = total = 0
+            for split in splits:
+                examples = unjudged(read_examples(release, split), split)
+                for task in _stage_tasks(release, stage, split, examples, earlier, t,
+                                         lambda task, example, s=stage: suggestions.apply(
+                                             task, example, s, tool) if suggestions else task):
+                    batch.append(task)
+                    total += 1
+                    if len(batch) == tasks_per_file:
+                        write_tasks(folder, tool, batch, number)
+                        batch, number = [], number + 1
+            if batch or number == 0:
+                write_tasks(folder, tool, batch, number)
+            counts[stage] = total
+    except NqFilesError:
+        shutil.rmtree(staging, ignore_errors=True)
+        raise
     manifest = {"release": release.describe(), "tool": tool, "stages": list(stages),
                 "ways": {split: ways[split] for split in splits}, "splits": list(splits),
                 "tasks": counts,
