@@ -36,7 +36,6 @@ from __future__ import annotations
 
 import argparse
 import importlib
-import random
 import resource
 import sys
 import time
@@ -48,7 +47,26 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from filters.annotation.jnq import EXIST, JnqResult, JnqThresholds, aggregate_question  # noqa: E402
+from benchmarks.annotation_rounds.confident import (  # noqa: E402
+    CONFIDENCE,
+    MIN_VOTES,
+    ConfidentFigures,
+    jnq_confident,
+    nq_confident,
+    rule_of,
+)
+from benchmarks.annotation_rounds.items import jnq_row, nq_example  # noqa: E402
+from benchmarks.annotation_rounds.scoring import (  # noqa: E402
+    jnq_confidences,
+    jnq_decisions,
+    jnq_truth_checks,
+    nq_confidences,
+    nq_reading,
+    nq_truth_checks,
+    right_share,
+)
+from filters.annotation.jnq import JnqResult, JnqThresholds, aggregate_question  # noqa: E402
+from filters.annotation.sequential import StopRule  # noqa: E402
 from filters.annotation.votes import parse_jnq_vote, parse_nq_vote  # noqa: E402
 from transforms.annotation.manifest import ReleaseRef  # noqa: E402
 from transforms.annotation.simulate import (  # noqa: E402
@@ -61,36 +79,6 @@ from transforms.annotation.simulate_truth import jnq_truth_record, nq_truth_reco
 SPAMMERS = (0.0, 0.1, 0.2)
 ROUNDS_SPAMMERS = 0.1  # the simulator's default pool
 WAYS = {"jnq": 10, "jboolq": 10, "nq": 5}
-KANA = "あいうえおかきくけこさしすせそたちつてとなにぬねのはひふへほまみむめもやゆよらりるれろわ"
-WORDS = ("the river flows north through the valley and feeds the lake near the old town "
-         "where the bridge was built in the year of the flood").split()
-
-
-# ------------------------------------------------------------------------ synthetic items
-
-
-def jnq_row(number: int, order: str) -> dict[str, Any]:
-    """A question with seven paragraphs, five of them candidates (seeded by ``number``)."""
-    rng = random.Random(f"{order}-{number}")
-    texts = ["".join(rng.choice(KANA) for _ in range(rng.randint(20, 80))) + "。"
-             for _ in range(7)]
-    shown = rng.sample(range(7), 5)
-    return {"id": f"{order}-{number}", "question": "富士山の高さは?", "variant": order,
-            "paragraphs": [{"id": i, "text": text} for i, text in enumerate(texts)],
-            "candidate_paragraph_ids": shown, "candidate_ranks": list(range(5))}
-
-
-def nq_example(number: int, paragraphs: int = 20) -> dict[str, Any]:
-    """An NQ page of ``paragraphs`` top-level paragraphs of 8 words, each a candidate."""
-    tokens, candidates = [], []
-    for paragraph in range(paragraphs):
-        start = len(tokens)
-        for word in ["<P>", *WORDS[paragraph % 6:paragraph % 6 + 8], "</P>"]:
-            tokens.append({"token": word, "html_token": word.startswith("<"),
-                           "start_byte": 0, "end_byte": 1})
-        candidates.append({"start_token": start, "end_token": len(tokens), "top_level": True})
-    return {"example_id": str(number), "document_tokens": tokens,
-            "long_answer_candidates": candidates}
 
 
 # ------------------------------------------------------------------ optional APIs (others')
@@ -178,107 +166,7 @@ def jnq_rounds(row: dict[str, Any], pool: WorkerPool, order: str, ways: int,
                                          order, ways)
 
 
-def jnq_decisions(result: JnqResult) -> tuple[Any, ...]:
-    """What a question's aggregation decided (not how many votes it took)."""
-    return (result.outcome, result.is_yes_no_question,
-            tuple((p.paragraph_id, p.label, p.span, p.yes_no_answer)
-                  for p in result.paragraphs))
-
-
-def _span(truth_span: dict[str, int] | None) -> tuple[int, int] | None:
-    return None if truth_span is None else (truth_span["start"], truth_span["end"])
-
-
-def jnq_truth_checks(result: JnqResult, truth: dict[str, Any], order: str) -> list[bool]:
-    """One bool per decision the truth has (good; question kind; per candidate EXIST or not,
-    when the truth reaches it; per true EXIST paragraph its span or YES/NO): right or not.
-    A decision the aggregation never reached (an earlier one went another way) is wrong."""
-    checks = [(result.outcome != "bad_question") == truth["good"]]
-    if not truth["good"]:
-        return checks
-    checks.append(result.is_yes_no_question == truth["yes_no_question"])
-    if order == "jboolq" and not truth["yes_no_question"]:
-        return checks
-    judged = {p.paragraph_id: p for p in result.paragraphs}
-    for paragraph in truth["paragraphs"]:
-        found = judged.get(paragraph["paragraph"])
-        checks.append(found is not None and found.label == paragraph["label"])
-        if paragraph["label"] == EXIST:
-            checks.append(found is not None and found.label == EXIST
-                          and found.span == _span(paragraph["span"])
-                          and found.yes_no_answer == paragraph["yes_no_answer"])
-    return checks
-
-
-def jnq_confidences(rows: list[dict[str, Any]], truth: dict[str, Any]
-                    ) -> list[tuple[float, bool]]:
-    """(confidence, right) of each decision row (``worker_rules.decisions``) the truth has."""
-    paragraphs = {p["paragraph"]: p for p in truth["paragraphs"]}
-    pairs = []
-    for row in rows:
-        stage, paragraph, label = row["stage"], row["paragraph"], row["label"]
-        if row["confidence"] is None:
-            continue
-        true = paragraphs.get(paragraph, {})
-        if stage == "good_question":
-            right = label == ("true" if truth["good"] else "false")
-        elif stage == "yes_no_question":
-            right = label == ("true" if truth["yes_no_question"] else "false")
-        elif stage == "long_answer":
-            right = label == true.get("label")
-        elif stage == "yes_no_answer":
-            right = label == true.get("yes_no_answer")
-        else:
-            span = _span(true.get("span"))
-            right = label == ("null" if span is None else f"[{span[0]}, {span[1]}]")
-        pairs.append((row["confidence"], right))
-    return pairs
-
-
 # -------------------------------------------------------------------------------- NQ
-
-
-def _nq_short(vote: dict[str, Any]) -> tuple[Any, ...] | None:
-    spans = tuple(sorted((s["start_token"], s["end_token"]) for s in vote["short_answers"]))
-    return (spans, vote["yes_no_answer"]) if spans or vote["yes_no_answer"] != "NONE" else None
-
-
-def _nq_decide(answers: list[Any]) -> Any:
-    """NQ §5.1: an answer when at least 2 of the 5 give one; the one most gave (ties: the
-    first in sorted order, the lowest candidate index)."""
-    given = [a for a in answers if a is not None]
-    if len(given) < 2:
-        return None
-    return min(sorted(set(given)), key=lambda a: -given.count(a))
-
-
-def nq_reading(votes: list[dict[str, Any]], decide: Callable[..., Any] | None,
-               aggregate: str = "paper", posteriors: Any = None) -> dict[str, Any]:
-    """The long answer an aggregate reads from an example's votes, with the decision rows
-    (``decision``, ``candidate``, ``label``, ``confidence``) of the QUALITY part's
-    ``nq_decisions`` (NQ §5.1 for ``paper``; a model's P(has answer) >= 0.5, then its most
-    likely chosen candidate); short answers are NQ §5.1's under every aggregate (no model
-    decides them). Without ``nq_decisions``, ``paper`` reads NQ §5.1 itself (no rows)."""
-    longs = [v["long_answer_candidate"] for v in votes]
-    short = _nq_decide([_nq_short(v) for v in votes])
-    if decide is None:
-        return {"long": _nq_decide([c if c >= 0 else None for c in longs]), "short": short,
-                "rows": []}
-    rows = decide(str(votes[0]["example_id"]), longs, aggregate, posteriors)
-    chosen = [r["candidate"] for r in rows if r["decision"] == "long_answer"]
-    return {"long": chosen[0] if chosen else None, "short": short, "rows": rows}
-
-
-def nq_confidences(reading: dict[str, Any], truth: dict[str, Any]) -> list[tuple[float, bool]]:
-    """(confidence, right) of each NQ decision row against the truth."""
-    long = truth["long_answer_candidate"]
-    pairs = []
-    for row in reading["rows"]:
-        if row["decision"] == "has_answer":
-            pairs.append((row["confidence"], (row["label"] == "true") == (long >= 0)))
-        else:
-            pairs.append((row["confidence"], row["candidate"] == long))
-    return pairs
 
 
 def nq_rounds(example: dict[str, Any], pool: WorkerPool, ways: int,
@@ -301,11 +189,6 @@ def nq_rounds(example: dict[str, Any], pool: WorkerPool, ways: int,
         rounds += 1
 
 
-def nq_truth_checks(decision: dict[str, Any], truth: dict[str, Any]) -> list[bool]:
-    long = truth["long_answer_candidate"] if truth["long_answer_candidate"] >= 0 else None
-    return [decision["long"] == long, decision["short"] == _nq_short(truth)]
-
-
 # ------------------------------------------------------------------------- measuring
 
 
@@ -324,11 +207,17 @@ class Measured:
     fit_seconds: float = 0.0
     accuracy: dict[str, dict[float, float]] = field(default_factory=dict)
     calibration: dict[str, list[tuple[float, bool]]] = field(default_factory=dict)
+    checks: dict[str, list[bool]] = field(default_factory=dict)  # at ROUNDS_SPAMMERS
+    confident: ConfidentFigures | None = None
     why: dict[str, str] = field(default_factory=dict)
 
 
-def _share(checks: list[bool]) -> float:
-    return sum(checks) / len(checks)
+def score(measured: Measured, name: str, spammers: float, checks: list[bool]) -> None:
+    """Record ``name``'s accuracy at ``spammers`` (and its checks for the confident rule's
+    comparison at the rounds' pool)."""
+    measured.accuracy.setdefault(name, {})[spammers] = right_share(checks)
+    if spammers == ROUNDS_SPAMMERS:
+        measured.checks[name] = checks
 
 
 def measure_rounds(measured: Measured, rows: list[dict[str, Any]], order: str, seed: int,
@@ -360,7 +249,8 @@ def measure_rounds(measured: Measured, rows: list[dict[str, Any]], order: str, s
                              for (_, _, result), (_, done) in zip(rounds, full, strict=True))
 
 
-def measure_jnq(order: str, items: int, seed: int, workers: int, ds: Api) -> Measured:
+def measure_jnq(order: str, items: int, seed: int, workers: int, ds: Api,
+                rule: StopRule) -> Measured:
     ways = WAYS[order]
     rows = [jnq_row(number, order) for number in range(items)]
     measured = Measured(order, items)
@@ -377,9 +267,8 @@ def measure_jnq(order: str, items: int, seed: int, workers: int, ds: Api) -> Mea
                  [jnq_votes(row, pool, order, ways) for row in rows])
         truths = [jnq_truth_record(row, pool, order) for row in rows]
         paper = [jnq_aggregate(row, v, order, ways) for row, v in zip(rows, votes, strict=True)]
-        measured.accuracy.setdefault("paper", {})[share] = _share(
-            [c for result, truth in zip(paper, truths, strict=True)
-             for c in jnq_truth_checks(result, truth, order)])
+        score(measured, "paper", share, [c for result, truth in zip(paper, truths, strict=True)
+                                         for c in jnq_truth_checks(result, truth, order)])
         model = None
         if ds.function is not None and rules_for.function is not None and "ds" not in \
                 measured.why:
@@ -389,9 +278,8 @@ def measure_jnq(order: str, items: int, seed: int, workers: int, ds: Api) -> Mea
             rules = rules_for.function(model, JnqThresholds())
             fitted = [jnq_aggregate(row, v, order, ways, rules)
                       for row, v in zip(rows, votes, strict=True)]
-            measured.accuracy.setdefault("ds", {})[share] = _share(
-                [c for result, truth in zip(fitted, truths, strict=True)
-                 for c in jnq_truth_checks(result, truth, order)])
+            score(measured, "ds", share, [c for result, truth in zip(fitted, truths, strict=True)
+                                          for c in jnq_truth_checks(result, truth, order)])
         if share != ROUNDS_SPAMMERS or decisions.function is None:
             continue
         for name, results, fit in (("paper", paper, None), ("ds", fitted if model else None,
@@ -400,10 +288,13 @@ def measure_jnq(order: str, items: int, seed: int, workers: int, ds: Api) -> Mea
                 measured.calibration[name] = [
                     pair for result, v, truth in zip(results, votes, truths, strict=True)
                     for pair in jnq_confidences(decisions.function(result, v, fit), truth)]
+    pool = WorkerPool(size=workers, spammer_share=ROUNDS_SPAMMERS, seed=seed)
+    measured.confident = jnq_confident(
+        rows, [jnq_truth_record(row, pool, order) for row in rows], pool, order, ways, rule)
     return measured
 
 
-def measure_nq(items: int, seed: int, workers: int, ds: Api) -> Measured:
+def measure_nq(items: int, seed: int, workers: int, ds: Api, rule: StopRule) -> Measured:
     ways = WAYS["nq"]
     examples = [nq_example(number) for number in range(items)]
     measured = Measured("nq", items)
@@ -423,15 +314,18 @@ def measure_nq(items: int, seed: int, workers: int, ds: Api) -> Measured:
             started = time.perf_counter()
             model = ds.function("ds", [parse_nq_vote(vote) for v in votes for vote in v])
             measured.fit_seconds += time.perf_counter() - started
-            readings["ds"] = [nq_reading(v, decide.function, "ds", model.posteriors)
-                              for v in votes]
+            readings["ds"] = [nq_reading(v, decide.function, "ds", model.posteriors,
+                                         model.skills) for v in votes]
         for name, read in readings.items():
-            measured.accuracy.setdefault(name, {})[share] = _share(
-                [c for r, t in zip(read, truths, strict=True) for c in nq_truth_checks(r, t)])
+            score(measured, name, share,
+                  [c for r, t in zip(read, truths, strict=True) for c in nq_truth_checks(r, t)])
             if share == ROUNDS_SPAMMERS and decide.function is not None:
                 measured.calibration[name] = [
                     pair for r, t in zip(read, truths, strict=True)
                     for pair in nq_confidences(r, t)]
+    pool = WorkerPool(size=workers, spammer_share=ROUNDS_SPAMMERS, seed=seed)
+    measured.confident = nq_confident(
+        examples, [nq_truth_record(example, pool) for example in examples], pool, ways, rule)
     requests_for = optional("transforms.annotation.rounds", "requests_for")
     answer = optional("transforms.annotation.simulate_rounds", "answer_nq_request")
     missing = next((api for api in (requests_for, answer) if api.function is None), None)
@@ -490,6 +384,7 @@ def print_dataset(measured: Measured, ds: Api, ece: Api) -> None:
         ds_figure = measured.accuracy.get("ds", {}).get(share)
         print(f"  accuracy vs truth, {share:.0%} spammers: paper {percent(paper)}, "
               f"ds {percent(ds_figure, measured.why.get('ds', ds.why))}")
+    print_confident(measured)
     if measured.fit_seconds:
         print(f"  ds fits: {measured.fit_seconds:.1f} s for {len(SPAMMERS)} campaigns")
     for name in ("paper", "ds"):
@@ -500,7 +395,39 @@ def print_dataset(measured: Measured, ds: Api, ece: Api) -> None:
                                    ds.na() if name == "ds" else "n/a (no decisions)"))
 
 
-def summary_line(results: list[Measured], ds: Api, ece: Api, confident: Api) -> str:
+def reference(measured: Measured) -> str:
+    """The full overlap the confident rule is compared with: ds (the same aggregate), else
+    paper."""
+    return "ds" if "ds" in measured.checks else "paper"
+
+
+def print_confident(measured: Measured) -> None:
+    found = measured.confident
+    if found is None:
+        return
+    right = right_share(found.checks)
+    deltas = ", ".join(f"{100 * (right - right_share(measured.checks[name])):+.2f} points vs "
+                       f"its {name}" for name in ("ds", "paper") if name in measured.checks)
+    print(f"  confident rule, {ROUNDS_SPAMMERS:.0%} spammers: {found.judgments:,} judgments = "
+          f"{found.judgments / measured.full_judgments:.1%} of full overlap, right on "
+          f"{right:.2%} of the truth's decisions ({deltas}), {found.rounds} rounds, "
+          f"{found.seconds:.1f} s")
+
+
+def confident_part(results: list[Measured], rule: StopRule) -> str:
+    """``X2% (accuracy delta D points)``: every dataset's judgments against its full
+    overlap's, and the accuracy over every decision checked against the full overlap's
+    (ds where fitted)."""
+    measured = [m for m in results if m.confident is not None]
+    used = sum(m.confident.judgments for m in measured)  # type: ignore[union-attr]
+    full = sum(m.full_judgments for m in measured)
+    mine = [c for m in measured for c in m.confident.checks]  # type: ignore[union-attr]
+    theirs = [c for m in measured for c in m.checks[reference(m)]]
+    delta = 100 * (right_share(mine) - right_share(theirs))
+    return f"{used / full:.1%} (accuracy delta {delta:+.2f} points)"
+
+
+def summary_line(results: list[Measured], ds: Api, ece: Api, rule: StopRule) -> str:
     measured = [m for m in results if m.rounds_judgments is not None]
     if measured:
         used = sum(m.rounds_judgments or 0 for m in measured)
@@ -519,7 +446,8 @@ def summary_line(results: list[Measured], ds: Api, ece: Api, confident: Api) -> 
         ece_line = ds.na()
     else:
         ece_line = f"{ece.function([c for c, _ in pooled], [r for _, r in pooled]):.3f}"
-    return (f"rounds: {exact}; confident {confident.na()}; ds vs paper at 20% spammers: "
+    return (f"rounds: {exact}; confident {confident_part(results, rule)}; ds vs paper at 20% "
+            "spammers: "
             f"{ds_line}; ECE {ece_line}")
 
 
@@ -528,19 +456,25 @@ def main(argv: list[str] | None = None) -> str:
     parser.add_argument("--items", type=int, default=2000, help="items per dataset")
     parser.add_argument("--seed", type=int, default=0, help="seed of the worker pools")
     parser.add_argument("--workers", type=int, default=50, help="worker pool size")
+    parser.add_argument("--confidence", type=float, default=CONFIDENCE,
+                        help="the confident rule's (chosen on --seed 1)")
+    parser.add_argument("--min-votes", type=int, default=MIN_VOTES,
+                        help="the confident rule's cold start")
     args = parser.parse_args(argv)
     ds = ds_api()
     ece = optional("transforms.metrics.calibration", "expected_calibration_error")
-    confident = Api(None, "the --stop confident rule is not in the tree")
+    rule = rule_of(args.confidence, args.min_votes)
+    print(f"confident rule: --confidence {rule.confidence} --min-votes {rule.min_votes}, "
+          f"seed {args.seed}")
     started = time.perf_counter()
-    results = [measure_jnq("jnq", args.items, args.seed, args.workers, ds),
-               measure_jnq("jboolq", args.items, args.seed, args.workers, ds),
-               measure_nq(args.items, args.seed, args.workers, ds)]
+    results = [measure_jnq("jnq", args.items, args.seed, args.workers, ds, rule),
+               measure_jnq("jboolq", args.items, args.seed, args.workers, ds, rule),
+               measure_nq(args.items, args.seed, args.workers, ds, rule)]
     for measured in results:
         print_dataset(measured, ds, ece)
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     print(f"total {time.perf_counter() - started:.1f} s, peak RSS {peak:.0f} MB")
-    line = summary_line(results, ds, ece, confident)
+    line = summary_line(results, ds, ece, rule)
     print(line)
     return line
 

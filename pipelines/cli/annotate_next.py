@@ -13,6 +13,7 @@ from typing import Any
 from filters.annotation.jnq import JnqThresholds
 from pipelines.cli.annotate_gold import gold_rounds_of
 from pipelines.cli.annotate_parser import DEFAULT_WAYS, ways_option
+from pipelines.cli.annotate_stop import stop_rule
 from pipelines.cli.errors import UsageError
 from transforms.annotation.export import ExportError
 from transforms.annotation.gold_rounds import gold_summary_lines
@@ -39,7 +40,9 @@ def thresholds_of(args: argparse.Namespace) -> JnqThresholds:
 
 
 def next_options(args: argparse.Namespace) -> NextOptions:
-    """The typed options of ``annotate next`` (``UsageError`` for a bad release or ways)."""
+    """The typed options of ``annotate next`` (``UsageError`` for a bad stop rule, release
+    or ways; the stop rule first, before the release is read)."""
+    stop = stop_rule(args)
     try:
         release = read_release(args.release)
     except NotAReleaseError as error:
@@ -62,7 +65,7 @@ def next_options(args: argparse.Namespace) -> NextOptions:
                        votes=tuple(args.votes), tool=args.tool,
                        thresholds=thresholds_of(args), tasks_per_file=args.tasks_per_file,
                        splits=splits, suggestions=suggestions,
-                       gold=gold_rounds_of(args, base))
+                       gold=gold_rounds_of(args, base), stop=stop)
 
 
 def run_next(args: argparse.Namespace) -> dict[str, Any]:

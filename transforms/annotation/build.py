@@ -16,6 +16,7 @@ import apache_beam as beam
 
 from filters.annotation.gold import gold_questions
 from filters.annotation.jnq import JnqThresholds
+from filters.annotation.sequential import EXACT_RULE, StopRule
 from filters.annotation.worker_models import PAPER
 from transforms.annotation import carry, jnq_import, nq_import
 from transforms.annotation.previous import PreviousAnnotations
@@ -61,7 +62,7 @@ class AnnotateRelease(beam.PTransform):
                  ways: dict[str, int], thresholds: JnqThresholds | None = None,
                  previous: PreviousAnnotations | None = None, recompute_all: bool = False,
                  curtailed: bool = False, aggregate: str = "paper",
-                 gold: dict[str, str] | None = None):
+                 gold: dict[str, str] | None = None, stop: StopRule = EXACT_RULE):
         super().__init__()
         self.dataset = dataset
         self.inputs = inputs
@@ -73,6 +74,7 @@ class AnnotateRelease(beam.PTransform):
         self.curtailed = curtailed
         self.aggregate = aggregate  # --aggregate: paper, or a worker model (workers_beam)
         self.gold = dict(gold or {})  # --gold: item_key -> answer (filters.annotation.gold)
+        self.stop = stop  # --stop confident: rounds stopped by a worker model (sequential)
         self.tables: dict[str, Any] = {}  # JNQ: "workers" and "decisions", set by expand
 
     def expand(self, pbegin):
@@ -110,15 +112,17 @@ class AnnotateRelease(beam.PTransform):
             grouped = carried.main
         model, side, tags = None, {}, ()
         if self.dataset == "nq":
-            aggregate = nq_import.AnnotateNqExamples(self.ways, fingerprint, self.aggregate)
+            aggregate = nq_import.AnnotateNqExamples(self.ways, fingerprint, self.aggregate,
+                                                     self.stop)
             tag, tags = nq_import.JUDGMENTS, (nq_import.DECISIONS,)
         else:
             aggregate = jnq_import.AnnotateJnqRows(
                 self.dataset, self.ways, self.thresholds, self.curtailed, self.aggregate,
-                gold_questions(self.gold))
+                gold_questions(self.gold), self.stop)
             tag, tags = jnq_import.JUDGMENTS, (jnq_import.DECISIONS,)
         if self.aggregate != PAPER:
-            model = votes.main | "FitWorkerModel" >> FitWorkerModel(self.aggregate)
+            model = votes.main | "FitWorkerModel" >> FitWorkerModel(self.aggregate,
+                                                                        self.stop.confident)
             side = {"model": beam.pvalue.AsSingleton(model)}
         annotated = grouped | "Annotate" >> beam.ParDo(aggregate, **side).with_outputs(
             *SIDE_OUTPUTS, tag, *tags, main="main")

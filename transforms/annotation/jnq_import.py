@@ -32,7 +32,9 @@ from filters.annotation.jnq import (
     aggregate_question,
     check_vote,
 )
+from filters.annotation.sequential import EXACT_RULE, StopRule
 from filters.annotation.votes import JnqVote, latest_votes
+from transforms.annotation.confident import confident_of
 from transforms.annotation.content import content_digest
 from transforms.annotation.counters import (
     DUPLICATE_QUESTION,
@@ -180,11 +182,12 @@ class AnnotateJnqRows(beam.DoFn):
     ``worker_fit``), which decides the stages; None decides by the paper's thresholds. Each
     decision is also a ``DECISIONS`` row with its confidence. A question of ``gold`` (control
     questions, ``--gold``) is not aggregated nor published: ``examples.gold``, its votes
-    ``votes.gold``."""
+    ``votes.gold``. ``stop`` confident: votes of ``annotate next --stop confident`` rounds,
+    aggregated by ``sequential.aggregate_confident`` under ``model``."""
 
     def __init__(self, dataset: str, ways: Mapping[str, int], thresholds: JnqThresholds,
                  curtailed: bool = False, aggregate: str = "paper",
-                 gold: frozenset[str] = frozenset()):
+                 gold: frozenset[str] = frozenset(), stop: StopRule = EXACT_RULE):
         self.dataset = dataset
         self.prefer = dataset
         self.ways = dict(ways)
@@ -192,6 +195,7 @@ class AnnotateJnqRows(beam.DoFn):
         self.curtailed = curtailed  # votes of annotate next rounds (filters.annotation.curtail)
         self.aggregate = aggregate
         self.gold = gold
+        self.stop = stop
 
     def process(self, element: tuple[str, dict[str, list]], model: Any = None
                 ) -> Iterator[Any]:
@@ -235,7 +239,11 @@ class AnnotateJnqRows(beam.DoFn):
                 continue
             usable.append(vote)
         ways = self.ways.get(split, 10)
-        if self.curtailed:
+        confident = confident_of(self.stop, model, self.thresholds) if self.stop.confident \
+            else None
+        if confident is not None:
+            result = confident.aggregate(question_id, usable, candidates, order, ways)
+        elif self.curtailed:
             result = aggregate_curtailed(question_id, usable, candidates, order, ways,
                                          self.thresholds)
         else:
@@ -250,9 +258,11 @@ class AnnotateJnqRows(beam.DoFn):
                 "question_id": question_id, "split": split, "stage": result.pending_stage,
                 "required": ways, "question": row["question"]})
             return
-        if self.curtailed:
+        if self.curtailed or confident is not None:
+            state = (confident.jnq_state(question_id, usable, candidates, order, ways)
+                     if confident is not None else None)
             yield from judgment_tallies(question_id, usable, candidates, order, ways,
-                                        self.thresholds, result)
+                                        self.thresholds, result, state)
         for decided in decisions(result, usable, model):
             yield beam.pvalue.TaggedOutput(DECISIONS, (split, {
                 "question_id": question_id, "split": split, "decision": decided["stage"],

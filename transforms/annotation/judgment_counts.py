@@ -12,7 +12,11 @@
   ``yes_no_question``: yes_no/ambiguous/not_yes_no; ``yes_no_answer``: YES/NO/NONE; ``span``:
   span/no_span). Clear-cut labels take few judgments, borderline ones the full overlap.
 
-The card's "Judgments" section and ``stats.json`` (``counts.judgments``) report them.
+The card's "Judgments" section and ``stats.json`` (``counts.judgments``) report them. With
+``import --stop confident`` (``filters.annotation.sequential``) the same tallies count the
+confident rule's stages, and ``stats.json``'s ``stop`` records the rule (``rule``,
+``confidence``, ``min_votes``, ``step``, ``model``); NQ counts ``judgments.used`` and
+``judgments.full_overlap`` per example.
 """
 
 from __future__ import annotations
@@ -20,7 +24,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 from typing import Any
 
-from filters.annotation.curtail import curtail
+from filters.annotation.curtail import Curtailment, curtail
 from filters.annotation.jnq import JnqResult, JnqThresholds
 from filters.annotation.votes import JnqVote
 from transforms.annotation.counters import (
@@ -31,6 +35,8 @@ from transforms.annotation.counters import (
     JUDGMENTS_USED,
 )
 from transforms.core.accounting import tally
+
+STOP_KEY = "stop"  # stats.json: the confident rule of import --stop confident
 
 
 def _gold_label(stage: str, paragraph: int | None, result: JnqResult, label: Any) -> str:
@@ -43,10 +49,11 @@ def _gold_label(stage: str, paragraph: int | None, result: JnqResult, label: Any
 
 
 def judgment_tallies(question_id: str, votes: Sequence[JnqVote], candidates: Sequence[int],
-                     order: str, ways: int, t: JnqThresholds, result: JnqResult
-                     ) -> Iterator[Any]:
-    """The ``judgments.*`` tallies of one decided question (``result`` its aggregate)."""
-    state = curtail(question_id, votes, candidates, order, ways, t)
+                     order: str, ways: int, t: JnqThresholds, result: JnqResult,
+                     state: Curtailment | None = None) -> Iterator[Any]:
+    """The ``judgments.*`` tallies of one decided question (``result`` its aggregate;
+    ``state`` the stop rule's, default exact curtailment's)."""
+    state = state or curtail(question_id, votes, candidates, order, ways, t)
     used = full = 0
     for (stage, paragraph), found in state.states.items():
         used += found.judged
@@ -65,7 +72,11 @@ def judgment_summary_lines(stats: dict[str, Any]) -> list[str]:
     if not full:
         return []
     used = counts.get(JUDGMENTS_USED.name, 0)
-    return [f"  judgments used: {used} of a fixed overlap's {full} ({100 * used / full:.1f}%)"]
+    line = f"  judgments used: {used} of a fixed overlap's {full} ({100 * used / full:.1f}%)"
+    stop = stats.get(STOP_KEY)
+    if stop:
+        line += f" (--stop confident --confidence {stop['confidence']})"
+    return [line]
 
 
 def judgment_card_lines(stats: dict[str, Any]) -> list[str]:
@@ -75,10 +86,19 @@ def judgment_card_lines(stats: dict[str, Any]) -> list[str]:
         return []
     used, full = counts.get(JUDGMENTS_USED.name, 0), counts.get(JUDGMENTS_FULL_OVERLAP.name, 0)
     share = f"{100 * used / full:.1f}%" if full else "-"
+    stop = stats.get(STOP_KEY)
+    rule = ("exact curtailment" if not stop else
+            f"`--stop confident --confidence {stop['confidence']} --min-votes "
+            f"{stop['min_votes']}`")
+    outcome = ("every decision is the one the full overlap gives" if not stop else
+               f"a stage was decided once a Dawid-Skene worker model fitted on every vote "
+               f"gave its label a posterior of at least {stop['confidence']} (spans: exact "
+               "curtailment), so a decision may differ from the full overlap's; `decisions/` "
+               "gives each one's confidence")
     lines = ["## Judgments", "",
-             f"Adaptive rounds (`annotate next`, exact curtailment): {used} judgments used, "
-             f"{share} of the {full} a fixed overlap would have used on the same stages; every "
-             "decision is the one the full overlap gives. `yes_votes` and `votes` count the "
+             f"Adaptive rounds (`annotate next`, {rule}): {used} judgments used, "
+             f"{share} of the {full} a fixed overlap would have used on the same stages; "
+             f"{outcome}. `yes_votes` and `votes` count the "
              "judgments collected (a decided paragraph may have fewer than the overlap).", "",
              "| stage | gold label | decisions | judgments | per decision |",
              "|---|---|---|---|---|"]

@@ -21,12 +21,17 @@ from typing import Any
 import apache_beam as beam
 import pyarrow as pa
 
+from filters.annotation.jnq import JnqThresholds
 from filters.annotation.nq import NqVoteError, check_nq_vote, long_answer_type, nq_annotation
 from filters.annotation.nq_decisions import nq_decisions
+from filters.annotation.sequential import EXACT_RULE, StopRule
 from filters.annotation.votes import NqVote, latest_votes
+from transforms.annotation.confident import confident_of
 from transforms.annotation.counters import (
     ANNOTATED,
     ANNOTATED_NO_LONG_ANSWER,
+    JUDGMENTS_FULL_OVERLAP,
+    JUDGMENTS_USED,
     PENDING,
     TASK_PAGE_MISMATCH,
     USED,
@@ -79,13 +84,16 @@ class AnnotateNqExamples(beam.DoFn):
     the examples. Each annotated example's has-answer and long-answer decisions are
     ``DECISIONS`` rows (``filters.annotation.nq_decisions``), by the paper's rule or by
     ``model`` (a side input: the fitted worker model of ``--aggregate``); the annotations
-    are the same under every aggregate."""
+    are the same under every aggregate. ``stop`` confident (``annotate next --stop
+    confident``): an example with fewer than its split's ways is annotated once ``model`` is
+    sure of its decisions (``sequential.nq_confident``), else pending."""
 
     def __init__(self, ways: Mapping[str, int], fingerprint: str | None,
-                 aggregate: str = "paper"):
+                 aggregate: str = "paper", stop: StopRule = EXACT_RULE):
         self.ways = dict(ways)
         self.fingerprint = fingerprint
         self.aggregate = aggregate
+        self.stop = stop
 
     def process(self, element: tuple[str, dict[str, list]], model: Any = None
                 ) -> Iterator[Any]:
@@ -117,7 +125,10 @@ class AnnotateNqExamples(beam.DoFn):
             latest.append(vote)
         latest.sort(key=lambda v: (v.order, v.annotator_id))
         needed = self.ways.get(split, 1)
-        if len(latest) < needed:
+        confident = confident_of(self.stop, model, JnqThresholds()) if self.stop.confident \
+            else None
+        if (len(latest) < needed if confident is None
+                else confident.nq_more(example_id, latest, needed) > 0):
             yield tally(PENDING)
             yield tally(VOTES_PENDING, len(latest))
             yield rejected("pending_examples", {
@@ -125,6 +136,9 @@ class AnnotateNqExamples(beam.DoFn):
                 "required": needed, "question": example.get("question_text", "")})
             return
         yield tally(USED, len(latest))
+        if confident is not None:
+            yield tally(JUDGMENTS_USED, len(latest))
+            yield tally(JUDGMENTS_FULL_OVERLAP, max(needed, len(latest)))
         yield tally(ANNOTATED)
         yield tally(WAYS.member(str(len(latest))))
         if all(v.long_answer_candidate < 0 for v in latest):

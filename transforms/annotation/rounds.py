@@ -18,9 +18,15 @@ With ``--suggestions`` (``suggestions``) the round's tasks show a model's predic
 the control group, as ``annotate export`` does, and ``annotation_next.json`` records them; the
 control group depends only on the seed and the item, so it is the same in every round.
 
+With ``--stop confident`` (``stop``: ``filters.annotation.sequential``) a round first fits the
+worker model on every vote read (``confident.confident_round``) and closes what it is sure of,
+NQ examples included; the manifest records the rule (``stop``). Without it (``--stop exact``,
+the default) the round is exact curtailment's, byte for byte.
+
 NQ keeps every annotation (NQ §5): train is 1-way (nothing to save) and the dev/test 5-way
 annotations are themselves the evaluation reference (``nq_eval`` scores against all five), so
-an NQ example is asked until it has its split's ways, never curtailed.
+an NQ example is asked until it has its split's ways, never curtailed (but for the confident
+rule, which a campaign chooses knowing its dev/test then hold fewer annotations).
 """
 
 from __future__ import annotations
@@ -38,7 +44,9 @@ from apache_beam.io.filesystems import FileSystems
 
 from filters.annotation.curtail import PAPER, curtail
 from filters.annotation.jnq import JnqThresholds, JnqVoteError, check_vote
+from filters.annotation.sequential import EXACT_RULE, StopRule
 from filters.annotation.votes import JnqVote, NqVote, latest_votes
+from transforms.annotation.confident import Confident, confident_round
 from transforms.annotation.export import (
     TOOLS,
     ExportError,
@@ -83,6 +91,7 @@ class NextOptions:
     splits: tuple[str, ...] = field(default=())
     suggestions: Suggestions | None = None  # --suggestions: shown outside the control group
     gold: GoldRounds | None = None  # --gold with --gold-rate: gold items mixed in (gold_rounds)
+    stop: StopRule = EXACT_RULE  # --stop exact (curtailment) or confident (a worker model)
 
 
 @dataclass(frozen=True)
@@ -173,17 +182,22 @@ def jnq_usable(row: dict[str, Any], order: str, votes: list[JnqVote],
 
 
 def requests_for(release: ReleaseRef, split: str, example: dict[str, Any], ways: int,
-                 votes: list, t: JnqThresholds) -> list[Request]:
-    """The open slots of one example of ``split`` given its votes so far."""
+                 votes: list, t: JnqThresholds, confident: Confident | None = None
+                 ) -> list[Request]:
+    """The open slots of one example of ``split`` given its votes so far: exact
+    curtailment, or with ``confident`` the confident rule under the round's fit."""
     base = base_dataset(release)
     if base == "nq":
         item = str(example["example_id"])
-        annotators = {v.annotator_id for v in votes if of_release(v, release.fingerprint)}
-        more = ways - len(annotators)
+        ours = latest_votes([v for v in votes if of_release(v, release.fingerprint)])
+        more = (ways - len({v.annotator_id for v in ours}) if confident is None
+                else confident.nq_more(item, ours, ways))
         return [Request(item, split, "nq", None, more)] if more > 0 else []
     item = str(example["id"])
     usable = jnq_usable(example, base, votes, release.fingerprint)
-    state = curtail(item, usable, list(example["candidate_paragraph_ids"]), base, ways, t)
+    candidates = list(example["candidate_paragraph_ids"])
+    state = (curtail(item, usable, candidates, base, ways, t) if confident is None
+             else confident.jnq_state(item, usable, candidates, base, ways))
     return [Request(item, split, slot.stage, slot.paragraph, slot.more) for slot in state.open]
 
 
@@ -245,7 +259,8 @@ class _Folders:
                 self._flush(key)
 
 
-def _open_requests(options: NextOptions, votes: dict[str, list]
+def _open_requests(options: NextOptions, votes: dict[str, list],
+                   confident: Confident | None = None
                    ) -> Iterator[tuple[Request, dict[str, Any]]]:
     release = options.release
     key = "example_id" if base_dataset(release) == "nq" else "id"
@@ -253,7 +268,8 @@ def _open_requests(options: NextOptions, votes: dict[str, list]
         for example in read_examples(release, split):
             item = str(example[key])
             for request in requests_for(release, split, example, options.ways[split],
-                                        votes.get(item, []), options.thresholds):
+                                        votes.get(item, []), options.thresholds,
+                                        confident):
                 yield request, example
 
 
@@ -269,6 +285,8 @@ def next_round(options: NextOptions) -> dict[str, Any]:
     votes, refused = read_round_votes(options.votes, base)
     gold = options.gold and gold_mix(options.gold, release, options.splits or release.splits,
                                      votes)
+    confident = (confident_round(options.stop, [v for judged in votes.values() for v in judged],
+                                 options.thresholds) if options.stop.confident else None)
     out = Path(options.out)
     staging = out.with_name(f".{out.name}.partial")
     if staging.exists():
@@ -278,7 +296,7 @@ def next_round(options: NextOptions) -> dict[str, Any]:
     items: set[str] = set()
     judgments: dict[str, int] = {}
     with open(staging / REQUESTS, "w", encoding="utf-8") as handle:
-        for request, example in mixed(gold, _open_requests(options, votes)):
+        for request, example in mixed(gold, _open_requests(options, votes, confident)):
             handle.write(json.dumps(request.record(base), ensure_ascii=False, sort_keys=True)
                          + "\n")
             items.add(request.item)
@@ -297,6 +315,8 @@ def next_round(options: NextOptions) -> dict[str, Any]:
                 "judgments_requested": sum(judgments.values()),
                 "judgments_per_stage": dict(sorted(judgments.items())),
                 "tasks": dict(sorted(folders.tasks.items()))}
+    if confident is not None:
+        manifest["stop"] = options.stop.describe()
     return finish_directory(staging, out, NEXT_MANIFEST, finish_manifest(manifest, gold),
                             suggestions)
 

@@ -23,6 +23,7 @@ import apache_beam as beam
 from filters.annotation.gold import answer_text
 from filters.annotation.nq_decisions import compare, nq_decisions
 from filters.annotation.worker_models import item_key
+from transforms.annotation.confident import fit_confident
 from transforms.annotation.worker_fit import fit_campaign
 from transforms.annotation.worker_table import WORKERS_GROUP, row_decisions, worker_row
 
@@ -30,18 +31,23 @@ Totals = tuple[int, int, int, int, int]  # judgments, compared, agreed, gold, go
 
 
 class FitWorkerModel(beam.PTransform):
-    """``(question id, JnqVote)`` -> one ``WorkerModel`` (module doc)."""
+    """``(question id, JnqVote)`` -> one ``WorkerModel`` (module doc); ``confident``: the
+    smoothed Dawid-Skene of ``--stop confident`` (``confident.fit_confident``), the fit
+    ``annotate next`` made."""
 
-    def __init__(self, aggregate: str):
+    def __init__(self, aggregate: str, confident: bool = False):
         super().__init__()
         self.aggregate = aggregate
+        self.confident = confident
 
     def expand(self, votes):
         aggregate = self.aggregate
+        fit = fit_confident if self.confident else (
+            lambda all_votes: fit_campaign(aggregate, all_votes))
         return (votes
                 | "Votes" >> beam.Values()
                 | "AllVotes" >> beam.combiners.ToList()
-                | "Fit" >> beam.Map(lambda all_votes: fit_campaign(aggregate, all_votes)))
+                | "Fit" >> beam.Map(fit))
 
 
 def _compared(element: tuple[str, dict[str, list]]) -> Iterator[tuple[str, Totals]]:
