@@ -6,6 +6,9 @@ plain text instead: text tokens joined by single spaces, table rows on their own
 cells separated by `` | `` (from the ``<Tr>``, ``<Td>`` and ``<Th>`` HTML tokens) and list
 items or paragraphs inside a cell by `` · ``, list items on their own lines prefixed ``• ``,
 other blocks (paragraphs, headings, lists) on new lines.
+With ``own_text`` the words are the page's own text instead (``page_words``: ``"`` not PTB's
+quotes, no space where the page has none, a line break, or `` · `` in a cell, where it breaks
+the line), as the release browser shows them.
 ``starts`` gives where each rendered token begins in the text, so a span a worker marks in the
 text maps back to a document-token span (``tokens_in_chars``).
 """
@@ -16,6 +19,8 @@ import re
 from bisect import bisect_left
 from collections.abc import Collection
 from typing import Any
+
+from transforms.annotation import page_words
 
 BULLET = "• "
 CELL_SEPARATOR = " | "
@@ -57,7 +62,8 @@ class _Writer:
         if self.line_has_text and not self.separator:
             self.separator = ITEM_SEPARATOR
 
-    def word(self, token: str) -> int:
+    def word(self, token: str, joined: bool = False) -> int:
+        """Writes a word; ``joined`` words follow the previous one without a space."""
         if self.break_pending:
             separator = "\n" + self.prefix
         elif not self.line_has_text:
@@ -65,7 +71,7 @@ class _Writer:
         elif self.separator:
             separator = self.separator
         else:
-            separator = " "
+            separator = "" if joined else " "
         start = self.length + len(separator)
         self.parts.extend((separator, token))
         self.length = start + len(token)
@@ -80,8 +86,11 @@ def _tag(token: str) -> tuple[bool, str]:
     return (bool(match.group(1)), match.group(2).lower()) if match else (False, "")
 
 
-def _render(tokens: list[dict[str, Any]], start: int, end: int) -> tuple[str, list, list]:
+def _render(tokens: list[dict[str, Any]], start: int, end: int, page: str | None = None
+            ) -> tuple[str, list, list, list]:
     writer = _Writer()
+    previous: dict[str, Any] | None = None
+    lengths: list[int] = []
     indices: list[int] = []
     starts: list[int] = []
     list_depth = 0
@@ -107,12 +116,25 @@ def _render(tokens: list[dict[str, Any]], start: int, end: int) -> tuple[str, li
                 writer.new_line("  " * max(0, list_depth - 1) + BULLET)
             elif name in _BLOCKS or name in _ITEMS:
                 writer.new_line()
+            previous = None
             continue
         if not text:
             continue
+        joined = False
+        if page is not None:
+            text = page_words.shown(token, page)
+            gap = page_words.gap(previous, token, page) if previous else page_words.SPACE
+            joined = gap == page_words.NO_SPACE
+            if gap == page_words.BREAK and row_depth > 0:
+                writer.new_item()
+            elif gap == page_words.BREAK:
+                writer.new_line()
+        text = _WHITESPACE.sub("\u00a0", text)
         indices.append(index)
-        starts.append(writer.word(_WHITESPACE.sub("\u00a0", text)))
-    return "".join(writer.parts), indices, starts
+        starts.append(writer.word(text, joined))
+        lengths.append(len(text))
+        previous = token
+    return "".join(writer.parts), indices, starts, lengths
 
 
 def _kind(tokens: list[dict[str, Any]], candidate: dict[str, Any]) -> str:
@@ -137,23 +159,27 @@ def _parents(candidates: list[dict[str, Any]]) -> list[int | None]:
     return parents
 
 
-def render_candidates(example: dict[str, Any],
-                      only: Collection[int] | None = None) -> list[dict[str, Any]]:
+def render_candidates(example: dict[str, Any], only: Collection[int] | None = None,
+                      own_text: bool = False) -> list[dict[str, Any]]:
     """One readable entry per long-answer candidate of an NQ original-format example.
 
     Each entry is ``{"index", "label", "text", "tokens", "starts"}``: ``label`` names the
     candidate, its HTML type and where it sits ("#3 Table (top level)", "#4 Tr in #3");
     ``tokens`` are the document-token indices of the text tokens rendered and ``starts`` their
-    character offsets in ``text``. With ``only``, just the candidates of those indices are
-    rendered, numbered and labelled as in the whole list."""
+    character offsets in ``text`` (``lengths`` their lengths). With ``only``, just the
+    candidates of those indices are rendered, numbered and labelled as in the whole list.
+    With ``own_text``, words are the page's own text (``page_words``: its quotes and dashes,
+    spaced and broken as the page's HTML does) instead of PTB tokens joined by spaces."""
     tokens = example["document_tokens"]
     candidates = example["long_answer_candidates"]
     parents = _parents(candidates)
+    page = page_words.source(example) if own_text else None
     rendered = []
     for index, candidate in enumerate(candidates):
         if only is not None and index not in only:
             continue
-        text, indices, starts = _render(tokens, candidate["start_token"], candidate["end_token"])
+        text, indices, starts, lengths = _render(tokens, candidate["start_token"],
+                                                 candidate["end_token"], page)
         kind = _kind(tokens, candidate)
         if candidate.get("top_level"):
             where = " (top level)"
@@ -162,7 +188,7 @@ def render_candidates(example: dict[str, Any],
         else:
             where = ""
         rendered.append({"index": index, "label": f"#{index} {kind}{where}", "text": text,
-                         "tokens": indices, "starts": starts})
+                         "tokens": indices, "starts": starts, "lengths": lengths})
     return rendered
 
 
@@ -183,8 +209,15 @@ def tokens_in_chars(candidate: dict[str, Any], start: int, end: int) -> tuple[in
     text, starts, indices = candidate["text"], candidate["starts"], candidate["tokens"]
     if start >= end or not starts:
         return None
+    lengths = candidate.get("lengths")
+
+    def token_end(position: int) -> int:
+        if lengths:
+            return starts[position] + lengths[position]
+        return _token_end(text, starts, position)
+
     first = max(0, bisect_left(starts, start) - 1)
-    while first < len(starts) and _token_end(text, starts, first) <= start:
+    while first < len(starts) and token_end(first) <= start:
         first += 1
     last = bisect_left(starts, end) - 1
     if first >= len(starts) or last < first:

@@ -8,6 +8,7 @@ from typing import Any
 import pytest
 
 from tests.transforms.annotation.label_studio.fixtures import nq_example
+from tests.transforms.annotation.page_checks import assert_cells_hold_table_text
 from transforms.annotation.page import PAGE_STYLE, page_text, render_page, words_in
 
 
@@ -81,12 +82,14 @@ def test_nested_candidates_are_boxes_inside_their_box_each_shown_once():
     table, row = page.boxes[1], page.boxes[3]
     assert table[0] < row[0] and row[1] <= table[1]
     assert page.html.count('data-candidate="3"') == 1
-    assert '<span class="nq-tag nq-row-tag">#3 </span>' in page.html
+    assert '<td class="nq-row-tag"><span class="nq-tag">#3 </span></td>' in page.html
 
 
-def test_the_markup_is_only_divs_and_spans_so_no_browser_moves_text():
+def test_the_markup_is_divs_spans_and_whole_tables_so_no_browser_moves_text():
     page = render_page(nq_example())
-    assert set(re.findall(r"</?([a-z]+)", page.html)) == {"div", "span"}
+    assert set(re.findall(r"</?([a-z]+)", page.html)) == {"div", "span", "table", "tr", "td",
+                                                         "th"}
+    assert_cells_hold_table_text(page.html)
 
 
 def test_the_page_style_survives_label_studios_sanitizer():
@@ -95,7 +98,9 @@ def test_the_page_style_survives_label_studios_sanitizer():
 
 def test_hostile_token_text_is_escaped_and_kept_as_text():
     example = nq_example()
-    example["document_tokens"][5]["token"] = "<script>alert(1)</script>\x00&amp;"
+    token = example["document_tokens"][5]
+    token["token"] = "<script>alert(1)</script>\x00&amp;"
+    del token["start_byte"]  # shown as the token, not as the page's bytes ("The")
     page = render_page(example)
     assert "<script>" not in page.html and "&lt;script&gt;" in page.html
     assert "\ufffd&amp;" in page_text(page.html)

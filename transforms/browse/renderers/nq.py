@@ -3,10 +3,11 @@
 The index row of an example: its question, the page title (a link to the page), the long
 answer as text (shortened) and the short answer(s) or YES/NO. Its detail: the question, the
 top-level long-answer candidates in order, labelled and rendered as readable text by
-``transforms.annotation.render`` (HTML tokens skipped; table rows, cells and list items laid
-out); the chosen long answer green (``long-answer``), a top-level candidate containing it
-shaded (``contains-answer``), the short answers marked inside (``<mark class="short-answer">``)
-and below it all the raw page HTML in a sandboxed ``iframe`` (no scripts, no same origin).
+``transforms.annotation.render`` (the page's own words, quotes and spacing, not PTB tokens;
+HTML tokens skipped; table rows, cells and list items laid out); the chosen long answer green
+(``long-answer``), a top-level candidate containing it shaded (``contains-answer``), the short
+answers marked inside (``<mark class="short-answer">``) and below it all the raw page HTML in
+a sandboxed ``iframe`` (no scripts, no same origin).
 
 One numbering throughout, the one annotators chose from: a candidate's number is its index
 in the example's whole candidate list (``long_answer.candidate_index``), and its label is the
@@ -188,24 +189,32 @@ class _Candidate:
     text: str
     tokens: list[int]
     starts: list[int]
+    lengths: list[int]
 
-    def chars(self, start: int, end: int, lengths: Sequence[int]) -> tuple[int, int] | None:
+    def chars(self, start: int, end: int) -> tuple[int, int] | None:
         """The characters of the rendered tokens of document tokens ``[start, end)``."""
         first = bisect_left(self.tokens, start)
         last = bisect_left(self.tokens, end) - 1
         if first > last:
             return None
-        return self.starts[first], self.starts[last] + lengths[self.tokens[last]]
+        return self.starts[first], self.starts[last] + self.lengths[last]
 
 
 def _example(row: dict[str, Any]) -> dict[str, Any]:
-    """The document tokens and every long-answer candidate of a HuggingFace-layout row in the
-    original-format shape ``render_candidates`` (and the annotation tasks) read."""
+    """The document tokens (with their bytes of the page) and every long-answer candidate of
+    a HuggingFace-layout row in the original-format shape ``render_candidates`` (and the
+    annotation tasks) read."""
     document = row["document"]["tokens"]
     candidates = row["long_answer_candidates"]
+    count = len(document["token"])
+    starts = document.get("start_byte") or [None] * count
+    ends = document.get("end_byte") or [None] * count
     return {
-        "document_tokens": [{"token": token, "html_token": is_html} for token, is_html
-                            in zip(document["token"], document["is_html"], strict=True)],
+        "document_html": row["document"].get("html"),
+        "document_tokens": [{"token": token, "html_token": is_html, "start_byte": start,
+                             "end_byte": end} for token, is_html, start, end
+                            in zip(document["token"], document["is_html"], starts, ends,
+                                   strict=True)],
         "long_answer_candidates": [
             {"start_token": start, "end_token": end, "top_level": bool(top)}
             for start, end, top in zip(candidates["start_token"], candidates["end_token"],
@@ -221,11 +230,12 @@ def _top_level(example: dict[str, Any], also: int | None = None
     annotation task (``transforms.annotation.page``)."""
     candidates = example["long_answer_candidates"]
     top = {i for i, candidate in enumerate(candidates) if candidate["top_level"]}
-    rendered = render_candidates(example, top | ({also} if also is not None else set()))
+    rendered = render_candidates(example, top | ({also} if also is not None else set()),
+                                 own_text=True)
     labels = {r["index"]: r["label"] for r in rendered}
     shown = [_Candidate(r["index"], candidates[r["index"]]["start_token"],
                         candidates[r["index"]]["end_token"], r["label"], r["text"],
-                        r["tokens"], r["starts"])
+                        r["tokens"], r["starts"], r["lengths"])
              for r in rendered if r["index"] in top]
     return shown, labels
 
@@ -270,9 +280,8 @@ class NqRenderer:
         question = row["question"]["text"]
         answer = chosen_answer(row.get("annotations"))
         candidates, labels = _top_level(_example(row), answer.long[2] if answer.long else None)
-        lengths = [len(token) for token in document["tokens"]["token"]]
         cells = (h.text(question), page_link(document["url"], document["title"]),
-                 self._long_cell(answer, candidates, lengths), self._short_cell(answer))
+                 self._long_cell(answer, candidates), self._short_cell(answer))
         shorts = " ".join(text for _, _, text in answer.short)
         text = " ".join(part for part in (question, document["title"], shorts) if part)
         detail = "".join((
@@ -283,7 +292,7 @@ class NqRenderer:
             self._answer_summary(answer, row, labels),
             f'<h3>Top-level candidates ({len(candidates)})</h3>',
             '<div class="candidates">',
-            *(self._candidate(c, answer, lengths, labels) for c in candidates),
+            *(self._candidate(c, answer, labels) for c in candidates),
             "</div>",
             "<h3>Page HTML</h3>",
             f'<iframe class="page-html" sandbox="" title="{h.attr(document["title"])}" '
@@ -298,7 +307,7 @@ class NqRenderer:
         return f"{answer.annotations} annotation{'s' if answer.annotations > 1 else ''}"
 
     @staticmethod
-    def _long_cell(answer: Answer, candidates: list[_Candidate], lengths: list[int]) -> str:
+    def _long_cell(answer: Answer, candidates: list[_Candidate]) -> str:
         if not answer.annotations:
             return '<span class="muted">not annotated</span>'
         if not answer.long:
@@ -306,7 +315,7 @@ class NqRenderer:
         start, end, index = answer.long
         for candidate in candidates:
             if candidate.start <= start and end <= candidate.end:
-                chars = candidate.chars(start, end, lengths)
+                chars = candidate.chars(start, end)
                 if chars:
                     return h.text(h.shorten(candidate.text[chars[0]:chars[1]]))
         return f'<span class="muted">candidate #{h.text(index)}</span>'
@@ -355,8 +364,7 @@ class NqRenderer:
                 f"<tbody>{''.join(rows)}</tbody></table>")
 
     @staticmethod
-    def _candidate(candidate: _Candidate, answer: Answer, lengths: list[int],
-                   labels: dict[int, str]) -> str:
+    def _candidate(candidate: _Candidate, answer: Answer, labels: dict[int, str]) -> str:
         classes = "candidate"
         spans = []
         if answer.long:
@@ -365,14 +373,14 @@ class NqRenderer:
                 classes += " long-answer"
             elif candidate.start <= start and end <= candidate.end:
                 classes += " contains-answer"
-                chars = candidate.chars(start, end, lengths)
+                chars = candidate.chars(start, end)
                 if chars:
                     spans.append(Span(*chars, "span", (("class", "long-answer"),
                                                        *_token_attrs(start, end),
                                                        ("data-candidate", index),
                                                        ("title", _label(index, labels)))))
         for start, end, _ in answer.short:
-            chars = candidate.chars(start, end, lengths)
+            chars = candidate.chars(start, end)
             if chars and candidate.start <= start and end <= candidate.end:
                 spans.append(Span(*chars, "mark", (("class", "short-answer"),
                                                    *_token_attrs(start, end))))

@@ -13,6 +13,7 @@ from typing import Any
 import pytest
 
 from tests.transforms.annotation.label_studio.fixtures import nq_example
+from transforms.annotation import page_words
 from transforms.annotation.label_studio.tasks import nq_task
 from transforms.browse import html as h
 from transforms.browse.base import ReleaseView
@@ -160,7 +161,8 @@ def _tags(example: dict[str, Any]) -> dict[str, str]:
     """The ``#n`` tag annotators clicked on each box of the example's Label Studio page, by
     the box's candidate index."""
     page = nq_task(example, "train", "r")["data"]["page"]
-    return dict(re.findall(r'data-candidate="(\d+)"><span class="nq-tag[^"]*">(#\d+) <', page))
+    return dict(re.findall(r'data-candidate="(\d+)">(?:<td class="nq-row-tag">)?'
+                           r'<span class="nq-tag[^"]*">(#\d+) <', page))
 
 
 def _summary_long(entry) -> str:
@@ -246,6 +248,16 @@ def nq_releases(sample_releases: dict[str, Path]) -> dict[str, ReleaseView]:
     return {name: ReleaseView.open(str(sample_releases[name])) for name in ("nq", "nq_annotated")}
 
 
+def _own_text(row: dict[str, Any], start: int, end: int) -> str:
+    """The page's own text of document tokens ``[start, end)``, without whitespace."""
+    tokens = row["document"]["tokens"]
+    page = row["document"]["html"].encode("utf-8").decode("latin-1")
+    words = (page_words.shown({"token": t, "start_byte": b, "end_byte": f}, page)
+             for t, is_html, b, f in zip(*(tokens[k][start:end] for k in (
+                 "token", "is_html", "start_byte", "end_byte")), strict=True) if not is_html)
+    return "".join("".join(word.split()) for word in words)
+
+
 @pytest.mark.parametrize("name", ["nq", "nq_annotated"])
 def test_sample_release_marks_match_its_offsets(nq_releases, name):
     view = nq_releases[name]
@@ -267,8 +279,10 @@ def test_sample_release_marks_match_its_offsets(nq_releases, name):
                 shown["long"] += 1
             marks = by_class(entry.detail, "short-answer")
             expected = [(s, e, text) for s, e, text in answer.short]
+            # A mark shows the page's own text of its tokens (its quotes and spacing).
             assert [(int(m.attrs["data-start-token"]), int(m.attrs["data-end-token"]),
-                     " ".join(m.text.replace("\u00a0", " ").split())) for m in marks] == expected
+                     "".join(m.text.split())) for m in marks] == [
+                (s, e, _own_text(row, s, e)) for s, e, _ in expected]
             for start, end, text in expected:
                 words = [t for t, is_html in zip(tokens["token"][start:end],
                                                  tokens["is_html"][start:end], strict=True)
@@ -279,3 +293,22 @@ def test_sample_release_marks_match_its_offsets(nq_releases, name):
         assert shown == {"long": 0, "short": 0}
     else:
         assert shown["long"] > 0 and shown["short"] > 0
+
+
+@pytest.mark.realdata
+def test_real_pages_show_their_own_text_not_ptb_tokens(shared_data):
+    import gzip
+    import json
+
+    with gzip.open(shared_data / "nq" / "nq_dev_original_first3.jsonl.gz", "rt",
+                   encoding="utf-8") as handle:
+        examples = [json.loads(line) for line in handle]
+    texts = []
+    for example in examples:
+        detail = _entry(hf_example(example)).detail
+        texts.append(" ".join(e.text for e in by_class(detail, "candidate-text")))
+    nobel = texts[2]
+    assert not any("``" in text or "''" in text for text in texts)
+    assert '"in recognition of the extraordinary services he has rendered' in nobel
+    assert "1940–1942" in nobel and "1940 -- 1942" not in nobel
+    assert "(2007-08-17)" in texts[1]  # "( 2007-08-17 )" in PTB tokens
