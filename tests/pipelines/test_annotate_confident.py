@@ -143,3 +143,36 @@ def test_api_next_takes_the_stop_rule(sample_build, tmp_path):
     for line in (tmp_path / "r" / REQUESTS).read_text(encoding="utf-8").splitlines():
         asked[json.loads(line)["more"]] += 1
     assert set(asked) == {2}  # the default cold start
+
+
+def test_nq_confident_rounds_then_import(sample_build, tmp_path, capsys):
+    _, path = sample_build("nq")
+    rounds = 0
+    while True:
+        out = tmp_path / f"round{rounds}"
+        argv = ["next", "--release", str(path), "--out", str(out), *RULE]
+        if rounds:
+            argv += ["--votes", str(tmp_path / "votes-*.jsonl")]
+        assert annotate.main(argv) == 0
+        if "all decided" in capsys.readouterr().out.splitlines():
+            break
+        requests = [json.loads(line) for line in
+                    (out / REQUESTS).read_text(encoding="utf-8").splitlines()]
+        if rounds == 0:  # the cold start, or a 1-way train example's only annotation
+            assert {(r["split"], r["more"]) for r in requests} <= {
+                ("train", 1), ("dev", 2), ("test", 2)}
+        simulate = ["simulate", "--release", str(path), "--requests", str(out / REQUESTS),
+                    "--out", str(tmp_path / f"votes-{rounds:02d}.jsonl")]
+        if rounds:
+            simulate += ["--votes", str(tmp_path / "votes-*.jsonl")]
+        assert annotate.main(simulate) == 0
+        rounds += 1
+        assert rounds < 10
+    result = annotate.run(["import", "--dataset", "nq", "--input", str(path), "--votes",
+                           str(tmp_path / "votes-*.jsonl"), *RULE, "--aggregate", "ds",
+                           "--output", str(tmp_path / "rel"), TEST_RUNNER])
+    counts = result["stats"]["counts"]
+    assert counts["examples"].get("pending", 0) == 0
+    judgments = counts[JUDGMENTS]
+    assert judgments[JUDGMENTS_USED.name] == counts["votes"]["used"]
+    assert judgments[JUDGMENTS_USED.name] <= judgments[JUDGMENTS_FULL_OVERLAP.name]
