@@ -7,6 +7,15 @@ a question's correct answers are the sentences its answer span overlaps. ``--sou
 the input and the release: ``reqa_squad``, ``reqa_nq`` or ``reqa_nlquad``, each with the two
 tables ``questions`` and ``candidates``.
 
+Writes ``<output>/reqa_<source>/<version>/``: ``questions/*.parquet`` (qid, question,
+correct_candidate_ids, source, document, example_ids), ``candidates/*.parquet``
+(candidate_id, sentence, context, paragraph_id, document, source, sentence_start,
+sentence_end), ``rejected/`` (dropped examples with their reason, dead letters),
+``stats.json`` (with BM25 baselines over every question at sentence and paragraph level),
+a card and the manifest. ``--splitter reqa`` uses the paper's own sentence rules instead of
+spaCy's ``senter``; ``--source nlquad`` needs ``--input`` (an NLQuAD release directory or
+Parquet glob).
+
 ``--previous`` reuses the sentences of every paragraph the previous release indexed and
 carries each row whose values did not change (``transforms.reqa.refresh``).
 """
