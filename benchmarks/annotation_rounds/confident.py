@@ -62,6 +62,6 @@ def nq_confident(examples: list[dict[str, Any]], truths: list[dict[str, Any]],
     checks = [check for example, truth in zip(examples, truths, strict=True)
               for check in nq_truth_checks(nq_reading(
                   campaign["votes"][str(example["example_id"])], nq_decisions, "ds",
-                  posteriors), truth)]
+                  posteriors, campaign["model"].model.skills), truth)]
     return ConfidentFigures(campaign["judgments"], campaign["rounds"],
                             time.perf_counter() - started, checks)

@@ -13,11 +13,14 @@ Formulation (one model fit per decision kind, so a worker's confusion matrix is 
   (true/false), ``yes_no_question`` (true/false), ``long_answer`` per paragraph (true/false:
   "contains enough information") and ``yes_no_answer`` per paragraph (YES/NO/NONE). Spans
   have no categorical model: the paper's ``majority_span`` decides them under every aggregate.
-* NQ: candidates differ per page, so there is no one label set per example. Two decisions:
-  ``has_answer`` per example (true when the worker chose a long answer) and
+* NQ: candidates differ per page, so there is no one label set per example. Three kinds:
+  ``has_answer`` per example (true when the worker chose a long answer),
   ``candidate`` per (example, candidate) pair, for every candidate some worker chose: a
   worker who judged the example votes true for the candidate they chose and false for the
-  others chosen by someone.
+  others chosen by someone; and ``short_given`` per (example, candidate) pair, voted only by
+  the workers who chose that candidate: true when they gave a short answer (a span or
+  YES/NO) inside it. Which short answer, like which candidate, is a skill-weighted vote
+  (``filters.annotation.nq_decisions``): its values differ per page too.
 
 Posterior to decision (``binary_decision``, ``answer_decision``): the paper's thresholds as
 fractions of the posterior. A paragraph is EXIST when P(contains) >= exist/workers (0.7),
@@ -33,12 +36,13 @@ from collections import defaultdict
 from collections.abc import Iterable, Mapping
 from typing import Any
 
+from filters.annotation.nq_short import nq_short
 from filters.annotation.votes import JnqVote, NqVote
 
 PAPER = "paper"
 AGGREGATES = (PAPER, "ds", "mace", "glad")
 MODEL_STAGES = ("good_question", "yes_no_question", "long_answer", "yes_no_answer")
-NQ_DECISIONS = ("has_answer", "candidate")
+NQ_DECISIONS = ("has_answer", "candidate", "short_given")
 TRUE, FALSE = "true", "false"
 SEPARATOR = "\x1f"
 
@@ -71,12 +75,14 @@ def jnq_items(votes: Iterable[JnqVote]) -> dict[str, list[Triple]]:
 
 
 def nq_items(votes: Iterable[NqVote]) -> dict[str, list[Triple]]:
-    """The ``has_answer`` and ``candidate`` triples of NQ ``votes`` (module doc)."""
+    """The ``has_answer``, ``candidate`` and ``short_given`` triples of NQ ``votes`` (module
+    doc)."""
     by_example: dict[str, list[NqVote]] = defaultdict(list)
     for vote in votes:
         by_example[vote.example_id].append(vote)
     has_answer: list[Triple] = []
     candidate: list[Triple] = []
+    short_given: list[Triple] = []
     for example_id, judged in sorted(by_example.items()):
         chosen = sorted({v.long_answer_candidate for v in judged if v.long_answer_candidate >= 0})
         for vote in judged:
@@ -85,7 +91,13 @@ def nq_items(votes: Iterable[NqVote]) -> dict[str, list[Triple]]:
             for index in chosen:
                 candidate.append((item_key(example_id, "candidate", index), vote.annotator_id,
                                   label_text(vote.long_answer_candidate == index)))
-    kinds = {"has_answer": sorted(has_answer), "candidate": sorted(candidate)}
+            if vote.long_answer_candidate >= 0:
+                short = nq_short(vote.short_answers, vote.yes_no_answer)
+                short_given.append((item_key(example_id, "short_given",
+                                             vote.long_answer_candidate),
+                                    vote.annotator_id, label_text(short is not None)))
+    kinds = dict(zip(NQ_DECISIONS, (sorted(has_answer), sorted(candidate),
+                                    sorted(short_given)), strict=True))
     return {kind: triples for kind, triples in kinds.items() if triples}
 
 

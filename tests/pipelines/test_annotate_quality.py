@@ -170,7 +170,8 @@ def test_nq_decisions_and_workers_leave_the_annotations_as_given(nq_campaign):
         paths[aggregate] = Path(result["path"])
         decisions = _table(paths[aggregate], "decisions")
         assert {d["aggregate"] for d in decisions} == {aggregate}
-        assert {d["decision"] for d in decisions} >= {"has_answer"}
+        assert {d["decision"] for d in decisions} >= {"has_answer", "long_answer",
+                                                      "short_answer"}
         assert all(0.0 <= d["confidence"] <= 1.0 for d in decisions)
         for d in decisions:
             assert (d["candidate"] is None) == (d["decision"] == "has_answer")

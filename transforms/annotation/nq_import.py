@@ -23,7 +23,7 @@ import pyarrow as pa
 
 from filters.annotation.jnq import JnqThresholds
 from filters.annotation.nq import NqVoteError, check_nq_vote, long_answer_type, nq_annotation
-from filters.annotation.nq_decisions import nq_decisions
+from filters.annotation.nq_decisions import nq_vote_decisions
 from filters.annotation.sequential import EXACT_RULE, StopRule
 from filters.annotation.votes import NqVote, latest_votes
 from transforms.annotation.confident import confident_of
@@ -154,8 +154,8 @@ class AnnotateNqExamples(beam.DoFn):
                 "short_answers": len(vote.short_answers), "yes_no_answer": vote.yes_no_answer,
                 "ways": len(latest)}))
         posteriors = model.posteriors if model is not None else None
-        for decided in nq_decisions(example_id, [v.long_answer_candidate for v in latest],
-                                    self.aggregate, posteriors):
+        for decided in nq_vote_decisions(example_id, latest, self.aggregate, posteriors,
+                                         model.skills if model is not None else None):
             yield beam.pvalue.TaggedOutput(DECISIONS, (split, {
                 **decided, "example_id": example_id, "split": split,
                 "aggregate": self.aggregate}))

@@ -84,11 +84,13 @@ NQ_DECISION_SCHEMA = _decision_schema("example_id", pa.field("candidate", pa.int
                                       "nq_decisions")
 DECISION_FIELD_DOCS = {
     "decision": "what was decided: JNQ/JBoolQ good_question, yes_no_question, long_answer "
-                "(per paragraph), yes_no_answer or span (on EXIST paragraphs); NQ has_answer "
-                "and long_answer (filters.annotation.nq_decisions)",
-    "candidate": "NQ: the long-answer candidate index decided (null for has_answer)",
+                "(per paragraph), yes_no_answer or span (on EXIST paragraphs); NQ has_answer, "
+                "long_answer and short_answer (filters.annotation.nq_decisions)",
+    "candidate": "NQ: the long-answer candidate index decided, or the short answer's "
+                 "(null for has_answer)",
     "label": "the decision: true/false/ambiguous, EXIST/AMBIGUOUS/NONE, YES/NO/NONE, "
-             "[start, end] or null; NQ true/false or the candidate index",
+             "[start, end] or null; NQ true/false, the candidate index, or the short answer "
+             "([[start, end], ...] token offsets, YES/NO or null)",
     "confidence": "in [0, 1]: under paper the share of the judgments that gave the most "
                   "common value (a 7-of-10 EXIST is 0.7); under ds/mace/glad the model's "
                   "posterior of the label (the largest posterior for AMBIGUOUS); for a span "
