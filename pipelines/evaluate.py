@@ -35,6 +35,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from filters.text.terminal import printable
+from pipelines.cli.entry import interruptible
 from pipelines.cli.errors import EXIT_DAMAGED, EXIT_OK, EXIT_USAGE
 from pipelines.cli.parsers import HelpFormatter, program
 from transforms import registry
@@ -158,6 +159,12 @@ def run_baseline(argv: Sequence[str]) -> int:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    """The command's ``main``; SIGINT and SIGTERM stop it with one line, exit 130 / 143, and
+    a ``gs://`` path without the GCP extra is one line, exit 2 (``interruptible``)."""
+    return interruptible(lambda: _main(argv), None if argv is None else list(argv))
+
+
+def _main(argv: Sequence[str] | None = None) -> int:
     """``evaluate TASK`` (or ``evaluate baseline TASK``); exit 0, 2 or 5."""
     argv = sys.argv[1:] if argv is None else list(argv)
     if argv[:1] == ["baseline"]:

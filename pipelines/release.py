@@ -69,7 +69,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from filters.text.terminal import printable
-from pipelines.cli.entry import configure_logging, quiet_loggers
+from pipelines.cli.entry import configure_logging, interruptible, quiet_loggers
 from pipelines.cli.errors import (
     EXIT_DAMAGED,
     EXIT_OK,
@@ -501,6 +501,12 @@ def _run(args: argparse.Namespace) -> int:
 
 
 def main(argv: list[str] | None = None) -> int:
+    """The command's ``main``; SIGINT and SIGTERM stop it with one line, exit 130 / 143, and
+    a ``gs://`` path without the GCP extra is one line, exit 2 (``interruptible``)."""
+    return interruptible(lambda: _main(argv), None if argv is None else list(argv))
+
+
+def _main(argv: list[str] | None = None) -> int:
     try:
         args = build_parser().parse_args(argv)
     except SystemExit as stop:  # a bad option (2, its message printed) or --help (0)

@@ -3,7 +3,8 @@
 The codes are listed in ``pipelines.cli.errors``: 0 success, 1 job failure, 2 usage error,
 3 release already exists, 4 nothing to release (an input or a network endpoint that is not
 there, or no row kept), 5 a release read does not match its manifest, 6 published but
-``LATEST`` not updated.
+``LATEST`` not updated, 130 / 143 interrupted by SIGINT / SIGTERM (``interruptible``: one
+line, no traceback, and a publish either completes or does not start).
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ from __future__ import annotations
 import importlib
 import logging
 import re
+import signal
 import sys
 import time
 import traceback
@@ -30,6 +32,7 @@ from pipelines.cli.errors import (
     UsageError,
 )
 from transforms.clients.preflight import EndpointUnavailable
+from transforms.core import interrupt
 from transforms.release import (
     DamagedReleaseError,
     EmptyReleaseError,
@@ -86,6 +89,8 @@ class _HideReportedErrors(logging.Filter):
     release exists, damaged): its traceback would bury that line. Job failures stay."""
 
     def filter(self, record: logging.LogRecord) -> bool:
+        if interrupt.received() is not None:
+            return False  # interrupted: the entry's one line is the last word
         error = record.exc_info[1] if record.exc_info else None
         return error is None or exit_code(error) == EXIT_JOB_FAILED
 
@@ -221,17 +226,81 @@ def _without_beam_context(message: str) -> str:
     return _BEAM_CONTEXT.sub("", message)
 
 
+# Beam filesystems of optional extras, and what installs each (the GCP one is ours).
+EXTRA_FILESYSTEMS = {"gs": "pip install '.[gcp]'", "s3": "pip install 'apache-beam[aws]'",
+                     "azfs": "pip install 'apache-beam[azure]'",
+                     "hdfs": "pip install 'apache-beam[hadoop]'"}
+_EXTRA_PATH = re.compile(rf"^(?:--[\w-]+=)?(({'|'.join(EXTRA_FILESYSTEMS)})://\S*)")
+
+
+def missing_filesystem(argv: list[str]) -> str | None:
+    """The one-line error for the first argument naming a path of a filesystem this install
+    cannot read (``gs://...`` without the GCP extra: Beam would fail in the middle of the
+    job, or of an option's check, with a traceback), or None."""
+    from apache_beam.io.filesystems import FileSystems
+
+    for index, arg in enumerate(argv):
+        match = _EXTRA_PATH.match(arg)
+        if match is None:
+            continue
+        path, scheme = match.group(1), match.group(2)
+        try:
+            FileSystems.get_filesystem(path)
+        except ValueError:
+            option = arg.split("=", 1)[0] if arg.startswith("--") else (
+                argv[index - 1] if index and argv[index - 1].startswith("--") else "")
+            named = f"{option} {path}" if option else path
+            return (f"{named}: this install cannot read {scheme}:// paths; install the "
+                    f"extra that can: {EXTRA_FILESYSTEMS[scheme]}")
+    return None
+
+
+def interruptible(main: Callable[[], int], argv: list[str] | None = None) -> int:
+    """Run a command's ``main`` with SIGINT and SIGTERM handled (``transforms.core.interrupt``):
+    an interrupt prints ``interrupted_line`` on stderr, no traceback, and returns 130 / 143.
+    An error raised while the run unwinds from an interrupt (a runner reporting its stopped
+    worker) is the interrupt too. First, a path of a filesystem this install lacks (among
+    ``argv``, default the command's arguments) is exit 2 before any work
+    (``missing_filesystem``)."""
+    try:
+        with interrupt.handling():
+            missing = missing_filesystem(sys.argv[1:] if argv is None else argv)
+            if missing is not None:
+                print(f"error: {missing}", file=sys.stderr)
+                return EXIT_USAGE
+            return main()
+    except (interrupt.Interrupted, KeyboardInterrupt, Exception) as error:
+        signum = interrupt.received()
+        if signum is None and isinstance(error, interrupt.Interrupted):
+            signum = error.signum
+        if signum is None and isinstance(error, KeyboardInterrupt):
+            signum = signal.SIGINT
+        if signum is None:
+            raise
+        sys.stdout.flush()
+        print(interrupt.interrupted_line(signum), file=sys.stderr, flush=True)
+        return interrupt.exit_code(signum)
+
+
 def cli_main(run: Callable[[list[str] | None], dict[str, Any]],
              summarize: Callable[[dict[str, Any]], str], argv: list[str] | None = None) -> int:
     """Entry point of a pipeline module: run and print the summary, ending with the elapsed
     time and throughput, or report the error in one line on stderr (with the traceback for a
     job failure) and return its exit code. Logging, ``--verbose`` and ``--progress`` are set
-    up first (``configure_logging``)."""
+    up first (``configure_logging``). SIGINT and SIGTERM stop it with one line and exit 130 /
+    143 (``interruptible``)."""
+    return interruptible(lambda: _cli_main(run, summarize, argv), argv)
+
+
+def _cli_main(run: Callable[[list[str] | None], dict[str, Any]],
+              summarize: Callable[[dict[str, Any]], str], argv: list[str] | None) -> int:
     configure_logging(argv)
     started, started_at = time.perf_counter(), datetime.now(UTC).replace(microsecond=0)
     try:
         result = run(argv)
     except Exception as error:  # noqa: BLE001 - every error becomes an exit code
+        if interrupt.received() is not None:
+            raise  # the run stopped because of the interrupt: interruptible reports it
         code = exit_code(error)
         if code == EXIT_JOB_FAILED:
             traceback.print_exc()
@@ -239,6 +308,7 @@ def cli_main(run: Callable[[list[str] | None], dict[str, Any]],
         else:
             print(f"error: {_without_beam_context(str(error))}", file=sys.stderr)
         return code
+    interrupt.check()  # a publish completed under an interrupt: say so, not the summary
     elapsed = elapsed_line(time.perf_counter() - started, result, started_at)
     print(skipped_summary(summarize(result), result) + "\n" + elapsed)
     return EXIT_OK

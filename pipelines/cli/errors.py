@@ -17,14 +17,17 @@
   unlisted) |
 | 6 | the version was published, but ``LATEST`` could not be updated (disk full): rerun the
   same command with ``--skip-existing`` to repair ``LATEST`` |
+| 130, 143 | interrupted by SIGINT (Ctrl-C) or SIGTERM: nothing was published, or the line names
+  what a publish already past its point of no return completed (``transforms.core.interrupt``) |
 """
 
 from __future__ import annotations
 
 from transforms.core.errors import NoInputError, UsageError
 
-__all__ = ["EXIT_DAMAGED", "EXIT_EMPTY", "EXIT_JOB_FAILED", "EXIT_LATEST_NOT_UPDATED", "EXIT_OK",
-           "EXIT_RELEASE_EXISTS", "EXIT_USAGE", "NoInputError", "UsageError"]
+__all__ = ["EXIT_DAMAGED", "EXIT_EMPTY", "EXIT_INTERRUPTED", "EXIT_JOB_FAILED",
+           "EXIT_LATEST_NOT_UPDATED", "EXIT_OK", "EXIT_RELEASE_EXISTS", "EXIT_TERMINATED",
+           "EXIT_USAGE", "NoInputError", "UsageError"]
 
 EXIT_OK = 0
 EXIT_JOB_FAILED = 1
@@ -33,3 +36,5 @@ EXIT_RELEASE_EXISTS = 3
 EXIT_EMPTY = 4
 EXIT_DAMAGED = 5
 EXIT_LATEST_NOT_UPDATED = 6
+EXIT_INTERRUPTED = 130  # 128 + SIGINT
+EXIT_TERMINATED = 143  # 128 + SIGTERM

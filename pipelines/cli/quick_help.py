@@ -6,7 +6,7 @@ those commands (the builders, ``annotate``, ``release``, ``evaluate`` and their 
 ``qa-build``) is stored in ``help.json``, written from the live parsers at ``WIDTH`` columns
 by ``python -m pipelines.cli.reference --write`` with the CLI reference, and checked by
 ``--check`` (and the tests), so it cannot go stale unnoticed. This module imports only the
-standard library.
+standard library (and ``transforms.core.interrupt``, which does too).
 """
 
 from __future__ import annotations
@@ -14,6 +14,8 @@ from __future__ import annotations
 import json
 import sys
 from pathlib import Path
+
+from transforms.core.interrupt import stop_before_the_run
 
 HELP_FILE = Path(__file__).resolve().with_name("help.json")
 HELP_FLAGS = ("-h", "--help")
@@ -47,7 +49,10 @@ def stored_help(program: str, argv: list[str]) -> str | None:
 
 
 def exit_with_stored_help(program: str, argv: list[str] | None = None) -> None:
-    """Print the stored help and exit 0 when ``argv`` asks for it; else return."""
+    """Print the stored help and exit 0 when ``argv`` asks for it; else return. The first
+    call of every command, so it also makes SIGINT and SIGTERM end the command with one line
+    until its run takes them over (``interrupt.stop_before_the_run``)."""
+    stop_before_the_run()
     text = stored_help(program, sys.argv[1:] if argv is None else argv)
     if text is not None:
         sys.stdout.write(text)

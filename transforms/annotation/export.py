@@ -61,6 +61,7 @@ from transforms.annotation.read_votes import not_regular_file, of_release
 from transforms.annotation.release_examples import iter_lines, split_patterns
 from transforms.annotation.suggestions import MANIFEST_KEY, Suggestions, suggested_project
 from transforms.core.inputs import beam_pattern
+from transforms.core.interrupt import point_of_no_return
 from transforms.jnq.labels import as_names
 from transforms.release import RAW, to_json_bytes
 from transforms.release.formats import read_parquet
@@ -345,9 +346,10 @@ def finish_directory(staging: Path, out: Path, name: str, manifest: dict[str, An
     if suggestions is not None:
         manifest[MANIFEST_KEY] = suggestions.describe()
     write_file(staging / name, to_json_bytes(manifest))
-    if out.exists():
-        out.rmdir()
-    staging.rename(out)
+    with point_of_no_return(str(out)):  # not after SIGINT/SIGTERM (transforms.core.interrupt)
+        if out.exists():
+            out.rmdir()
+        staging.rename(out)
     return manifest
 
 

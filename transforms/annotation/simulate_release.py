@@ -17,6 +17,7 @@ from transforms.annotation.export import read_examples
 from transforms.annotation.manifest import ReleaseRef, base_dataset
 from transforms.annotation.simulate import WorkerPool, simulate_jnq_votes, simulate_nq_votes
 from transforms.annotation.simulate_truth import jnq_truth_record, nq_truth_record, truth_line
+from transforms.core.interrupt import point_of_no_return
 
 
 def _partial(out: str) -> tuple[Path, Path]:
@@ -58,6 +59,7 @@ def write_simulated_votes(release: ReleaseRef, splits: list[str], ways: dict[str
             partial.unlink()
         raise FileExistsError(f"{', '.join(appeared)} appeared while simulating; not "
                               "overwritten")
-    for target, partial in files:
-        os.replace(partial, target)
+    with point_of_no_return(", ".join(str(target) for target, _ in files)):
+        for target, partial in files:
+            os.replace(partial, target)
     return {"items": items, "votes": votes}

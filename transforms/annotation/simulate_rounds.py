@@ -32,6 +32,7 @@ from transforms.annotation.simulate import (
     simulate_jnq_votes,
     simulate_nq_votes,
 )
+from transforms.core.interrupt import point_of_no_return
 
 
 def _truth_value(truth: Any, stage: str, paragraph: int | None) -> Any:
@@ -161,5 +162,6 @@ def write_request_answers(release: ReleaseRef, requests_path: str, judged: Mappi
     if target.exists():
         partial.unlink()
         raise FileExistsError(f"{out} appeared while simulating; not overwritten")
-    os.replace(partial, target)
+    with point_of_no_return(str(target)):
+        os.replace(partial, target)
     return {"items": items, "votes": votes}

@@ -10,6 +10,8 @@ import functools
 import os
 from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 
+from transforms.core.interrupt import Interrupted
+
 HOST = "127.0.0.1"
 
 
@@ -41,7 +43,7 @@ def serve(site_dir: str, port: int = 8000, server: ThreadingHTTPServer | None = 
         print(f"serving {site_dir} at http://{HOST}:{server.server_address[1]}/ "
               "(Ctrl-C stops)", flush=True)
         server.serve_forever()
-    except KeyboardInterrupt:
+    except (KeyboardInterrupt, Interrupted):  # the way to stop serving: exit 0
         pass
     finally:
         server.server_close()

@@ -31,6 +31,9 @@ When ``LATEST`` or the card cannot be written once the version is in place (disk
 release *is* published: ``LatestNotUpdatedError`` says so, and rerunning with
 ``--skip-existing`` repairs both (``repair_latest``). So does a version whose card's
 ``configs`` cannot be pointed at: then ``LATEST`` and the card are left as they were.
+
+The move and ``LATEST`` are the point of no return (``transforms.core.interrupt``): not
+started once SIGINT or SIGTERM has arrived, and completed when one arrives during them.
 """
 
 from __future__ import annotations
@@ -45,6 +48,7 @@ from contextlib import contextmanager
 
 from apache_beam.io.filesystems import FileSystems
 
+from transforms.core.interrupt import point_of_no_return
 from transforms.release.checksums import EMPTY_SHA256, SHA256SUMS, release_sums
 from transforms.release.dataset_card import DatasetCardError, card_for
 from transforms.release.locks import holder_record, take_lock
@@ -107,11 +111,12 @@ def finalize_release(target: ReleaseTarget, overwrite: bool, manifest: bytes) ->
     with latest_lock(target):
         _refuse_moved_latest(target, manifest)
         target.check_writable(overwrite)
-        if is_local(target.final_dir):
-            _move_local(target, overwrite)
-        else:
-            _move_remote(target)
-        _point_latest(target)
+        with point_of_no_return(f"{target.dataset} {target.version} at {target.final_dir}"):
+            if is_local(target.final_dir):
+                _move_local(target, overwrite)
+            else:
+                _move_remote(target)
+            _point_latest(target)
     return target.final_dir
 
 

@@ -40,9 +40,11 @@ import os
 import re
 import time
 from collections.abc import Callable
+from contextlib import ExitStack
 from dataclasses import dataclass, field
 from typing import Any
 
+from transforms.core.interrupt import point_of_no_return
 from transforms.release.hub_errors import (
     MALFORMED_ANSWER,
     TAG_FAILED,
@@ -192,13 +194,15 @@ class _Publish:
         tree = self._before("reading main's files", lambda: read_tree(
             self.api, plan.repo_id, main)) if main else {}
         if main and not tree_problems(plan.path, plan.files, self.digests, tree):
-            self._tag(main)
+            with point_of_no_return(f"{self.what}, tagged {plan.version}"):
+                self._tag(main)
             return {**plan.to_dict(), "commit": main, "deleted": [], "already_committed": True}
         sent = {name for name, _ in plan.files}
         stale = sorted(name for name in tree if name not in sent and name != GITATTRIBUTES)
-        commit = self._commit(stale)
-        self._check_tree(commit)
-        self._tag(commit)
+        with ExitStack() as self.no_return:  # entered by _commit right before the commit
+            commit = self._commit(stale)
+            self._check_tree(commit)
+            self._tag(commit)
         return {**plan.to_dict(), "commit": commit, "deleted": stale, "already_committed": False}
 
     def _before(self, step: str, call: Callable[[], Any]) -> Any:
@@ -228,6 +232,8 @@ class _Publish:
                 # file from it: preupload with an empty one, not the one main has now
                 self.api.preupload_lfs_files(**self.repo, additions=additions,
                                              free_memory=False, gitignore_content="")
+            self.no_return.enter_context(point_of_no_return(
+                f"{self.what}, tagged {plan.version}"))
             commit = self.api.create_commit(**self.repo, operations=operations,
                                             commit_message=f"{plan.dataset} {plan.version}")
             return str(commit.oid)
