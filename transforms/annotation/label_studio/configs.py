@@ -14,20 +14,36 @@ from transforms.annotation.page import PAGE_STYLE
 NQ_STAGES = ("nq",)
 NO_ANSWER = "No answer"
 LONG_ANSWER_MARKED = "The box I marked"
+LONG_ANSWER_SHOWN = "Marked box"  # how the pinned bar shows LONG_ANSWER_MARKED (its value)
 LONG_ANSWER_LABEL = "Long answer"
 SHORT_ANSWER_LABEL = "Short answer"
 SPAN_LABEL = "Answer"
 NO_SPAN = "No span"
 
-# The questions stay in view above the page while the worker scrolls it.
-_STICKY = "position: sticky; top: 0; z-index: 5; background: #fff; padding-bottom: 4px; " \
+# Only the question and one line of choices stay pinned above the page while the worker
+# scrolls it (the page gets most of the window: measured in the real browser by the tests).
+_STICKY = "position: sticky; top: 0; z-index: 5; background: #fff; padding: 2px 0 3px; " \
     "border-bottom: 1px solid #ddd"
+_ROW = "display: flex; flex-wrap: wrap; align-items: center; column-gap: 6px"
+_BAR = "nq-bar"
+#: Label Studio's own margins and paddings, made compact inside the pinned bar (its class
+#: names as Label Studio 1.23 renders them); groups of choices parted by a thin rule.
+BAR_STYLE = f"""
+.{_BAR} .lsf-choices, .{_BAR} .lsf-labels, .{_BAR} .lsf-richtext {{ margin: 0; padding: 0; }}
+.{_BAR} .ant-radio-wrapper, .{_BAR} .lsf-label {{ font-size: 13px; margin: 0 3px 0 0; }}
+.{_BAR} .ant-radio-wrapper span + span {{ padding: 0 3px; }}
+.{_BAR} .lsf-label {{ padding: 1px 5px; }}
+.{_BAR} .lsf-label__hotkey {{ margin-left: 6px; }}
+.{_BAR} .lsf-choices + .lsf-labels, .{_BAR} .lsf-labels + .lsf-choices,
+.{_BAR} .lsf-choices + .lsf-choices {{ border-left: 1px solid #ddd; padding-left: 6px; }}
+"""
 
-_LONG_HEADER = ("2. Long answer: choose the label, then click the #tag of the first box that "
-                "answers (or select text in it)")
-_LONG_REQUIRED = ("Mark the long answer on the page and choose 'The box I marked', "
-                  "or choose 'No answer'.")
-_SHORT_HEADER = "3. Short answer: mark the span(s) inside that box, or answer YES/NO"
+_LONG_REQUIRED = (f"Mark the long answer on the page and choose '{LONG_ANSWER_SHOWN}', "
+                  f"or choose '{NO_ANSWER}'.")
+_GOOD_HINT = "1. Good question: a clear question that seeks a fact"
+_LONG_HINT = ("2. Long answer: choose this label, click the #tag of the first box that "
+              f"answers, then choose '{LONG_ANSWER_SHOWN}' (or '{NO_ANSWER}')")
+_SHORT_HINT = "3. Short answer: mark the span(s) inside that box, or answer YES/NO"
 
 
 def nq_config() -> str:
@@ -38,39 +54,47 @@ def nq_config() -> str:
     2. The long answer: the earliest box (paragraph, table, table row, list, list item) that
        contains enough information to answer. The worker marks it in place, by clicking the
        box's ``#n`` tag (or selecting text in it) with the "Long answer" label, and must
-       answer "The box I marked" or "No answer" before Label Studio lets them submit.
+       answer "The box I marked" (shown as "Marked box") or "No answer" before Label Studio
+       lets them submit. Marking another box changes the answer: the last mark counts.
     3. Short answer span(s) marked inside that box with the "Short answer" label, or YES/NO,
        or neither (NONE).
 
-    The page is ``HyperText`` (``render_page``): each candidate shown once, nested candidates
-    inside their box; no per-candidate list of options to scroll back to."""
+    Only the question and one line of choices are pinned above the page (``BAR_STYLE``
+    makes Label Studio's controls compact; the steps are the choices' hints and the
+    instructions), so the page gets most of the window. The page is ``HyperText``
+    (``render_page``): each candidate shown once, nested candidates inside their box."""
     return f"""<View>
-  <Style>{PAGE_STYLE}</Style>
-  <View style="{_STICKY}">
-    <Header value="1. Is this a good question? (NQ §3.2)" size="6"/>
-    <Text name="question" value="$question"/>
-    <Choices name="question_good" toName="question" choice="single-radio" required="true"
-             showInline="true">
-      <Choice value="good" hint="A clear question that seeks a fact"/>
-      <Choice value="bad" hint="Ambiguous, incomprehensible, opinion-seeking or a false premise"/>
-    </Choices>
-    <View visibleWhen="choice-selected" whenTagName="question_good" whenChoiceValue="good">
-      <Header value="{_LONG_HEADER}" size="6"/>
-      <Labels name="answer" toName="page" showInline="true">
-        <Label value="{LONG_ANSWER_LABEL}" maxUsages="1" background="#2f6fb5" hotkey="l"/>
-        <Label value="{SHORT_ANSWER_LABEL}" background="#e8871e" hotkey="s" granularity="word"/>
-      </Labels>
-      <Choices name="long_answer" toName="page" choice="single-radio" required="true"
-               showInline="true" requiredMessage="{_LONG_REQUIRED}">
-        <Choice value="{LONG_ANSWER_MARKED}" hint="The box marked Long answer answers"/>
-        <Choice value="{NO_ANSWER}" hint="No box on the page answers the question"/>
+  <Style>{PAGE_STYLE}{BAR_STYLE}</Style>
+  <View className="{_BAR}" style="{_STICKY}">
+    <View style="font-weight: 600">
+      <Text name="question" value="$question"/>
+    </View>
+    <View style="{_ROW}">
+      <Choices name="question_good" toName="question" choice="single-radio" required="true"
+               showInline="true">
+        <Choice value="good" hint="{_GOOD_HINT}"/>
+        <Choice value="bad" hint="Ambiguous, incomprehensible, opinion-seeking or a false premise"/>
       </Choices>
-      <Header value="{_SHORT_HEADER}" size="6"/>
-      <Choices name="yes_no_answer" toName="page" choice="single-radio" showInline="true">
-        <Choice value="NONE" hint="The answer is a span, or there is no short answer"/>
-        <Choice value="YES"/>
-        <Choice value="NO"/>
-      </Choices>
+      <View visibleWhen="choice-selected" whenTagName="question_good" whenChoiceValue="good"
+            style="display: contents">
+        <Labels name="answer" toName="page" showInline="true">
+          <Label value="{LONG_ANSWER_LABEL}" background="#2f6fb5" hotkey="l"
+                 hint="{_LONG_HINT}"/>
+          <Label value="{SHORT_ANSWER_LABEL}" background="#e8871e" hotkey="s" granularity="word"
+                 hint="{_SHORT_HINT}"/>
+        </Labels>
+        <Choices name="long_answer" toName="page" choice="single-radio" required="true"
+                 showInline="true" requiredMessage="{_LONG_REQUIRED}">
+          <Choice value="{LONG_ANSWER_MARKED}" html="{LONG_ANSWER_SHOWN}"
+                  hint="The box marked Long answer answers"/>
+          <Choice value="{NO_ANSWER}" hint="No box on the page answers the question"/>
+        </Choices>
+        <Choices name="yes_no_answer" toName="page" choice="single-radio" showInline="true">
+          <Choice value="NONE" hint="The answer is a span, or there is no short answer"/>
+          <Choice value="YES"/>
+          <Choice value="NO"/>
+        </Choices>
+      </View>
     </View>
   </View>
   <View visibleWhen="choice-selected" whenTagName="question_good" whenChoiceValue="good">
@@ -89,12 +113,17 @@ incomprehensible, depending on a clear false presupposition, opinion-seeking, or
 for facts. The page appears once you choose good.</p>
 <p><b>2. Long answer.</b> The <i>earliest</i> box on the page (paragraph, table, table row,
 list or list item) that holds enough information to infer the answer completely. Choose the
-<b>{LONG_ANSWER_LABEL}</b> label and click the box's <code>#n</code> tag (selecting text
-inside the box works too: the smallest box holding your selection counts). Then choose
-<b>{LONG_ANSWER_MARKED}</b>, or <b>{NO_ANSWER}</b> when no box answers.</p>
+<b>{LONG_ANSWER_LABEL}</b> label (key L) and click the box's <code>#n</code> tag (selecting
+text inside the box works too: the smallest box holding your selection counts). Then choose
+<b>{LONG_ANSWER_SHOWN}</b>, or <b>{NO_ANSWER}</b> when no box answers.</p>
+<p><b>Changed your mind?</b> Choose the <b>{LONG_ANSWER_LABEL}</b> label again and click the
+new box's tag: the <i>last</i> box you marked is your long answer, earlier marks are ignored.
+Marks you made before leaving a task come back when you return to it (Label Studio keeps a
+draft); the same rule applies. To remove a mark, click it and press Backspace. Short answers
+are not moved with the long answer: remove those in the old box and mark the new ones.</p>
 <p><b>3. Short answer.</b> Inside that box, mark the entity or entities that answer with the
-<b>{SHORT_ANSWER_LABEL}</b> label; or choose YES or NO for a yes/no question; or leave NONE
-when there is no short answer.</p>"""
+<b>{SHORT_ANSWER_LABEL}</b> label (key S); or choose YES or NO for a yes/no question; or leave
+NONE when there is no short answer.</p>"""
 
 
 def _question_view(extra: str = "") -> str:

@@ -275,11 +275,12 @@ def _nq_page_vote(data: dict[str, Any], results: dict[str, list[dict[str, Any]]]
         if longs or shorts or yes_no != "NONE":
             raise _malformed(f"{NO_ANSWER!r} was chosen with an answer marked")
         return vote
-    if len(longs) != 1:
-        raise _malformed(f"{LONG_ANSWER_MARKED!r} needs one {LONG_ANSWER_LABEL} mark, "
-                         f"found {len(longs)}")
+    if not longs:
+        raise _malformed(f"{LONG_ANSWER_MARKED!r} needs a {LONG_ANSWER_LABEL} mark, found none")
     text = data["page_text"]
-    box = _box(data, text, *_region_offsets(text, longs[0]))
+    # A worker who changes their mind marks the new box: the last mark made counts (Label
+    # Studio lists regions in the order they were made, a draft's before the new ones).
+    box = _box(data, text, *_region_offsets(text, longs[-1]))
     spans = set()
     for value in shorts:
         words = _words(data, *_region_offsets(text, value))

@@ -47,7 +47,9 @@ def test_nq_config_asks_the_three_stages_on_the_page_hidden_until_good():
     assert named["answer"].tag == "Labels" and named["answer"].get("toName") == "page"
     labels = {label.get("value"): label for label in named["answer"]}
     assert set(labels) == {LONG_ANSWER_LABEL, SHORT_ANSWER_LABEL}
-    assert labels[LONG_ANSWER_LABEL].get("maxUsages") == "1"
+    # No maxUsages: marking a new box replaces the long answer (the last mark counts) instead
+    # of a "can't use Long answer more than 1 time(s)" warning.
+    assert labels[LONG_ANSWER_LABEL].get("maxUsages") is None
     assert labels[SHORT_ANSWER_LABEL].get("granularity") == "word"
     # Label Studio refuses Submit until the long-answer decision is made.
     assert named["long_answer"].get("required") == "true"

@@ -78,6 +78,14 @@ def test_the_long_answer_is_the_smallest_box_holding_the_mark(mark, candidate):
     parse_nq_vote(vote)
 
 
+def test_a_worker_who_changes_their_mind_gets_the_last_long_answer_marked():
+    # Label Studio lists regions in the order they were made (a draft's first).
+    (vote,) = _votes(_good(_long("#0 "), _long("#4 ")))
+    assert vote == _vote(long_answer_candidate=4)
+    (vote,) = _votes(_good(_long("#4 "), _long("#0 ")))
+    assert vote == _vote(long_answer_candidate=0)
+
+
 def test_short_answers_map_to_exact_document_tokens():
     tokens = nq_example()["document_tokens"]
     (vote,) = _votes(_good(_long("#3 "), _short("east", 1), _short("Trade winds", 1)))
@@ -110,7 +118,6 @@ def test_yes_no_and_no_answer_and_a_bad_question():
 @pytest.mark.parametrize(("result", "reason"), [
     (_good(_long("#0 "), decision=None), "malformed_annotation"),  # no decision
     (_good(), "malformed_annotation"),  # "the box I marked" with nothing marked
-    (_good(_long("#0 "), _long("#4 ")), "malformed_annotation"),
     (_good(_long("#0 "), decision=NO_ANSWER), "malformed_annotation"),
     (_good(_short("east"), decision=NO_ANSWER), "malformed_annotation"),
     (_good(choice("yes_no_answer", "page", "NO"), decision=NO_ANSWER), "malformed_annotation"),
