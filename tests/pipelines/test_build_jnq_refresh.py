@@ -121,7 +121,7 @@ def test_question_releases_rebuild_every_row_and_record_the_lineage(tmp_path, ca
     assert build(root, second, "3", *questions, "--count-symbols") == 0
     release = root / "jnq_questions"
     carried, recomputed, new, removed = refresh_counts(release / "2")
-    assert (carried, new, removed) == (0, 1, 1) and recomputed == 30
+    assert (carried, new, removed) == (0, 1, 1) and recomputed == 43  # 45 less GONE, NEW
     assert read_json(release / "2", "stats.json")["refresh"]["recompute_all"] is True
     assert data_files(release / "2") == data_files(release / "3")
     card = (release / "2" / "README.md").read_text(encoding="utf-8")

@@ -206,3 +206,17 @@ def test_boolq_pairs_of_annotated_jboolq(jboolq_annotated):
     assert any("left out of this config" in line for line in answer_rows)
     check = verify_release(str(release), deep=True)
     assert check.ok, check.problems
+
+
+def test_every_split_of_the_annotated_samples_has_rows(sample_releases, jboolq_annotated):
+    """The bundled JNQ sample gives annotated JNQ and JBoolQ releases whose every split, of the
+    main table and of the training config, has rows (issue 38 §9: dev and test were empty or
+    one question before)."""
+    for release, config in ((sample_releases["jnq_annotated"], "squad_v2"),
+                            (jboolq_annotated, "boolq")):
+        for table in ("", config):
+            rows = {split: pq.read_table(release / table / split).num_rows
+                    for split in ("train", "dev", "test")}
+            assert min(rows.values()) > 0, (release.parent.name, table, rows)
+        loaded = datasets.load_dataset(str(release), config)
+        assert set(loaded) == {"train", "validation", "test"}
