@@ -15,6 +15,7 @@ from selenium.webdriver.common.by import By
 from selenium.webdriver.support.ui import Select, WebDriverWait
 
 from tests.transforms.release.test_diff import write_release
+from transforms.annotation import page_words
 from transforms.browse.renderers.nq import chosen_answer
 from transforms.browse.site import write_site
 from transforms.nlquad.schema import NLQUAD_SCHEMA
@@ -104,12 +105,16 @@ def _check_nq(chrome: Any, release: Path) -> int:
     expected = {(start, end) for start, end, _ in answer.short}
     assert {(int(m["data"]["startToken"]), int(m["data"]["endToken"])) for m in shorts} \
         == expected
-    for mark in shorts:
+    page = row["document"]["html"].encode("utf-8").decode("latin-1")
+    document = row["document"]["tokens"]
+    for mark in shorts:  # the page's own text of the marked tokens (its quotes and spacing)
         start, end = int(mark["data"]["startToken"]), int(mark["data"]["endToken"])
-        words = [t for t, html in zip(tokens[start:end],
-                                      row["document"]["tokens"]["is_html"][start:end],
-                                      strict=True) if not html]
-        assert " ".join(mark["text"].replace("\xa0", " ").split()) == " ".join(words)
+        words = [page_words.shown({"token": t, "start_byte": b, "end_byte": e}, page)
+                 for t, html, b, e in zip(tokens[start:end], document["is_html"][start:end],
+                                          document["start_byte"][start:end],
+                                          document["end_byte"][start:end], strict=True)
+                 if not html]
+        assert "".join(mark["text"].split()) == "".join("".join(w.split()) for w in words)
     # One numbering, the one annotators chose from: each box is labelled with its index in
     # the example's candidate list, and the summary names the chosen candidate the same way.
     boxes = chrome.execute_script(
