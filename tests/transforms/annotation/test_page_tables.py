@@ -3,8 +3,12 @@ moves), multi-value cells keep their line breaks, and words are the page's own t
 
 from __future__ import annotations
 
+import gzip
+import json
 import re
 from typing import Any
+
+import pytest
 
 from tests.transforms.annotation.page_checks import assert_cells_hold_table_text
 from transforms.annotation.page import BREAK, page_text, render_page
@@ -155,3 +159,22 @@ def test_words_are_the_pages_own_text_quotes_dashes_and_no_edit_links():
     assert "edit" not in page.text and "``" not in page.text and "''" not in page.text
     words = [page.text[s:s + n] for s, n in zip(page.starts, page.lengths, strict=True)]
     assert words == ["History", '"', "in", "recognition", '"', "1940", "–", "1942", "Röntgen's"]
+
+
+@pytest.mark.realdata
+def test_the_real_pages_tables_and_text(shared_data):
+    with gzip.open(shared_data / "nq" / "nq_dev_original_first3.jsonl.gz", "rt",
+                   encoding="utf-8") as handle:
+        pages = [render_page(json.loads(line)) for line in handle]
+    for page in pages:
+        assert_cells_hold_table_text(page.html)
+        assert page_text(page.html) == page.text
+        assert "``" not in page.text and "''" not in page.text and "(edit)" not in page.text
+    nobel = pages[2].html
+    start = nobel.rindex("<table", 0, nobel.index(">Year<"))
+    grid = _grid(nobel[start:nobel.index("</table>", start)])
+    assert grid["Laureate"] == grid["Wilhelm Conrad Röntgen"] == grid["Pieter Zeeman"]
+    assert grid["Country"] == grid["Germany"] == grid["Italy"] != grid["Laureate"]
+    assert grid["Year"] == grid["1901"]
+    assert '"in recognition of the extraordinary services he has rendered' in pages[2].text
+    assert "Zac Efron " + BREAK + "Vanessa Hudgens" in pages[1].html
