@@ -312,3 +312,4 @@ def test_real_pages_show_their_own_text_not_ptb_tokens(shared_data):
     assert '"in recognition of the extraordinary services he has rendered' in nobel
     assert "1940–1942" in nobel and "1940 -- 1942" not in nobel
     assert "(2007-08-17)" in texts[1]  # "( 2007-08-17 )" in PTB tokens
+    assert "Starring | Zac Efron · Vanessa Hudgens · Ashley Tisdale" in texts[1]
