@@ -120,7 +120,9 @@ text inside the box works too: the smallest box holding your selection counts). 
 new box's tag: the <i>last</i> box you marked is your long answer, earlier marks are ignored.
 Marks you made before leaving a task come back when you return to it (Label Studio keeps a
 draft); the same rule applies. To remove a mark, click it and press Backspace. Short answers
-are not moved with the long answer: remove those in the old box and mark the new ones.</p>
+are not moved with the long answer: remove those in the old box and mark the new ones. Before
+choosing <b>{NO_ANSWER}</b>, remove every mark (an answer of {NO_ANSWER} with marks left on
+the page is not counted).</p>
 <p><b>3. Short answer.</b> Inside that box, mark the entity or entities that answer with the
 <b>{SHORT_ANSWER_LABEL}</b> label (key S); or choose YES or NO for a yes/no question; or leave
 NONE when there is no short answer.</p>"""

@@ -13,10 +13,12 @@ from tests.transforms.annotation.label_studio.fixtures import jnq_row, nq_exampl
 from transforms.annotation.label_studio.configs import (
     LONG_ANSWER_LABEL,
     LONG_ANSWER_MARKED,
+    LONG_ANSWER_SHOWN,
     NO_ANSWER,
     SHORT_ANSWER_LABEL,
     jnq_config,
     nq_config,
+    nq_instructions,
     project_settings,
 )
 from transforms.annotation.label_studio.tasks import jnq_tasks, nq_task
@@ -57,6 +59,24 @@ def test_nq_config_asks_the_three_stages_on_the_page_hidden_until_good():
     assert [c.get("value") for c in named["yes_no_answer"]] == ["NONE", "YES", "NO"]
     assert not any(e.tag in ("Paragraphs", "ParagraphLabels") for e in root.iter())
     assert PAGE_STYLE in next(root.iter("Style")).text
+
+
+def test_nq_config_pins_only_the_question_and_one_line_of_choices():
+    root = ET.fromstring(nq_config())
+    [bar] = [v for v in root.iter("View") if "sticky" in (v.get("style") or "")]
+    inside = [e.tag for e in bar.iter() if e is not bar]
+    assert "Header" not in inside and "HyperText" not in inside
+    assert {e.get("name") for e in bar.iter() if e.get("name")} == {
+        "question", "question_good", "answer", "long_answer", "yes_no_answer"}
+    rows = [v for v in bar.iter("View") if "flex" in (v.get("style") or "")]
+    assert rows and all("Text" not in [e.tag for e in row.iter()] for row in rows)
+
+
+def test_nq_instructions_say_how_to_change_the_long_answer():
+    text = nq_instructions()
+    assert "Changed your mind?" in text and "the <i>last</i> box you marked" in text
+    assert "press Backspace" in text and f"<b>{LONG_ANSWER_SHOWN}</b>" in text
+    assert "draft" in text and f"Before\nchoosing <b>{NO_ANSWER}</b>, remove every mark" in text
 
 
 @pytest.mark.parametrize("stage", JNQ_STAGES)
