@@ -137,7 +137,8 @@ class _Writer:
     def _innermost_table_part(self) -> _Open | None:
         return next((e for e in reversed(self.open) if e.name in _TABLE_PARTS), None)
 
-    def _table(self) -> _Open | None:
+    def open_table(self) -> _Open | None:
+        """The innermost open table, or None."""
         return next((e for e in reversed(self.open) if e.name == "table"), None)
 
     def ensure_cell(self) -> None:
@@ -168,7 +169,7 @@ class _Writer:
             self.parts.append(f'<table class="{css}">')
             closing = "</table></div>"
         elif name == "tr":
-            table = self._table()
+            table = self.open_table()
             self.parts.append(f'<tr class="{css}{box}"{data}>')
             if candidate is not None:
                 self.parts.append('<td class="nq-row-tag">')
@@ -178,7 +179,7 @@ class _Writer:
                 self.parts.append('<td class="nq-row-tag"></td>')
             closing = "</tr>"
         elif name in ("td", "th"):
-            table = self._table()
+            table = self.open_table()
             spans = table.layout.spans.get(token, (1, 1)) if table and table.layout else (1, 1)
             attrs = "".join(f' {key}="{value}"' for key, value
                             in zip(("colspan", "rowspan"), spans, strict=True) if value > 1)
@@ -200,7 +201,7 @@ class _Writer:
         """Closes or opens what a table needs around a new ``name`` element: a row ends the
         row open in its table, a cell the cell open in its row, and each gets the table (and
         row) it lacks; anything else inside a table goes inside a cell."""
-        table = self._table()
+        table = self.open_table()
         if name == "tr":
             if table is None:
                 self.start("table", -1)
@@ -323,7 +324,7 @@ def _candidate_tokens(writer: _Writer, candidates: list[dict[str, Any]],
         writer.close_ended(index)
         token = writer.tokens[index]
         closing, name = tag_name(token)
-        table = writer._table()
+        table = writer.open_table()
         if (not closing and name in ("td", "th") and table is not None
                 and table.layout is not None and index in table.layout.dropped):
             index = max(index + 1, table.layout.dropped[index])
