@@ -1,6 +1,15 @@
 """Agreement and speed of NQ tokens + long-answer candidates (NQ §4.1). Not a test.
 
     python benchmarks/bench_nq_candidates.py [--shared ../shared/data/nq] [--repeat 10]
+    python benchmarks/bench_nq_candidates.py --file nq-dev-00.jsonl.gz [--limit 10] [--min-kb 100]
+
+``--file`` measures any NQ original-format file (``.jsonl`` or ``.jsonl.gz``, one example a
+line with its ``document_html``; Google's ``v1.0/*/nq-*.jsonl.gz`` are such files): its
+first ``--limit`` examples (of at least ``--min-kb`` of HTML) are read, each line bounded at
+``--max-line-mb`` and the file at ``--max-decoded-mb`` decoded, so a huge or damaged file
+costs a bounded read; agreement is measured on them too when they carry Google's tokens and
+candidates. ``benchmarks/nq_table_pages.py`` writes such a file of synthetic table- and
+list-heavy pages.
 
 Agreement, on the official NQ dev examples (``nq_dev_original_first3.jsonl.gz``): precision
 and recall of our candidate byte spans against Google's, top_level agreement on the shared
@@ -48,6 +57,40 @@ from filters.nq.tokens import (  # noqa: E402
 def read_jsonl_gz(path: Path) -> list[dict]:
     with gzip.open(path, "rt", encoding="utf-8") as handle:
         return [json.loads(line) for line in handle if line.strip()]
+
+
+def read_nq_file(path: Path, limit: int, min_bytes: int = 0, max_line_bytes: int = 64 << 20,
+                 max_decoded_bytes: int = 4 << 30) -> list[dict]:
+    """The first ``limit`` examples of an NQ original-format file (``.jsonl``/``.jsonl.gz``)
+    whose ``document_html`` has at least ``min_bytes`` bytes. Reads stop there; a line over
+    ``max_line_bytes`` is skipped and never held whole, and decoding stops at
+    ``max_decoded_bytes`` (``transforms.sources.compressed``), so the read stays bounded."""
+    from transforms.sources.compressed import CompressionDamage, LongLine, iter_path_lines
+
+    rows: list[dict] = []
+    lines = iter_path_lines(str(path), max_decoded_bytes=max_decoded_bytes,
+                            max_line_bytes=max_line_bytes)
+    try:
+        for number, line in enumerate(lines, start=1):
+            if isinstance(line, LongLine):
+                print(f"{path}:{number}: skipped, {line.message()}", file=sys.stderr)
+                continue
+            if not line.strip():
+                continue
+            row = json.loads(line)
+            if not isinstance(row, dict) or not isinstance(row.get("document_html"), str):
+                sys.exit(f"{path}:{number}: not an NQ original-format example "
+                         "(no document_html)")
+            if len(row["document_html"].encode("utf-8")) >= min_bytes:
+                rows.append(row)
+                if len(rows) >= limit:
+                    break
+    except CompressionDamage as damage:
+        print(f"{path}: read stopped ({damage.reason}); measuring the {len(rows)} examples "
+              "before it", file=sys.stderr)
+    finally:
+        lines.close()
+    return rows
 
 
 def ratio(a: int, b: int) -> str:
@@ -112,6 +155,15 @@ def tydi_agreement(rows: list[dict]) -> list[str]:
     return [f"TyDi QA Parsoid pages: top-level candidates = passages {ratio(same, total)}"]
 
 
+def agreement(rows: list[dict]) -> list[str]:
+    """Candidate and token agreement where the rows carry Google's tokens and candidates."""
+    keys = ("document_tokens", "long_answer_candidates", "annotations")
+    if not all(all(key in row for key in keys) for row in rows):
+        return ["agreement: not measured (the examples lack Google's tokens or candidates)"]
+    return (candidate_agreement(rows, use_google_tokens=False)
+            + candidate_agreement(rows, use_google_tokens=True) + token_agreement(rows))
+
+
 def pass_seconds(fn: Callable[[str], object], pages: list[str]) -> float:
     """Seconds for one pass of ``fn`` over the pages."""
     started = time.perf_counter()
@@ -174,17 +226,36 @@ def main() -> None:
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--shared", type=Path, default=ROOT.parent / "shared" / "data" / "nq")
     parser.add_argument("--repeat", type=int, default=10, help="passes over the pages")
+    parser.add_argument("--file", type=Path, default=None,
+                        help="an NQ original-format .jsonl or .jsonl.gz to measure instead")
+    parser.add_argument("--limit", type=int, default=10, help="--file: examples to read")
+    parser.add_argument("--min-kb", type=float, default=0.0,
+                        help="--file: only pages of at least this much HTML")
+    parser.add_argument("--max-line-mb", type=int, default=64,
+                        help="--file: longer lines are skipped unread")
+    parser.add_argument("--max-decoded-mb", type=int, default=4096,
+                        help="--file: stop decoding after this much")
+    parser.add_argument("--speed-only", action="store_true", help="skip the agreement figures")
     args = parser.parse_args()
-    nq_path = args.shared / "nq_dev_original_first3.jsonl.gz"
-    if not nq_path.exists():
-        sys.exit(f"no NQ examples at {nq_path}")
-    rows = read_jsonl_gz(nq_path)
-    lines = [f"NQ dev examples: {len(rows)} pages"]
-    lines += candidate_agreement(rows, use_google_tokens=False)
-    lines += candidate_agreement(rows, use_google_tokens=True)
-    lines += token_agreement(rows)
+    if args.file is not None:
+        if args.limit < 1 or not args.file.is_file():
+            sys.exit(f"--file {args.file}: no such file" if args.limit >= 1
+                     else "--limit must be at least 1")
+        rows = read_nq_file(args.file, args.limit, int(args.min_kb * 1024),
+                            args.max_line_mb << 20, args.max_decoded_mb << 20)
+        if not rows:
+            sys.exit(f"{args.file}: no example with at least {args.min_kb} KB of HTML")
+        source = str(args.file)
+    else:
+        nq_path = args.shared / "nq_dev_original_first3.jsonl.gz"
+        if not nq_path.exists():
+            sys.exit(f"no NQ examples at {nq_path}")
+        rows, source = read_jsonl_gz(nq_path), "NQ dev examples"
+    lines = [f"{source}: {len(rows)} pages"]
+    if not args.speed_only:
+        lines += agreement(rows)
     tydi_path = args.shared / "tydiqa_small_gold_annotation.jsonl.gz"
-    if tydi_path.exists():
+    if args.file is None and not args.speed_only and tydi_path.exists():
         lines += tydi_agreement(read_jsonl_gz(tydi_path))
     lines += speed([row["document_html"] for row in rows], args.repeat)
     print("\n".join(lines))

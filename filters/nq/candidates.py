@@ -60,6 +60,8 @@ _SECTION_JOINERS = re.compile(r"\s*(?:,|&|\band\b)\s*")
 _TAG_NAME = re.compile(r"</?([A-Za-z0-9]+)")
 _EDIT_LINK = ("(", "edit", ")")
 _IS_HTML = attrgetter("html_token")
+_OPEN_INDEX = attrgetter("open_index")
+_RULE_TAGS = CANDIDATE_TAGS | {STOP_HEADING_TAG}  # the elements the rules look at
 
 
 @dataclass(frozen=True)
@@ -108,33 +110,45 @@ def is_stop_heading(words: list[str]) -> bool:
 
 
 @lru_cache(maxsize=4096)
-def _tag_name(token: str) -> str:
+def _tag(token: str) -> tuple[str, bool]:
+    """Lower-case name of a tag token and whether it closes (``"</Td>"``: ``("td", True)``)."""
     m = _TAG_NAME.match(token)
-    return m.group(1).lower() if m else ""
+    return (m.group(1).lower() if m else ""), token.startswith("</")
 
 
 def _elements(tokens: list[NqToken]) -> list[_Element]:
-    """Pair the opening and closing tag tokens; unmatched ones are dropped."""
-    stack: list[tuple[str, int, int]] = []
+    """Pair the opening and closing tag tokens (unmatched ones are dropped); only the
+    elements the rules look at (``_RULE_TAGS``) are returned, in closing order.
+
+    A closing tag closes the innermost open element of its name and every element opened
+    inside it; ``tables_outside`` of an open element is the number of open tables around it,
+    so after closing it the open tables are its own ``tables_outside``."""
+    names: list[str] = []  # the open elements' names, innermost last
+    opens: list[tuple[int, int]] = []  # and their (open index, tables outside)
     elements: list[_Element] = []
     tables = 0
+    tag, kept = _tag, _RULE_TAGS
     for index in compress(count(), map(_IS_HTML, tokens)):  # the tag tokens, at C speed
-        token = tokens[index]
-        name = _tag_name(token.token)
-        if not token.token.startswith("</"):
-            stack.append((name, index, tables))
-            tables += name == "table"
+        name, closing = tag(tokens[index].token)
+        if not closing:
+            names.append(name)
+            opens.append((index, tables))
+            if name == "table":
+                tables += 1
             continue
-        k = len(stack) - 1  # usually the innermost open element
-        while k >= 0 and stack[k][0] != name:
-            k -= 1
-        if k < 0:
-            continue
-        for open_name, _, _ in stack[k:]:
-            tables -= open_name == "table"
-        _, open_index, tables_outside = stack[k]
-        del stack[k:]
-        elements.append(_Element(name, open_index, index, tables_outside > 0))
+        if names and names[-1] == name:  # the usual case: the innermost open element
+            names.pop()
+            open_index, tables = opens.pop()
+        else:
+            k = len(names) - 2
+            while k >= 0 and names[k] != name:
+                k -= 1
+            if k < 0:
+                continue
+            open_index, tables = opens[k]
+            del names[k:], opens[k:]
+        if name in kept:
+            elements.append(_Element(name, open_index, index, tables > 0))
     return elements
 
 
@@ -151,50 +165,63 @@ class _Page:
         self.stop = self._stop_index()
 
     def in_content(self, byte: int) -> bool:
-        return not self.content or any(s <= byte < e for s, e in self.content)
+        return not self.content or _inside(self.content, byte)
 
     def in_toc(self, byte: int) -> bool:
-        return any(s <= byte < e for s, e in self.toc)
+        return _inside(self.toc, byte)
 
     def _stop_index(self) -> int:
         """Token index of the first stop heading in the body (len(tokens) if none)."""
         stop = len(self.tokens)
         for el in self.elements:
+            if el.name != STOP_HEADING_TAG or el.open_index >= stop:
+                continue
             start = self.tokens[el.open_index].start_byte
-            if (el.name == STOP_HEADING_TAG and el.open_index < stop and self.in_content(start)
-                    and not self.in_toc(start)):
+            if self.in_content(start) and not self.in_toc(start):
                 words = [t.token for t in self.tokens[el.open_index + 1:el.close_index]
                          if not t.html_token]
                 if is_stop_heading(words):
                     stop = el.open_index
         return stop
 
-    def is_candidate(self, el: _Element) -> bool:
-        """Rules 1-5; the cheap index tests first, the region lookups last."""
-        if (el.name not in CANDIDATE_TAGS
-                or el.open_index >= self.stop
-                or self.words[el.close_index] == self.words[el.open_index]
-                or (el.in_table and el.close_index - el.open_index - 1 < MIN_TOKENS_IN_TABLE)):
-            return False
-        start = self.tokens[el.open_index].start_byte
-        return self.in_content(start) and not self.in_toc(start)
+    def chosen(self) -> list[_Element]:
+        """The elements rules 1-5 keep, by start token: the cheap index tests first, the
+        region lookups last (a loop, not a method call per element: thousands a page)."""
+        tokens, words, stop, content, toc = (self.tokens, self.words, self.stop, self.content,
+                                             self.toc)
+        chosen: list[_Element] = []
+        for el in self.elements:
+            name, open_index, close_index, in_table = el
+            if (name not in CANDIDATE_TAGS or open_index >= stop
+                    or words[close_index] == words[open_index]
+                    or (in_table and close_index - open_index - 1 < MIN_TOKENS_IN_TABLE)):
+                continue
+            start = tokens[open_index].start_byte
+            if (not content or _inside(content, start)) and not (toc and _inside(toc, start)):
+                chosen.append(el)
+        chosen.sort(key=_OPEN_INDEX)
+        return chosen
+
+
+def _inside(spans: list[tuple[int, int]], byte: int) -> bool:
+    """True when ``byte`` is in one of the [start, end) ``spans``."""
+    for start, end in spans:
+        if start <= byte < end:
+            return True
+    return False
 
 
 def _candidates(tokens: list[NqToken], regions: list[Region]) -> list[LongAnswerCandidate]:
-    page = _Page(tokens, regions)
-    chosen = sorted((el for el in page.elements if page.is_candidate(el)),
-                    key=lambda el: el.open_index)
     out: list[LongAnswerCandidate] = []
     open_ends: list[int] = []
-    for el in chosen:
-        while open_ends and open_ends[-1] < el.open_index:
+    for name, open_index, close_index, _ in _Page(tokens, regions).chosen():
+        while open_ends and open_ends[-1] < open_index:
             open_ends.pop()
         out.append(LongAnswerCandidate(
-            start_token=el.open_index, end_token=el.close_index + 1,
-            start_byte=tokens[el.open_index].start_byte,
-            end_byte=tokens[el.close_index].end_byte,
-            top_level=not open_ends, tag=el.name))
-        open_ends.append(el.close_index)
+            start_token=open_index, end_token=close_index + 1,
+            start_byte=tokens[open_index].start_byte, end_byte=tokens[close_index].end_byte,
+            top_level=not open_ends, tag=name))
+        open_ends.append(close_index)
     return out
 
 
