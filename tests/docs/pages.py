@@ -9,9 +9,10 @@ from dataclasses import dataclass
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
-# A fenced block, with the HTML comment right above it that marks it for a test, if any
-# (``<!-- tutorial: NAME -->``, ``<!-- quick-start-summary -->``).
-FENCE = re.compile(r"^(?:<!-- (?P<mark>[^\n]*?) -->\n)?(?P<indent> *)```(?P<language>\w*)[^\n]*"
+# A fenced block, with the HTML comment right above it (indented as the block, in a list) that
+# marks it for a test, if any (``<!-- tutorial: NAME -->``, ``<!-- quick-start-summary -->``,
+# ``<!-- no-run: needs the network: ... -->``).
+FENCE = re.compile(r"^(?: *<!-- (?P<mark>[^\n]*?) -->\n)?(?P<indent> *)```(?P<language>\w*)[^\n]*"
                    r"\n(?P<body>.*?)^(?P=indent)```", re.M | re.S)
 # The commands of the toolkit, as the docs write them.
 TOOLKIT = re.compile(r"^(?:\.venv/bin/)?(?:python3? -m pipelines\.|qa-(?:build|release|annotate"
