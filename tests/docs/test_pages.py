@@ -66,3 +66,17 @@ def test_troubleshooting_names_every_exit_code() -> None:
     text = (ROOT / "docs" / "guides" / "troubleshooting.md").read_text()
     table = re.search(r"\| exit code \| meaning \|\n\|---\|---\|\n((?:\|.*\n)+)", text).group(1)
     assert {int(row.split("|")[1]) for row in table.splitlines()} == codes
+
+
+def test_every_troubleshooting_table_is_under_its_own_heading() -> None:
+    """Each table of the troubleshooting page sits in a section of its own (``##``), so the
+    page's table of contents, its anchors and the site's search reach it; no section is a
+    bold paragraph any more."""
+    text = (ROOT / "docs" / "guides" / "troubleshooting.md").read_text()
+    sections = re.split(r"^## .+$", text, flags=re.M)
+    headings = re.findall(r"^## (.+)$", text, re.M)
+    assert len(headings) >= 15 and len(set(headings)) == len(headings)
+    assert not re.search(r"^\|---", sections[0], re.M), "a table above the first heading"
+    tables = [len(re.findall(r"^\|---", section, re.M)) for section in sections[1:]]
+    assert max(tables) == 1, dict(zip(headings, tables, strict=True))
+    assert not re.search(r"^\*\*[^*]+\*\*", text, re.M), "a bold paragraph as a heading"
