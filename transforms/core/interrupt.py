@@ -259,12 +259,15 @@ def _finish(previous: dict[int, Any], saved_env: dict[str, str | None],
     directory; what was published is kept in memory for ``interrupted_line``. A command's
     process ignores the signals from here on: its run is over and reported, and a signal
     while Python shuts down (which restores the default action of the signals it handled)
-    would end it by the signal instead of with the code it reported."""
+    would end it by the signal instead of with the code it reported. It also keeps the quiet
+    thread hook: the runner's threads that watched the workers it ended may report them
+    after the run has returned."""
     for signum, handler in previous.items():
         signal.signal(signum, signal.SIG_IGN if _state.command_line else handler)
     folder = _directory()
     done = published()
-    threading.excepthook = saved_hook
+    if not _state.command_line:  # a command's runner threads may still report its workers
+        threading.excepthook = saved_hook
     for name, value in saved_env.items():
         if value is None:
             os.environ.pop(name, None)
