@@ -20,6 +20,9 @@ carries, and what the carried ones still take part in.
    sidecar lists them again, as they were.
 3. ``finish(rows)``: ``Carry.finish`` adds the carried rows, with their split, and the
    ``refresh.*`` counts; ``CarriedStats`` their length statistics and question prefixes.
+   The carried rows are Arrow record batches (``Carry(batch_columns=...)``), never Python
+   dicts: ``WriteShards`` writes them with ``sort_column="id"``, and a stage that needs
+   dicts (the SQuAD export) reads them with ``batch_rows.batch_rows``.
 
 With unchanged inputs a refresh writes the data files of a full rebuild. When inputs changed
 it keeps published rows stable where a full rebuild would not, by these rules:
@@ -97,7 +100,11 @@ class _KeyUnits(beam.DoFn):
 
 
 def _unit_id(unit, capture_of: Callable[[Any], UnitCapture]) -> tuple[str, None]:
-    """``(capture id, None)`` of a unit: the sidecar documents a refresh reads (``fresh``)."""
+    """``(capture id, None)`` of a unit: the sidecar documents a refresh reads (``fresh``).
+    A page's id is its URL and timestamp: its payload is not hashed for it (``_KeyUnits``
+    hashes each page once)."""
+    if isinstance(unit, CapturedPage):
+        return capture_id(unit.url, unit.timestamp), None
     capture = capture_of(unit)
     return capture_id(capture.url, capture.timestamp), None
 
@@ -154,7 +161,8 @@ class NlquadRefresh:
     def __init__(self, pbegin, previous: PreviousRelease | None, recompute_all: bool):
         self.active = previous is not None
         self.carry = Carry(pbegin, previous, row_key, recompute_all=recompute_all,
-                           label=LABEL, keys=(None, ParquetKeys(KEY_COLUMNS, row_key)))
+                           label=LABEL, keys=(None, ParquetKeys(KEY_COLUMNS, row_key)),
+                           batch_columns=KEY_COLUMNS)
         self.carried = None
         self.results: list = []
         if previous is None:

@@ -89,8 +89,10 @@ from transforms.release import (
     to_json_bytes,
     write_bytes,
 )
+from transforms.release.batch_rows import batch_rows
 from transforms.release.invariant_spans import char_span, squad_answers, word_span
 from transforms.sources.page_files import ReadHtmlPages, ReadSamplePages, ReadWarcPages
+from transforms.sources.page_reload import ReloadPages, light_page
 
 DATASET = "nlquad"
 DATASET_VERSION = "1.0.0"
@@ -339,7 +341,9 @@ def wayback_endpoints(options: NlquadOptions) -> tuple[Any, ...]:
 def read_pages(pbegin, options: NlquadOptions, refresh: NlquadRefresh):
     """The chosen source's pages of new or changed captures (``refresh.fresh``; every page
     without ``--previous``): ``(pages, [tagged results carrying accounting outputs])``.
-    Wayback captures are filtered between the CDX listing and the fetch."""
+    Wayback captures are filtered between the CDX listing and the fetch; saved pages and
+    WARC records without their content, which is read again for the pages that go on
+    (``transforms.sources.page_reload``)."""
     max_decoded = mib_to_bytes(options.max_decoded_mib)
     if options.source == "wayback":
         from transforms.sources.wayback import FetchWaybackCaptures, ListWaybackArticles
@@ -360,7 +364,12 @@ def read_pages(pbegin, options: NlquadOptions, refresh: NlquadRefresh):
                                                           max_decoded)
     else:
         pages, results = pbegin | "Warc" >> ReadWarcPages(options.input, max_decoded)
-    return refresh.fresh(pages, page_capture), results
+    if not refresh.active or options.source == "sample":
+        return refresh.fresh(pages, page_capture), results
+    fresh = refresh.fresh(pages | "LightPages" >> beam.Map(light_page), page_capture)
+    reloaded = fresh | "ReloadPages" >> beam.ParDo(ReloadPages(
+        options.source == "warc", max_decoded)).with_outputs(*SIDE_OUTPUTS, main="main")
+    return reloaded.main, [*results, reloaded]
 
 
 def _write_squad(split_rows: tuple[str, list[dict[str, Any]]], staging_dir: str,
@@ -401,9 +410,10 @@ class BuildNlquad(beam.PTransform):
         rows, refresh_results, carried_stats = refresh.finish(extracted.main)
         written = [rows | "WriteSplits" >> WriteShards(
             staging, lambda row: row["id"], parquet_bytes, "parquet", NLQUAD_SCHEMA,
-            options.max_rows_per_shard)]
+            options.max_rows_per_shard, sort_column="id")]
         if options.export_squad:
             written.append(rows
+                           | "SquadRows" >> beam.FlatMap(batch_rows)
                            | "GroupForSquad" >> beam.GroupByKey()
                            | "WriteSquad" >> beam.Map(_write_squad, staging,
                                                       options.squad_extra_fields))

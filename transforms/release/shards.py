@@ -4,6 +4,9 @@ Shards are made by us, not by ``WriteToParquet``: rows are assigned to a shard b
 their sort key (a different salt than the split hash), grouped, sorted and written under fixed
 names, so the same rows give byte-identical files on every runner. A group becomes a directory
 name, so it must be a plain name (``target.check_name``): ``InvalidReleaseName`` otherwise.
+Rows may also come as Arrow record batches (a refresh's carried rows,
+``transforms.release.batch_rows``) when the sort key is a column (``sort_column``): the files
+are the same bytes.
 """
 
 from __future__ import annotations
@@ -20,7 +23,8 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 from apache_beam.io.filesystems import FileSystems
 
-from transforms.release.formats import parquet_bytes, shard_name
+from transforms.release.batch_rows import is_batch, merged_table, row_count, split_batch
+from transforms.release.formats import parquet_bytes, shard_name, table_bytes
 from transforms.release.storage import RAW, list_files, write_bytes
 from transforms.release.target import check_name
 
@@ -35,16 +39,21 @@ class WriteShards(beam.PTransform):
     ``group`` is a split name (or a reject kind); each group gets
     ``ceil(rows / max_rows_per_shard)`` shards, named by ``namer(group, index, count,
     extension)`` (``<group>-00000-of-00003.<extension>`` by default). Emits ``(group,
-    relative path, rows)``.
+    relative path, rows)``. With ``sort_column`` (the column ``sort_key`` reads) and a
+    ``schema``, a row may also be a ``pa.RecordBatch`` of rows (``batch_rows``): a shard
+    that got one is written by ``formats.table_bytes``, the bytes ``serializer`` gives the
+    same rows as dicts when it is ``parquet_bytes``.
     """
 
     def __init__(self, directory: str, sort_key: Callable[[dict], str],
                  serializer: Callable[[list[dict], Any], bytes], extension: str,
                  schema: pa.Schema | None = None, max_rows_per_shard: int = 50_000,
                  subdir: str = "", shard_salt: str = "shard",
-                 namer: Callable[[str, int, int, str], str] = shard_name):
+                 namer: Callable[[str, int, int, str], str] = shard_name,
+                 sort_column: str | None = None):
         super().__init__()
         self.namer = namer
+        self.sort_column = sort_column
         self.directory = directory
         self.sort_key = sort_key
         self.serializer = serializer
@@ -56,28 +65,41 @@ class WriteShards(beam.PTransform):
 
     def expand(self, rows):
         counts = (rows
-                  | "CountPerGroup" >> beam.Map(lambda kv: (kv[0], 1))
+                  | "CountPerGroup" >> beam.Map(lambda kv: (kv[0], row_count(kv[1])))
                   | "SumPerGroup" >> beam.CombinePerKey(sum))
         sort_key, salt, max_rows = self.sort_key, self.shard_salt, self.max_rows
+        column = self.sort_column
 
         def assign(kv, totals):
             group, row = kv
             shards = max(1, math.ceil(totals[group] / max_rows))
-            return (group, _stable_int(sort_key(row), salt) % shards, shards), row
+            if not is_batch(row):
+                yield (group, _stable_int(sort_key(row), salt) % shards, shards), row
+                return
+            if column is None:
+                raise TypeError("WriteShards got record batches without a sort_column")
+            for index, part in split_batch(
+                    row, column, lambda key: _stable_int(key, salt) % shards):
+                yield (group, index, shards), part
 
         return (rows
-                | "AssignShard" >> beam.Map(assign, totals=beam.pvalue.AsDict(counts))
+                | "AssignShard" >> beam.FlatMap(assign, totals=beam.pvalue.AsDict(counts))
                 | "GroupShard" >> beam.GroupByKey()
                 | "WriteShard" >> beam.Map(self._write))
 
     def _write(self, element):
         (group, index, count), rows = element
         check_name(group, "split name")
-        ordered = sorted(rows, key=self.sort_key)
+        rows = list(rows)
         relative = "/".join(p for p in (self.subdir, group,
                                         self.namer(group, index, count, self.extension)) if p)
-        write_bytes(FileSystems.join(self.directory, *relative.split("/")),
-                    self.serializer(ordered, self.schema))
+        path = FileSystems.join(self.directory, *relative.split("/"))
+        if self.sort_column is not None and any(is_batch(row) for row in rows):
+            table = merged_table(rows, self.schema, self.sort_column)
+            write_bytes(path, table_bytes(table))
+            return group, relative, table.num_rows
+        ordered = sorted(rows, key=self.sort_key)
+        write_bytes(path, self.serializer(ordered, self.schema))
         return group, relative, len(ordered)
 
 

@@ -39,6 +39,12 @@ WARC_TRUNCATED_RECORDS = Counter(INPUT, "warc_truncated_records")
 WARC_DECODED_TOO_LARGE_RECORDS = Counter(INPUT, f"warc_{DECODED_TOO_LARGE}_records")
 WARC_SKIPPED = CounterFamily(INPUT, "warc_skipped")  # warc_skipped.<record kind>
 INPUT_DEAD_LETTERED = Counter(INPUT, DEAD_LETTERED)
+# a WARC response whose payload was hashed: its WARC-Payload-Digest header was missing,
+# malformed, of another algorithm than SHA-1, or describes encoded bytes (transforms.sources.
+# warc_digest); a refresh's page read again for its content failed (transforms.sources.
+# page_reload): changed_during_run, unreadable
+WARC_DIGEST_HASHED = CounterFamily(INPUT, "warc_digest_hashed")
+RELOAD_FAILED = CounterFamily(INPUT, "reload_failed")
 
 # cdx: the Wayback CDX listing
 CDX_ROWS_READ = Counter(CDX, ROWS_READ)

@@ -49,6 +49,7 @@ from transforms.sources.counters import (
     UNREADABLE_FILES,
     UNSUPPORTED_COMPRESSION_FILES,
     WARC_DECODED_TOO_LARGE_RECORDS,
+    WARC_DIGEST_HASHED,
     WARC_EMPTY_FILES,
     WARC_NOT_ARCHIVE_FILES,
     WARC_SKIPPED,
@@ -56,6 +57,7 @@ from transforms.sources.counters import (
     WARC_TRUNCATED_RECORDS,
 )
 from transforms.sources.pages import CapturedPage
+from transforms.sources.warc_digest import header_digest
 
 SAMPLE_PACKAGE = "pipelines"
 SAMPLE_DIR = ("samples", "nlquad")
@@ -414,7 +416,7 @@ def _short_record(source: str, offset: int, record, missing: int,
 
 
 def iter_warc_pages(stream, source: str, size: int | None = None, *,
-                    max_decoded_bytes: int | None = None
+                    max_decoded_bytes: int | None = None, hashed: list[str] | None = None
                     ) -> Iterator[CapturedPage | tuple[str, ...]]:
     """Yield CapturedPage for HTML 200 responses, ``("skip", reason)`` for other responses
     and revisits (``source`` is ``<file>#<record offset>``), and
@@ -427,7 +429,9 @@ def iter_warc_pages(stream, source: str, size: int | None = None, *,
     than its ``Content-Length``; ``truncated_archive`` / ``corrupt_archive`` for a gzip stream cut
     inside a member or corrupt; and, when ``size`` (bytes of the file) is given,
     ``corrupt_archive`` if the records end before the file does. The error's ``records_read``
-    attribute counts the complete records.
+    attribute counts the complete records. A page's ``digest`` is its
+    ``WARC-Payload-Digest`` header when usable (``warc_digest.header_digest``), else empty
+    (its payload is hashed) and the reason appended to ``hashed`` before it is yielded.
     """
     from warcio.archiveiterator import ArchiveIterator
 
@@ -440,6 +444,8 @@ def iter_warc_pages(stream, source: str, size: int | None = None, *,
     try:
         for record in records:
             item = _warc_item(record, limit)
+            if isinstance(item, CapturedPage) and not item.digest and hashed is not None:
+                hashed.append(header_digest(record.rec_headers, record.http_headers)[1])
             missing = _drain(record)
             offset = records.get_record_offset()
             if missing or not _has_length(record):
@@ -498,7 +504,8 @@ def _warc_item(record, limit: int) -> CapturedPage | tuple[str, ...] | None:
     content = record.content_stream().read(limit + 1)
     if len(content) > limit:
         return _OVERSIZED
-    return CapturedPage(url, timestamp, content, "", content_type)
+    digest, _ = header_digest(record.rec_headers, headers)
+    return CapturedPage(url, timestamp, content, "", content_type, digest)
 
 
 class _ReadWarcFile(beam.DoFn):
@@ -508,10 +515,14 @@ class _ReadWarcFile(beam.DoFn):
     def process(self, readable: fileio.ReadableFile):
         path = readable.metadata.path
         pages = 0
+        hashed: list[str] = []
         try:
             with readable.open(compression_type=CompressionTypes.UNCOMPRESSED) as stream:
                 for item in iter_warc_pages(stream, path, readable.metadata.size_in_bytes,
-                                            max_decoded_bytes=self.max_decoded_bytes):
+                                            max_decoded_bytes=self.max_decoded_bytes,
+                                            hashed=hashed):
+                    while hashed:
+                        yield tally(WARC_DIGEST_HASHED.member(hashed.pop()))
                     if isinstance(item, CapturedPage):
                         pages += 1
                         yield tally(INPUT_PAGES)

@@ -19,6 +19,12 @@ inputs (dicts of short strings) both ways: the previous keys filter this run's u
 this run's unit keys filter the previous rows as they are read, so neither units nor rows
 are shuffled for the carry; only keys and counts are joined, to count.
 
+With ``batch_columns`` (the columns ``row_key`` reads) the carried rows are Arrow record
+batches, a previous row group at a time, filtered by the unit keys in Arrow
+(``_CarryBatches``) and written as they are by a ``WriteShards`` that knows the sort column
+(``transforms.release.batch_rows``): no carried row becomes a Python dict, and the files are
+the bytes the dict rows give.
+
 Every previous row is then counted once, as ``refresh.carried``, ``refresh.recomputed``
 (its key made rows again), or ``refresh.removed`` (its key made none: the input is gone or no
 longer kept); rows of keys the previous release did not have are ``refresh.new``.
@@ -31,6 +37,7 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 import apache_beam as beam
+import pyarrow as pa
 import pyarrow.parquet as pq
 
 from transforms.core.accounting import SIDE_OUTPUTS, tally
@@ -56,6 +63,17 @@ def read_previous_file(item: tuple[str, str], release: Release) -> Iterator[Spli
     for index in range(parquet.num_row_groups):
         for row in parquet.read_row_group(index).to_pylist():
             yield split, row
+
+
+def read_previous_batches(item: tuple[str, str], release: Release
+                          ) -> Iterator[tuple[str, pa.RecordBatch]]:
+    """``(split, record batch)`` of one data file of the previous release, one batch per row
+    group (its bytes checked against the verified manifest first: ``checked_read``)."""
+    split, name = item
+    parquet = pq.ParquetFile(io.BytesIO(read_file(release, name)))
+    for index in range(parquet.num_row_groups):
+        for batch in parquet.read_row_group(index).to_batches():
+            yield split, batch
 
 
 FileReader = Callable[[tuple[str, str], Release], Iterator[SplitRow]]
@@ -144,6 +162,24 @@ class _CarryRows(beam.DoFn):
             yield split_row
 
 
+class _CarryBatches(beam.DoFn):
+    """The rows of each previous record batch whose key (``row_key`` of its ``columns``) is
+    among this run's units, as a smaller batch; a batch with none is dropped."""
+
+    def __init__(self, columns: tuple[str, ...], row_key: Callable[[Row], str]):
+        self.columns, self.row_key = columns, row_key
+
+    def process(self, split_batch: tuple[str, pa.RecordBatch], units):
+        split, batch = split_batch
+        values = [batch.column(column).to_pylist() for column in self.columns]
+        keep = [self.row_key(dict(zip(self.columns, row, strict=True))) in units
+                for row in zip(*values, strict=True)]
+        if all(keep):
+            yield split, batch
+        elif any(keep):
+            yield split, batch.filter(pa.array(keep, pa.bool_()))
+
+
 def _count_key(item: tuple[str, dict[str, list]], recompute_all: bool):
     """``refresh.*`` tallies of one key (see the module docstring), from counts only."""
     _, grouped = item
@@ -165,26 +201,34 @@ class Carry:
     (``keys``: ``(files or None for the same files, KeyReader)``, by default the rows again;
     ``ParquetKeys`` reads only the key's columns): the rows are filtered by this run's unit
     keys, which depend on the previous keys, and one fused stage cannot both feed and wait
-    for a side input (the FnApiRunner refuses such a job)."""
+    for a side input (the FnApiRunner refuses such a job). ``batch_columns``: carry the
+    default Parquet files' rows as record batches (see the module docstring)."""
 
     def __init__(self, pbegin, previous: PreviousRelease | None,
                  row_key: Callable[[Row], str], *, recompute_all: bool = False,
                  label: str = "Refresh", files: list[tuple[str, str]] | None = None,
                  reader: FileReader = read_previous_file,
-                 keys: tuple[list[tuple[str, str]] | None, KeyReader] | None = None):
+                 keys: tuple[list[tuple[str, str]] | None, KeyReader] | None = None,
+                 batch_columns: tuple[str, ...] | None = None):
         self.active = previous is not None
+        self.batch_columns = batch_columns
         self.label = label
         self.row_key = row_key
         self.recompute_all = recompute_all
         self._unit_keys = None
-        self.carried_rows = None  # (split, row) of the carried rows, once finish() has run
+        self.carried_rows = None  # (split, row or batch) carried, once finish() has run
         if not self.active:
             return
-        self.rows = None if recompute_all else (  # nothing is carried: only keys are read
-            pbegin
-            | f"{label}ReadPrevious" >> ReadPreviousRows(previous, files, reader)
-            | f"{label}KeyPrevious" >> beam.Map(lambda split_row: (
-                row_key(split_row[1]), split_row)))
+        if recompute_all:  # nothing is carried: only keys are read
+            self.rows = None
+        elif batch_columns is not None:
+            self.rows = pbegin | f"{label}ReadPrevious" >> ReadPreviousRows(
+                previous, files, read_previous_batches)
+        else:
+            self.rows = (pbegin
+                         | f"{label}ReadPrevious" >> ReadPreviousRows(previous, files, reader)
+                         | f"{label}KeyPrevious" >> beam.Map(lambda split_row: (
+                             row_key(split_row[1]), split_row)))
         key_files, key_reader = keys or (files, RowKeys(reader, row_key))
         self.keys = (pbegin
                      | f"{label}ReadPreviousKeys" >> ReadPreviousRows(
@@ -214,6 +258,10 @@ class Carry:
         label, row_key = self.label, self.row_key
         if self.rows is None:
             carried = fresh_rows.pipeline | f"{label}CarryNothing" >> beam.Create([])
+        elif self.batch_columns is not None:
+            carried = self.rows | f"{label}Carry" >> beam.ParDo(
+                _CarryBatches(self.batch_columns, row_key),
+                beam.pvalue.AsDict(self._unit_keys))
         else:
             carried = self.rows | f"{label}Carry" >> beam.ParDo(
                 _CarryRows(), beam.pvalue.AsDict(self._unit_keys))
