@@ -230,6 +230,7 @@ def _without_beam_context(message: str) -> str:
 EXTRA_FILESYSTEMS = {"gs": "pip install '.[gcp]'", "s3": "pip install 'apache-beam[aws]'",
                      "azfs": "pip install 'apache-beam[azure]'",
                      "hdfs": "pip install 'apache-beam[hadoop]'"}
+NOT_PATHS = ("--to",)  # release publish's Hub repository (hf://datasets/ORG/NAME), checked there
 _EXTRA_PATH = re.compile(rf"^(?:--[\w-]+=)?(({'|'.join(EXTRA_FILESYSTEMS)})://\S*)")
 
 
@@ -244,11 +245,13 @@ def missing_filesystem(argv: list[str]) -> str | None:
         if match is None:
             continue
         path, scheme = match.group(1), match.group(2)
+        option = arg.split("=", 1)[0] if arg.startswith("--") else (
+            argv[index - 1] if index and argv[index - 1].startswith("--") else "")
+        if option in NOT_PATHS:
+            continue
         try:
             FileSystems.get_filesystem(path)
         except ValueError:
-            option = arg.split("=", 1)[0] if arg.startswith("--") else (
-                argv[index - 1] if index and argv[index - 1].startswith("--") else "")
             named = f"{option} {path}" if option else path
             return (f"{named}: this install cannot read {scheme}:// paths; install the "
                     f"extra that can: {EXTRA_FILESYSTEMS[scheme]}")

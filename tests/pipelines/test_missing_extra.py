@@ -82,3 +82,6 @@ def test_every_gs_option_without_the_extra_is_one_line_exit_2(tmp_path: Path) ->
 def test_a_local_path_or_an_endpoint_url_is_not_checked() -> None:
     assert missing_filesystem(["--output", "releases", "--wayback-endpoint",
                                "http://127.0.0.1:1/", "--to", "hf://datasets/a/b"]) is None
+    # publish's --to names a Hub repository: a gs:// there is publish's own usage error
+    assert missing_filesystem(["publish", "releases/x", "--to", "gs://b/x"]) is None
+    assert missing_filesystem(["publish", "releases/x", "--to=gs://b/x"]) is None
