@@ -10,18 +10,21 @@ counters"); locally ``PipelineResult.metrics()``.
 The log line is per worker (a ``DoFn`` instance: nothing is shared between processes or
 workers) and at most one every ``every_s`` seconds, never per record::
 
-    progress: pages parsed: 4,210 of 15,000 (28%), 421.0/s, ETA 26 s
+    progress: pages parsed: 4,210 of 15,000 (28%), 421.0/s, ETA 26 s [worker 5120.1]
 
 The interval is the stage's own default unless the run chose one:
 ``QA_DATASETS_PROGRESS_EVERY`` (seconds, ``0`` = no lines), which ``--progress`` sets in the
 launching process; worker processes started by it inherit it. Without it, a line every
 ``TTY_EVERY_S`` seconds when stderr is a terminal and every ``QUIET_EVERY_S`` otherwise (CI,
 log files, Dataflow workers). With several workers each reports its own share: counts and
-rates are per worker and the ETA assumes this worker does the rest, so it is an upper bound.
+rates are per worker and the ETA assumes this worker does the rest, so it is an upper bound;
+``[worker PID.N]`` names the counter (process id, instance in it), so a reader can add the
+workers' latest counts up into the job's (``benchmarks/scale_ladder/watch.py`` does).
 """
 
 from __future__ import annotations
 
+import itertools
 import logging
 import math
 import os
@@ -36,6 +39,7 @@ LOG = logging.getLogger("qa_datasets.progress")
 ENV_EVERY = "QA_DATASETS_PROGRESS_EVERY"
 TTY_EVERY_S = 2.0
 QUIET_EVERY_S = 30.0
+_INSTANCES = itertools.count(1)
 
 
 def chosen_every_s() -> float | None:
@@ -114,6 +118,7 @@ class Progress:
         self._counter = Metrics.counter(NAMESPACE, counter_name(what))
         self._started: float | None = None
         self._last = 0.0
+        self._worker: str | None = None
 
     def start(self) -> None:
         """Start the clock now, if it has not started: a stage whose items are slow (a
@@ -130,7 +135,14 @@ class Progress:
         self._counter.inc(n)
         if now - self._last >= self.every_s:
             self._last = now
-            LOG.info("progress: %s", self.line(now))
+            LOG.info("progress: %s [worker %s]", self.line(now), self.worker())
+
+    def worker(self) -> str:
+        """Which counter the lines are: ``PID.N``, the process counting and this instance in
+        it (a process may hold several); set at the first line, in the process that counts."""
+        if self._worker is None:
+            self._worker = f"{os.getpid()}.{next(_INSTANCES)}"
+        return self._worker
 
     def line(self, now: float | None = None) -> str:
         """The current progress line (without the ``progress:`` prefix)."""
