@@ -166,7 +166,8 @@ def test_table_cells_sit_under_their_headers(editor, server, project, examples, 
         "1901", "Wilhelm Conrad Röntgen", "Germany", "Hendrik Lorentz", "Pieter Zeeman",
         "Netherlands", "Pierre Curie", "Guglielmo Marconi", "Italy"]))
     editor.execute_script("[...document.querySelectorAll('.nq-page th')].find("
-                          "t => t.textContent.startsWith('Year')).scrollIntoView()")
+                          "t => t.textContent.startsWith('Year'))"
+                          ".scrollIntoView({block: 'center'})")
     editor.save_screenshot(str(screenshots / f"nobel-table-{size[0]}x{size[1]}.png"))
     assert under == {"1901": "Year", "Wilhelm Conrad Röntgen": "Laureate",
                      "Germany": "Country", "Hendrik Lorentz": "Laureate",
