@@ -67,6 +67,7 @@ class LadderOptions:
     work: Path
     bar_every_s: float
     progress_every_s: float
+    prepare_only: bool = False
 
 
 def parse_count(text: str) -> int:
@@ -109,6 +110,8 @@ def parse_options(argv: list[str] | None = None) -> tuple[LadderOptions, argpars
                         help="seconds between progress lines when not on a terminal")
     parser.add_argument("--progress-every", type=float, default=2.0,
                         help="the builders' --progress: seconds between a worker's lines")
+    parser.add_argument("--prepare-only", action="store_true",
+                        help="make the inputs under --work (pages, index, logs) and stop")
     parser.add_argument("--child", choices=DATASETS, help=argparse.SUPPRESS)
     parser.add_argument("--argv", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
@@ -124,7 +127,7 @@ def parse_options(argv: list[str] | None = None) -> tuple[LadderOptions, argpars
     if "nq" in rungs and max(rungs["nq"]) > docs:
         parser.error(f"--index-docs {docs} is smaller than the largest NQ rung")
     return LadderOptions(rungs, modes, args.workers, docs, args.work, args.bar_every,
-                         args.progress_every), args
+                         args.progress_every, args.prepare_only), args
 
 
 def child(dataset: str, argv: list[str]) -> None:
@@ -218,6 +221,12 @@ def main(argv: list[str] | None = None) -> str | None:
     print(f"scale ladder: {options.rungs}, modes {', '.join(options.modes)}, "
           f"{options.workers} workers, NQ index {options.index_docs:,} documents, inputs in "
           f"{options.work}", flush=True)
+    if options.prepare_only:
+        for dataset, rungs in options.rungs.items():
+            for count in rungs:
+                rung_inputs(options, dataset, count)
+                print(f"inputs ready: {dataset} {count:,} {UNIT[dataset]}", flush=True)
+        return None
     worst: dict[str, tuple[float | None, float]] = {}
     for dataset, rungs in options.rungs.items():
         for mode in options.modes:

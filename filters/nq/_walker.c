@@ -466,7 +466,11 @@ typedef struct {
     /* attribute cache */
     AttrEntry *cache;
     Py_ssize_t cache_cap, cache_used;
+    /* entity -> html.unescape(entity), for the first MAX_ENTITIES distinct ones */
+    PyObject *entities;
 } Walker;
+
+#define MAX_ENTITIES 4096
 
 /* ---- names --------------------------------------------------------------------------- */
 
@@ -1233,6 +1237,28 @@ static Py_ssize_t entity_at(const unsigned char *t, Py_ssize_t i, Py_ssize_t n)
     return k - i;
 }
 
+/* html.unescape(group), a new reference (NULL on error): memoised per page, since a few
+ * entities (&quot; &amp; &#160; &#8211;) recur thousands of times on table- and list-heavy
+ * pages and each call runs a regex substitution in Python. At most MAX_ENTITIES distinct
+ * entities are kept, so a page of distinct entities costs no more memory than the cap. */
+static PyObject *unescape_entity(Walker *w, PyObject *group)
+{
+    if (!w->entities && !(w->entities = PyDict_New()))
+        return NULL;
+    PyObject *value = PyDict_GetItemWithError(w->entities, group);
+    if (value) {
+        Py_INCREF(value);
+        return value;
+    }
+    if (PyErr_Occurred())
+        return NULL;
+    value = PyObject_CallOneArg(UNESCAPE, group);
+    if (value && PyDict_GET_SIZE(w->entities) < MAX_ENTITIES
+        && PyDict_SetItem(w->entities, group, value) < 0)
+        Py_CLEAR(value);
+    return value;
+}
+
 /* _Run.add: the text node data[start:end]. */
 static int run_add(Walker *w, Py_ssize_t start, Py_ssize_t end)
 {
@@ -1259,7 +1285,7 @@ static int run_add(Walker *w, Py_ssize_t start, Py_ssize_t end)
             PyObject *group = PyUnicode_FromStringAndSize((const char *)t + i, m);
             if (!group)
                 return -1;
-            PyObject *value = PyObject_CallOneArg(UNESCAPE, group);
+            PyObject *value = unescape_entity(w, group);
             if (!value) {
                 Py_DECREF(group);
                 return -1;
@@ -1808,6 +1834,7 @@ static int walk(Walker *w)
 
 static void walker_free(Walker *w)
 {
+    Py_XDECREF(w->entities);
     for (Py_ssize_t i = 0; i < w->nnames; i++) {
         if (w->names[i].owned)
             PyMem_Free((void *)w->names[i].lower);
