@@ -55,13 +55,25 @@ def blocks(page: Path, language: str | None = None) -> list[Block]:
     return found
 
 
+ASSIGNED_OPTIONS = re.compile(r'^(?P<name>[A-Z_]+)="(?P<value>--[^"$]*(?:\$\w+[^"$]*)*)"$')
+
+
 def shell_commands(block: Block) -> Iterator[list[str]]:
     """The toolkit commands of a shell block as argument lists: continuation lines joined,
-    comments dropped, one list per command of a ``&&``, ``;`` or ``|`` chain."""
+    comments dropped, one list per command of a ``&&``, ``;`` or ``|`` chain; a variable
+    the block assigned options to (``RULE="--stop confident"``) is expanded where it is
+    used unquoted, as the shell splits it."""
     joined = re.sub(r"\\\n\s*", " ", block.text)
+    options: dict[str, str] = {}
     for line in joined.splitlines():
+        assigned = ASSIGNED_OPTIONS.match(line.strip())
+        if assigned:
+            options[assigned["name"]] = assigned["value"]
+            continue
         if not SOMEWHERE.search(line):
             continue  # not a toolkit command (output, a tree, another tool)
+        for name, value in options.items():
+            line = re.sub(rf"(?<![\"\w])\${name}\b(?!\")", lambda _, v=value: v, line)
         lexer = shlex.shlex(line, posix=True, punctuation_chars=";&|")
         lexer.whitespace_split = True
         command: list[str] = []

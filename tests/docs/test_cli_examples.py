@@ -56,3 +56,19 @@ def test_shell_commands_are_split_as_bash_would() -> None:
     assert list(shell_commands(block)) == [
         [".venv/bin/python", "-m", "pipelines.release", "list", "$T", "--json"],
         ["qa-build", "nq", "--help"]]
+
+
+def test_options_held_in_a_shell_variable_are_checked_where_used() -> None:
+    from tests.docs.pages import Block
+
+    block = Block(ROOT / "README.md", "bash", 1,
+                  'RULE="--stop confident --confidence 0.99"\n'
+                  '.venv/bin/python -m pipelines.annotate next --out "$RULE" $RULE\n')
+    assert list(shell_commands(block)) == [
+        [".venv/bin/python", "-m", "pipelines.annotate", "next", "--out", "$RULE",
+         "--stop", "confident", "--confidence", "0.99"]]
+    misspelt = Block(ROOT / "README.md", "bash", 1,
+                     'RULE="--stop-when confident"\n'
+                     '.venv/bin/python -m pipelines.annotate next --out x $RULE\n')
+    with pytest.raises(UsageError):
+        parse_example(next(shell_commands(misspelt)))
