@@ -228,8 +228,8 @@ def main(argv: list[str] | None = None) -> str | None:
                 print(f"inputs ready: {dataset} {count:,} {UNIT[dataset]}", flush=True)
         return None
     worst: dict[str, tuple[float | None, float]] = {}
-    for dataset, rungs in options.rungs.items():
-        for mode in options.modes:
+    for mode in options.modes:  # each mode's ladders first: the final line needs both datasets
+        for dataset, rungs in options.rungs.items():
             results = {}
             for count in rungs:
                 results[count] = run_one(options, dataset, count, mode)
