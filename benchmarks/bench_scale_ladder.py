@@ -238,6 +238,7 @@ def main(argv: list[str] | None = None) -> str | None:
             old_ratio, old_peak = worst.get(dataset, (None, 0.0))
             ratios = [r for r in (ratio, old_ratio) if r is not None]
             worst[dataset] = (max(ratios) if ratios else None, max(peak, old_peak))
+        print(f"so far (after {mode}): {final_line(worst)}", flush=True)
     line = final_line(worst)
     print(line, flush=True)
     return line
