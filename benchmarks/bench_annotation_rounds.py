@@ -3,6 +3,7 @@ Not a test.
 
     python benchmarks/bench_annotation_rounds.py               # 2,000 items per dataset
     python benchmarks/bench_annotation_rounds.py --items 200   # quicker
+    python benchmarks/bench_annotation_rounds.py --datasets jnq --items 500  # one dataset
 
 Builds ``--items`` JNQ questions, JBoolQ questions and NQ examples in memory (five candidate
 paragraphs per question, twenty per NQ page) and lets the seeded simulated crowd of
@@ -79,6 +80,7 @@ from transforms.annotation.simulate_truth import jnq_truth_record, nq_truth_reco
 SPAMMERS = (0.0, 0.1, 0.2)
 ROUNDS_SPAMMERS = 0.1  # the simulator's default pool
 WAYS = {"jnq": 10, "jboolq": 10, "nq": 5}
+DATASETS = tuple(WAYS)
 
 
 # ------------------------------------------------------------------ optional APIs (others')
@@ -460,16 +462,22 @@ def main(argv: list[str] | None = None) -> str:
                         help="the confident rule's (chosen on --seed 1)")
     parser.add_argument("--min-votes", type=int, default=MIN_VOTES,
                         help="the confident rule's cold start")
+    parser.add_argument("--datasets", default=",".join(DATASETS),
+                        help="comma-separated datasets to run (default jnq,jboolq,nq)")
     args = parser.parse_args(argv)
+    datasets = [name.strip() for name in args.datasets.split(",") if name.strip()]
+    unknown = [name for name in datasets if name not in DATASETS]
+    if unknown or not datasets:
+        parser.error(f"--datasets takes some of {','.join(DATASETS)}, not {args.datasets!r}")
     ds = ds_api()
     ece = optional("transforms.metrics.calibration", "expected_calibration_error")
     rule = rule_of(args.confidence, args.min_votes)
     print(f"confident rule: --confidence {rule.confidence} --min-votes {rule.min_votes}, "
           f"seed {args.seed}")
     started = time.perf_counter()
-    results = [measure_jnq("jnq", args.items, args.seed, args.workers, ds, rule),
-               measure_jnq("jboolq", args.items, args.seed, args.workers, ds, rule),
-               measure_nq(args.items, args.seed, args.workers, ds, rule)]
+    results = [measure_nq(args.items, args.seed, args.workers, ds, rule) if name == "nq"
+               else measure_jnq(name, args.items, args.seed, args.workers, ds, rule)
+               for name in datasets]
     for measured in results:
         print_dataset(measured, ds, ece)
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024

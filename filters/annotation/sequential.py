@@ -24,19 +24,27 @@ the rule never asks more than the overlap.
 A closed stage's label is ``rules``' decision on the judgments held (the model's posterior
 mapped to the paper's labels, ``transforms.annotation.worker_rules.ModelRules``), so the
 next stages follow the labels the import will publish. Spans (JNQ §3.5 short answers) have no
-worker model: they stay under exact curtailment. The cold start: with no model yet (the first
+Dawid-Skene model (no two paragraphs share a label set): a span stage is closed when exact
+curtailment closes it (no span voted and too few judgments left to adopt one), or at
+``min_votes`` judgments when the skill-weighted posterior (``span_model.span_posterior``, the
+workers' skills from the model's other stages) of the span the paper's rule adopts on the
+judgments held (``spans.majority_span``, subsumption included, the label the import
+publishes) is at least ``confidence``. Subsumption does not raise that posterior, so a span
+adopted only through it keeps being asked. The cold start: with no model yet (the first
 round) or a stage below ``min_votes``, nothing is closed by the model. One judgment never
 reaches 0.99 (a 0.9-accurate worker's vote is odds of 9 to 1); two agreeing good workers can,
-so ``min_votes`` defaults to 2: on 2,000 simulated JNQ questions (seed 1) it used fewer
-judgments than 3 at the same accuracy (``benchmarks/bench_annotation_rounds.py``).
+so ``min_votes`` defaults to 2 (1 used as many judgments on 500 simulated questions of seed
+1, ``benchmarks/bench_annotation_rounds.py``). ``confidence`` defaults to 0.995, chosen on
+seeds 1 and 2 of that benchmark.
+
 The rule suits a worker model fitted on the campaign so far: ``annotate next`` refits it every
 round (``transforms.annotation.confident``), with smoothed confusion matrices
 (``smoothed_ds``), since maximum-likelihood ones are overconfident on few votes.
 
 NQ (``nq_confident``): an example is closed at ``ways`` annotations, or at ``min_votes`` when
 every decision ``nq_decisions`` makes from the model (has-answer and, with an answer, the long
-answer) has a confidence of at least ``confidence``. Short answers have no model: NQ §5.1's
-rule reads them from the annotations collected.
+answer) has a confidence of at least ``confidence``. The short answer is not part of the
+stop: it is decided (``nq_decisions``) from the annotations collected.
 """
 
 from __future__ import annotations
@@ -50,7 +58,6 @@ from filters.annotation.curtail import (
     Curtailment,
     Slot,
     StageState,
-    _values,
     stage_state,
 )
 from filters.annotation.jnq import (
@@ -66,12 +73,14 @@ from filters.annotation.jnq import (
     aggregate_question,
 )
 from filters.annotation.nq_decisions import nq_decisions
-from filters.annotation.votes import JnqVote
+from filters.annotation.span_model import span_posterior
+from filters.annotation.spans import majority_span
+from filters.annotation.votes import JnqVote, latest_votes
 from filters.annotation.worker_models import item_key, label_text, posterior_confidence
 
 EXACT, CONFIDENT = "exact", "confident"
 STOP_RULES = (EXACT, CONFIDENT)
-DEFAULT_CONFIDENCE = 0.99
+DEFAULT_CONFIDENCE = 0.995
 DEFAULT_MIN_VOTES = 2
 DEFAULT_STEP = 1
 Posteriors = Mapping[str, Mapping[str, float]]
@@ -133,11 +142,20 @@ def _labeller(rules: PaperRules, question_id: str, stage: str, paragraph: int | 
 
 def model_state(question_id: str, stage: str, paragraph: int | None, values: Sequence[Any],
                 ways: int, t: JnqThresholds, rules: PaperRules, posteriors: Posteriors,
-                rule: StopRule) -> StageState:
-    """One stage's (one paragraph's) state under the confident rule (module doc)."""
-    if stage == "span":
-        return stage_state(stage, values, ways, t)
+                rule: StopRule, workers: Sequence[str] = (),
+                skills: Mapping[str, float] | None = None) -> StageState:
+    """One stage's (one paragraph's) state under the confident rule (module doc);
+    ``workers``: who gave ``values`` (the span stage weighs them by ``skills``)."""
     judged = len(values)
+    if stage == "span":
+        exact = stage_state(stage, values, ways, t)
+        if exact.decided:
+            return exact
+        adopted = majority_span(values, t.span_min_votes)
+        if judged >= rule.min_votes and skills and span_posterior(
+                values, workers, skills, adopted) >= rule.confidence:
+            return StageState("decided", judged, 0)
+        return StageState(UNDECIDED, judged, _more(judged, ways, rule))
     label = _labeller(rules, question_id, stage, paragraph)
     if judged >= ways:
         return StageState(label(values), judged, 0)
@@ -146,25 +164,38 @@ def model_state(question_id: str, stage: str, paragraph: int | None, values: Seq
         decided = label(values)
         if posterior_confidence(posterior, _binary(decided)) >= rule.confidence:
             return StageState(decided, judged, 0)
-    more = min(max(rule.min_votes - judged, rule.step), ways - judged)
-    return StageState(UNDECIDED, judged, more)
+    return StageState(UNDECIDED, judged, _more(judged, ways, rule))
+
+
+def _more(judged: int, ways: int, rule: StopRule) -> int:
+    return min(max(rule.min_votes - judged, rule.step), ways - judged)
+
+
+def _by_worker(votes: Iterable[JnqVote]) -> dict[tuple[str, int | None], dict[str, Any]]:
+    by_slot: dict[tuple[str, int | None], dict[str, Any]] = {}
+    for vote in latest_votes(votes):
+        by_slot.setdefault((vote.stage, vote.paragraph), {})[vote.annotator_id] = vote.value
+    return by_slot
 
 
 def confident_state(question_id: str, votes: Iterable[JnqVote], candidate_ids: Sequence[int],
                     order: str, ways: int, t: JnqThresholds, rules: PaperRules,
-                    posteriors: Posteriors, rule: StopRule) -> Curtailment:
+                    posteriors: Posteriors, rule: StopRule,
+                    skills: Mapping[str, float] | None = None) -> Curtailment:
     """Which of a question's stages the confident rule has closed and what it asks next
     (module doc); ``votes`` as for ``curtail``, ``posteriors`` the model's (empty before the
-    first fit), ``rules`` the labels of the closed stages."""
+    first fit), ``rules`` the labels of the closed stages, ``skills`` the model's worker
+    skills (the span stage's weights)."""
     if order not in ORDERS:
         raise ValueError(f"order must be one of {', '.join(ORDERS)}, not {order!r}")
-    values = _values(votes)
+    values = _by_worker(votes)
     candidates = list(dict.fromkeys(candidate_ids))
     states: dict[tuple[str, int | None], StageState] = {}
 
     def state(stage: str, paragraph: int | None = None) -> StageState:
-        found = model_state(question_id, stage, paragraph, values.get((stage, paragraph), []),
-                            ways, t, rules, posteriors, rule)
+        given = values.get((stage, paragraph), {})
+        found = model_state(question_id, stage, paragraph, list(given.values()), ways, t,
+                            rules, posteriors, rule, list(given), skills)
         states[(stage, paragraph)] = found
         return found
 
@@ -195,14 +226,15 @@ def confident_state(question_id: str, votes: Iterable[JnqVote], candidate_ids: S
 def aggregate_confident(question_id: str, votes: Iterable[JnqVote],
                         candidate_ids: Sequence[int], order: str, ways: int,
                         t: JnqThresholds, rules: PaperRules, posteriors: Posteriors,
-                        rule: StopRule) -> JnqResult:
+                        rule: StopRule, skills: Mapping[str, float] | None = None
+                        ) -> JnqResult:
     """The import's aggregate of a question asked under the confident rule: ``pending`` at
     its first open stage (``annotate next`` would ask more), else ``aggregate_question``
     with ``rules`` on the judgments held, however few (every closed stage holds one at
     least); the labels are those ``confident_state`` walked."""
     votes = list(votes)
     state = confident_state(question_id, votes, candidate_ids, order, ways, t, rules,
-                            posteriors, rule)
+                            posteriors, rule, skills)
     if state.open:
         annotators = len({v.annotator_id for v in votes if v.stage == "good_question"})
         return JnqResult(question_id, "pending", state.open[0].stage, None, (), annotators, {})
@@ -220,5 +252,5 @@ def nq_confident(example_id: str, candidates: Sequence[int], ways: int,
         decided = nq_decisions(example_id, candidates, "ds", posteriors)
         if decided and all(d["confidence"] >= rule.confidence for d in decided):
             return 0
-    return min(max(rule.min_votes - judged, rule.step), ways - judged)
+    return _more(judged, ways, rule)
 

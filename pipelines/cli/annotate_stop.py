@@ -31,7 +31,8 @@ def add_stop_options(parser: argparse.ArgumentParser, imported: bool = False) ->
             if imported else
             "when to stop asking about a stage: exact (curtailment: once no further judgment "
             f"can change the paper's label) or confident (also once Dawid-Skene ({MODEL}), "
-            "fitted on every vote so far, is --confidence sure of its label; spans stay exact)")
+            "fitted on every vote so far, is --confidence sure of its label; a span once "
+            "the skill-weighted posterior of its majority span is)")
     parser.add_argument("--stop", choices=STOP_RULES, default=EXACT, help=what)
     parser.add_argument("--confidence", type=float, default=None, metavar="C",
                         help=f"with --stop confident: the posterior a label needs (0.5 < C < "

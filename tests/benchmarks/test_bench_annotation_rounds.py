@@ -30,3 +30,22 @@ def test_the_rounds_benchmark_runs_and_ends_with_its_summary_line(capsys) -> Non
     for dataset in ("jnq", "jboolq", "nq"):
         assert any(row.startswith(f"{dataset}: 6 ") for row in printed)
     assert sum("accuracy vs truth" in row for row in printed) == 9
+
+
+def test_the_rounds_benchmark_runs_only_the_datasets_asked(capsys) -> None:
+    spec = importlib.util.spec_from_file_location(
+        "bench_annotation_rounds", PROJECT_ROOT / "benchmarks" / "bench_annotation_rounds.py")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module
+    spec.loader.exec_module(module)
+    line = module.main(["--items", "4", "--workers", "12", "--datasets", "jboolq"])
+    printed = capsys.readouterr().out.splitlines()
+    assert LINE.match(line), line
+    assert [row.split(":")[0] for row in printed if row[:1].isalpha() and ": 4 " in row] == [
+        "jboolq"]
+    try:
+        module.main(["--datasets", "squad"])
+    except SystemExit as refused:
+        assert refused.code == 2
+    else:
+        raise AssertionError("--datasets squad was accepted")

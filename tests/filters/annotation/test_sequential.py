@@ -1,6 +1,7 @@
 """The confident stop rule (``filters.annotation.sequential``): a stage the model is sure of
 stops, an uncertain one continues one judgment at a time, the cold start and the overlap
-bound it, spans stay under exact curtailment, and the import aggregates what it closed."""
+bound it, spans close on their skill-weighted posterior (exact curtailment without
+skills), and the import aggregates what it closed."""
 
 from __future__ import annotations
 
@@ -66,23 +67,53 @@ def test_never_beyond_the_overlap():
     assert [(s.stage, s.more) for s in near.open] == [("good_question", 1)]
 
 
-def test_spans_stay_under_exact_curtailment():
+def _span_question(spans: list) -> tuple[list[JnqVote], dict]:
     votes = (_votes("good_question", [True] * 3) + _votes("long_answer", [True] * 3, 4)
-             + _votes("long_answer", [False] * 3, 7) + _votes("yes_no_question", [False] * 3))
+             + _votes("long_answer", [False] * 3, 7) + _votes("yes_no_question", [False] * 3)
+             + _votes("span", spans, 4))
     posteriors = {**_posterior(0.999), **_posterior(0.999, "long_answer", 4),
                   **_posterior(0.001, "long_answer", 7),
                   **_posterior(0.001, "yes_no_question")}
+    return votes, posteriors
+
+
+def test_without_skills_spans_stay_under_exact_curtailment():
+    votes, posteriors = _span_question([])
     state = _state(votes, posteriors)
-    # exact curtailment's: 9 "no span" judgments decide it (one more cannot reach 2 votes)
-    assert [(s.stage, s.paragraph, s.more) for s in state.open] == [("span", 4, 9)]
+    assert [(s.stage, s.paragraph, s.more) for s in state.open] == [("span", 4, 3)]  # cold
     assert aggregate_confident("q", votes, CANDIDATES, "jnq", 10, T, RULES, posteriors,
                                RULE).outcome == "pending"
-    spans = votes + _votes("span", [(0, 2)] * 10, 4)
+    spans, _ = _span_question([(0, 2)] * 10)
     result = aggregate_confident("q", spans, CANDIDATES, "jnq", 10, T, RULES, posteriors,
                                  RULE)
     assert result.outcome == "kept"
     assert [(p.paragraph_id, p.label, p.votes, p.span) for p in result.paragraphs] == [
         (4, "EXIST", 3, (0, 2)), (7, "NONE", 3, None)]
+    # exact curtailment still closes it: after 9 "no span" one more cannot reach 2 votes
+    nine_none, _ = _span_question([None] * 9)
+    assert _state(nine_none, posteriors).open == ()
+
+
+def test_skilled_workers_agreeing_close_a_span_with_the_majority_span():
+    skills = {"w0": 0.95, "w1": 0.95, "w2": 0.9}
+    agreed, posteriors = _span_question([(0, 2)] * 3)
+    state = confident_state("q", agreed, CANDIDATES, "jnq", 10, T, RULES, posteriors, RULE,
+                            skills)
+    assert state.open == ()
+    result = aggregate_confident("q", agreed, CANDIDATES, "jnq", 10, T, RULES, posteriors,
+                                 RULE, skills)
+    assert result.outcome == "kept" and result.paragraphs[0].span == (0, 2)
+    # subsumption adopts (1, 2) (its own vote and its containers'), which the workers'
+    # values do not make sure of: asked one more
+    nested, _ = _span_question([(0, 2), (0, 2), (1, 2)])
+    state = confident_state("q", nested, CANDIDATES, "jnq", 10, T, RULES, posteriors, RULE,
+                            skills)
+    assert [(s.stage, s.paragraph, s.more) for s in state.open] == [("span", 4, 1)]
+    # the cold start holds: two sure workers are not enough under min_votes 3
+    two, _ = _span_question([(0, 2)] * 2)
+    state = confident_state("q", two, CANDIDATES, "jnq", 10, T, RULES, posteriors, RULE,
+                            skills)
+    assert [(s.stage, s.paragraph, s.more) for s in state.open] == [("span", 4, 1)]
 
 
 def test_nq_stops_when_every_decision_is_sure():
