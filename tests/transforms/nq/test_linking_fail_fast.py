@@ -68,7 +68,8 @@ def test_searching_shows_progress_every_interval(clock: FakeTime, caplog) -> Non
     backend = SlowFailingSearch(clock)
     stage = set_up(LinkQuestions(lambda: backend, "en"))
     list(stage.process(shard(3)))
-    lines = [r.getMessage() for r in caplog.records if r.name == "qa_datasets.progress"]
+    lines = [r.getMessage().rsplit(" [worker ", 1)[0]  # the tag: test_progress_workers.py
+             for r in caplog.records if r.name == "qa_datasets.progress"]
     assert lines == ["progress: questions searched: 1, 0.1/s",
                      "progress: questions searched: 2, 0.1/s",
                      "progress: questions searched: 3, 0.1/s"]
@@ -84,7 +85,8 @@ def test_fetching_pages_shows_progress(clock: FakeTime, caplog) -> None:
 
     stage = set_up(FetchPages(SlowFetcher))
     list(stage.process((0, [(f"Page {i}", [{"question": f"q{i}"}]) for i in range(2)])))
-    lines = [r.getMessage() for r in caplog.records if r.name == "qa_datasets.progress"]
+    lines = [r.getMessage().rsplit(" [worker ", 1)[0]  # the tag: test_progress_workers.py
+             for r in caplog.records if r.name == "qa_datasets.progress"]
     assert lines == ["progress: pages asked: 1, 0.1/s", "progress: pages asked: 2, 0.1/s"]
 
 
