@@ -21,7 +21,7 @@ from transforms.core.accounting import SIDE_OUTPUTS
 from transforms.nlquad.lengths import ANSWER_SENTENCES, histogram_entries, row_lengths
 from transforms.nlquad.sidecar import CapturedDocument
 from transforms.nlquad.stages import ExtractQuestionAnswers, prefix_tallies
-from transforms.release.batch_rows import is_batch
+from transforms.release.batch_rows import carried_table, is_batch
 
 STATS = ExtractQuestionAnswers.STATS
 #: what ``_row_stats`` reads of a row (``row_lengths`` and the question's prefixes)
@@ -29,10 +29,10 @@ ROW_COLUMNS = ["question", "answer_word_start", "answer_word_end", "answer_parag
 
 
 def _row_stats(split_rows: tuple[str, Any]):
-    """The prefix tallies and row histogram entries of a carried row, or of each row of a
-    carried record batch (only ``ROW_COLUMNS`` are read)."""
+    """The prefix tallies and row histogram entries of a carried row, or of each row of
+    carried Arrow data (a batch or ``CarriedRows``: only ``ROW_COLUMNS`` are read)."""
     split, rows = split_rows
-    for row in rows.select(ROW_COLUMNS).to_pylist() if is_batch(rows) else [rows]:
+    for row in carried_table(rows, ROW_COLUMNS).to_pylist() if is_batch(rows) else [rows]:
         yield from prefix_tallies(row["question"])
         for entry in histogram_entries(split, row_lengths(row)):
             yield beam.pvalue.TaggedOutput(STATS, entry)

@@ -1,12 +1,19 @@
-"""Rows carried as Arrow record batches, and the shard files that merge them with Python rows.
+"""Rows carried as Arrow data, and the shard files that merge them with Python rows.
 
 A refresh carries most of a release's rows unchanged. Read as Python dicts, each carried row
 is decoded from Parquet, pickled across every Beam stage boundary, and built into Arrow again
-by the writer; as record batches it stays columnar from the previous release's row groups to
-the new shard file. ``WriteShards`` (``transforms.release.shards``) takes both kinds of
-element, ``(group, dict)`` and ``(group, pa.RecordBatch)``, when it knows the batches' sort
-column: a batch is cut by shard (``split_batch``) like rows are assigned one by one, and a
-shard's file is written from its dict rows and batches sorted together (``merged_table``).
+by the writer. Two lighter forms stay columnar from the previous release to the new shard:
+
+* a ``pa.RecordBatch`` of rows;
+* ``CarriedRows``: rows of one previous file *by reference* (the file's name, the kept rows'
+  indices and sort keys). Only that reference crosses the job's stage boundaries: the
+  shard writer reads the file (checked against the verified manifest, ``checked_read``) and
+  takes the rows, so a release's carried text is never held, pickled or shuffled by Beam.
+
+``WriteShards`` (``transforms.release.shards``) takes ``(group, dict)`` and both forms when it
+knows their sort column: a batch or a reference is cut by shard (``split_batch``) like rows
+are assigned one by one, and a shard's file is written from its dict rows and carried rows
+sorted together (``merged_table``).
 The file is byte for byte the one the same rows as dicts give: the same schema, the same
 order (Arrow sorts strings by their UTF-8 bytes, which is Python's code-point order), and
 one contiguous chunk per column (``combine_chunks``), so that the row-group bounds and the
@@ -15,37 +22,80 @@ pages are those of ``pa.Table.from_pylist``.
 
 from __future__ import annotations
 
+import io
 from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass
 from typing import Any
 
 import pyarrow as pa
 import pyarrow.compute as pc
+import pyarrow.parquet as pq
 
 from transforms.release.features import class_labels, encode_row
+from transforms.release.refresh.checked_read import Release, read_file
 
 Row = dict[str, Any]
 
 
+@dataclass(frozen=True)
+class CarriedRows:
+    """Rows of one file of a previous release, by reference: ``indices`` (ascending) of the
+    rows kept and their ``keys`` (values of the sort column, in the same order)."""
+
+    release: Release
+    name: str
+    indices: tuple[int, ...]
+    keys: tuple[str, ...]
+
+    def table(self, columns: list[str] | None = None) -> pa.Table:
+        """The kept rows (of ``columns``, all by default), read from the verified file."""
+        parquet = pq.ParquetFile(io.BytesIO(read_file(self.release, self.name)))
+        return parquet.read(columns=columns).take(pa.array(self.indices, pa.int64()))
+
+    def subset(self, positions: list[int]) -> CarriedRows:
+        """The rows at ``positions`` of this reference."""
+        return CarriedRows(self.release, self.name, tuple(self.indices[i] for i in positions),
+                           tuple(self.keys[i] for i in positions))
+
+
 def is_batch(element: Any) -> bool:
-    """Whether a row element is a record batch (else it is one dict row)."""
-    return isinstance(element, pa.RecordBatch)
+    """Whether a row element is carried Arrow data (a record batch or ``CarriedRows``),
+    else it is one dict row."""
+    return isinstance(element, pa.RecordBatch | CarriedRows)
 
 
 def row_count(element: Any) -> int:
-    """The rows an element stands for: a batch's rows, or 1."""
+    """The rows an element stands for: a batch's or a reference's rows, or 1."""
+    if isinstance(element, CarriedRows):
+        return len(element.indices)
     return element.num_rows if is_batch(element) else 1
 
 
-def split_batch(batch: pa.RecordBatch, column: str,
-                shard_of: Callable[[str], int]) -> Iterator[tuple[int, pa.RecordBatch]]:
+def split_batch(batch: pa.RecordBatch | CarriedRows, column: str,
+                shard_of: Callable[[str], int]
+                ) -> Iterator[tuple[int, pa.RecordBatch | CarriedRows]]:
     """``(shard, rows of batch in that shard)`` for each shard ``shard_of`` gives the values
-    of ``column`` (the sort key), rows in their order."""
+    of ``column`` (the sort key; a reference's ``keys``), rows in their order."""
+    carried = isinstance(batch, CarriedRows)
+    keys = batch.keys if carried else batch.column(column).to_pylist()
     shards: dict[int, list[int]] = {}
-    for index, value in enumerate(batch.column(column).to_pylist()):
+    for index, value in enumerate(keys):
         shards.setdefault(shard_of(value), []).append(index)
     for shard, indices in sorted(shards.items()):
-        yield shard, (batch if len(indices) == batch.num_rows
-                      else batch.take(pa.array(indices, pa.int64())))
+        if len(indices) == len(keys):
+            yield shard, batch
+        else:
+            yield shard, (batch.subset(indices) if carried
+                          else batch.take(pa.array(indices, pa.int64())))
+
+
+def carried_table(element: pa.RecordBatch | CarriedRows,
+                  columns: list[str] | None = None) -> pa.Table:
+    """The rows of carried Arrow data as a table (of ``columns``, all by default)."""
+    if isinstance(element, CarriedRows):
+        return element.table(columns)
+    table = pa.Table.from_batches([element])
+    return table.select(columns) if columns is not None else table
 
 
 def conformed(batch: pa.RecordBatch, schema: pa.Schema) -> pa.RecordBatch:
@@ -67,7 +117,9 @@ def merged_table(rows: Iterable[Any], schema: pa.Schema, column: str) -> pa.Tabl
     if class_labels(schema):
         dicts = [encode_row(row, schema) for row in dicts]
     parts = [pa.Table.from_pylist(dicts, schema=schema)] if dicts else []
-    parts += [pa.Table.from_batches([conformed(batch, schema)]) for batch in batches]
+    for batch in batches:
+        parts += [pa.Table.from_batches([conformed(part, schema)])
+                  for part in carried_table(batch).to_batches()]
     table = pa.concat_tables(parts) if parts else schema.empty_table()
     order = pc.sort_indices(table, sort_keys=[(column, "ascending")])
     return table.take(order).combine_chunks()
@@ -78,7 +130,7 @@ def batch_rows(element: tuple[str, Any]) -> Iterator[tuple[str, Row]]:
     Python rows reads)."""
     group, row = element
     if is_batch(row):
-        for value in row.to_pylist():
+        for value in carried_table(row).to_pylist():
             yield group, value
     else:
         yield group, row

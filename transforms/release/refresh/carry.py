@@ -19,11 +19,12 @@ inputs (dicts of short strings) both ways: the previous keys filter this run's u
 this run's unit keys filter the previous rows as they are read, so neither units nor rows
 are shuffled for the carry; only keys and counts are joined, to count.
 
-With ``batch_columns`` (the columns ``row_key`` reads) the carried rows are Arrow record
-batches, a previous row group at a time, filtered by the unit keys in Arrow
-(``_CarryBatches``) and written as they are by a ``WriteShards`` that knows the sort column
-(``transforms.release.batch_rows``): no carried row becomes a Python dict, and the files are
-the bytes the dict rows give.
+With ``batch_columns`` (the columns ``row_key`` reads) the carried rows of the default
+Parquet files are carried by reference (``batch_rows.CarriedRows``: a file's name and the
+indices and ``sort_column`` values of its kept rows, ``_CarryFileRows``): the
+``WriteShards`` that knows the sort column reads them from the verified file as Arrow data
+when it writes a shard, so no carried row becomes a Python dict or crosses a stage boundary
+of the job, and the files are the bytes the dict rows give.
 
 Every previous row is then counted once, as ``refresh.carried``, ``refresh.recomputed``
 (its key made rows again), or ``refresh.removed`` (its key made none: the input is gone or no
@@ -37,10 +38,10 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 import apache_beam as beam
-import pyarrow as pa
 import pyarrow.parquet as pq
 
 from transforms.core.accounting import SIDE_OUTPUTS, tally
+from transforms.release.batch_rows import CarriedRows
 from transforms.release.refresh.checked_read import PinnedFiles, Release, read_file
 from transforms.release.refresh.counters import (
     CARRIED,
@@ -63,17 +64,6 @@ def read_previous_file(item: tuple[str, str], release: Release) -> Iterator[Spli
     for index in range(parquet.num_row_groups):
         for row in parquet.read_row_group(index).to_pylist():
             yield split, row
-
-
-def read_previous_batches(item: tuple[str, str], release: Release
-                          ) -> Iterator[tuple[str, pa.RecordBatch]]:
-    """``(split, record batch)`` of one data file of the previous release, one batch per row
-    group (its bytes checked against the verified manifest first: ``checked_read``)."""
-    split, name = item
-    parquet = pq.ParquetFile(io.BytesIO(read_file(release, name)))
-    for index in range(parquet.num_row_groups):
-        for batch in parquet.read_row_group(index).to_batches():
-            yield split, batch
 
 
 FileReader = Callable[[tuple[str, str], Release], Iterator[SplitRow]]
@@ -162,22 +152,28 @@ class _CarryRows(beam.DoFn):
             yield split_row
 
 
-class _CarryBatches(beam.DoFn):
-    """The rows of each previous record batch whose key (``row_key`` of its ``columns``) is
-    among this run's units, as a smaller batch; a batch with none is dropped."""
+class _CarryFileRows(beam.DoFn):
+    """``(split, CarriedRows)`` of one previous file: the rows whose key (``row_key`` of the
+    key ``columns``) is among this run's units, by reference (``batch_rows.CarriedRows``:
+    their indices and ``sort_column`` values; only those columns are read here)."""
 
-    def __init__(self, columns: tuple[str, ...], row_key: Callable[[Row], str]):
-        self.columns, self.row_key = columns, row_key
+    def __init__(self, release: PinnedFiles, columns: tuple[str, ...], sort_column: str,
+                 row_key: Callable[[Row], str]):
+        self.release, self.columns, self.row_key = release, columns, row_key
+        self.sort_column = sort_column
 
-    def process(self, split_batch: tuple[str, pa.RecordBatch], units):
-        split, batch = split_batch
-        values = [batch.column(column).to_pylist() for column in self.columns]
-        keep = [self.row_key(dict(zip(self.columns, row, strict=True))) in units
-                for row in zip(*values, strict=True)]
-        if all(keep):
-            yield split, batch
-        elif any(keep):
-            yield split, batch.filter(pa.array(keep, pa.bool_()))
+    def process(self, item: tuple[str, str], units):
+        split, name = item
+        wanted = list(dict.fromkeys([*self.columns, self.sort_column]))
+        parquet = pq.ParquetFile(io.BytesIO(read_file(self.release, name)))
+        table = parquet.read(columns=wanted)
+        values = [table.column(column).to_pylist() for column in self.columns]
+        sort_keys = table.column(self.sort_column).to_pylist()
+        kept = [index for index, row in enumerate(zip(*values, strict=True))
+                if self.row_key(dict(zip(self.columns, row, strict=True))) in units]
+        if kept:
+            yield split, CarriedRows(self.release, name, tuple(kept),
+                                     tuple(sort_keys[index] for index in kept))
 
 
 def _count_key(item: tuple[str, dict[str, list]], recompute_all: bool):
@@ -202,16 +198,17 @@ class Carry:
     ``ParquetKeys`` reads only the key's columns): the rows are filtered by this run's unit
     keys, which depend on the previous keys, and one fused stage cannot both feed and wait
     for a side input (the FnApiRunner refuses such a job). ``batch_columns``: carry the
-    default Parquet files' rows as record batches (see the module docstring)."""
+    Parquet files' rows by reference, with their ``sort_column`` values (see the module
+    docstring)."""
 
     def __init__(self, pbegin, previous: PreviousRelease | None,
                  row_key: Callable[[Row], str], *, recompute_all: bool = False,
                  label: str = "Refresh", files: list[tuple[str, str]] | None = None,
                  reader: FileReader = read_previous_file,
                  keys: tuple[list[tuple[str, str]] | None, KeyReader] | None = None,
-                 batch_columns: tuple[str, ...] | None = None):
+                 batch_columns: tuple[str, ...] | None = None, sort_column: str = "id"):
         self.active = previous is not None
-        self.batch_columns = batch_columns
+        self.batch_columns, self.sort_column = batch_columns, sort_column
         self.label = label
         self.row_key = row_key
         self.recompute_all = recompute_all
@@ -222,8 +219,11 @@ class Carry:
         if recompute_all:  # nothing is carried: only keys are read
             self.rows = None
         elif batch_columns is not None:
-            self.rows = pbegin | f"{label}ReadPrevious" >> ReadPreviousRows(
-                previous, files, read_previous_batches)
+            self.release = previous.pinned
+            self.rows = (pbegin
+                         | f"{label}PreviousFiles" >> beam.Create(
+                             files if files is not None else previous.split_files())
+                         | f"{label}SpreadPreviousFiles" >> beam.Reshuffle())
         else:
             self.rows = (pbegin
                          | f"{label}ReadPrevious" >> ReadPreviousRows(previous, files, reader)
@@ -260,7 +260,7 @@ class Carry:
             carried = fresh_rows.pipeline | f"{label}CarryNothing" >> beam.Create([])
         elif self.batch_columns is not None:
             carried = self.rows | f"{label}Carry" >> beam.ParDo(
-                _CarryBatches(self.batch_columns, row_key),
+                _CarryFileRows(self.release, self.batch_columns, self.sort_column, row_key),
                 beam.pvalue.AsDict(self._unit_keys))
         else:
             carried = self.rows | f"{label}Carry" >> beam.ParDo(

@@ -16,7 +16,7 @@ from transforms.release.batch_rows import batch_rows, merged_table, row_count, s
 from transforms.release.features import with_class_labels
 from transforms.release.formats import table_bytes
 from transforms.release.manifest import file_manifest
-from transforms.release.refresh.carry import _CarryBatches
+from transforms.release.refresh.carry import _CarryFileRows
 
 SCHEMA = with_class_labels(pa.schema([
     pa.field("id", pa.string()),
@@ -69,16 +69,28 @@ def test_a_batch_is_cut_by_shard_and_read_back_as_rows():
         f"r{i}" for i in range(10)]
 
 
-def test_carry_keeps_the_rows_of_this_runs_units():
-    [batch] = pa.Table.from_pylist(
-        [{"id": f"r{i}", "context": f"c{i % 2}", "label": 0, "answers": None, "note": None}
-         for i in range(6)], schema=SCHEMA).to_batches()
-    carry = _CarryBatches(("id", "context"), lambda row: f"{row['id']}|{row['context']}")
-    [(split, kept)] = list(carry.process(("dev", batch), {"r1|c1": 1, "r4|c0": 1}))
-    assert (split, kept.column("id").to_pylist()) == ("dev", ["r1", "r4"])
-    assert list(carry.process(("dev", batch), {})) == []
-    [(_, whole)] = list(carry.process(("dev", batch), {f"r{i}|c{i % 2}": 1 for i in range(6)}))
-    assert whole is batch
+def _previous_file(directory: Path, rows: list[dict], max_bytes: int) -> str:
+    """The rows as a previous release's split file under ``directory``; its name."""
+    (directory / "train").mkdir(parents=True, exist_ok=True)
+    name = "train/train-00000-of-00001.parquet"
+    (directory / name).write_bytes(parquet_bytes(rows, SCHEMA, max_bytes))
+    return name
+
+
+def test_carry_keeps_this_runs_rows_by_reference(tmp_path):
+    rows = _rows(12)
+    name = _previous_file(tmp_path, rows, 300)
+    carry = _CarryFileRows(str(tmp_path), ("id", "note"), "id",
+                           lambda row: f"{row['id']}|{row['note']}")
+    kept_ids = sorted(row["id"] for row in rows)[2:5]
+    units = {f"{row['id']}|{row['note']}": 1 for row in rows if row["id"] in kept_ids}
+    [(split, carried)] = list(carry.process(("train", name), units))
+    assert (split, carried.keys, row_count(carried)) == ("train", tuple(kept_ids), 3)
+    assert carried.table(["id"]).column("id").to_pylist() == kept_ids
+    assert list(carry.process(("train", name), {})) == []
+    parts = dict(split_batch(carried, "id", lambda key: 0 if key == kept_ids[1] else 1))
+    assert (parts[0].keys, parts[1].keys) == ((kept_ids[1],), (kept_ids[0], kept_ids[2]))
+    assert [row["id"] for _, row in batch_rows(("train", carried))] == kept_ids
 
 
 def _write(directory: Path, elements: list, max_rows: int) -> dict:
@@ -89,15 +101,22 @@ def _write(directory: Path, elements: list, max_rows: int) -> dict:
     return {name: (directory / name).read_bytes() for name in file_manifest(str(directory))}
 
 
-def test_write_shards_gives_the_same_files_from_batches(tmp_path):
+def test_write_shards_gives_the_same_files_from_batches_and_references(tmp_path):
     rows = _rows(90)
     dicts = [("train" if i % 4 else "dev", row) for i, row in enumerate(rows)]
     carried = [(split, row) for split, row in dicts if row["id"] < "r050"]
     fresh = [(split, row) for split, row in dicts if row["id"] >= "r050"]
     batches = [(split, batch) for split in ("train", "dev")
                for batch in _previous_batches([row for s, row in carried if s == split], 500)]
+    previous = tmp_path / "previous"
+    name = _previous_file(previous, [row for _, row in dicts], 500)  # every row, one file
+    carry = _CarryFileRows(str(previous), ("id",), "id", lambda row: row["id"])
+    references = [(split, reference) for split in ("train", "dev")
+                  for _, reference in carry.process(
+                      (split, name), {row["id"]: 1 for s, row in carried if s == split})]
     for max_rows in (1000, 20):  # one shard per split; several
         expected = _write(tmp_path / f"dicts{max_rows}", dicts, max_rows)
         got = _write(tmp_path / f"batches{max_rows}", [*batches, *fresh], max_rows)
         assert got == expected
+        assert _write(tmp_path / f"refs{max_rows}", [*references, *fresh], max_rows) == expected
         assert len(expected) == (2 if max_rows == 1000 else 6)
