@@ -5,7 +5,8 @@ is decoded from Parquet, pickled across every Beam stage boundary, and built int
 by the writer. Two lighter forms stay columnar from the previous release to the new shard:
 
 * a ``pa.RecordBatch`` of rows;
-* ``CarriedRows``: rows of one previous file *by reference* (the file's name, the kept rows'
+* a ``CarriedReference`` (``transforms.release.refresh.carried_rows.CarriedRows``): rows of
+  one previous file *by reference* (the file's name, the kept rows'
   indices and sort keys). Only that reference crosses the job's stage boundaries: the
   shard writer reads the file (checked against the verified manifest, ``checked_read``) and
   takes the rows, so a release's carried text is never held, pickled or shuffled by Beam.
@@ -22,61 +23,52 @@ pages are those of ``pa.Table.from_pylist``.
 
 from __future__ import annotations
 
-import io
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol, runtime_checkable
 
 import pyarrow as pa
 import pyarrow.compute as pc
-import pyarrow.parquet as pq
 
 from transforms.release.features import class_labels, encode_row
-from transforms.release.refresh.checked_read import Release, read_file
 
 Row = dict[str, Any]
 
 
-@dataclass(frozen=True)
-class CarriedRows:
-    """Rows of one file of a previous release, by reference: ``indices`` (ascending) of the
-    rows kept and their ``keys`` (values of the sort column, in the same order)."""
+@runtime_checkable
+class CarriedReference(Protocol):
+    """Rows of one file of a previous release, by reference
+    (``transforms.release.refresh.carried_rows.CarriedRows``): the kept rows' ``indices``
+    and their ``keys`` (values of the sort column, in the same order)."""
 
-    release: Release
-    name: str
     indices: tuple[int, ...]
     keys: tuple[str, ...]
 
     def table(self, columns: list[str] | None = None) -> pa.Table:
-        """The kept rows (of ``columns``, all by default), read from the verified file."""
-        parquet = pq.ParquetFile(io.BytesIO(read_file(self.release, self.name)))
-        return parquet.read(columns=columns).take(pa.array(self.indices, pa.int64()))
+        """The kept rows (of ``columns``, all by default)."""
 
-    def subset(self, positions: list[int]) -> CarriedRows:
+    def subset(self, positions: list[int]) -> CarriedReference:
         """The rows at ``positions`` of this reference."""
-        return CarriedRows(self.release, self.name, tuple(self.indices[i] for i in positions),
-                           tuple(self.keys[i] for i in positions))
 
 
 def is_batch(element: Any) -> bool:
-    """Whether a row element is carried Arrow data (a record batch or ``CarriedRows``),
+    """Whether a row element is carried Arrow data (a record batch or ``CarriedReference``),
     else it is one dict row."""
-    return isinstance(element, pa.RecordBatch | CarriedRows)
+    return isinstance(element, pa.RecordBatch | CarriedReference)
 
 
 def row_count(element: Any) -> int:
     """The rows an element stands for: a batch's or a reference's rows, or 1."""
-    if isinstance(element, CarriedRows):
+    if isinstance(element, CarriedReference):
         return len(element.indices)
     return element.num_rows if is_batch(element) else 1
 
 
-def split_batch(batch: pa.RecordBatch | CarriedRows, column: str,
+def split_batch(batch: pa.RecordBatch | CarriedReference, column: str,
                 shard_of: Callable[[str], int]
-                ) -> Iterator[tuple[int, pa.RecordBatch | CarriedRows]]:
+                ) -> Iterator[tuple[int, pa.RecordBatch | CarriedReference]]:
     """``(shard, rows of batch in that shard)`` for each shard ``shard_of`` gives the values
     of ``column`` (the sort key; a reference's ``keys``), rows in their order."""
-    carried = isinstance(batch, CarriedRows)
+    carried = isinstance(batch, CarriedReference)
     keys = batch.keys if carried else batch.column(column).to_pylist()
     shards: dict[int, list[int]] = {}
     for index, value in enumerate(keys):
@@ -89,10 +81,10 @@ def split_batch(batch: pa.RecordBatch | CarriedRows, column: str,
                           else batch.take(pa.array(indices, pa.int64())))
 
 
-def carried_table(element: pa.RecordBatch | CarriedRows,
+def carried_table(element: pa.RecordBatch | CarriedReference,
                   columns: list[str] | None = None) -> pa.Table:
     """The rows of carried Arrow data as a table (of ``columns``, all by default)."""
-    if isinstance(element, CarriedRows):
+    if isinstance(element, CarriedReference):
         return element.table(columns)
     table = pa.Table.from_batches([element])
     return table.select(columns) if columns is not None else table

@@ -20,7 +20,7 @@ this run's unit keys filter the previous rows as they are read, so neither units
 are shuffled for the carry; only keys and counts are joined, to count.
 
 With ``batch_columns`` (the columns ``row_key`` reads) the carried rows of the default
-Parquet files are carried by reference (``batch_rows.CarriedRows``: a file's name and the
+Parquet files are carried by reference (``carried_rows.CarriedRows``: a file's name and the
 indices and ``sort_column`` values of its kept rows, ``_CarryFileRows``): the
 ``WriteShards`` that knows the sort column reads them from the verified file as Arrow data
 when it writes a shard, so no carried row becomes a Python dict or crosses a stage boundary
@@ -41,7 +41,7 @@ import apache_beam as beam
 import pyarrow.parquet as pq
 
 from transforms.core.accounting import SIDE_OUTPUTS, tally
-from transforms.release.batch_rows import CarriedRows
+from transforms.release.refresh.carried_rows import CarriedRows
 from transforms.release.refresh.checked_read import PinnedFiles, Release, read_file
 from transforms.release.refresh.counters import (
     CARRIED,
@@ -154,7 +154,7 @@ class _CarryRows(beam.DoFn):
 
 class _CarryFileRows(beam.DoFn):
     """``(split, CarriedRows)`` of one previous file: the rows whose key (``row_key`` of the
-    key ``columns``) is among this run's units, by reference (``batch_rows.CarriedRows``:
+    key ``columns``) is among this run's units, by reference (``carried_rows.CarriedRows``:
     their indices and ``sort_column`` values; only those columns are read here)."""
 
     def __init__(self, release: PinnedFiles, columns: tuple[str, ...], sort_column: str,
