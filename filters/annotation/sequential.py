@@ -34,8 +34,8 @@ adopted only through it keeps being asked. The cold start: with no model yet (th
 round) or a stage below ``min_votes``, nothing is closed by the model. One judgment never
 reaches 0.99 (a 0.9-accurate worker's vote is odds of 9 to 1); two agreeing good workers can,
 so ``min_votes`` defaults to 2 (1 used as many judgments on 500 simulated questions of seed
-1, ``benchmarks/bench_annotation_rounds.py``). ``confidence`` defaults to 0.995, chosen on
-seeds 1 and 2 of that benchmark.
+1, ``benchmarks/bench_annotation_rounds.py``). ``confidence`` defaults to 0.99, chosen on
+2,000 simulated items per dataset of that benchmark's seeds 1 and 2.
 
 The rule suits a worker model fitted on the campaign so far: ``annotate next`` refits it every
 round (``transforms.annotation.confident``), with smoothed confusion matrices
@@ -80,7 +80,7 @@ from filters.annotation.worker_models import item_key, label_text, posterior_con
 
 EXACT, CONFIDENT = "exact", "confident"
 STOP_RULES = (EXACT, CONFIDENT)
-DEFAULT_CONFIDENCE = 0.995
+DEFAULT_CONFIDENCE = 0.99
 DEFAULT_MIN_VOTES = 2
 DEFAULT_STEP = 1
 Posteriors = Mapping[str, Mapping[str, float]]
