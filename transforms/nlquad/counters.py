@@ -104,6 +104,9 @@ DUPLICATE_CONTENT_OF_CARRIED = Counter(DEDUP, "duplicate_content_of_carried")
 # carried: a refresh's documents whose capture is unchanged (transforms.nlquad.refresh); they
 # are not read, parsed or extracted again (their rows, if any, are carried as they are)
 DOCUMENTS_CARRIED = Counter(CARRIED, "documents")
+# captures the parser skipped in the previous release, unchanged: counted and rejected as it
+# did, not parsed again (transforms.nlquad.outcomes)
+SKIPS_CARRIED = Counter(CARRIED, "skipped_pages")
 
 # documents and questions: ExtractQuestionAnswers
 DEDUPLICATED = Counter(DOCUMENTS, "deduplicated")

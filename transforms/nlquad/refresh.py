@@ -36,9 +36,13 @@ it keeps published rows stable where a full rebuild would not, by these rules:
   alike, so a new article is cleaned against the whole corpus; but a carried document is not
   cleaned again when new or removed articles make one of its paragraphs reach (or fall below)
   ``--boilerplate-min-docs``: its context stays as published, where a rebuild would change it;
-* a capture that made no kept document and is not another capture of a carried article (a
-  page skipped by URL or by the parser, a text duplicate, a dead letter) has no sidecar line:
-  it is read, and with ``--source wayback`` fetched (from ``--cache-dir`` when that is kept),
+* a page the parser skipped (by URL or by a parse skip reason) is recorded with its digest
+  and outcome (``transforms.nlquad.outcomes``); a page of this run with the same URL,
+  timestamp and digest is joined to it in the same ``CoGroupByKey`` as the documents and
+  counted and rejected as the parser did, not parsed again (``carried.skipped_pages``; this
+  release lists it again). A Wayback capture is not: it is fetched and parsed again;
+* a capture that made no kept document and was not skipped (a text duplicate, a dead letter)
+  is read, and with ``--source wayback`` fetched (from ``--cache-dir`` when that is kept),
   and parsed again at every refresh, with the same outcome.
 """
 
@@ -55,6 +59,7 @@ from transforms.core.accounting import SIDE_OUTPUTS, rejected, tally
 from transforms.nlquad.capture_keys import KEY_COLUMNS, capture_id, row_key, unit_key
 from transforms.nlquad.carried_stats import CarriedStats
 from transforms.nlquad.counters import DOCUMENTS_CARRIED, DUPLICATE_CAPTURE_OF_CARRIED
+from transforms.nlquad.outcomes import ReadOutcomes, carried_skip, outcome_files
 from transforms.nlquad.sidecar import PREFIX, ReadSidecar, sidecar_files
 from transforms.release.refresh.carry import Carry, ParquetKeys
 from transforms.release.refresh.previous import PreviousRelease, RefreshRefused
@@ -113,13 +118,27 @@ def _unit_key(keyed: tuple[str, Any]) -> str:
     return keyed[0]
 
 
+SKIPPED = "skipped"  # the carried skip outcomes (written again)
+SKIPPED_KEYS = "skipped_keys"  # (unit key, None) of the units carried as skipped
+
+
 def _carried(item: tuple[str, dict[str, list]]):
-    """The sidecar documents of one key, when this run has a unit with that key."""
-    _, grouped = item
-    if grouped["units"]:
-        for document in grouped["documents"]:
-            yield tally(DOCUMENTS_CARRIED)
-            yield document
+    """The sidecar documents of one key, when this run has a unit with that key; the units
+    of a skipped capture's key (the pages, not Wayback captures), counted and rejected as
+    the parser did (``outcomes.carried_skip``), and the outcome once per unit."""
+    key, grouped = item
+    units = list(grouped["units"])
+    if not units:
+        return
+    for document in grouped["documents"]:
+        yield tally(DOCUMENTS_CARRIED)
+        yield document
+    outcomes = sorted(grouped[SKIPPED], key=lambda outcome: outcome.sort_key())
+    if outcomes and all(isinstance(unit, CapturedPage) for unit in units):
+        for unit in units:
+            yield from carried_skip(unit, outcomes[0])
+            yield beam.pvalue.TaggedOutput(SKIPPED, outcomes[0])
+        yield beam.pvalue.TaggedOutput(SKIPPED_KEYS, (key, None))
 
 
 def _not_carried(keyed: tuple[str, Any], carried: dict[str, None]) -> bool:
@@ -164,12 +183,14 @@ class NlquadRefresh:
                            label=LABEL, keys=(None, ParquetKeys(KEY_COLUMNS, row_key)),
                            batch_columns=KEY_COLUMNS)
         self.carried = None
+        self.carried_skips = None
         self.results: list = []
         if previous is None:
             return
         require_sidecar(previous, recompute_all)
         self.pbegin, self.release = pbegin, previous.pinned
         self.files = [] if recompute_all else sidecar_files(previous)
+        self.outcome_files = [] if recompute_all else outcome_files(previous)
 
     def fresh(self, units, capture_of: Callable[[Any], UnitCapture]):
         """The units to process: new or changed captures of articles not carried (every
@@ -186,14 +207,19 @@ class NlquadRefresh:
         keyed = units | f"{OURS}KeyUnits" >> beam.ParDo(
             _KeyUnits(capture_of), beam.pvalue.AsDict(digests))
         without_rows = self.carry.fresh(keyed, _unit_key)
-        present = ({"documents": documents,
-                    "units": keyed | f"{OURS}UnitKeys" >> beam.Map(lambda kv: (kv[0], None))}
+        skipped = self.pbegin | f"{OURS}ReadSkipped" >> ReadOutcomes(self.release,
+                                                                     self.outcome_files)
+        present = ({"documents": documents, SKIPPED: skipped,
+                    "units": keyed | f"{OURS}UnitKeys" >> beam.Map(
+                        lambda kv: (kv[0], kv[1][1]))}
                    | f"{OURS}JoinDocuments" >> beam.CoGroupByKey()
                    | f"{OURS}CarriedDocuments" >> beam.FlatMap(_carried).with_outputs(
-                       *SIDE_OUTPUTS, main="main"))
+                       *SIDE_OUTPUTS, SKIPPED, SKIPPED_KEYS, main="main"))
         self.results.append(present)
-        self.carried = present.main
-        carried_keys = self.carried | f"{OURS}CarriedKeys" >> beam.Map(lambda d: (d.key, None))
+        self.carried, self.carried_skips = present.main, present[SKIPPED]
+        carried_keys = ((self.carried | f"{OURS}CarriedKeys" >> beam.Map(
+                            lambda d: (d.key, None)), present[SKIPPED_KEYS])
+                        | f"{OURS}NotParsedKeys" >> beam.Flatten())
         articles = self.carried | f"{OURS}CarriedArticles" >> beam.Map(
             lambda d: (d.asset_key, (d.capture_url, d.capture_timestamp)))
         others = (without_rows

@@ -62,6 +62,7 @@ from transforms.nlquad.counters import (
     PARSED_GENERIC,
     PROMO_LIST_REMOVED,
 )
+from transforms.nlquad.outcomes import WriteOutcomes
 from transforms.nlquad.refresh import (
     NlquadRefresh,
     cdx_capture,
@@ -395,8 +396,8 @@ class BuildNlquad(beam.PTransform):
         total = (len(matching_files(options.input))
                  if options.source == "html" and not refresh.active else None)
         parsed = pages | "Parse" >> beam.ParDo(
-            ParsePages(progress_total=total, layout=options.layout)).with_outputs(
-            *SIDE_OUTPUTS, main="main")
+            ParsePages(progress_total=total, layout=options.layout, outcomes=True)).with_outputs(
+            *SIDE_OUTPUTS, ParsePages.OUTCOMES, main="main")
         articles, dedup_results = parsed.main | "Deduplicate" >> DeduplicateArticles(
             refresh.carried)
         repeated = articles | "RepeatedParagraphs" >> FindRepeatedParagraphs(
@@ -421,6 +422,10 @@ class BuildNlquad(beam.PTransform):
         if refresh.carried is not None:
             documents = (documents, refresh.carried) | "AllDocuments" >> beam.Flatten()
         written.append(documents | "WriteSidecar" >> WriteSidecar(staging))
+        skips = parsed[ParsePages.OUTCOMES]
+        if refresh.carried_skips is not None:
+            skips = (skips, refresh.carried_skips) | "AllSkipped" >> beam.Flatten()
+        written.append(skips | "WriteSkipped" >> WriteOutcomes(staging))
         histograms = ((extracted[ExtractQuestionAnswers.STATS], *carried_stats)
                       | "HistogramEntries" >> beam.Flatten()
                       | "Histograms" >> beam.CombinePerKey(HistogramFn()))

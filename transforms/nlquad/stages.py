@@ -64,6 +64,7 @@ from transforms.nlquad.lengths import (
     histogram_entries,
     row_lengths,
 )
+from transforms.nlquad.outcomes import SKIPPED_PAGES, skip_outcome
 from transforms.nlquad.sidecar import CapturedDocument
 from transforms.sources.pages import CapturedPage
 
@@ -102,18 +103,27 @@ class ArticleRecord:
                 "timestamp": self.capture_timestamp}
 
 
+def _counted(method: str) -> str:
+    """The decoding method ``ParsePages`` counted (``ENCODING``), or ``""``."""
+    return method if method in ENCODING else ""
+
+
 class ParsePages(beam.DoFn):
     """CapturedPage -> ArticleRecord, or a skip with a named reason, or a dead letter.
 
     ``layout`` (``filters.nlquad.layout``) chooses the BBC parser or the generic extractor
-    per page; the extractor's settings are made on the worker (``setup``), never pickled."""
+    per page; the extractor's settings are made on the worker (``setup``), never pickled.
+    With ``outcomes`` each skip is also emitted to ``OUTCOMES`` as a ``SkipOutcome``
+    (``transforms.nlquad.outcomes``: what a refresh carries instead of parsing it again)."""
 
     STAGE = PAGES
+    OUTCOMES = "skip_outcomes"
 
     def __init__(self, progress_every_s: float | None = None,
-                 progress_total: int | None = None, layout: str = AUTO):
+                 progress_total: int | None = None, layout: str = AUTO,
+                 outcomes: bool = False):
         self.progress_every_s, self.progress_total = progress_every_s, progress_total
-        self.layout = layout
+        self.layout, self.outcomes = layout, outcomes
 
     def setup(self):
         self._progress = Progress("pages parsed", self.progress_every_s, self.progress_total)
@@ -127,9 +137,12 @@ class ParsePages(beam.DoFn):
         except Exception as error:  # noqa: BLE001 - dead-letter anything a page raises
             yield dead_letter(self.STAGE, error, **page.describe())
 
-    def _skip(self, page: CapturedPage, reason: str, detail: str = ""):
+    def _skip(self, page: CapturedPage, reason: str, detail: str = "", encoding: str = ""):
         yield tally(PAGES_SKIPPED.member(reason))
-        yield rejected("skipped_pages", {**page.describe(), "reason": reason, "detail": detail})
+        yield rejected(SKIPPED_PAGES, {**page.describe(), "reason": reason, "detail": detail})
+        if self.outcomes:
+            yield beam.pvalue.TaggedOutput(self.OUTCOMES,
+                                           skip_outcome(page, reason, detail, encoding))
 
     def _parse(self, page: CapturedPage):
         if layout_for(self.layout, page.url) != BBC:
@@ -147,7 +160,7 @@ class ParsePages(beam.DoFn):
             yield tally(ENCODING[decoded.method])
         parsed = parse_bbc_article(decoded.text)
         if isinstance(parsed, ParseSkip):
-            yield from self._skip(page, parsed.reason, parsed.detail)
+            yield from self._skip(page, parsed.reason, parsed.detail, _counted(decoded.method))
             return
         yield tally(PAGES_PARSED)
         yield tally(PARSED_ERA[parsed.era])
@@ -172,7 +185,7 @@ class ParsePages(beam.DoFn):
             yield tally(ENCODING[decoded.method])
         parsed = self._news.parse(decoded.text, page.url)
         if isinstance(parsed, ParseSkip):
-            yield from self._skip(page, parsed.reason, parsed.detail)
+            yield from self._skip(page, parsed.reason, parsed.detail, _counted(decoded.method))
             return
         yield tally(PAGES_PARSED)
         yield tally(PARSED_ERA[GENERIC_ERA])
