@@ -251,7 +251,9 @@ def test_an_unannotated_release_names_its_drop_reason(tmp_path, capsys):
     assert message[1] == ("  most frequent drop and dead-letter reasons: "
                           f"examples.dropped.no_annotation: {rows}")
     (kept,) = (tmp_path / "releases" / "reqa_nq" / ".staging").glob("1.0.0-*/stats.json")
-    assert message[2] == (f"  kept for inspection (stats.json and rejected/): {kept.parent}/ "
+    assert message[2] == ("  first of dropped_examples: no_annotation: 'where did the first "
+                          "olympic games of modern times take place' (nq)")
+    assert message[3] == (f"  kept for inspection (stats.json and rejected/): {kept.parent}/ "
                           "(a later build of this dataset removes it)")
     dropped = [line for path in (kept.parent / "rejected" / "dropped_examples").iterdir()
                for line in path.read_text().splitlines()]

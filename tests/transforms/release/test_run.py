@@ -110,7 +110,8 @@ def test_a_run_that_kept_no_row_says_why_and_keeps_its_stats_and_rejects(tmp_pat
                         "publish an empty release")
     assert lines[1] == "  most frequent drop and dead-letter reasons: parse.dead_lettered: 3"
     kept = _kept_run(tmp_path, info.value)
-    assert "(stats.json and rejected/)" in lines[2]
+    assert lines[2] == "  first dead letter: parse error: bad row (bad1)"
+    assert "(stats.json and rejected/)" in lines[3]
     assert json.loads((kept / "stats.json").read_text())["counts"] == {
         "parse": {"dead_lettered": 3}, "rows": {"read": 3}}
     dead = [json.loads(line) for path in (kept / "rejected" / "dead_letter").iterdir()
