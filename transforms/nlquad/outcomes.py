@@ -27,7 +27,7 @@ from typing import Any
 import apache_beam as beam
 
 from transforms.core.accounting import rejected, tally
-from transforms.nlquad.capture_keys import SEPARATOR, capture_id, unit_key
+from transforms.nlquad.capture_keys import SEPARATOR, capture_id
 from transforms.nlquad.counters import ENCODING, PAGES_READ, PAGES_SKIPPED, SKIPS_CARRIED
 from transforms.nlquad.sidecar import DIRECTORY, MAX_LINE_BYTES, SidecarLineDamaged, sidecar_lines
 from transforms.release import WriteShards, jsonl_bytes
@@ -54,14 +54,12 @@ class SkipOutcome:
 
     @property
     def key(self) -> str:
-        """The key of a unit with this capture and digest that the sidecar has no document of
-        (``capture_keys.unit_key`` with no previous digest)."""
-        return unit_key(self.capture_url, self.capture_timestamp, self.digest, None)
+        """The id of its capture (``capture_keys.capture_id``)."""
+        return capture_id(self.capture_url, self.capture_timestamp)
 
     def sort_key(self) -> str:
         """Where its line goes in the files (ties of one capture id broken by the rest)."""
-        return SEPARATOR.join((capture_id(self.capture_url, self.capture_timestamp),
-                               self.digest, self.reason, self.detail, self.encoding))
+        return SEPARATOR.join((self.key, self.digest, self.reason, self.detail, self.encoding))
 
 
 FIELDS = tuple(f.name for f in fields(SkipOutcome))

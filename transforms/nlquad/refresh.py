@@ -5,15 +5,15 @@ carries, and what the carried ones still take part in.
 
 1. ``fresh(units, capture_of)``: the previous release's sidecar (``transforms.nlquad.
    sidecar``) is read with the capture ids of this run's units as a side input: a sidecar
-   document of a capture this run has not is dropped as it is read, so neither the digests
-   nor the join below hold more documents than the run has units, whatever the sidecar's
-   size. Every unit (a Wayback CDX capture before it is fetched, or
-   a page read from a file) is keyed by ``capture_keys.unit_key`` against the digests of the
-   sidecar documents that are left. ``Carry`` keeps the units it
-   does not carry rows of; of those, the units whose document the sidecar records (a kept
-   document without questions) are dropped too. Only new or changed captures go on: for the
-   Wayback source this sits between the CDX listing and the fetch, so a carried capture
-   costs no request.
+   document of a capture this run has not is dropped as it is read, so the join below holds
+   no more documents than the run has units, whatever the sidecar's size. The units, those
+   documents and the previous release's skipped captures (``transforms.nlquad.outcomes``)
+   are grouped once by capture id (``transforms.nlquad.capture_join``), which carries a
+   unit with its document's digest, carries the outcome of a skipped page with its digest,
+   and gives ``Carry`` the unit keys (``Carry.units_keyed``); a fresh unit that is another
+   capture of a carried article is dropped too. Only new or changed captures go on: for
+   the Wayback source this sits between the CDX listing and the fetch, so a carried
+   capture costs no request.
 2. ``carried``: the sidecar's documents whose capture this run has, unchanged
    (``carried.documents``). Deduplication and the repeated-paragraph count take them in
    (``stages.DeduplicateArticles``, ``stages.FindRepeatedParagraphs``) and this release's
@@ -38,9 +38,9 @@ it keeps published rows stable where a full rebuild would not, by these rules:
   ``--boilerplate-min-docs``: its context stays as published, where a rebuild would change it;
 * a page the parser skipped (by URL or by a parse skip reason) is recorded with its digest
   and outcome (``transforms.nlquad.outcomes``); a page of this run with the same URL,
-  timestamp and digest is joined to it in the same ``CoGroupByKey`` as the documents and
-  counted and rejected as the parser did, not parsed again (``carried.skipped_pages``; this
-  release lists it again). A Wayback capture is not: it is fetched and parsed again;
+  timestamp and digest is joined to it in the same grouping as the documents, and counted
+  and rejected as the parser did, not parsed again (``carried.skipped_pages``; this release
+  lists it again). A Wayback capture is not: it is fetched and parsed again;
 * a capture that made no kept document and was not skipped (a text duplicate, a dead letter)
   is read, and with ``--source wayback`` fetched (from ``--cache-dir`` when that is kept),
   and parsed again at every refresh, with the same outcome.
@@ -56,10 +56,18 @@ import apache_beam as beam
 from filters.bbc.urls import classify_bbc_url
 from transforms.clients.wayback import CdxCapture
 from transforms.core.accounting import SIDE_OUTPUTS, rejected, tally
-from transforms.nlquad.capture_keys import KEY_COLUMNS, capture_id, row_key, unit_key
+from transforms.nlquad.capture_join import (
+    DOCUMENTS,
+    SKIPPED,
+    UNIT_KEYS,
+    UNITS,
+    KeyUnits,
+    decide,
+)
+from transforms.nlquad.capture_keys import KEY_COLUMNS, capture_id, row_key
 from transforms.nlquad.carried_stats import CarriedStats
-from transforms.nlquad.counters import DOCUMENTS_CARRIED, DUPLICATE_CAPTURE_OF_CARRIED
-from transforms.nlquad.outcomes import ReadOutcomes, carried_skip, outcome_files
+from transforms.nlquad.counters import DUPLICATE_CAPTURE_OF_CARRIED
+from transforms.nlquad.outcomes import ReadOutcomes, outcome_files
 from transforms.nlquad.sidecar import PREFIX, ReadSidecar, sidecar_files
 from transforms.release.refresh.carry import Carry, ParquetKeys
 from transforms.release.refresh.previous import PreviousRelease, RefreshRefused
@@ -91,66 +99,22 @@ def cdx_capture(item: tuple[str, CdxCapture]) -> UnitCapture:
                        asset_key)
 
 
-class _KeyUnits(beam.DoFn):
-    """unit -> ``(unit_key, (asset key, unit))`` against the previous sidecar's digests (a
-    side input)."""
-
-    def __init__(self, capture_of: Callable[[Any], UnitCapture]):
-        self.capture_of = capture_of
-
-    def process(self, unit, digests: dict[str, str]):
-        url, timestamp, digest, asset_key = self.capture_of(unit)
-        previous = digests.get(capture_id(url, timestamp))
-        yield unit_key(url, timestamp, digest, previous), (asset_key, unit)
-
-
 def _unit_id(unit, capture_of: Callable[[Any], UnitCapture]) -> tuple[str, None]:
     """``(capture id, None)`` of a unit: the sidecar documents a refresh reads (``fresh``).
-    A page's id is its URL and timestamp: its payload is not hashed for it (``_KeyUnits``
-    hashes each page once)."""
+    A page's id is its URL and timestamp: its payload is not hashed for it
+    (``capture_join.KeyUnits`` reads the digest the read computed)."""
     if isinstance(unit, CapturedPage):
         return capture_id(unit.url, unit.timestamp), None
     capture = capture_of(unit)
     return capture_id(capture.url, capture.timestamp), None
 
 
-def _unit_key(keyed: tuple[str, Any]) -> str:
-    return keyed[0]
-
-
-SKIPPED = "skipped"  # the carried skip outcomes (written again)
-SKIPPED_KEYS = "skipped_keys"  # (unit key, None) of the units carried as skipped
-
-
-def _carried(item: tuple[str, dict[str, list]]):
-    """The sidecar documents of one key, when this run has a unit with that key; the units
-    of a skipped capture's key (the pages, not Wayback captures), counted and rejected as
-    the parser did (``outcomes.carried_skip``), and the outcome once per unit."""
-    key, grouped = item
-    units = list(grouped["units"])
-    if not units:
-        return
-    for document in grouped["documents"]:
-        yield tally(DOCUMENTS_CARRIED)
-        yield document
-    outcomes = sorted(grouped[SKIPPED], key=lambda outcome: outcome.sort_key())
-    if outcomes and all(isinstance(unit, CapturedPage) for unit in units):
-        for unit in units:
-            yield from carried_skip(unit, outcomes[0])
-            yield beam.pvalue.TaggedOutput(SKIPPED, outcomes[0])
-        yield beam.pvalue.TaggedOutput(SKIPPED_KEYS, (key, None))
-
-
-def _not_carried(keyed: tuple[str, Any], carried: dict[str, None]) -> bool:
-    return keyed[0] not in carried
-
-
-def _other_articles(keyed: tuple[str, tuple[str, Any]], articles: dict[str, tuple[str, str]],
+def _other_articles(fresh: tuple[str, Any], articles: dict[str, tuple[str, str]],
                     capture_of: Callable[[Any], UnitCapture]):
-    """The unit, unless it is another capture of a carried article (``articles``: asset key
-    -> the carried capture's URL and timestamp): that one is counted and listed as a
-    duplicate instead, unfetched and unparsed."""
-    asset_key, unit = keyed[1]
+    """The unit of ``(asset key, unit)``, unless it is another capture of a carried article
+    (``articles``: asset key -> the carried capture's URL and timestamp): that one is
+    counted and listed as a duplicate instead, unfetched and unparsed."""
+    asset_key, unit = fresh
     kept = articles.get(asset_key) if asset_key else None
     if kept is None:
         yield unit
@@ -194,7 +158,7 @@ class NlquadRefresh:
 
     def fresh(self, units, capture_of: Callable[[Any], UnitCapture]):
         """The units to process: new or changed captures of articles not carried (every
-        unit with ``--recompute-all``); sets ``carried``."""
+        unit with ``--recompute-all``); sets ``carried`` and ``carried_skips``."""
         if not self.active:
             return units
         wanted = units | f"{OURS}UnitIds" >> beam.Map(_unit_id, capture_of)
@@ -202,29 +166,19 @@ class NlquadRefresh:
                      | f"{OURS}ReadSidecar" >> ReadSidecar(self.release, self.files,
                                                            beam.pvalue.AsDict(wanted))
                      | f"{OURS}KeyDocuments" >> beam.Map(lambda d: (d.key, d)))
-        digests = documents | f"{OURS}Digests" >> beam.Map(
-            lambda kv: (kv[0], kv[1].digest))
-        keyed = units | f"{OURS}KeyUnits" >> beam.ParDo(
-            _KeyUnits(capture_of), beam.pvalue.AsDict(digests))
-        without_rows = self.carry.fresh(keyed, _unit_key)
         skipped = self.pbegin | f"{OURS}ReadSkipped" >> ReadOutcomes(self.release,
                                                                      self.outcome_files)
-        present = ({"documents": documents, SKIPPED: skipped,
-                    "units": keyed | f"{OURS}UnitKeys" >> beam.Map(
-                        lambda kv: (kv[0], kv[1][1]))}
-                   | f"{OURS}JoinDocuments" >> beam.CoGroupByKey()
-                   | f"{OURS}CarriedDocuments" >> beam.FlatMap(_carried).with_outputs(
-                       *SIDE_OUTPUTS, SKIPPED, SKIPPED_KEYS, main="main"))
-        self.results.append(present)
-        self.carried, self.carried_skips = present.main, present[SKIPPED]
-        carried_keys = ((self.carried | f"{OURS}CarriedKeys" >> beam.Map(
-                            lambda d: (d.key, None)), present[SKIPPED_KEYS])
-                        | f"{OURS}NotParsedKeys" >> beam.Flatten())
+        keyed = units | f"{OURS}KeyUnits" >> beam.ParDo(KeyUnits(capture_of))
+        decided = ({UNITS: keyed, DOCUMENTS: documents, SKIPPED: skipped}
+                   | f"{OURS}Join" >> beam.CoGroupByKey()
+                   | f"{OURS}Decide" >> beam.FlatMap(decide).with_outputs(
+                       *SIDE_OUTPUTS, DOCUMENTS, SKIPPED, UNIT_KEYS, main="main"))
+        self.results.append(decided)
+        self.carry.units_keyed(decided[UNIT_KEYS])
+        self.carried, self.carried_skips = decided[DOCUMENTS], decided[SKIPPED]
         articles = self.carried | f"{OURS}CarriedArticles" >> beam.Map(
             lambda d: (d.asset_key, (d.capture_url, d.capture_timestamp)))
-        others = (without_rows
-                  | f"{OURS}NotCarried" >> beam.Filter(_not_carried,
-                                                        beam.pvalue.AsDict(carried_keys))
+        others = (decided.main
                   | f"{OURS}OtherArticles" >> beam.FlatMap(
                       _other_articles, beam.pvalue.AsDict(articles), capture_of)
                   .with_outputs(*SIDE_OUTPUTS, main="main"))

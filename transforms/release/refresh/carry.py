@@ -248,6 +248,11 @@ class Carry:
         return units | f"{label}KeepFresh" >> beam.ParDo(
             _KeepFresh(unit_key, self.recompute_all), beam.pvalue.AsDict(known))
 
+    def units_keyed(self, unit_keys) -> None:
+        """Instead of ``fresh``: this run's ``(unit key, count)`` (one per distinct key), for a
+        dataset that joins ``keys`` (the previous rows' ``(key, 1)``) with its units itself."""
+        self._unit_keys = unit_keys
+
     def finish(self, fresh_rows) -> tuple[Any, list]:
         """``(every row of the release, [results for WriteAccounting])``: this run's rows
         (``(split, row)``) and the carried ones, and the ``refresh.*`` tallies."""
