@@ -393,7 +393,7 @@ def run_import(args: argparse.Namespace, beam_args: list[str]) -> dict[str, Any]
     previous = _import_previous(args, first, target)
     ways = _import_ways(args, splits, first, previous)
     thresholds = {k: v for k, v in vars(args).items() if k.startswith("t_")}
-    changed = (changed_options(previous, ways, thresholds, args.aggregate)
+    changed = (changed_options(previous, ways, thresholds, args.aggregate, stop)
                if previous is not None else [])
     if changed and not args.recompute_all:
         raise PreviousRefused(

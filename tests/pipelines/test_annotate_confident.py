@@ -96,6 +96,17 @@ def test_confident_campaign_imports_the_models_decisions(sample_build, tmp_path,
     card = (Path(result["path"]) / "README.md").read_text(encoding="utf-8")
     assert "`--stop confident --confidence 0.95 --min-votes 2`" in card
     assert "(--stop confident --confidence 0.95)" in annotate.format_summary(result)
+    # a refresh carries the model's decisions only under the same rule (--previous)
+    again = ["import", "--dataset", "jnq", "--input", str(path), "--votes", votes,
+             "--aggregate", "ds", "--output", str(tmp_path / "rel"), "--version", "1.0.1",
+             "--previous", result["path"], TEST_RUNNER]
+    capsys.readouterr()
+    assert annotate.main(again) == 2
+    assert ("--stop exact (previous --stop confident --confidence 0.95 --min-votes 2)"
+            in capsys.readouterr().err)
+    carried = annotate.run([*again, *RULE])
+    assert carried["stats"]["counts"]["annotations"]["carried"] > 0
+    assert carried["stats"][STOP_KEY] == rule.describe()
 
 
 def test_stop_options_are_checked_before_any_work(sample_build, tmp_path, capsys):

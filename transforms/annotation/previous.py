@@ -17,6 +17,13 @@ from typing import Any
 
 from apache_beam.io.filesystems import FileSystems
 
+from filters.annotation.sequential import (
+    CONFIDENT,
+    DEFAULT_CONFIDENCE,
+    DEFAULT_MIN_VOTES,
+    EXACT,
+    StopRule,
+)
 from transforms.annotation.manifest import ReleaseRef, base_dataset, read_release
 from transforms.core.errors import UsageError
 from transforms.release import InvalidLatestError, NotAReleaseError, read_json, require_intact
@@ -72,6 +79,15 @@ class PreviousAnnotations:
     def aggregate(self) -> str:
         """The ``--aggregate`` its import used (``paper`` when it records none)."""
         return str(self._options().get("aggregate") or "paper")
+
+    @property
+    def stop(self) -> StopRule:
+        """The ``--stop`` rule its import used (exact when it records none)."""
+        options = self._options()
+        if options.get("stop") != CONFIDENT:
+            return StopRule()
+        return StopRule(CONFIDENT, float(options.get("confidence") or DEFAULT_CONFIDENCE),
+                        int(options.get("min_votes") or DEFAULT_MIN_VOTES))
 
     def simulated(self) -> bool:
         """Whether any of its votes was simulated (its ``stats.json``): carried ones are then
@@ -145,19 +161,31 @@ def _lineage(release_path: str) -> list[Lineage]:
 
 
 def changed_options(previous: PreviousAnnotations, ways: Mapping[str, int],
-                    thresholds: Mapping[str, Any], aggregate: str = "paper") -> list[str]:
+                    thresholds: Mapping[str, Any], aggregate: str = "paper",
+                    stop: StopRule | None = None) -> list[str]:
     """The options of this import that would aggregate differently from the previous one's:
-    ``--ways`` of a split both have, ``--aggregate`` (a release recording none was ``paper``)
-    and (JNQ / JBoolQ) a threshold. Carried annotations were aggregated with the previous
-    values, so they are refused unless ``--recompute-all``."""
+    ``--ways`` of a split both have, ``--aggregate`` (a release recording none was ``paper``),
+    the ``--stop`` rule (a confident rule's ``--confidence`` and ``--min-votes`` decide which
+    stages are closed) and (JNQ / JBoolQ) a threshold. Carried annotations were aggregated
+    with the previous values, so they are refused unless ``--recompute-all``."""
     changed = [f"--ways {split}={n} (previous {previous.ways[split]})"
                for split, n in sorted(ways.items())
                if split in previous.ways and previous.ways[split] != n]
     if previous.aggregate != aggregate:
         changed.append(f"--aggregate {aggregate} (previous {previous.aggregate})")
+    stop = stop or StopRule()
+    if previous.stop != stop:
+        changed.append(f"{_stop_flags(stop)} (previous {_stop_flags(previous.stop)})")
     if previous.base != "nq":
         recorded = previous.thresholds
         changed += [f"--{name[len(THRESHOLD_PREFIX):].replace('_', '-')} {value} (previous "
                     f"{recorded[name]})" for name, value in sorted(thresholds.items())
                     if name in recorded and recorded[name] != value]
     return changed
+
+
+def _stop_flags(rule: StopRule) -> str:
+    if not rule.confident:
+        return f"--stop {EXACT}"
+    return (f"--stop {CONFIDENT} --confidence {rule.confidence} "
+            f"--min-votes {rule.min_votes}")
