@@ -22,8 +22,8 @@ from transforms.annotation.worker_table import CARD_LINES as WORKER_CARD_LINES
 from transforms.core.counters import Counts
 from transforms.jnq.card import JBOOLQ_INFO, JNQ_INFO
 from transforms.jnq.labels import as_names
-from transforms.jnq.training_tables import CARD_LINES as TRAINING_CARD_LINES
-from transforms.jnq.training_tables import TRAINING_TABLES
+from transforms.jnq.training_tables import TRAINING_STATS_KEY, training_stats
+from transforms.jnq.training_tables import card_lines as training_card_lines
 from transforms.metrics.agreement import fleiss_kappa, worker_agreement
 from transforms.metrics.annotation_quality import jnq_quality, nq_quality, quality_tables_markdown
 from transforms.metrics.jnq import jnq_metrics
@@ -137,6 +137,10 @@ def annotation_stats(base: str, staging_dir: str, splits: list[str],
         stats[suggested.STATS_KEY] = suggested.suggestion_agreement(base, suggestions, votes, rows)
     if stop is not None:
         stats[STOP_KEY] = stop
+    trained = training_stats(base, splits, lambda split: map(
+        as_names, read_group_rows(staging_dir, split)))
+    if trained is not None:
+        stats[TRAINING_STATS_KEY] = trained
     return stats
 
 
@@ -222,7 +226,7 @@ def annotation_card(base: str, manifest: dict[str, Any], stats: dict[str, Any]) 
     else:
         lines += ["- `<split>/*.parquet`: the release's rows with `annotations` (one per "
                   "candidate paragraph), `gold_paragraph_ids` and `is_yes_no_question`.",
-                  *[TRAINING_CARD_LINES[config] for config in TRAINING_TABLES.get(base, {})],
+                  *training_card_lines(base, stats),
                   *WORKER_CARD_LINES]
     lines += ["- `votes/<split>/*.parquet`: every judgment used, one row each.", ""]
     return "\n".join(lines)
