@@ -199,11 +199,21 @@ def curtail(question_id: str, votes: Iterable[JnqVote], candidate_ids: Sequence[
     if ways < 1:
         raise ValueError("ways must be at least 1")
     values = _values(votes)
+    return walk_stages(
+        question_id, candidate_ids, order,
+        lambda stage, paragraph: stage_state(stage, values.get((stage, paragraph), []), ways, t))
+
+
+def walk_stages(question_id: str, candidate_ids: Sequence[int], order: str,
+                judge: Callable[[str, int | None], StageState]) -> Curtailment:
+    """Walk a question's stages in ``order`` (module doc), asking ``judge`` for the state of
+    each (stage, paragraph) reached, and stop at the first undecided gate: the stages
+    reached and the open slots among them (in the order reached)."""
     candidates = list(dict.fromkeys(candidate_ids))
     states: dict[tuple[str, int | None], StageState] = {}
 
     def state(stage: str, paragraph: int | None = None) -> StageState:
-        found = stage_state(stage, values.get((stage, paragraph), []), ways, t)
+        found = judge(stage, paragraph)
         states[(stage, paragraph)] = found
         return found
 
@@ -212,8 +222,7 @@ def curtail(question_id: str, votes: Iterable[JnqVote], candidate_ids: Sequence[
                       for (stage, paragraph), s in states.items() if not s.decided)
         return Curtailment(question_id, states, slots)
 
-    good = state("good_question")
-    if good.label is not True:
+    if state("good_question").label is not True:
         return finish()
     if order == "jboolq":
         kind = state("yes_no_question").label

@@ -56,12 +56,11 @@ from typing import Any
 from filters.annotation.curtail import (
     UNDECIDED,
     Curtailment,
-    Slot,
     StageState,
     stage_state,
+    walk_stages,
 )
 from filters.annotation.jnq import (
-    AMBIGUOUS_YES_NO,
     EXIST,
     NONE,
     NOT_YES_NO,
@@ -189,38 +188,13 @@ def confident_state(question_id: str, votes: Iterable[JnqVote], candidate_ids: S
     if order not in ORDERS:
         raise ValueError(f"order must be one of {', '.join(ORDERS)}, not {order!r}")
     values = _by_worker(votes)
-    candidates = list(dict.fromkeys(candidate_ids))
-    states: dict[tuple[str, int | None], StageState] = {}
 
-    def state(stage: str, paragraph: int | None = None) -> StageState:
+    def judge(stage: str, paragraph: int | None) -> StageState:
         given = values.get((stage, paragraph), {})
-        found = model_state(question_id, stage, paragraph, list(given.values()), ways, t,
-                            rules, posteriors, rule, list(given), skills)
-        states[(stage, paragraph)] = found
-        return found
+        return model_state(question_id, stage, paragraph, list(given.values()), ways, t,
+                           rules, posteriors, rule, list(given), skills)
 
-    def finish() -> Curtailment:
-        slots = tuple(Slot(stage, paragraph, s.more)
-                      for (stage, paragraph), s in states.items() if not s.decided)
-        return Curtailment(question_id, states, slots)
-
-    if state("good_question").label is not True:
-        return finish()
-    if order == "jboolq":
-        kind = state("yes_no_question").label
-        if kind != YES_NO:
-            return finish()
-        labels = {p: state("long_answer", p).label for p in candidates}
-    else:
-        labels = {p: state("long_answer", p).label for p in candidates}
-        kind = state("yes_no_question").label
-        if kind in (UNDECIDED, AMBIGUOUS_YES_NO):
-            return finish()
-    stage = "yes_no_answer" if kind == YES_NO else "span"
-    for paragraph, label in labels.items():
-        if label == EXIST:
-            state(stage, paragraph)
-    return finish()
+    return walk_stages(question_id, candidate_ids, order, judge)
 
 
 def aggregate_confident(question_id: str, votes: Iterable[JnqVote],
