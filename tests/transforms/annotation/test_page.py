@@ -9,6 +9,7 @@ import pytest
 
 from tests.transforms.annotation.label_studio.fixtures import nq_example
 from tests.transforms.annotation.page_checks import assert_cells_hold_table_text
+from tests.transforms.annotation.page_examples import page_example
 from transforms.annotation.page import PAGE_STYLE, page_text, render_page, words_in
 
 
@@ -16,25 +17,7 @@ def _page_example(parts: list[tuple[str, str]]) -> dict[str, Any]:
     """An example whose ``document_html`` is the parts joined as given; a part is
     ``(html, kind)``: ``tag`` (an HTML token), ``word`` (a text token) or ``gap`` (markup or
     whitespace between tokens, not a token)."""
-    html, tokens, stack, candidates = "", [], [], []
-    for text, kind in parts:
-        start = len(html.encode("utf-8"))
-        html += text
-        if kind == "gap":
-            continue
-        tokens.append({"token": text, "start_byte": start,
-                       "end_byte": len(html.encode("utf-8")), "html_token": kind == "tag"})
-        name = text.strip("</>").split(" ")[0]
-        if kind == "tag" and name in ("P", "Table", "Tr", "Ul", "Li"):
-            if text.startswith("</"):
-                first = stack.pop()
-                candidates.append({"start_token": first, "end_token": len(tokens),
-                                   "top_level": not stack})
-            else:
-                stack.append(len(tokens) - 1)
-    candidates.sort(key=lambda c: c["start_token"])
-    return {"example_id": 1, "question_text": "q", "document_title": "t", "document_html": html,
-            "document_tokens": tokens, "long_answer_candidates": candidates}
+    return page_example([(text, None if kind == "gap" else text) for text, kind in parts])
 
 
 def _words(text: str) -> list[tuple[str, str]]:

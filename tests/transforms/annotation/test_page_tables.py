@@ -6,40 +6,15 @@ from __future__ import annotations
 import gzip
 import json
 import re
-from typing import Any
 
 import pytest
 
 from tests.transforms.annotation.page_checks import assert_cells_hold_table_text
+from tests.transforms.annotation.page_examples import page_example
 from transforms.annotation.page import BREAK, page_text, render_page
 from transforms.annotation.page_tables import table_layout
 
 IMAGE = '<a href="/wiki/File:x.jpg"><img src="x.jpg"/></a>'
-
-
-def _example(parts: list[tuple[str, str | None]]) -> dict[str, Any]:
-    """An example from ``(page html, token)`` parts: a part with a token is one (an HTML
-    token when the token starts with ``<``), one without is markup between tokens."""
-    html, tokens, stack, candidates = "", [], [], []
-    for text, token in parts:
-        start = len(html.encode("utf-8"))
-        html += text
-        if token is None:
-            continue
-        is_html = token.startswith("<")
-        tokens.append({"token": token, "start_byte": start,
-                       "end_byte": len(html.encode("utf-8")), "html_token": is_html})
-        name = token.strip("</>").split(" ")[0]
-        if is_html and name in ("P", "Table", "Tr", "Ul", "Li"):
-            if token.startswith("</"):
-                first = stack.pop()
-                candidates.append({"start_token": first, "end_token": len(tokens),
-                                   "top_level": not stack})
-            else:
-                stack.append(len(tokens) - 1)
-    candidates.sort(key=lambda c: c["start_token"])
-    return {"example_id": 1, "question_text": "q", "document_title": "t", "document_html": html,
-            "document_tokens": tokens, "long_answer_candidates": candidates}
 
 
 def _tag(html: str) -> tuple[str, str]:
@@ -60,7 +35,7 @@ def _cell(html_tag: str, *words: str, gap: str = " ") -> list[tuple[str, str | N
 
 # The Nobel laureates table's shape: "Laureate" spans the portrait and the name columns, a
 # year spans the rows of its laureates, the portraits are image-only cells.
-NOBEL = _example([
+NOBEL = page_example([
     _tag("<TABLE>"), _tag("<TR>"), *_cell("<TH>", "Year"), *_cell('<TH colspan="2">', "Laureate"),
     *_cell("<TH>", "Country"), _tag("</TR>"),
     _tag("<TR>"), *_cell('<TD rowspan="2">', "1902"), _tag("<TD>"), (IMAGE, None), _tag("</TD>"),
@@ -101,7 +76,7 @@ def test_cells_sit_under_their_headers_with_colspan_rowspan_and_no_empty_image_c
 
 
 def test_an_empty_column_under_its_own_header_is_kept():
-    example = _example([
+    example = page_example([
         _tag("<TABLE>"), _tag("<TR>"), *_cell("<TH>", "Photo"), *_cell("<TH>", "Name"),
         _tag("</TR>"), _tag("<TR>"), _tag("<TD>"), (IMAGE, None), _tag("</TD>"),
         *_cell("<TD>", "Curie"), _tag("</TR>"), _tag("</TABLE>")])
@@ -116,7 +91,7 @@ def test_an_empty_cell_next_to_text_in_its_column_is_kept():
     layout = table_layout(rows, 0, NOBEL["document_html"], set())
     assert sorted(layout.dropped) == [i for i, t in enumerate(rows) if t["token"] == "<Td>"
                                       and rows[i + 1]["token"] == "</Td>"]
-    example = _example([
+    example = page_example([
         _tag("<TABLE>"), _tag("<TR>"), *_cell("<TD>", "a"), _tag("<TD>"), (IMAGE, None),
         _tag("</TD>"), *_cell("<TD>", "b"), _tag("</TR>"), _tag("<TR>"), *_cell("<TD>", "c"),
         *_cell("<TD>", "d"), *_cell("<TD>", "e"), _tag("</TR>"), _tag("</TABLE>")])
@@ -134,7 +109,7 @@ def test_a_multi_value_cell_keeps_its_line_breaks_and_offsets():
 
 
 def test_stray_words_in_a_table_get_a_cell_so_no_browser_moves_them():
-    example = _example([
+    example = page_example([
         _tag("<TABLE>"), ("stray", "stray"), _tag("<TR>"), ("loose", "loose"),
         *_cell("<TD>", "x"), _tag("</TR>"), _tag("<TD>"), ("y", "y"), _tag("</TD>"),
         _tag("</TABLE>"), _tag("<TR>"), ("outside", "outside"), _tag("</TR>")])
@@ -146,7 +121,7 @@ def test_stray_words_in_a_table_get_a_cell_so_no_browser_moves_them():
 
 
 def test_words_are_the_pages_own_text_quotes_dashes_and_no_edit_links():
-    example = _example([
+    example = page_example([
         _tag("<H2>"), ('<span class="mw-headline">', None), ("History", "History"),
         ('</span><span class="mw-editsection"><span>', None), ("[", "("),
         ("</span><a>", None), ("edit", "edit"), ("</a><span>", None), ("]", ")"),
