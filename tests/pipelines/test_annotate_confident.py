@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 from collections import defaultdict
+from collections.abc import Callable
 from pathlib import Path
 
 import pyarrow.parquet as pq
@@ -25,8 +26,20 @@ from transforms.annotation.worker_rules import decisions
 RULE = ["--stop", "confident", "--confidence", "0.95", "--min-votes", "2"]
 
 
-def _campaign(path: Path, tmp_path: Path, capsys) -> int:
-    """Rounds of next and simulate --requests until ``all decided``; the rounds."""
+def _jnq_cold_start(requests: list[dict]) -> bool:
+    """JNQ's cold start: min-votes on every question's first stage."""
+    return {(r["stage"], r["more"]) for r in requests} == {("good_question", 2)}
+
+
+def _nq_cold_start(requests: list[dict]) -> bool:
+    """NQ's cold start, or a 1-way train example's only annotation."""
+    return {(r["split"], r["more"]) for r in requests} <= {("train", 1), ("dev", 2), ("test", 2)}
+
+
+def _campaign(path: Path, tmp_path: Path, capsys,
+              cold_start: Callable[[list[dict]], bool] = _jnq_cold_start, most: int = 30) -> int:
+    """Rounds of next and simulate --requests until ``all decided`` (the first round's
+    requests checked by ``cold_start``, fewer than ``most`` rounds); the rounds."""
     rounds = 0
     while True:
         out = tmp_path / f"round{rounds}"
@@ -40,15 +53,15 @@ def _campaign(path: Path, tmp_path: Path, capsys) -> int:
         assert manifest["stop"] == StopRule(CONFIDENT, 0.95, 2).describe()
         requests = [json.loads(line) for line in
                     (out / REQUESTS).read_text(encoding="utf-8").splitlines()]
-        if rounds == 0:  # the cold start: min-votes on every question's first stage
-            assert {(r["stage"], r["more"]) for r in requests} == {("good_question", 2)}
+        if rounds == 0:
+            assert cold_start(requests)
         simulate = ["simulate", "--release", str(path), "--requests", str(out / REQUESTS),
                     "--out", str(tmp_path / f"votes-{rounds:02d}.jsonl")]
         if rounds:
             simulate += ["--votes", str(tmp_path / "votes-*.jsonl")]
         assert annotate.main(simulate) == 0
         rounds += 1
-        assert rounds < 30
+        assert rounds < most
 
 
 def test_confident_campaign_imports_the_models_decisions(sample_build, tmp_path, capsys):
@@ -158,27 +171,7 @@ def test_api_next_takes_the_stop_rule(sample_build, tmp_path):
 
 def test_nq_confident_rounds_then_import(sample_build, tmp_path, capsys):
     _, path = sample_build("nq")
-    rounds = 0
-    while True:
-        out = tmp_path / f"round{rounds}"
-        argv = ["next", "--release", str(path), "--out", str(out), *RULE]
-        if rounds:
-            argv += ["--votes", str(tmp_path / "votes-*.jsonl")]
-        assert annotate.main(argv) == 0
-        if "all decided" in capsys.readouterr().out.splitlines():
-            break
-        requests = [json.loads(line) for line in
-                    (out / REQUESTS).read_text(encoding="utf-8").splitlines()]
-        if rounds == 0:  # the cold start, or a 1-way train example's only annotation
-            assert {(r["split"], r["more"]) for r in requests} <= {
-                ("train", 1), ("dev", 2), ("test", 2)}
-        simulate = ["simulate", "--release", str(path), "--requests", str(out / REQUESTS),
-                    "--out", str(tmp_path / f"votes-{rounds:02d}.jsonl")]
-        if rounds:
-            simulate += ["--votes", str(tmp_path / "votes-*.jsonl")]
-        assert annotate.main(simulate) == 0
-        rounds += 1
-        assert rounds < 10
+    _campaign(path, tmp_path, capsys, _nq_cold_start, most=10)
     result = annotate.run(["import", "--dataset", "nq", "--input", str(path), "--votes",
                            str(tmp_path / "votes-*.jsonl"), *RULE, "--aggregate", "ds",
                            "--output", str(tmp_path / "rel"), TEST_RUNNER])
