@@ -30,10 +30,13 @@ from transforms.annotation.simulate import (
     _jnq_value,
     _rng,
     _texts,
-    _with_release,
     jnq_truth,
 )
-from transforms.annotation.simulate_rounds import _truth_value, write_request_answers
+from transforms.annotation.simulate_rounds import (
+    _truth_value,
+    jnq_vote_record,
+    write_request_answers,
+)
 from transforms.annotation.simulate_truth import jnq_truth_record
 
 
@@ -81,13 +84,7 @@ def answer_gold(row: Mapping[str, Any], request: Mapping[str, Any], judged: list
     for worker_id in _weighted_pick(weights, request["more"], rng):
         draw = _rng(pool.seed, question_id, f"{stage}:{paragraph}:{worker_id}")
         value = _jnq_value(stage, truth, text, workers[worker_id], draw)
-        vote: dict[str, Any] = {"question_id": question_id, "annotator_id": worker_id,
-                                "stage": stage, "simulated": True}
-        if paragraph is not None:
-            vote["paragraph"] = paragraph
-        vote["value"] = ({"start": value[0], "end": value[1]}
-                         if stage == "span" and value is not None else value)
-        votes.append(_with_release(vote, release))
+        votes.append(jnq_vote_record(question_id, worker_id, stage, paragraph, value, release))
     return votes
 
 

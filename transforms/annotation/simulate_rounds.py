@@ -47,6 +47,19 @@ def _truth_value(truth: Any, stage: str, paragraph: int | None) -> Any:
     return truth.spans.get(paragraph)
 
 
+def jnq_vote_record(question_id: str, worker_id: str, stage: str, paragraph: int | None,
+                    value: Any, release: str | None) -> dict[str, Any]:
+    """A simulated JNQ vote's JSON record (a span as ``{"start", "end"}``), stamped with
+    ``release``."""
+    vote: dict[str, Any] = {"question_id": question_id, "annotator_id": worker_id,
+                            "stage": stage, "simulated": True}
+    if paragraph is not None:
+        vote["paragraph"] = paragraph
+    vote["value"] = ({"start": value[0], "end": value[1]}
+                     if stage == "span" and value is not None else value)
+    return _with_release(vote, release)
+
+
 def answer_jnq_requests(row: Mapping[str, Any], requests: Iterable[Mapping[str, Any]],
                         judged: Iterable[JnqVote], ways: int, pool: WorkerPool, order: str,
                         release: str | None = None) -> list[dict[str, Any]]:
@@ -65,13 +78,8 @@ def answer_jnq_requests(row: Mapping[str, Any], requests: Iterable[Mapping[str, 
             rng = _rng(pool.seed, question_id, f"{stage}:{paragraph}:{worker.id}")
             value = _jnq_value(stage, _truth_value(truth, stage, paragraph),
                                texts.get(paragraph, ""), worker, rng)
-            vote: dict[str, Any] = {"question_id": question_id, "annotator_id": worker.id,
-                                    "stage": stage, "simulated": True}
-            if paragraph is not None:
-                vote["paragraph"] = paragraph
-            vote["value"] = ({"start": value[0], "end": value[1]}
-                             if stage == "span" and value is not None else value)
-            votes.append(_with_release(vote, release))
+            votes.append(jnq_vote_record(question_id, worker.id, stage, paragraph, value,
+                                         release))
     return votes
 
 
