@@ -10,7 +10,7 @@ import's (``Confident.aggregate`` under the last fit, on every vote).
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from filters.annotation.curtail import PAPER
@@ -29,14 +29,27 @@ def _all(votes: Mapping[str, list[Any]]) -> list[Any]:
     return [vote for judged in votes.values() for vote in judged]
 
 
+def _rounds(ask: Callable[[], tuple[Confident, int]]) -> tuple[Confident, int]:
+    """Call ``ask`` (one round: the model fitted on the votes so far, and how many judgments
+    it asked) until a round asks nothing: that round's model and the rounds that asked."""
+    rounds = 0
+    while True:
+        confident, asked = ask()
+        if not asked:
+            return confident, rounds
+        rounds += 1
+        if rounds > MAX_ROUNDS:
+            raise RuntimeError(f"no end after {MAX_ROUNDS} rounds")
+
+
 def jnq_confident_campaign(rows: Sequence[Mapping[str, Any]], pool: WorkerPool, order: str,
                            ways: int, rule: StopRule, t: JnqThresholds = PAPER
                            ) -> dict[str, Any]:
     """Rounds until nothing is open: ``{"results": {question id: JnqResult}, "votes": {id:
     [JnqVote]}, "judgments", "rounds", "model": the last Confident}``."""
     votes: dict[str, list[JnqVote]] = {str(row["id"]): [] for row in rows}
-    rounds = 0
-    while True:
+
+    def ask() -> tuple[Confident, int]:
         confident = confident_round(rule, _all(votes), t)
         asked = 0
         for row in rows:
@@ -54,11 +67,9 @@ def jnq_confident_campaign(rows: Sequence[Mapping[str, Any]], pool: WorkerPool, 
                 raise RuntimeError(f"{question_id}: open slots but no worker left to ask")
             votes[question_id] += fresh
             asked += len(fresh)
-        if not asked:
-            break
-        rounds += 1
-        if rounds > MAX_ROUNDS:
-            raise RuntimeError(f"no end after {MAX_ROUNDS} rounds")
+        return confident, asked
+
+    confident, rounds = _rounds(ask)
     results: dict[str, JnqResult] = {
         str(row["id"]): confident.aggregate(
             str(row["id"]), votes[str(row["id"])],
@@ -73,8 +84,8 @@ def nq_confident_campaign(examples: Sequence[Mapping[str, Any]], pool: WorkerPoo
     """NQ rounds until every example is closed: ``{"votes": {example id: [vote records]},
     "decisions": {example id: nq_decisions rows}, "judgments", "rounds"}``."""
     votes: dict[str, list[dict[str, Any]]] = {str(e["example_id"]): [] for e in examples}
-    rounds = 0
-    while True:
+
+    def ask() -> tuple[Confident, int]:
         parsed = {item: [parse_nq_vote(v) for v in judged] for item, judged in votes.items()}
         confident: Confident = confident_round(rule, _all(parsed), PAPER)
         asked = 0
@@ -85,11 +96,9 @@ def nq_confident_campaign(examples: Sequence[Mapping[str, Any]], pool: WorkerPoo
                 fresh = answer_nq_request(example, {"more": more}, parsed[item], ways, pool)
                 votes[item] += fresh
                 asked += len(fresh)
-        if not asked:
-            break
-        rounds += 1
-        if rounds > MAX_ROUNDS:
-            raise RuntimeError(f"no end after {MAX_ROUNDS} rounds")
+        return confident, asked
+
+    confident, rounds = _rounds(ask)
     decisions = {item: nq_decisions(item, [v["long_answer_candidate"] for v in judged], "ds",
                                     confident.posteriors)
                  for item, judged in votes.items()}
