@@ -37,6 +37,7 @@ from filters.annotation.worker_models import SEPARATOR
 from transforms.annotation.export import ExportError, item_ids, read_examples
 from transforms.annotation.manifest import ReleaseRef, base_dataset
 from transforms.annotation.read_votes import of_release
+from transforms.annotation.request_record import request_record
 
 GOLD_FIELD = "gold"  # "gold": true on a gold request's requests.jsonl line (never in a task)
 MANIFEST_KEY = "gold"  # annotation_next.json's record of the round's gold
@@ -105,11 +106,8 @@ class GoldRequest:
     more: int
 
     def record(self, base: str) -> dict[str, Any]:
-        record: dict[str, Any] = {"question_id": self.item, "split": self.split,
-                                  "stage": self.stage, "more": self.more, GOLD_FIELD: True}
-        if self.paragraph is not None:
-            record["paragraph"] = self.paragraph
-        return record
+        return request_record("question_id", self.item, self.split, self.stage, self.more,
+                              self.paragraph, {GOLD_FIELD: True})
 
 
 @dataclass

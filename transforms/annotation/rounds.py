@@ -67,6 +67,7 @@ from transforms.annotation.label_studio.task_map import vote_mismatch
 from transforms.annotation.label_studio.tasks import jnq_tasks, nq_task
 from transforms.annotation.manifest import ReleaseRef, base_dataset
 from transforms.annotation.read_votes import ParseVoteFile, not_regular_file, of_release
+from transforms.annotation.request_record import request_record
 from transforms.annotation.suggestions import Suggestions, suggested_project
 from transforms.core.accounting import DEAD_LETTER
 from transforms.core.inputs import beam_pattern
@@ -105,11 +106,8 @@ class Request:
     more: int
 
     def record(self, base: str) -> dict[str, Any]:
-        record: dict[str, Any] = {"question_id" if base != "nq" else "example_id": self.item,
-                                  "split": self.split, "stage": self.stage, "more": self.more}
-        if self.paragraph is not None:
-            record["paragraph"] = self.paragraph
-        return record
+        return request_record("question_id" if base != "nq" else "example_id", self.item,
+                              self.split, self.stage, self.more, self.paragraph)
 
 
 def check_next(options: NextOptions) -> None:
