@@ -5,9 +5,9 @@ from __future__ import annotations
 import random
 from typing import Any
 
+from tests.transforms.annotation.nq_pages import uniform_nq_page
+
 KANA = "あいうえおかきくけこさしすせそたちつてとなにぬねのはひふへほまみむめもやゆよらりるれろわ"
-WORDS = ("the river flows north through the valley and feeds the lake near the old town "
-         "where the bridge was built in the year of the flood").split()
 
 
 def jnq_row(number: int, order: str) -> dict[str, Any]:
@@ -23,12 +23,4 @@ def jnq_row(number: int, order: str) -> dict[str, Any]:
 
 def nq_example(number: int, paragraphs: int = 20) -> dict[str, Any]:
     """An NQ page of ``paragraphs`` top-level paragraphs of 8 words, each a candidate."""
-    tokens, candidates = [], []
-    for paragraph in range(paragraphs):
-        start = len(tokens)
-        for word in ["<P>", *WORDS[paragraph % 6:paragraph % 6 + 8], "</P>"]:
-            tokens.append({"token": word, "html_token": word.startswith("<"),
-                           "start_byte": 0, "end_byte": 1})
-        candidates.append({"start_token": start, "end_token": len(tokens), "top_level": True})
-    return {"example_id": str(number), "document_tokens": tokens,
-            "long_answer_candidates": candidates}
+    return uniform_nq_page(str(number), paragraphs)

@@ -6,6 +6,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.transforms.annotation.nq_pages import uniform_nq_page
 from transforms.annotation.simulate import WorkerPool, simulate_nq_votes
 from transforms.annotation.simulate_calibration import (
     expected_scores,
@@ -17,24 +18,9 @@ from transforms.annotation.simulate_nq_errors import NQ_ERRORS, NqErrorRates
 from transforms.annotation.simulate_scores import NQ_SINGLE_ANNOTATOR, nq_single_annotator_scores
 from transforms.annotation.simulate_truth import item_id, nq_truth_record, read_truth, truth_line
 
-WORDS = ("the river flows north through the valley and feeds the lake near the old town "
-         "where the bridge was built in the year of the flood").split()
 PARAGRAPHS = 20
 EXAMPLES = 600  # x 5 ways: 3,000 judgments; a figure's sampling SD is about 1.3 points
 TOLERANCE = 4.0  # points: about 3 SD of a 600-example campaign (20,000 examples: within 0.2)
-
-
-def page(number: int) -> dict:
-    """An NQ example of ``PARAGRAPHS`` top-level paragraphs of 8 words, each a candidate."""
-    tokens, candidates = [], []
-    for paragraph in range(PARAGRAPHS):
-        start = len(tokens)
-        for word in ["<P>", *WORDS[paragraph % 6:paragraph % 6 + 8], "</P>"]:
-            tokens.append({"token": word, "html_token": word.startswith("<"),
-                           "start_byte": 0, "end_byte": 1})
-        candidates.append({"start_token": start, "end_token": len(tokens), "top_level": True})
-    return {"example_id": number, "document_tokens": tokens,
-            "long_answer_candidates": candidates}
 
 
 def campaign(pool: WorkerPool, examples: int = EXAMPLES, ways: int = 5,
@@ -43,7 +29,7 @@ def campaign(pool: WorkerPool, examples: int = EXAMPLES, ways: int = 5,
     ``truth_file`` when given, as ``annotate simulate --truth`` writes it)."""
     votes, truths = [], {}
     for number in range(examples):
-        example = page(number)
+        example = uniform_nq_page(number, PARAGRAPHS)
         truths[str(number)] = nq_truth_record(example, pool, "dev")
         votes += simulate_nq_votes(example, ways, pool)
     if truth_file is not None:
