@@ -37,7 +37,7 @@ from filters.annotation.worker_models import SEPARATOR
 from transforms.annotation.export import ExportError, item_ids, read_examples
 from transforms.annotation.manifest import ReleaseRef, base_dataset
 from transforms.annotation.read_votes import of_release
-from transforms.annotation.request_record import request_record
+from transforms.annotation.round_request import Request
 
 GOLD_FIELD = "gold"  # "gold": true on a gold request's requests.jsonl line (never in a task)
 MANIFEST_KEY = "gold"  # annotation_next.json's record of the round's gold
@@ -96,18 +96,11 @@ class GoldRounds:
 
 
 @dataclass(frozen=True)
-class GoldRequest:
-    """One gold item asked ``more`` times; read like ``rounds.Request``."""
-
-    item: str
-    split: str
-    stage: str
-    paragraph: int | None
-    more: int
+class GoldRequest(Request):
+    """One gold item asked ``more`` times: a ``Request`` whose line carries the gold flag."""
 
     def record(self, base: str) -> dict[str, Any]:
-        return request_record("question_id", self.item, self.split, self.stage, self.more,
-                              self.paragraph, {GOLD_FIELD: True})
+        return self.fields("question_id", {GOLD_FIELD: True})
 
 
 @dataclass

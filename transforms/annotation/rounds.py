@@ -67,7 +67,7 @@ from transforms.annotation.label_studio.task_map import vote_mismatch
 from transforms.annotation.label_studio.tasks import jnq_tasks, nq_task
 from transforms.annotation.manifest import ReleaseRef, base_dataset
 from transforms.annotation.read_votes import ParseVoteFile, not_regular_file, of_release
-from transforms.annotation.request_record import request_record
+from transforms.annotation.round_request import Request
 from transforms.annotation.suggestions import Suggestions, suggested_project
 from transforms.core.accounting import DEAD_LETTER
 from transforms.core.inputs import beam_pattern
@@ -93,21 +93,6 @@ class NextOptions:
     suggestions: Suggestions | None = None  # --suggestions: shown outside the control group
     gold: GoldRounds | None = None  # --gold with --gold-rate: gold items mixed in (gold_rounds)
     stop: StopRule = EXACT_RULE  # --stop exact (curtailment) or confident (a worker model)
-
-
-@dataclass(frozen=True)
-class Request:
-    """``more`` judgments of one item's ``stage`` (and ``paragraph``)."""
-
-    item: str
-    split: str
-    stage: str
-    paragraph: int | None
-    more: int
-
-    def record(self, base: str) -> dict[str, Any]:
-        return request_record("question_id" if base != "nq" else "example_id", self.item,
-                              self.split, self.stage, self.more, self.paragraph)
 
 
 def check_next(options: NextOptions) -> None:
