@@ -55,21 +55,32 @@ return [a.left + 1, a.top + a.height / 2, b.right - 1, b.top + b.height / 2];
 """
 
 
-@pytest.fixture(scope="module")
-def examples(shared_data: Path) -> list[dict[str, Any]]:
+def real_pages(shared_data: Path) -> list[dict[str, Any]]:
+    """The three real NQ dev pages (``nq_dev_original_first3.jsonl.gz``)."""
     with gzip.open(shared_data / "nq" / "nq_dev_original_first3.jsonl.gz", "rt",
                    encoding="utf-8") as handle:
         return [json.loads(line) for line in handle]
 
 
-@pytest.fixture(scope="module")
-def project(workers, examples) -> dict[str, Any]:
+def nq_project(workers, title: str, examples: list[dict[str, Any]],
+               instructions: str = "") -> dict[str, Any]:
+    """A 1-way NQ project of ``examples`` (dev tasks): ``{"id", "tasks": task ids}``."""
     admin, _ = workers
-    created = admin.post("/api/projects", project_settings("NQ real pages", nq_config(), 1))
+    created = admin.post("/api/projects", project_settings(title, nq_config(), 1, instructions))
     tasks = [nq_task(example, "dev", "fedcba9876543210") for example in examples]
     imported = admin.post(f"/api/projects/{created['id']}/import", tasks,
                           return_task_ids="true")
     return {"id": created["id"], "tasks": imported["task_ids"]}
+
+
+@pytest.fixture(scope="module")
+def examples(shared_data: Path) -> list[dict[str, Any]]:
+    return real_pages(shared_data)
+
+
+@pytest.fixture(scope="module")
+def project(workers, examples) -> dict[str, Any]:
+    return nq_project(workers, "NQ real pages", examples)
 
 
 @pytest.fixture(scope="module")
@@ -87,6 +98,17 @@ def _open(editor, server, project, index: int) -> None:
     editor.get(f"{server.url}/projects/{project['id']}/data?task={project['tasks'][index]}")
     WebDriverWait(editor, WAIT).until(
         lambda d: d.find_elements(By.CSS_SELECTOR, 'input[name="good"]'))
+
+
+def _click_tag(editor, candidate: int) -> None:
+    """Clicks candidate ``candidate``'s tag (scrolled into view) until the click lands."""
+    def click(driver) -> bool:
+        tag = driver.find_element(By.CSS_SELECTOR, f'[data-candidate="{candidate}"] .nq-tag')
+        driver.execute_script("arguments[0].scrollIntoView({block: 'center'})", tag)
+        ActionChains(driver).move_to_element(tag).click().perform()
+        return True
+
+    _retrying(editor, click)
 
 
 def _choose(editor, value: str) -> None:
@@ -208,13 +230,7 @@ def test_a_long_answer_and_a_span_clicked_in_the_ui_import_exactly(editor, serve
     _choose(editor, "good")
     _task_page(editor, rendered)
     _label(editor, LONG_ANSWER_LABEL)
-    def click_tag(driver) -> bool:
-        tag = driver.find_element(By.CSS_SELECTOR, f'[data-candidate="{candidate}"] .nq-tag')
-        driver.execute_script("arguments[0].scrollIntoView({block: 'center'})", tag)
-        ActionChains(driver).move_to_element(tag).click().perform()
-        return True
-
-    _retrying(editor, click_tag)
+    _click_tag(editor, candidate)
     WebDriverWait(editor, WAIT).until(lambda d: _regions(d) >= 1)
     _label(editor, SHORT_ANSWER_LABEL)
     _select(editor, rendered.starts[first], rendered.starts[last] + rendered.lengths[last])

@@ -28,22 +28,22 @@ from tests.transforms.annotation.label_studio.test_real_pages import (
     WAIT,
     _annotations,
     _choose,
+    _click_tag,
     _label,
     _open,
     _regions,
     _retrying,
     _submit,
     _task_page,
+    nq_project,
+    real_pages,
 )
 from transforms.annotation.label_studio.configs import (
     LONG_ANSWER_LABEL,
     LONG_ANSWER_MARKED,
-    nq_config,
     nq_instructions,
-    project_settings,
 )
 from transforms.annotation.label_studio.exports import votes_from_export
-from transforms.annotation.label_studio.tasks import nq_task
 from transforms.annotation.page import render_page
 
 pytestmark = [pytest.mark.realdata, pytest.mark.label_studio, pytest.mark.browser]
@@ -97,23 +97,12 @@ return found;
 
 @pytest.fixture(scope="module")
 def examples(shared_data: Path) -> list[dict[str, Any]]:
-    import gzip
-    import json
-
-    with gzip.open(shared_data / "nq" / "nq_dev_original_first3.jsonl.gz", "rt",
-                   encoding="utf-8") as handle:
-        return [json.loads(line) for line in handle]
+    return real_pages(shared_data)
 
 
 @pytest.fixture(scope="module")
 def project(workers, examples) -> dict[str, Any]:
-    admin, _ = workers
-    created = admin.post("/api/projects", project_settings(
-        "NQ real pages, two windows", nq_config(), 1, nq_instructions()))
-    tasks = [nq_task(example, "dev", "fedcba9876543210") for example in examples]
-    imported = admin.post(f"/api/projects/{created['id']}/import", tasks,
-                          return_task_ids="true")
-    return {"id": created["id"], "tasks": imported["task_ids"]}
+    return nq_project(workers, "NQ real pages, two windows", examples, nq_instructions())
 
 
 @pytest.fixture(scope="module")
@@ -176,16 +165,6 @@ def test_table_cells_sit_under_their_headers(editor, server, project, examples, 
                      "Italy": "Country"}
 
 
-def _click_tag(editor, candidate: int) -> None:
-    def click(driver) -> bool:
-        tag = driver.find_element(By.CSS_SELECTOR, f'[data-candidate="{candidate}"] .nq-tag')
-        driver.execute_script("arguments[0].scrollIntoView({block: 'center'})", tag)
-        ActionChains(driver).move_to_element(tag).click().perform()
-        return True
-
-    _retrying(editor, click)
-
-
 def _mark(editor, candidate: int, count: int) -> None:
     """Marks candidate ``candidate``'s box as the long answer; ``count`` regions after."""
     _label(editor, LONG_ANSWER_LABEL)
@@ -198,12 +177,9 @@ def _mark(editor, candidate: int, count: int) -> None:
 def test_changing_the_long_answer_by_clicks_keeps_the_last_box(editor, server, workers,
                                                               examples, size, screenshots):
     admin, _ = workers
-    created = admin.post("/api/projects", project_settings(
-        f"NQ change of mind {size[0]}", nq_config(), 1, nq_instructions()))
-    tasks = [nq_task(example, "dev", "fedcba9876543210") for example in examples[:2]]
-    ids = admin.post(f"/api/projects/{created['id']}/import", tasks,
-                     return_task_ids="true")["task_ids"]
-    project = {"id": created["id"], "tasks": ids}
+    project = nq_project(workers, f"NQ change of mind {size[0]}", examples[:2],
+                         nq_instructions())
+    ids = project["tasks"]
     rendered = render_page(examples[0])
     gold = next(a for a in examples[0]["annotations"] if a["long_answer"]["candidate_index"] >= 0)
     wanted = gold["long_answer"]["candidate_index"]
