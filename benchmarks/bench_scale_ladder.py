@@ -131,7 +131,12 @@ def parse_options(argv: list[str] | None = None) -> tuple[LadderOptions, argpars
 
 
 def child(dataset: str, argv: list[str]) -> None:
-    """One build in this process: the builder's ``run`` time, rows and own peak RSS."""
+    """One build in this process: the builder's ``run`` time, rows and own peak RSS. Logging
+    is set up as the command line sets it (``run`` alone does not), so the in-memory mode's
+    progress lines, written by this process, reach the bar too."""
+    from pipelines.cli.entry import configure_logging
+
+    configure_logging(argv)
     module = __import__(f"pipelines.build_{dataset}", fromlist=["run"])
     started = time.perf_counter()
     result = module.run(argv)
