@@ -34,6 +34,17 @@ def no_proxies(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("NO_PROXY", "127.0.0.1,localhost")
 
 
+@pytest.fixture(autouse=True)
+def no_progress_choice(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every test starts without a ``--progress`` choice: a command run in-process by an
+    earlier test resolves its choice into ``QA_DATASETS_PROGRESS_EVERY`` (for the worker
+    processes it starts), which would otherwise override the interval a later test gives
+    its ``Progress`` and silence its lines; monkeypatch restores it after each test."""
+    from transforms.core.progress import ENV_EVERY
+
+    monkeypatch.delenv(ENV_EVERY, raising=False)
+
+
 @pytest.hookimpl(tryfirst=True, optionalhook=True)
 def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
     """``--dist loadfile`` with each ``ONE_WORKER`` directory scheduled as one file."""
