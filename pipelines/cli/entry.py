@@ -280,6 +280,8 @@ def interruptible(main: Callable[[], int], argv: list[str] | None = None) -> int
             signum = signal.SIGINT
         if signum is None:
             raise
+        if interrupt.is_command_process():
+            interrupt.finish(signum)  # no runner thread left behind may hold the exit
         sys.stdout.flush()
         print(interrupt.interrupted_line(signum), file=sys.stderr, flush=True)
         return interrupt.exit_code(signum)

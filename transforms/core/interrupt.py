@@ -43,6 +43,7 @@ COMMANDS = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(
     os.path.abspath(__file__)))), "pipelines")
 # the sitecustomize of the Python processes a command starts: they leave SIGINT to it
 WORKER_STARTUP = os.path.join(os.path.dirname(os.path.abspath(__file__)), "worker_startup")
+GRACE_S = 30.0  # after an interrupt, how long a command may unwind before it is ended
 _SIGNAL_FILE = "signal"
 _PUBLISHING, _PUBLISHED = "publishing-", "published-"
 
@@ -67,6 +68,7 @@ class _State:
     raised: bool = False  # Interrupted was raised in the main thread
     kept: tuple[str, ...] = ()  # what the last handling() published, once it is over
     command_line: bool = False  # a command's process (``stop_before_the_run`` was called)
+    reported: bool = False  # the interrupted line was written (``finish``)
 
 
 _state = _State()
@@ -149,7 +151,42 @@ def _on_signal(signum: int, _frame: FrameType | None) -> None:
         return
     _state.raised = True
     _stop_workers()
+    if _state.command_line:
+        _start_watchdog(_state.signum or signum)
     raise Interrupted(_state.signum or signum)
+
+
+def _start_watchdog(signum: int, grace_s: float = GRACE_S,
+                    wait: Any = None) -> threading.Thread:
+    """A command's last resort: should the unwinding the interrupt started hang (a runner's
+    thread waiting for a stage that will never come), end the process ``grace_s`` after the
+    signal with the one line and its code (``_stop_now``), but never while a publish is past
+    its point of no return (it completes first; the line then names it). ``wait`` (default
+    ``threading.Event().wait``) is the clock, injectable for tests."""
+    wait = wait or threading.Event().wait
+
+    def watch() -> None:
+        wait(grace_s)
+        while _names(_PUBLISHING):
+            wait(1.0)
+        finish(signum)
+
+    thread = threading.Thread(target=watch, name="interrupt-watchdog", daemon=True)
+    thread.start()
+    return thread
+
+
+def finish(signum: int) -> None:
+    """End a command's process after an interrupt: the one line (once), then ``os._exit``
+    with its code, so that no thread a runner left behind holds the process open."""
+    try:
+        sys.stdout.flush()
+    except (OSError, ValueError):
+        pass
+    if not _state.reported:
+        _state.reported = True
+        os.write(2, (interrupted_line(signum) + "\n").encode())
+    os._exit(exit_code(signum))
 
 
 def _descendants(pid: int) -> list[int]:
@@ -309,3 +346,8 @@ def check() -> None:
     signum = received()
     if signum is not None:
         raise Interrupted(signum)
+
+
+def is_command_process() -> bool:
+    """Whether this process is a command's own (not a program that called its ``main``)."""
+    return _state.command_line

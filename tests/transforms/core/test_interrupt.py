@@ -121,3 +121,45 @@ def test_handling_restores_the_handlers_mask_and_environment():
     after = (signal.getsignal(signal.SIGINT), signal.getsignal(signal.SIGTERM),
              signal.pthread_sigmask(signal.SIG_BLOCK, []), os.environ.get("PYTHONPATH"))
     assert after == before and interrupt.INTERRUPT_DIR_ENV not in os.environ
+
+
+HUNG_COMMAND = """
+import os, signal, sys, threading
+from transforms.core import interrupt
+interrupt._state.command_line = True  # as a command's process
+folder = sys.argv[1]
+os.environ[interrupt.INTERRUPT_DIR_ENV] = folder
+if sys.argv[2] == "publishing":  # a publish past its point of no return, in another worker
+    open(os.path.join(folder, "publishing-1-0"), "w").write("nq 1.0.0")
+    waits = []
+    def wait(seconds):
+        waits.append(seconds)
+        if len(waits) == 3:  # the publish completes while the watchdog waits for it
+            os.rename(os.path.join(folder, "publishing-1-0"),
+                      os.path.join(folder, "published-1-0"))
+else:
+    wait = None
+interrupt._state.signum = signal.SIGTERM
+interrupt._start_watchdog(signal.SIGTERM, grace_s=0.0, wait=wait)
+threading.Event().wait()  # the unwinding hangs: a runner's thread that never returns
+"""
+
+
+@pytest.mark.parametrize("state", ["idle", "publishing"])
+def test_a_command_whose_unwinding_hangs_is_ended_with_its_line(tmp_path, state):
+    """The watchdog ends a command that an interrupt could not unwind (exit 143, one line),
+    and waits for a publish past its point of no return, then names it."""
+    import subprocess
+    import sys
+
+    from tests.conftest import PROJECT_ROOT
+
+    done = subprocess.run([sys.executable, "-c", HUNG_COMMAND, str(tmp_path), state],
+                          cwd=PROJECT_ROOT, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 143
+    lines = done.stderr.splitlines()
+    if state == "idle":
+        assert lines == ["interrupted (SIGTERM); nothing was published"]
+    else:
+        assert lines == ["interrupted (SIGTERM) after the publish completed: nq 1.0.0 "
+                         "(complete; nothing else was published)"]
