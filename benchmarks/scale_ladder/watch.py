@@ -17,7 +17,6 @@ per process, is kept too.
 from __future__ import annotations
 
 import json
-import os
 import re
 import subprocess
 import sys
@@ -27,6 +26,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TextIO
 
+from transforms.core.interrupt import descendants
 from transforms.core.progress import format_duration
 
 SAMPLE_S = 0.5
@@ -89,20 +89,6 @@ class JobProgress:
                 f"{format_duration(elapsed)}, RSS {rss_gb:.2f} GB")
 
 
-def _children() -> dict[int, list[int]]:
-    tree: dict[int, list[int]] = {}
-    for entry in os.scandir("/proc"):
-        if not entry.name.isdigit():
-            continue
-        try:
-            with open(f"/proc/{entry.name}/stat", encoding="ascii", errors="replace") as h:
-                parent = int(h.read().rsplit(")", 1)[1].split()[1])
-        except (OSError, IndexError, ValueError):
-            continue
-        tree.setdefault(parent, []).append(int(entry.name))
-    return tree
-
-
 def _status_kb(pid: int) -> dict[str, int]:
     out = {}
     try:
@@ -117,12 +103,7 @@ def _status_kb(pid: int) -> dict[str, int]:
 
 def tree_memory_gb(root: int) -> tuple[float, float]:
     """(own pages once + shared file pages once, plain sum of VmRSS) of ``root``'s tree, GB."""
-    tree, pids, seen = _children(), [root], []
-    while pids:
-        pid = pids.pop()
-        seen.append(pid)
-        pids.extend(tree.get(pid, []))
-    status = [_status_kb(pid) for pid in seen]
+    status = [_status_kb(pid) for pid in [root, *descendants(root)]]
     own = sum(s.get("RssAnon", 0) + s.get("RssShmem", 0) for s in status)
     files = max((s.get("RssFile", 0) for s in status), default=0)
     return (own + files) / 2**20, sum(s.get("VmRSS", 0) for s in status) / 2**20

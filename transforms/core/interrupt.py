@@ -189,7 +189,7 @@ def finish(signum: int) -> None:
     os._exit(exit_code(signum))
 
 
-def _descendants(pid: int) -> list[int]:
+def descendants(pid: int) -> list[int]:
     """The processes below ``pid`` (Linux's ``/proc``; none elsewhere)."""
     children: dict[int, list[int]] = {}
     try:
@@ -216,7 +216,7 @@ def _descendants(pid: int) -> list[int]:
 def _stop_workers() -> None:
     """End the worker processes the run started (Beam's ``multi_processing`` workers, which
     ignore SIGINT): the runner waits for them as it unwinds, and they would wait for work."""
-    for pid in _descendants(os.getpid()):
+    for pid in descendants(os.getpid()):
         try:
             os.kill(pid, signal.SIGTERM)
         except OSError:

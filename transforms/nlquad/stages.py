@@ -155,56 +155,40 @@ class ParsePages(beam.DoFn):
                       "--layout auto or generic reads other sites")
             yield from self._skip(page, url_class.kind, detail)
             return
-        decoded = decode_html(page.content, page.content_type)
-        if decoded.method in ENCODING:
-            yield tally(ENCODING[decoded.method])
-        parsed = parse_bbc_article(decoded.text)
-        if isinstance(parsed, ParseSkip):
-            yield from self._skip(page, parsed.reason, parsed.detail, _counted(decoded.method))
-            return
-        yield tally(PAGES_PARSED)
-        yield tally(PARSED_ERA[parsed.era])
-        yield ArticleRecord(
-            document_id="bbc-" + url_class.asset_key.split("/")[-1],
-            asset_key=url_class.asset_key,
-            canonical_url=url_class.canonical_url,
-            capture_url=page.url,
-            capture_timestamp=page.timestamp,
-            is_amp=url_class.is_amp,
-            era=parsed.era,
-            headline=parsed.headline,
-            published=parsed.published,
-            blocks=parsed.blocks,
-            encoding=decoded.encoding,
-            capture_digest=page.payload_digest(),
-        )
+        yield from self._parse_decoded(page, parse_bbc_article, lambda parsed: (parsed.era, {
+            "document_id": "bbc-" + url_class.asset_key.split("/")[-1],
+            "asset_key": url_class.asset_key, "canonical_url": url_class.canonical_url,
+            "is_amp": url_class.is_amp}))
 
     def _parse_generic(self, page: CapturedPage):
+        def fields(parsed):
+            identity = parsed.identity
+            return GENERIC_ERA, {"document_id": identity.document_id,
+                                 "asset_key": identity.asset_key,
+                                 "canonical_url": identity.canonical_url,
+                                 "is_amp": identity.is_amp,
+                                 "dropped_headings": parsed.dropped_headings}
+
+        yield from self._parse_decoded(page, lambda text: self._news.parse(text, page.url),
+                                       fields)
+
+    def _parse_decoded(self, page: CapturedPage, parse, fields):
+        """Decode the page, ``parse`` its text (a ``ParseSkip`` is skipped) and emit its
+        ``ArticleRecord``: ``fields(parsed)`` gives the era and the parser's own fields."""
         decoded = decode_html(page.content, page.content_type)
         if decoded.method in ENCODING:
             yield tally(ENCODING[decoded.method])
-        parsed = self._news.parse(decoded.text, page.url)
+        parsed = parse(decoded.text)
         if isinstance(parsed, ParseSkip):
             yield from self._skip(page, parsed.reason, parsed.detail, _counted(decoded.method))
             return
+        era, own = fields(parsed)
         yield tally(PAGES_PARSED)
-        yield tally(PARSED_ERA[GENERIC_ERA])
-        identity = parsed.identity
-        yield ArticleRecord(
-            document_id=identity.document_id,
-            asset_key=identity.asset_key,
-            canonical_url=identity.canonical_url,
-            capture_url=page.url,
-            capture_timestamp=page.timestamp,
-            is_amp=identity.is_amp,
-            era=GENERIC_ERA,
-            headline=parsed.headline,
-            published=parsed.published,
-            blocks=parsed.blocks,
-            encoding=decoded.encoding,
-            capture_digest=page.payload_digest(),
-            dropped_headings=parsed.dropped_headings,
-        )
+        yield tally(PARSED_ERA[era])
+        yield ArticleRecord(capture_url=page.url, capture_timestamp=page.timestamp, era=era,
+                            headline=parsed.headline, published=parsed.published,
+                            blocks=parsed.blocks, encoding=decoded.encoding,
+                            capture_digest=page.payload_digest(), **own)
 
 
 Deduplicated = ArticleRecord | CapturedDocument
