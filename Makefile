@@ -27,8 +27,9 @@ ARGS ?=
 # Workers for make test: 2 (the cores of our machines and CI's) for the suite, a directory or
 # a -k/-m selection; none when ARGS names a file or a test (one file gains nothing from
 # workers, which take seconds to start). --dist loadfile keeps each file on one worker, so a
-# module fixture is built once; --no-loadscope-reorder keeps the collection order, which puts
-# the long pipeline files early and the short ones last (xdist would sort by test count).
+# module fixture is built once; the scheduler of tests/schedule.py hands out the longest file
+# left first (by tests/fixtures/test_seconds.json; ARGS=--write-test-seconds refreshes it), so
+# the run ends on short files; --no-loadscope-reorder stops xdist sorting by test count.
 WORKERS ?= $(if $(findstring .py,$(ARGS)),0,2)
 PYTEST_WORKERS = $(if $(findstring no:xdist,$(ARGS)),,-n $(WORKERS) --dist loadfile \
 	--no-loadscope-reorder)

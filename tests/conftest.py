@@ -13,15 +13,12 @@ from typing import Any
 
 import pytest
 
+from tests.schedule import WRITE_OPTION, SecondsRecorder, make_scheduler, read_seconds
+
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
 SHARED_DATA = PROJECT_ROOT.parent / "shared" / "data"
 TEST_RUNNER = "--runner=FnApiRunner"
 TIMESTAMPED = ("README.md", "croissant.json")  # files that name the build time
-# Directories whose test files share a session fixture that cannot be shared between
-# processes: with ``--dist loadfile`` (make test) each runs whole on one worker, as one file.
-ONE_WORKER = (
-    "tests/transforms/annotation/label_studio/",  # one Label Studio server (minutes to start)
-)
 
 
 @pytest.fixture(autouse=True)
@@ -45,19 +42,24 @@ def no_progress_choice(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv(ENV_EVERY, raising=False)
 
 
+def pytest_addoption(parser: pytest.Parser) -> None:
+    parser.addoption(WRITE_OPTION, action="store_true",
+                     help="rewrite tests/fixtures/test_seconds.json (what make test's workers "
+                          "start first) with the seconds each test file took in this run")
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    if config.getoption(WRITE_OPTION):
+        config.pluginmanager.register(SecondsRecorder(), "test_seconds_recorder")
+
+
 @pytest.hookimpl(tryfirst=True, optionalhook=True)
 def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
-    """``--dist loadfile`` with each ``ONE_WORKER`` directory scheduled as one file."""
+    """``--dist loadfile`` with each ``ONE_WORKER`` directory scheduled as one file and the
+    longest files first (``tests/schedule.py``)."""
     if config.getvalue("dist") != "loadfile":
         return None
-    from xdist.scheduler import LoadFileScheduling
-
-    class LoadFileAndDirectoryScheduling(LoadFileScheduling):
-        def _split_scope(self, nodeid: str) -> str:
-            return next((directory for directory in ONE_WORKER if nodeid.startswith(directory)),
-                        super()._split_scope(nodeid))
-
-    return LoadFileAndDirectoryScheduling(config, log)
+    return make_scheduler(config, log, read_seconds())
 
 
 def once_per_run(tmp_path_factory: pytest.TempPathFactory, name: str,

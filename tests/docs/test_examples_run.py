@@ -1,10 +1,10 @@
 """Every shell and Python example of Getting started and the guides runs as written: a page's
 ``bash`` and ``python`` blocks, in the page's order, in a fresh directory where the quick
-start's ``make run`` command has run (``releases/nlquad/1.0.0``), as a reader runs them from
-the repository's root after the quick start. Blocks of a tutorial (``<!-- tutorial: NAME -->``)
-run with their tutorial (``test_tutorials.py``); a block that cannot run here says why right
-above it, ``<!-- no-run: needs the network: <what> -->``, and needing the network is the only
-accepted reason."""
+start's ``make run`` command has run (``releases/nlquad/1.0.0``; a copy of its one run,
+``made_run``), as a reader runs them from the repository's root after the quick start. Blocks
+of a tutorial (``<!-- tutorial: NAME -->``) run with their tutorial (``test_tutorials.py``);
+a block that cannot run here says why right above it, ``<!-- no-run: needs the network:
+<what> -->``, and needing the network is the only accepted reason."""
 
 from __future__ import annotations
 
@@ -17,8 +17,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.docs.made_run import MadeRun
 from tests.docs.pages import ROOT, Block, blocks
-from tests.docs.test_quick_start import make_run_command
 from tests.docs.test_tutorials import WRAPPER
 
 pytestmark = pytest.mark.docs
@@ -75,11 +75,10 @@ def test_the_runnable_blocks_are_found() -> None:
 
 @pytest.mark.parametrize("page", [page for page in PAGES if runnable(page)],
                          ids=lambda page: page.name)
-def test_a_page_s_examples_run_as_written(page: Path, tmp_path: Path) -> None:
-    cwd = reader_directory(tmp_path)
+def test_a_page_s_examples_run_as_written(page: Path, tmp_path: Path,
+                                          made_run: MadeRun) -> None:
+    cwd = made_run.copy_to(reader_directory(tmp_path))
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    quick_start = [".venv/bin/python", *make_run_command()[1:]]
-    subprocess.run(quick_start, cwd=cwd, env=env, capture_output=True, check=True, timeout=600)
     done = subprocess.run(["bash", "-euo", "pipefail", "-c", script(page)], cwd=cwd, env=env,
                           capture_output=True, text=True, timeout=900)
     output = done.stdout + done.stderr

@@ -3,25 +3,18 @@ and Getting started show, and the page's loading examples run as written after i
 
 from __future__ import annotations
 
-import os
 import re
-import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
+from tests.docs.made_run import MadeRun, run
 from tests.docs.pages import ROOT, blocks
 
 pytestmark = pytest.mark.docs
 MARK = "quick-start-summary"
 GETTING_STARTED = ROOT / "docs" / "getting-started.md"
-
-
-def make_run_command() -> list[str]:
-    """The command of the Makefile's ``run`` target, without ``$(ARGS)``."""
-    recipe = re.search(r"^run: .*\n\t(.+)$", (ROOT / "Makefile").read_text(), re.M).group(1)
-    return recipe.replace("$(BIN)/python", sys.executable).replace("$(ARGS)", "").split()
 
 
 def documented_summary(page: Path) -> str:
@@ -30,25 +23,14 @@ def documented_summary(page: Path) -> str:
     return marked[0].text + "\n"
 
 
-def run(command: list[str], cwd: Path) -> subprocess.CompletedProcess[str]:
-    env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    return subprocess.run(command, cwd=cwd, env=env, capture_output=True, text=True,
-                          timeout=600)
-
-
 @pytest.fixture(scope="module")
-def quick_start(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str, str]:
-    """``make run``'s command run twice in an empty directory: (directory, first summary,
-    second summary). Offline, so the FnApiRunner stands in for the DirectRunner, which would
-    first try to download Prism; the summary is the same."""
-    cwd = tmp_path_factory.mktemp("quick_start")
-    command = make_run_command()
-    assert "--runner=DirectRunner" in command and "--skip-existing" in command
-    command = [("--runner=FnApiRunner" if word == "--runner=DirectRunner" else word)
-               for word in command]
-    first, second = run(command, cwd), run(command, cwd)
-    assert first.returncode == 0 and second.returncode == 0, first.stderr + second.stderr
-    return cwd, first.stdout, second.stdout
+def quick_start(made_run: MadeRun, tmp_path_factory: pytest.TempPathFactory
+                ) -> tuple[Path, str, str]:
+    """``make run``'s command run twice in an empty directory (``made_run``): (a copy of the
+    directory, first summary, second summary)."""
+    assert not made_run.problems, made_run.problems
+    cwd = made_run.copy_to(tmp_path_factory.mktemp("quick_start"))
+    return cwd, made_run.first, made_run.second
 
 
 def without_elapsed(summary: str) -> str:

@@ -1,7 +1,8 @@
 """The tutorials run as written: the blocks marked ``<!-- tutorial: NAME -->`` (in the order
-of their page) are run by bash from a directory where ``make run``'s command has run, as a
-reader runs them from the repository's root after the quick start. A tutorial may write
-only under ``tutorial/`` (and ``.cache/``, the bundled search index's cache)."""
+of their page) are run by bash from a directory where ``make run``'s command has run (a copy
+of its one run, ``made_run``), as a reader runs them from the repository's root after the
+quick start. A tutorial may write only under ``tutorial/`` (and ``.cache/``, the bundled
+search index's cache)."""
 
 from __future__ import annotations
 
@@ -13,8 +14,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.docs.made_run import MadeRun
 from tests.docs.pages import ROOT, blocks, pages
-from tests.docs.test_quick_start import make_run_command
 
 pytestmark = pytest.mark.docs
 # Offline, the FnApiRunner stands in for the DirectRunner (which would first try to download
@@ -58,12 +59,10 @@ def test_the_tutorials_are_found() -> None:
 
 
 @pytest.mark.parametrize("name", sorted(tutorials()))
-def test_a_tutorial_runs_as_written(name: str, tmp_path: Path) -> None:
+def test_a_tutorial_runs_as_written(name: str, tmp_path: Path, made_run: MadeRun) -> None:
     page, script = tutorials()[name]
-    cwd = reader_directory(tmp_path)
+    cwd = made_run.copy_to(reader_directory(tmp_path))
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    quick_start = [".venv/bin/python", *make_run_command()[1:]]
-    subprocess.run(quick_start, cwd=cwd, env=env, capture_output=True, check=True, timeout=600)
     done = subprocess.run(["bash", "-euo", "pipefail", "-c", script], cwd=cwd, env=env,
                           capture_output=True, text=True, timeout=900)
     assert done.returncode == 0, f"{page.name}, tutorial {name}:\n{done.stderr[-4000:]}"
