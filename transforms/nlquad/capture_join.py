@@ -5,8 +5,9 @@ skipped captures (``transforms.nlquad.outcomes``) are keyed by capture id (URL a
 timestamp) and grouped once (``CoGroupByKey``); ``decide`` then settles every unit of an id:
 
 * a unit with the digest of the id's document is carried: the document is emitted once
-  (``DOCUMENTS``; its rows, if any, are carried by ``Carry.finish``, which reads the unit
-  keys, ``UNIT_KEYS``), and the unit is neither fetched nor parsed;
+  (``DOCUMENTS``, counted as ``carried.documents`` by their ``carried_summary``; its rows, if
+  any, are carried by ``Carry.finish``, which reads the unit keys, ``UNIT_KEYS``), and the
+  unit is neither fetched nor parsed;
 * a page (not a Wayback capture) with the digest of a skipped capture of the id is counted
   and rejected as the parser did (``outcomes.carried_skip``), and the outcome is emitted
   (``SKIPPED``) to be written again;
@@ -27,9 +28,7 @@ from typing import Any
 
 import apache_beam as beam
 
-from transforms.core.accounting import tally
 from transforms.nlquad.capture_keys import SEPARATOR, capture_id, unit_key
-from transforms.nlquad.counters import DOCUMENTS_CARRIED
 from transforms.nlquad.outcomes import carried_skip
 from transforms.sources.pages import CapturedPage
 
@@ -74,7 +73,6 @@ def decide(item: tuple[str, dict[str, Any]]):
             yield asset_key, unit
     if carried:
         for document in documents:
-            yield tally(DOCUMENTS_CARRIED)
             yield beam.pvalue.TaggedOutput(DOCUMENTS, document)
     for unit_key_, count in keys.items():
         yield beam.pvalue.TaggedOutput(UNIT_KEYS, (unit_key_, count))

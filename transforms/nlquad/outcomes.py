@@ -124,8 +124,7 @@ class ReadOutcomes(beam.PTransform):
 
     def expand(self, pbegin):
         return (pbegin
-                | "Files" >> beam.Create(self.files)
-                | "Spread" >> beam.Reshuffle()
+                | "Files" >> beam.Create(self.files)  # Create spreads 2+ files
                 | "Read" >> beam.FlatMap(read_outcome_file, self.path)
                 | "Key" >> beam.Map(lambda outcome: (outcome.key, outcome)))
 

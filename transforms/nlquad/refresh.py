@@ -15,9 +15,12 @@ carries, and what the carried ones still take part in.
    the Wayback source this sits between the CDX listing and the fetch, so a carried
    capture costs no request.
 2. ``carried``: the sidecar's documents whose capture this run has, unchanged
-   (``carried.documents``). Deduplication and the repeated-paragraph count take them in
-   (``stages.DeduplicateArticles``, ``stages.FindRepeatedParagraphs``) and this release's
-   sidecar lists them again, as they were.
+   (``carried.documents``); this release's sidecar lists them again, as they were.
+   Deduplication, the repeated-paragraph count and the statistics take them in as one
+   ``CarriedSummary`` (``transforms.nlquad.carried_summary.summarize``: the winner of each
+   article and text, the fingerprint counts, the histogram values), a side input, so the
+   carried documents are not grouped with this run's articles
+   (``stages.DeduplicateArticles``, ``stages.FindRepeatedParagraphs``).
 3. ``finish(rows)``: ``Carry.finish`` adds the carried rows, with their split, and the
    ``refresh.*`` counts; ``CarriedStats`` their length statistics and question prefixes.
    The carried rows are Arrow record batches (``Carry(batch_columns=...)``), never Python
@@ -66,7 +69,8 @@ from transforms.nlquad.capture_join import (
 )
 from transforms.nlquad.capture_keys import KEY_COLUMNS, capture_id, row_key
 from transforms.nlquad.carried_stats import CarriedStats
-from transforms.nlquad.counters import DUPLICATE_CAPTURE_OF_CARRIED
+from transforms.nlquad.carried_summary import Kept, summarize
+from transforms.nlquad.counters import DOCUMENTS_CARRIED, DUPLICATE_CAPTURE_OF_CARRIED
 from transforms.nlquad.outcomes import ReadOutcomes, outcome_files
 from transforms.nlquad.sidecar import PREFIX, ReadSidecar, sidecar_files
 from transforms.release.refresh.carry import Carry, ParquetKeys
@@ -109,13 +113,13 @@ def _unit_id(unit, capture_of: Callable[[Any], UnitCapture]) -> tuple[str, None]
     return capture_id(capture.url, capture.timestamp), None
 
 
-def _other_articles(fresh: tuple[str, Any], articles: dict[str, tuple[str, str]],
+def _other_articles(fresh: tuple[str, Any], captures: dict[str, Kept],
                     capture_of: Callable[[Any], UnitCapture]):
     """The unit of ``(asset key, unit)``, unless it is another capture of a carried article
-    (``articles``: asset key -> the carried capture's URL and timestamp): that one is
-    counted and listed as a duplicate instead, unfetched and unparsed."""
+    (``captures``: asset key -> the carried capture that wins it, ``CarriedSummary``): that
+    one is counted and listed as a duplicate instead, unfetched and unparsed."""
     asset_key, unit = fresh
-    kept = articles.get(asset_key) if asset_key else None
+    kept = captures.get(asset_key) if asset_key else None
     if kept is None:
         yield unit
         return
@@ -124,6 +128,12 @@ def _other_articles(fresh: tuple[str, Any], articles: dict[str, tuple[str, str]]
     yield rejected("duplicates", {"url": capture.url, "timestamp": capture.timestamp,
                                   "reason": DUPLICATE_CAPTURE_OF_CARRIED.name,
                                   "kept_url": kept[0], "kept_timestamp": kept[1]})
+
+
+def _documents_carried(documents: int):
+    """``carried.documents``: the tally of the documents carried (none when none was)."""
+    if documents:
+        yield tally(DOCUMENTS_CARRIED, documents)
 
 
 def require_sidecar(previous: PreviousRelease, recompute_all: bool) -> None:
@@ -176,11 +186,10 @@ class NlquadRefresh:
         self.results.append(decided)
         self.carry.units_keyed(decided[UNIT_KEYS])
         self.carried, self.carried_skips = decided[DOCUMENTS], decided[SKIPPED]
-        articles = self.carried | f"{OURS}CarriedArticles" >> beam.Map(
-            lambda d: (d.asset_key, (d.capture_url, d.capture_timestamp)))
         others = (decided.main
                   | f"{OURS}OtherArticles" >> beam.FlatMap(
-                      _other_articles, beam.pvalue.AsDict(articles), capture_of)
+                      _other_articles,
+                      beam.pvalue.AsSingleton(summarize(self.carried, "captures")), capture_of)
                   .with_outputs(*SIDE_OUTPUTS, main="main"))
         self.results.append(others)
         return others.main
@@ -193,4 +202,6 @@ class NlquadRefresh:
             return rows, results, []
         stats_results, stats = (self.carry.carried_rows
                                 | f"{OURS}CarriedStats" >> CarriedStats(self.carried))
-        return rows, [*results, *self.results, *stats_results], [stats]
+        documents = summarize(self.carried, "documents") | f"{OURS}CountCarried" >> beam.FlatMap(
+            _documents_carried).with_outputs(*SIDE_OUTPUTS, main="main")
+        return rows, [*results, *self.results, *stats_results, documents], [stats]

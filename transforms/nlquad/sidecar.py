@@ -197,8 +197,7 @@ class ReadSidecar(beam.PTransform):
 
     def expand(self, pbegin):
         return (pbegin
-                | "Files" >> beam.Create(self.files)
-                | "Spread" >> beam.Reshuffle()
+                | "Files" >> beam.Create(self.files)  # Create spreads 2+ files
                 | "Read" >> beam.FlatMap(read_sidecar_file, self.path, self.wanted))
 
 

@@ -47,6 +47,7 @@ from transforms.nlquad.card import (
     nlquad_stats,
     refresh_count_rows,
 )
+from transforms.nlquad.carried_stats import PartialHistogramFn
 from transforms.nlquad.counters import (
     COUNTERS,
     DROPPED,
@@ -81,7 +82,6 @@ from transforms.nlquad.stages import (
     squad_file,
 )
 from transforms.release import (
-    HistogramFn,
     ReleaseTarget,
     WriteAccounting,
     WriteShards,
@@ -428,7 +428,7 @@ class BuildNlquad(beam.PTransform):
         written.append(skips | "WriteSkipped" >> WriteOutcomes(staging))
         histograms = ((extracted[ExtractQuestionAnswers.STATS], *carried_stats)
                       | "HistogramEntries" >> beam.Flatten()
-                      | "Histograms" >> beam.CombinePerKey(HistogramFn()))
+                      | "Histograms" >> beam.CombinePerKey(PartialHistogramFn()))
         written.append(pbegin | "Accounting" >> WriteAccounting(
             staging, [*results, parsed, *dedup_results, extracted, *refresh_results],
             histograms))

@@ -30,6 +30,7 @@ from filters.text.stats import SentenceCounter, question_prefixes, word_count
 from transforms.core.accounting import SIDE_OUTPUTS, dead_letter, rejected, tally
 from transforms.core.counters import Counter as CounterName
 from transforms.core.progress import Progress
+from transforms.nlquad.carried_summary import Kept, summarize
 from transforms.nlquad.counters import (
     DEDUP,
     DEDUPLICATED,
@@ -191,34 +192,32 @@ class ParsePages(beam.DoFn):
                             capture_digest=page.payload_digest(), **own)
 
 
-Deduplicated = ArticleRecord | CapturedDocument
-
-
-def _pick(records: Iterable[Deduplicated], key, duplicate: CounterName,
-          of_carried: CounterName):
+def _pick(records: Iterable[ArticleRecord], key, duplicate: CounterName,
+          of_carried: CounterName, carried: Kept | None = None):
     """The winner of one group (see ``DeduplicateArticles``), the losers tallied and
-    listed with the capture kept instead."""
-    carried = sorted((r for r in records if isinstance(r, CapturedDocument)), key=key)
-    fresh = sorted((r for r in records if isinstance(r, ArticleRecord)), key=key)
-    yield from carried
-    if carried:
-        winner, losers, counter = carried[0], fresh, of_carried
+    listed with the capture kept instead; ``carried``: the capture URL and timestamp of the
+    carried document of the group that wins (``carried_summary.Kept``), when there is one:
+    every record loses to it."""
+    fresh = sorted(records, key=key)
+    if carried is not None:
+        (kept_url, kept_timestamp), losers, counter = carried, fresh, of_carried
     else:
         winner, losers, counter = fresh[0], fresh[1:], duplicate
+        kept_url, kept_timestamp = winner.capture_url, winner.capture_timestamp
         yield winner
     for loser in losers:
         yield tally(counter)
         yield rejected("duplicates", {**loser.describe(), "reason": counter.name,
-                                      "kept_url": winner.capture_url,
-                                      "kept_timestamp": winner.capture_timestamp})
+                                      "kept_url": kept_url,
+                                      "kept_timestamp": kept_timestamp})
 
 
-def _capture_preference(record: Deduplicated):
+def _capture_preference(record: ArticleRecord):
     return capture_preference(record.published, record.capture_timestamp, record.is_amp,
                               record.capture_url)
 
 
-def _content_preference(record: Deduplicated):
+def _content_preference(record: ArticleRecord):
     return content_preference(record.published, record.canonical_url)
 
 
@@ -230,8 +229,10 @@ class DeduplicateArticles(beam.PTransform):
     ``carried`` (a refresh): the previous release's documents whose capture is unchanged
     (``CapturedDocument``). They take part in both steps and always win: a published
     document is never replaced by a new capture of its article or by a new article with its
-    text (``dedup.duplicate_capture_of_carried``, ``dedup.duplicate_content_of_carried``),
-    so its rows stay as they are. Only this run's articles are returned.
+    text (``dedup.duplicate_capture_of_carried``,
+    ``dedup.duplicate_content_of_carried``), so its rows stay as they are. They are read as a
+    side input, their ``carried_summary.summarize`` (the winner of each asset key and text),
+    not grouped with this run's articles, which are the only ones returned.
     """
 
     STAGE = DEDUP
@@ -241,26 +242,37 @@ class DeduplicateArticles(beam.PTransform):
         self.carried = carried
 
     def expand(self, articles):
-        if self.carried is not None:
-            articles = (articles, self.carried) | "WithCarried" >> beam.Flatten()
+        carried = self.carried
+        captures, texts = ((beam.pvalue.AsSingleton(summarize(carried, "captures")),
+                            beam.pvalue.AsSingleton(summarize(carried, "texts")))
+                           if carried is not None else (None, None))
         by_capture = (
             articles
             | "KeyByAsset" >> beam.Map(lambda a: (a.asset_key, a))
             | "GroupCaptures" >> beam.GroupByKey()
-            | "PickCapture" >> beam.FlatMap(lambda kv: _pick(
-                kv[1], _capture_preference, DUPLICATE_CAPTURE, DUPLICATE_CAPTURE_OF_CARRIED))
+            | "PickCapture" >> beam.FlatMap(
+                _pick_group, _capture_preference, DUPLICATE_CAPTURE,
+                DUPLICATE_CAPTURE_OF_CARRIED, captures)
             .with_outputs(*SIDE_OUTPUTS, main="main"))
         by_content = (
             by_capture.main
             | "KeyByText" >> beam.Map(lambda a: (a.text_fingerprint(), a))
             | "GroupText" >> beam.GroupByKey()
-            | "PickText" >> beam.FlatMap(lambda kv: _pick(
-                kv[1], _content_preference, DUPLICATE_CONTENT, DUPLICATE_CONTENT_OF_CARRIED))
+            | "PickText" >> beam.FlatMap(
+                _pick_group, _content_preference, DUPLICATE_CONTENT,
+                DUPLICATE_CONTENT_OF_CARRIED, texts)
             .with_outputs(*SIDE_OUTPUTS, main="main"))
-        kept = by_content.main
-        if self.carried is not None:
-            kept = kept | "ThisRunOnly" >> beam.Filter(lambda a: isinstance(a, ArticleRecord))
-        return kept, [by_capture, by_content]
+        return by_content.main, [by_capture, by_content]
+
+
+def _pick_group(group: tuple[str, Iterable[ArticleRecord]], key, duplicate: CounterName,
+                of_carried: CounterName, winners: dict[str, Kept] | None = None):
+    """``_pick`` of one ``(key, records)`` group, against the carried document that wins
+    the key (``winners``: a ``CarriedSummary``'s ``captures`` or ``texts``) when there is
+    one."""
+    name, records = group
+    carried = winners.get(name) if winners is not None else None
+    return _pick(records, key, duplicate, of_carried, carried)
 
 
 def distinct_paragraph_fingerprints(article: ArticleRecord, min_words: int) -> list[str]:
@@ -274,9 +286,10 @@ class FindRepeatedParagraphs(beam.PTransform):
     """Fingerprints of paragraphs that occur in at least ``min_docs`` distinct articles.
 
     Catches templates the pattern list does not know (NLQuAD §3, "template ... removed").
-    ``carried`` (a refresh): the documents carried from the previous release, counted with
-    the fingerprints their sidecar line recorded, so this run's articles are cleaned against
-    the whole corpus although the carried ones are not parsed again.
+    ``carried`` (a refresh): the documents carried from the previous release, whose
+    fingerprint counts (from their sidecar lines, summed by ``carried_summary.summarize``)
+    are added to this run's, so this run's articles are cleaned against the whole corpus
+    although the carried ones are not parsed again.
     """
 
     def __init__(self, min_docs: int, min_words: int, carried=None):
@@ -287,15 +300,24 @@ class FindRepeatedParagraphs(beam.PTransform):
 
     def expand(self, articles):
         min_docs, min_words = self.min_docs, self.min_words
-        fingerprints = articles | "Fingerprints" >> beam.FlatMap(
-            distinct_paragraph_fingerprints, min_words)
-        if self.carried is not None:
-            fingerprints = ((fingerprints, self.carried
-                             | "CarriedFingerprints" >> beam.FlatMap(lambda d: d.paragraphs))
-                            | "WithCarried" >> beam.Flatten())
-        return (fingerprints
-                | "CountDocs" >> beam.combiners.Count.PerElement()
-                | "Repeated" >> beam.Filter(lambda kv: kv[1] >= min_docs))
+        counts = (articles
+                  | "Fingerprints" >> beam.FlatMap(distinct_paragraph_fingerprints, min_words)
+                  | "CountDocs" >> beam.combiners.Count.PerElement())
+        if self.carried is None:
+            return counts | "Repeated" >> beam.Filter(lambda kv: kv[1] >= min_docs)
+        return summarize(self.carried, "fingerprints") | "Repeated" >> beam.FlatMap(
+            _repeated_with_carried, beam.pvalue.AsDict(counts), min_docs)
+
+
+def _repeated_with_carried(carried: Counter[str], counts: dict[str, int], min_docs: int):
+    """``(fingerprint, documents)`` of this run's ``counts`` and the carried documents'
+    (``carried``: a ``CarriedSummary``'s ``fingerprints``) together, for those in
+    ``min_docs`` documents or more."""
+    total = Counter(carried)
+    total.update(counts)
+    for fingerprint, documents in total.items():
+        if documents >= min_docs:
+            yield fingerprint, documents
 
 
 def prefix_tallies(question: str):

@@ -52,12 +52,18 @@ class CarriedReference(Protocol):
 
 def is_batch(element: Any) -> bool:
     """Whether a row element is carried Arrow data (a record batch or ``CarriedReference``),
-    else it is one dict row."""
+    else it is one dict row. A dict is answered first: ``isinstance`` against the
+    ``runtime_checkable`` protocol inspects its attributes (tens of microseconds a call,
+    on every row of every sharded writer)."""
+    if type(element) is dict:
+        return False
     return isinstance(element, pa.RecordBatch | CarriedReference)
 
 
 def row_count(element: Any) -> int:
     """The rows an element stands for: a batch's or a reference's rows, or 1."""
+    if type(element) is dict:
+        return 1
     if isinstance(element, CarriedReference):
         return len(element.indices)
     return element.num_rows if is_batch(element) else 1

@@ -28,12 +28,17 @@ of the job, and the files are the bytes the dict rows give.
 
 Every previous row is then counted once, as ``refresh.carried``, ``refresh.recomputed``
 (its key made rows again), or ``refresh.removed`` (its key made none: the input is gone or no
-longer kept); rows of keys the previous release did not have are ``refresh.new``.
+longer kept); rows of keys the previous release did not have are ``refresh.new``. Carrying by
+reference, the keys are counted where the rows are carried (``_CarryCountedFileRows``: one
+tally and one key set per file), and only the keys of no carried row are joined with this
+run's row keys; otherwise the previous keys (``(key, rows)`` per file), this run's unit keys
+and row keys are joined.
 """
 
 from __future__ import annotations
 
 import io
+from collections import Counter
 from collections.abc import Callable, Iterator
 from typing import Any
 
@@ -43,6 +48,7 @@ import pyarrow.parquet as pq
 from transforms.core.accounting import SIDE_OUTPUTS, tally
 from transforms.release.refresh.carried_rows import CarriedRows
 from transforms.release.refresh.checked_read import PinnedFiles, Release, read_file
+from transforms.release.refresh.combine_one import combine_one
 from transforms.release.refresh.counters import (
     CARRIED,
     INPUTS_CARRIED,
@@ -115,8 +121,7 @@ class ReadPreviousRows(beam.PTransform):
 
     def expand(self, pbegin):
         return (pbegin
-                | "Files" >> beam.Create(self.files)
-                | "SpreadFiles" >> beam.Reshuffle()
+                | "Files" >> beam.Create(self.files)  # Create spreads 2+ files
                 | "ReadRows" >> beam.ParDo(_ReadFile(self.reader, self.release)))
 
 
@@ -128,6 +133,17 @@ class _ReadFile(beam.DoFn):
 
     def process(self, item: tuple[str, str]):
         yield from self.reader(item, self.release)
+
+
+class _CountedKeys:
+    """A ``KeyReader`` wrapper that yields ``(key, rows)`` once per distinct key of a file,
+    not every row's key."""
+
+    def __init__(self, reader: KeyReader):
+        self.reader = reader
+
+    def __call__(self, item: tuple[str, str], release: Release) -> Iterator[tuple[str, int]]:
+        yield from Counter(self.reader(item, release)).items()
 
 
 class _KeepFresh(beam.DoFn):
@@ -164,16 +180,84 @@ class _CarryFileRows(beam.DoFn):
 
     def process(self, item: tuple[str, str], units):
         split, name = item
+        reference, _ = self._read(name, units)
+        if reference is not None:
+            yield split, reference
+
+    def _read(self, name: str, units) -> tuple[CarriedRows | None, list[str]]:
+        """The reference to the rows of ``name`` whose key is among ``units`` (None when
+        none is) and every row's key, in file order."""
         wanted = list(dict.fromkeys([*self.columns, self.sort_column]))
         parquet = pq.ParquetFile(io.BytesIO(read_file(self.release, name)))
         table = parquet.read(columns=wanted)
         values = [table.column(column).to_pylist() for column in self.columns]
+        keys = [self.row_key(dict(zip(self.columns, row, strict=True)))
+                for row in zip(*values, strict=True)]
+        kept = [index for index, key in enumerate(keys) if key in units]
+        if not kept:
+            return None, keys
         sort_keys = table.column(self.sort_column).to_pylist()
-        kept = [index for index, row in enumerate(zip(*values, strict=True))
-                if self.row_key(dict(zip(self.columns, row, strict=True))) in units]
-        if kept:
-            yield split, CarriedRows(self.release, name, tuple(kept),
-                                     tuple(sort_keys[index] for index in kept))
+        return CarriedRows(self.release, name, tuple(kept),
+                           tuple(sort_keys[index] for index in kept)), keys
+
+
+CARRIED_KEYS = "carried_keys"  # _CarryCountedFileRows: the keys of a file's carried rows
+OTHER_KEYS = "other_keys"  # _CarryCountedFileRows: (key, rows) of a file's other keys
+
+
+class _CarryCountedFileRows(_CarryFileRows):
+    """``_CarryFileRows`` that also counts what it read, so that no key of a carried row
+    travels on its own: ``refresh.carried`` (the file's carried rows, one tally), the set of
+    their keys (``CARRIED_KEYS``, one element per file: ``refresh.inputs_carried`` is their
+    number across files) and ``(key, rows)`` of every other key (``OTHER_KEYS``)."""
+
+    def process(self, item: tuple[str, str], units):
+        split, name = item
+        reference, keys = self._read(name, units)
+        if reference is not None:
+            yield split, reference
+            yield tally(CARRIED, len(reference.indices))
+            yield beam.pvalue.TaggedOutput(CARRIED_KEYS, frozenset(
+                keys[index] for index in reference.indices))
+        others = Counter(key for key in keys if key not in units)
+        for key, rows in others.items():
+            yield beam.pvalue.TaggedOutput(OTHER_KEYS, (key, rows))
+
+
+class _Union(beam.CombineFn):
+    """The union of sets of keys."""
+
+    def create_accumulator(self) -> set[str]:
+        return set()
+
+    def add_input(self, accumulator: set[str], keys: frozenset[str]) -> set[str]:
+        accumulator.update(keys)
+        return accumulator
+
+    def merge_accumulators(self, accumulators) -> set[str]:
+        return set().union(*accumulators)
+
+    def extract_output(self, accumulator: set[str]) -> frozenset[str]:
+        return frozenset(accumulator)
+
+
+def _inputs_carried(keys: frozenset[str]):
+    """``refresh.inputs_carried``: the distinct keys of the carried rows (none: no tally)."""
+    if keys:
+        yield tally(INPUTS_CARRIED, len(keys))
+
+
+def _not_carried(key_count: tuple[str, int], carried: frozenset[str]):
+    """A fresh row's ``(key, count)`` unless its key's rows were carried (then its input
+    counts as carried, as ``_count_key`` has it)."""
+    if key_count[0] not in carried:
+        yield key_count
+
+
+def _count_other_key(item: tuple[str, dict[str, list]]):
+    """``_count_key`` of a key with no carried rows (no unit of this run has it)."""
+    _, grouped = item
+    yield from _count_key((None, {**grouped, "units": []}), False)
 
 
 def _count_key(item: tuple[str, dict[str, list]], recompute_all: bool):
@@ -220,20 +304,28 @@ class Carry:
             self.rows = None
         elif batch_columns is not None:
             self.release = previous.pinned
-            self.rows = (pbegin
+            self.rows = (pbegin  # Create spreads two files or more (its own Reshuffle)
                          | f"{label}PreviousFiles" >> beam.Create(
-                             files if files is not None else previous.split_files())
-                         | f"{label}SpreadPreviousFiles" >> beam.Reshuffle())
+                             files if files is not None else previous.split_files()))
         else:
             self.rows = (pbegin
                          | f"{label}ReadPrevious" >> ReadPreviousRows(previous, files, reader)
                          | f"{label}KeyPrevious" >> beam.Map(lambda split_row: (
                              row_key(split_row[1]), split_row)))
-        key_files, key_reader = keys or (files, RowKeys(reader, row_key))
-        self.keys = (pbegin
-                     | f"{label}ReadPreviousKeys" >> ReadPreviousRows(
-                         previous, key_files, key_reader)
-                     | f"{label}PreviousKeys" >> beam.Map(lambda key: (key, 1)))
+        self._pbegin, self._previous = pbegin, previous
+        self._key_source = keys or (files, RowKeys(reader, row_key))
+        self._keys = None
+
+    @property
+    def keys(self):
+        """``(key, rows)`` of the previous release, counted per file (read on first use: a
+        refresh that carries by reference counts its keys as it carries them)."""
+        if self._keys is None:
+            key_files, key_reader = self._key_source
+            self._keys = (self._pbegin
+                          | f"{self.label}ReadPreviousKeys" >> ReadPreviousRows(
+                              self._previous, key_files, _CountedKeys(key_reader)))
+        return self._keys
 
     def fresh(self, units, unit_key: Callable[[Any], str]):
         """The units to process: those whose key the previous release has no rows of."""
@@ -250,7 +342,8 @@ class Carry:
 
     def units_keyed(self, unit_keys) -> None:
         """Instead of ``fresh``: this run's ``(unit key, count)`` (one per distinct key), for a
-        dataset that joins ``keys`` (the previous rows' ``(key, 1)``) with its units itself."""
+        dataset that joins ``keys`` (the previous rows' ``(key, rows)``) with its units
+        itself."""
         self._unit_keys = unit_keys
 
     def finish(self, fresh_rows) -> tuple[Any, list]:
@@ -261,12 +354,10 @@ class Carry:
         if self._unit_keys is None:
             raise RuntimeError("Carry.finish() needs the units: call fresh() first")
         label, row_key = self.label, self.row_key
+        if self.rows is not None and self.batch_columns is not None:
+            return self._finish_references(fresh_rows)
         if self.rows is None:
             carried = fresh_rows.pipeline | f"{label}CarryNothing" >> beam.Create([])
-        elif self.batch_columns is not None:
-            carried = self.rows | f"{label}Carry" >> beam.ParDo(
-                _CarryFileRows(self.release, self.batch_columns, self.sort_column, row_key),
-                beam.pvalue.AsDict(self._unit_keys))
         else:
             carried = self.rows | f"{label}Carry" >> beam.ParDo(
                 _CarryRows(), beam.pvalue.AsDict(self._unit_keys))
@@ -280,3 +371,27 @@ class Carry:
         self.carried_rows = carried
         rows = (carried, fresh_rows) | f"{label}AllRows" >> beam.Flatten()
         return rows, [counted]
+
+    def _finish_references(self, fresh_rows) -> tuple[Any, list]:
+        """``finish`` carrying by reference: the files' keys are counted where their rows
+        are carried (``_CarryCountedFileRows``), and only the keys of no carried row (gone,
+        recomputed) are joined with this run's row keys to be counted."""
+        label, row_key = self.label, self.row_key
+        read = self.rows | f"{label}Carry" >> beam.ParDo(
+            _CarryCountedFileRows(self.release, self.batch_columns, self.sort_column, row_key),
+            beam.pvalue.AsDict(self._unit_keys)).with_outputs(
+                *SIDE_OUTPUTS, CARRIED_KEYS, OTHER_KEYS, main="main")
+        carried_keys = combine_one(read[CARRIED_KEYS], _Union(), f"{label}CarriedKeys")
+        inputs = carried_keys | f"{label}InputsCarried" >> beam.FlatMap(
+            _inputs_carried).with_outputs(*SIDE_OUTPUTS, main="main")
+        fresh_keys = (fresh_rows
+                      | f"{label}FreshKeys" >> beam.Map(lambda sr: (row_key(sr[1]), 1))
+                      | f"{label}FreshNotCarried" >> beam.FlatMap(
+                          _not_carried, beam.pvalue.AsSingleton(carried_keys)))
+        counted = ({"previous": read[OTHER_KEYS], "fresh": fresh_keys}
+                   | f"{label}JoinCounts" >> beam.CoGroupByKey()
+                   | f"{label}Count" >> beam.FlatMap(_count_other_key).with_outputs(
+                       *SIDE_OUTPUTS, main="main"))
+        self.carried_rows = read.main
+        rows = (read.main, fresh_rows) | f"{label}AllRows" >> beam.Flatten()
+        return rows, [read, inputs, counted]
