@@ -14,7 +14,7 @@ out of the join, into one ``CarriedSummary``:
   tally per document);
 * ``captures`` / ``texts``: per asset key and per text fingerprint, the carried document
   that wins deduplication against any new capture (``filters.nlquad.dedup``'s preference,
-  the smallest key), as ``(key, capture URL, capture timestamp)``;
+  the smallest key), as ``(arguments of its preference, capture URL, capture timestamp)``;
 * ``fingerprints``: how many carried documents have each paragraph fingerprint;
 * ``histograms``: their per-document histogram entries (``document_entries``), counted per
   metric.
@@ -28,7 +28,7 @@ whatever the number of stages that read it.
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -39,7 +39,7 @@ from transforms.nlquad.lengths import ANSWER_SENTENCES, histogram_entries
 from transforms.nlquad.sidecar import CapturedDocument
 from transforms.release.refresh.combine_one import combine_one
 
-Winner = tuple[Any, str, str]  # (preference key, capture URL, capture timestamp)
+Winner = tuple[tuple, str, str]  # (arguments of its preference, capture URL, timestamp)
 Kept = tuple[str, str]  # a winner's capture URL and timestamp, as the parts give it
 
 
@@ -58,10 +58,12 @@ class CarriedSummary:
         """Count one carried document, with its histogram ``entries``."""
         self.documents += 1
         url, timestamp = document.capture_url, document.capture_timestamp
-        _keep_best(self.captures, document.asset_key, (capture_preference(
-            document.published, timestamp, document.is_amp, url), url, timestamp))
-        _keep_best(self.texts, document.text_fingerprint(), (content_preference(
-            document.published, document.canonical_url), url, timestamp))
+        _keep_best(self.captures, document.asset_key, (
+            (document.published, timestamp, document.is_amp, url), url, timestamp),
+            capture_preference)
+        _keep_best(self.texts, document.text_fingerprint(), (
+            (document.published, document.canonical_url), url, timestamp),
+            content_preference)
         self.fingerprints.update(document.paragraphs)
         for metric, value in entries:
             self.histograms.setdefault(metric, Counter())[value] += 1
@@ -70,17 +72,21 @@ class CarriedSummary:
         """Add ``other``'s documents."""
         self.documents += other.documents
         for key, winner in other.captures.items():
-            _keep_best(self.captures, key, winner)
+            _keep_best(self.captures, key, winner, capture_preference)
         for key, winner in other.texts.items():
-            _keep_best(self.texts, key, winner)
+            _keep_best(self.texts, key, winner, content_preference)
         self.fingerprints.update(other.fingerprints)
         for metric, histogram in other.histograms.items():
             self.histograms.setdefault(metric, Counter()).update(histogram)
 
 
-def _keep_best(winners: dict[str, Winner], key: str, candidate: Winner) -> None:
+def _keep_best(winners: dict[str, Winner], key: str, candidate: Winner,
+               preference: Callable[..., tuple]) -> None:
+    """Keep ``candidate`` for ``key`` unless the kept one is preferred (the smaller
+    ``preference`` of their arguments): computed only when two documents share a key, which
+    a release's own documents never do (deduplication kept one of each)."""
     kept = winners.get(key)
-    if kept is None or candidate[0] < kept[0]:
+    if kept is None or preference(*candidate[0]) < preference(*kept[0]):
         winners[key] = candidate
 
 

@@ -104,3 +104,18 @@ def test_a_summary_is_the_same_however_its_documents_are_split():
     assert merged == whole
     assert isinstance(whole, CarriedSummary) and whole.documents == 8
     assert whole.fingerprints["all"] == 8 and sum(whole.fingerprints.values()) == 16
+
+
+def test_two_carried_documents_of_one_article_keep_the_preferred_capture():
+    from filters.nlquad.dedup import capture_preference
+    from transforms.nlquad.carried_summary import SummarizeCarried
+
+    near = carried("1000001", "https://www.bbc.co.uk/news/uk-1000001", "20170101010000")
+    far = carried("1000001", "https://www.bbc.co.uk/news/uk-1000001", "20190101010000")
+    best = min((near, far), key=lambda d: capture_preference(
+        d.published, d.capture_timestamp, d.is_amp, d.capture_url))
+    combine = SummarizeCarried()
+    for order in ((near, far), (far, near)):
+        summary = combine.add_inputs(combine.create_accumulator(), order)
+        assert summary.captures["news/1000001"][1:] == (best.capture_url,
+                                                        best.capture_timestamp)
