@@ -150,9 +150,13 @@ def test_retries_exhausted_raise_last_kind(fake: FakeWiki, sleeps: list[float]) 
 
 
 def test_hang_times_out_then_retries(fake: FakeWiki, sleeps: list[float]) -> None:
+    # The read timeout is far longer than the retry's answer takes even on a loaded machine
+    # (with 0.3 s, a busy machine timed the retry out too), the hang longer still (a client
+    # without the timeout would get its answer after 10 s, and fail the test)
+    fake.hang_seconds = 10.0
     fake.fail(API, ["hang"])
-    http = make_http(sleeps, timeout=(2.0, 0.3))
-    assert http.get(fake.api_url, SEARCH).status == 200  # the hang is 3 s: the 0.3 s timeout cut it
+    http = make_http(sleeps, timeout=(2.0, 2.0))
+    assert http.get(fake.api_url, SEARCH).status == 200  # the 2 s read timeout cut the hang
     assert http.stats["error_timeout"] == 1 and http.stats["retries"] == 1
 
 
