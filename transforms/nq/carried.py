@@ -1,6 +1,10 @@
-"""NQ examples carried by a refresh as the bytes they were published as.
+"""NQ examples as the bytes they are published as (``PackedExample``).
 
-A carried example is not parsed and serialized again: the previous release's HF Parquet shard
+A fresh example is packed once, right after it is built (``packed_example``): its
+``nq_original`` line as its gzip member, the bytes that format publishes, so the shuffle that
+shards the release moves a compressed line (2-4x smaller than the example's Python values on
+real NQ pages) and the HF row is made from that same line when its shard is written. A carried
+example is not parsed and serialized again: the previous release's HF Parquet shard
 and its ``nq_original`` shard of the same split and index hold the same questions in the same
 order (both writers shard the same rows by the same sort key, salt and count), so each row is
 read as its Parquet row (a one-row Arrow IPC stream) and its gzip member (``jsonl_gz_bytes``
@@ -36,29 +40,38 @@ _ORIGINAL_NAME = re.compile(rf"^{ORIGINAL_DIR}/(?P<split>[^/]+)/nq-(?P=split)-(?
 
 
 @dataclass(frozen=True)
-class CarriedExample:
-    """One published example as its bytes: ``hf_row`` (a one-row Arrow IPC stream of the HF
-    layout), ``member`` (its ``nq_original`` gzip member) and its page lengths."""
+class PackedExample:
+    """One example as its bytes: ``member`` (its ``nq_original`` gzip member), its page
+    lengths and, when carried, ``hf_row`` (its published Parquet row as a one-row Arrow IPC
+    stream; empty: the row is made from ``member``)."""
 
     key: str
-    hf_row: bytes
     member: bytes
     page_bytes: int
     page_tokens: int
     candidates: int
+    hf_row: bytes = b""
 
 
-Example = dict[str, Any] | CarriedExample
+Example = dict[str, Any] | PackedExample
+
+
+def packed_example(example: dict[str, Any]) -> PackedExample:
+    """A fresh original-format example as its gzip member (``hf_parquet`` and
+    ``original_bytes`` write the same bytes for it as for the example itself)."""
+    page_bytes, page_tokens, candidates = (size for _, size in page_lengths(example))
+    return PackedExample(example["question_text"], member_bytes(jsonl_line(example)),
+                         page_bytes, page_tokens, candidates)
 
 
 def example_key(example: Example) -> str:
     """The unit key (and sort key) of a fresh or carried example: its question text."""
-    return example.key if isinstance(example, CarriedExample) else example["question_text"]
+    return example.key if isinstance(example, PackedExample) else example["question_text"]
 
 
 def page_lengths(example: Example) -> list[tuple[str, int]]:
     """The page-length histogram values of a fresh or carried example."""
-    if isinstance(example, CarriedExample):
+    if isinstance(example, PackedExample):
         sizes = (example.page_bytes, example.page_tokens, example.candidates)
     else:
         sizes = (len(example["document_html"].encode("utf-8")),
@@ -72,24 +85,34 @@ def original_bytes(rows: list[Example], schema: Any = None) -> bytes:
     (the bytes ``jsonl_gz_bytes`` gives for the same examples)."""
     if not rows:
         return member_bytes(b"")
-    return b"".join(row.member if isinstance(row, CarriedExample)
+    return b"".join(row.member if isinstance(row, PackedExample)
                     else member_bytes(jsonl_line(row)) for row in rows)
 
 
 def hf_parquet(rows: list[Example], schema: pa.Schema) -> bytes:
     """HF Parquet bytes of fresh and carried examples, in order: the bytes ``parquet_bytes``
     gives for the HF rows of the same examples (one chunk, written once)."""
-    if not any(isinstance(row, CarriedExample) for row in rows):
-        return parquet_bytes([hf_example(row) for row in rows], schema)
+    if not any(_published(row) for row in rows):
+        return parquet_bytes([hf_example(_unpacked(row)) for row in rows], schema)
     batches: list[pa.RecordBatch] = []
-    for carried, group in groupby(rows, key=lambda row: isinstance(row, CarriedExample)):
+    for carried, group in groupby(rows, key=_published):
         if carried:
             for row in group:
                 batches += pa.ipc.open_stream(row.hf_row).read_all().to_batches()
         else:
-            batches.append(pa.RecordBatch.from_pylist([hf_example(row) for row in group],
-                                                      schema=schema))
+            batches.append(pa.RecordBatch.from_pylist(
+                [hf_example(_unpacked(row)) for row in group], schema=schema))
     return table_bytes(pa.Table.from_batches(batches, schema=schema).combine_chunks())
+
+
+def _published(row: Example) -> bool:
+    """Whether ``row`` carries its published Parquet row."""
+    return isinstance(row, PackedExample) and bool(row.hf_row)
+
+
+def _unpacked(row: Example) -> dict[str, Any]:
+    """The original-format example of a fresh row (packed or not)."""
+    return json.loads(gzip.decompress(row.member)) if isinstance(row, PackedExample) else row
 
 
 def split_members(data: bytes) -> list[tuple[bytes, bytes]]:
@@ -133,7 +156,7 @@ def _parsed(split: str, data: bytes) -> Iterator[tuple[str, Example]]:
 
 
 def carried_examples(table: pa.Table, pairs: list[tuple[bytes, bytes]]
-                     ) -> list[CarriedExample] | None:
+                     ) -> list[PackedExample] | None:
     """The carried examples of a Parquet shard and its ``nq_original`` lines and members, or
     None when they do not hold the same examples in the same order."""
     if table.num_rows != len(pairs):
@@ -152,8 +175,8 @@ def carried_examples(table: pa.Table, pairs: list[tuple[bytes, bytes]]
         sink = io.BytesIO()
         with pa.ipc.new_stream(sink, table.schema) as writer:
             writer.write_table(table.slice(index, 1))
-        examples.append(CarriedExample(key, sink.getvalue(), member, html[index],
-                                       tokens[index] or 0, boxes[index] or 0))
+        examples.append(PackedExample(key, member, html[index], tokens[index] or 0,
+                                      boxes[index] or 0, hf_row=sink.getvalue()))
     return examples
 
 

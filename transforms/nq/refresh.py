@@ -91,7 +91,7 @@ class LinkingRefresh:
     """The refresh of an examples release around the linking stages: ``to_link`` keeps the
     questions to link (no example and no lasting drop in the previous release; every one with
     ``--relink`` or ``--recompute-all``), ``finish`` adds the carried examples (NQ's
-    ``CarriedExample`` with ``original``, else the Parquet rows) and returns the
+    ``PackedExample`` with ``original``, else the Parquet rows) and returns the
     accounting of the refresh. A pass-through without a previous release."""
 
     def __init__(self, pbegin, plan: Any, *, original: bool,

@@ -34,7 +34,14 @@ from transforms.core.samples import sample_path
 from transforms.core.spec import DatasetSpec, Plan, RefreshRule, ReleaseKind, TableInvariants
 from transforms.core.summary import dead_letter_line, empty_release_warning
 from transforms.nq.card import nq_card, nq_questions_card, nq_stats
-from transforms.nq.carried import example_key, hf_parquet, original_bytes, page_lengths
+from transforms.nq.carried import (
+    ORIGINAL_DIR,
+    example_key,
+    hf_parquet,
+    original_bytes,
+    packed_example,
+    page_lengths,
+)
 from transforms.nq.counters import (
     ACCEPTED,
     COUNTERS,
@@ -80,6 +87,7 @@ from transforms.nq.simplified import WriteSimplified, ensure_simplified
 from transforms.release import (
     HistogramFn,
     ReleaseTarget,
+    ShardFormat,
     WriteAccounting,
     WriteShards,
     parquet_bytes,
@@ -292,17 +300,14 @@ class BuildNq(beam.PTransform):
             built.main
             | "Example" >> beam.MapTuple(original_example)
             | "Split" >> beam.Map(lambda ex: (assign_split(ex["question_text"], salt, ratios),
-                                              ex)))
-        written = [  # one sort key: shard i of a split holds the same examples in both formats
-            examples | "WriteParquet" >> WriteShards(
-                staging, example_key, hf_parquet, "parquet", HF_SCHEMA,
-                options.max_rows_per_shard),
-        ]
-        original = examples | "WriteOriginal" >> WriteShards(
-            staging, example_key, original_bytes, "jsonl.gz",
-            max_rows_per_shard=options.max_rows_per_shard, subdir="nq_original",
-            namer=nq_shard_name)
-        written += [original, original | "WriteSimplified" >> WriteSimplified(staging)]
+                                              packed_example(ex))))
+        written = examples | "WriteExamples" >> WriteShards(  # both formats, one grouping
+            staging, example_key, hf_parquet, "parquet", HF_SCHEMA, options.max_rows_per_shard,
+            also=[ShardFormat(original_bytes, "jsonl.gz", subdir=ORIGINAL_DIR,
+                              namer=nq_shard_name)])
+        original = written | "OriginalFiles" >> beam.Filter(
+            lambda file: file[1].startswith(f"{ORIGINAL_DIR}/"))
+        written = [written, original | "WriteSimplified" >> WriteSimplified(staging)]
         page_stats = examples | "PageLengths" >> beam.FlatMap(lambda kv: page_lengths(kv[1]))
         return [page_stats], [*linked_results, built, *refresh_results], written
 

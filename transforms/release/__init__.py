@@ -63,6 +63,7 @@ from transforms.release.resolve import (
 )
 from transforms.release.run import EmptyReleaseError, publish, published, run_release
 from transforms.release.shards import (
+    ShardFormat,
     WriteJson,
     WriteShards,
     ensure_empty_splits,
@@ -98,5 +99,5 @@ __all__ = [
     "read_group_rows", "read_json",
     "recorded_options", "ReleaseExistsError", "ReleaseTarget", "require_intact", "resolve_release",
     "rows_in_split_order", "run_release", "to_json_bytes", "top_prefixes", "verify_release",
-    "write_bytes", "WriteAccounting", "WriteJson", "WriteShards",
+    "ShardFormat", "write_bytes", "WriteAccounting", "WriteJson", "WriteShards",
 ]

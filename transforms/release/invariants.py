@@ -21,7 +21,10 @@ anything is published, so the staged version is discarded and ``LATEST`` is left
 * ``formats_disagree``: an id whose row in the declared tables and its row in another format
   of the same release (``agrees_with``: NQ's HF Parquet and its ``simplified`` rows, made
   from the ``nq_original`` lines) differ in a compared field, or that one format lacks
-  (``transforms.release.invariant_formats``).
+  (``transforms.release.invariant_formats``);
+* ``rows_lost``: rows of a group counted before the shuffle that shards a release did not
+  all reach its files (a runner lost rows between stages), checked by the writer itself
+  (``transforms.release.shards.checked_rows``) before the publish step runs.
 
 Memory is bounded by the number of rows, not their size: the files are streamed in record
 batches of the needed columns only; ids and group keys are kept as 64-bit hashes in numpy
@@ -61,8 +64,9 @@ SPAN_MISMATCH = "answer_span_mismatch"
 DANGLING_REFERENCE = "dangling_reference"
 LABEL_OUT_OF_RANGE = "class_label_out_of_range"
 FORMATS_DISAGREE = "formats_disagree"  # transforms.release.invariant_formats
+ROWS_LOST = "rows_lost"  # transforms.release.shards.checked_rows
 REASONS = (DUPLICATE_ID, MISSING_ID, GROUP_IN_SPLITS, SPAN_MISMATCH, DANGLING_REFERENCE,
-           LABEL_OUT_OF_RANGE, FORMATS_DISAGREE, SELECTION_MISMATCH)
+           LABEL_OUT_OF_RANGE, FORMATS_DISAGREE, SELECTION_MISMATCH, ROWS_LOST)
 EXAMPLES = 5
 BATCH_ROWS = 65_536  # rows per batch of key columns
 SPAN_BATCH_ROWS = 1_024  # rows per batch of span columns (texts, documents)

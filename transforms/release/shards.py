@@ -6,7 +6,14 @@ names, so the same rows give byte-identical files on every runner. A group becom
 name, so it must be a plain name (``target.check_name``): ``InvalidReleaseName`` otherwise.
 Rows may also come as Arrow record batches (a refresh's carried rows,
 ``transforms.release.batch_rows``) when the sort key is a column (``sort_column``): the files
-are the same bytes.
+are the same bytes. A release published in several formats (NQ's Parquet and
+``nq_original``) writes each shard's files from one grouping (``also``): shard i holds the
+same rows in the same order in every format, and the shuffle moves each row once.
+
+Every shard's rows are counted again after the shuffle and checked against the rows counted
+before it, per group and format: a runner that loses rows between the two (the DirectRunner's
+``multi_processing`` mode did, at 50,000 NQ examples: docs/guides/runners.md) fails the job
+with ``ReleaseInvariantError`` (``rows_lost``, exit 5) before anything is published.
 """
 
 from __future__ import annotations
@@ -15,7 +22,8 @@ import hashlib
 import io
 import json
 import math
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 import apache_beam as beam
@@ -25,12 +33,24 @@ from apache_beam.io.filesystems import FileSystems
 
 from transforms.release.batch_rows import is_batch, merged_table, row_count, split_batch
 from transforms.release.formats import parquet_bytes, shard_name, table_bytes
+from transforms.release.invariants import ROWS_LOST, ReleaseInvariantError
 from transforms.release.storage import RAW, list_files, write_bytes
 from transforms.release.target import check_name
 
 
 def _stable_int(text: str, salt: str) -> int:
     return int.from_bytes(hashlib.sha256(f"{salt}\x00{text}".encode()).digest()[:8], "big")
+
+
+@dataclass(frozen=True)
+class ShardFormat:
+    """One more file format of a shard's rows (``WriteShards(also=...)``)."""
+
+    serializer: Callable[[list[Any], Any], bytes]
+    extension: str
+    schema: pa.Schema | None = None
+    subdir: str = ""
+    namer: Callable[[str, int, int, str], str] = shard_name
 
 
 class WriteShards(beam.PTransform):
@@ -42,7 +62,8 @@ class WriteShards(beam.PTransform):
     relative path, rows)``. With ``sort_column`` (the column ``sort_key`` reads) and a
     ``schema``, a row may also be a ``pa.RecordBatch`` of rows (``batch_rows``): a shard
     that got one is written by ``formats.table_bytes``, the bytes ``serializer`` gives the
-    same rows as dicts when it is ``parquet_bytes``.
+    same rows as dicts when it is ``parquet_bytes``. Each ``also`` format writes the same
+    rows (not record batches) in the same order; its files are emitted too.
     """
 
     def __init__(self, directory: str, sort_key: Callable[[dict], str],
@@ -50,17 +71,13 @@ class WriteShards(beam.PTransform):
                  schema: pa.Schema | None = None, max_rows_per_shard: int = 50_000,
                  subdir: str = "", shard_salt: str = "shard",
                  namer: Callable[[str, int, int, str], str] = shard_name,
-                 sort_column: str | None = None):
+                 sort_column: str | None = None, also: Sequence[ShardFormat] = ()):
         super().__init__()
-        self.namer = namer
+        self.formats = (ShardFormat(serializer, extension, schema, subdir, namer), *also)
         self.sort_column = sort_column
         self.directory = directory
         self.sort_key = sort_key
-        self.serializer = serializer
-        self.extension = extension
-        self.schema = schema
         self.max_rows = max(1, max_rows_per_shard)
-        self.subdir = subdir
         self.shard_salt = shard_salt
 
     def expand(self, rows):
@@ -82,25 +99,64 @@ class WriteShards(beam.PTransform):
                     row, column, lambda key: _stable_int(key, salt) % shards):
                 yield (group, index, shards), part
 
-        return (rows
-                | "AssignShard" >> beam.FlatMap(assign, totals=beam.pvalue.AsDict(counts))
-                | "GroupShard" >> beam.GroupByKey()
-                | "WriteShard" >> beam.Map(self._write))
+        written = (rows
+                   | "AssignShard" >> beam.FlatMap(assign, totals=beam.pvalue.AsDict(counts))
+                   | "GroupShard" >> beam.GroupByKey()
+                   | "WriteShard" >> beam.FlatMap(self._write))
+        return (rows.pipeline
+                | "CheckTrigger" >> beam.Create([None])
+                | "CheckRows" >> beam.FlatMap(checked_rows, beam.pvalue.AsList(written),
+                                              beam.pvalue.AsDict(counts)))
 
-    def _write(self, element):
+    def _relative(self, form: ShardFormat, group: str, index: int, count: int) -> str:
+        return "/".join(p for p in (form.subdir, group,
+                                    form.namer(group, index, count, form.extension)) if p)
+
+    def _write(self, element) -> list[tuple[int, str, str, int]]:
+        """``(format index, group, relative path, rows)`` of each file of one shard."""
         (group, index, count), rows = element
         check_name(group, "split name")
         rows = list(rows)
-        relative = "/".join(p for p in (self.subdir, group,
-                                        self.namer(group, index, count, self.extension)) if p)
+        first = self.formats[0]
+        relative = self._relative(first, group, index, count)
         path = FileSystems.join(self.directory, *relative.split("/"))
         if self.sort_column is not None and any(is_batch(row) for row in rows):
-            table = merged_table(rows, self.schema, self.sort_column)
+            if len(self.formats) > 1:
+                raise TypeError("WriteShards writes record batches in one format only")
+            table = merged_table(rows, first.schema, self.sort_column)
             write_bytes(path, table_bytes(table))
-            return group, relative, table.num_rows
+            return [(0, group, relative, table.num_rows)]
         ordered = sorted(rows, key=self.sort_key)
-        write_bytes(path, self.serializer(ordered, self.schema))
-        return group, relative, len(ordered)
+        written = []
+        for number, form in enumerate(self.formats):
+            relative = self._relative(form, group, index, count)
+            write_bytes(FileSystems.join(self.directory, *relative.split("/")),
+                        form.serializer(ordered, form.schema))
+            written.append((number, group, relative, len(ordered)))
+        return written
+
+
+def checked_rows(_: None, written: list[tuple[int, str, str, int]], totals: dict[str, int]
+                 ) -> list[tuple[str, str, int]]:
+    """``(group, relative path, rows)`` of every written file, once the rows of each group
+    and format add up to the rows counted before the shuffle (``ReleaseInvariantError``,
+    ``rows_lost``, otherwise)."""
+    found: dict[tuple[int, str], int] = {}
+    for number, group, _, count in written:
+        found[number, group] = found.get((number, group), 0) + count
+    formats = sorted({number for number, _ in found} | {0})
+    lost = [f"{group}: {found.get((number, group), 0):,} of {total:,} rows in format "
+            f"{number}" for group, total in sorted(totals.items()) for number in formats
+            if found.get((number, group), 0) != total]
+    lost += [f"{group}: {count:,} rows written, none counted" for (_, group), count
+             in sorted(found.items()) if group not in totals]
+    if lost:
+        raise ReleaseInvariantError(
+            f"the job breaks its invariants, so nothing was published: {ROWS_LOST}: rows "
+            f"counted before the shuffle did not all reach the files: {'; '.join(lost[:5])}"
+            f"{f'; and {len(lost) - 5} more' if len(lost) > 5 else ''} (a runner lost rows "
+            f"between stages: see 'Rows lost between stages' in the runners guide)")
+    return [(group, relative, count) for _, group, relative, count in written]
 
 
 class WriteJson(beam.PTransform):

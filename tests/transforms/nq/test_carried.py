@@ -7,10 +7,11 @@ import gzip
 import io
 
 from transforms.nq.carried import (
-    CarriedExample,
+    PackedExample,
     example_key,
     hf_parquet,
     original_bytes,
+    packed_example,
     page_lengths,
     paired_files,
     read_carried,
@@ -62,7 +63,7 @@ def test_carried_examples_are_written_again_as_the_same_bytes(tmp_path):
     examples = [example(n) for n in (1, 4, 5, 0, 7)]
     write_release(tmp_path, sorted(examples, key=example_key))
     carried = [row for _, row in read_carried(ITEM, str(tmp_path))]
-    assert all(isinstance(row, CarriedExample) for row in carried)
+    assert all(isinstance(row, PackedExample) for row in carried)
     assert [row.key for row in carried] == sorted(e["question_text"] for e in examples)
     by_key = {e["question_text"]: e for e in examples}
     assert [page_lengths(row) for row in carried] == [page_lengths(by_key[row.key])
@@ -86,7 +87,7 @@ def test_a_file_of_one_gzip_member_is_carried_as_one_member_per_example(tmp_path
         handle.write(b"".join(jsonl_line(e) for e in examples))
     write_release(tmp_path, examples, sink.getvalue())
     carried = [row for _, row in read_carried(ITEM, str(tmp_path))]
-    assert all(isinstance(row, CarriedExample) for row in carried)
+    assert all(isinstance(row, PackedExample) for row in carried)
     assert original_bytes(carried) == jsonl_gz_bytes(examples)
 
 
@@ -119,3 +120,17 @@ def test_original_files_pair_with_the_parquet_shard_of_their_index():
         ("test", "nq_original/test/nq-test-00.jsonl.gz", ""),
         ("test", "nq_original/test/nq-test-01.jsonl.gz", ""),
         ("train", "nq_original/train/train-0.jsonl.gz", "")]
+
+
+def test_a_packed_fresh_example_is_written_as_the_example_itself():
+    examples = [example(n) for n in (1, 2, 40)]
+    packed = [packed_example(e) for e in examples]
+    assert hf_parquet(packed, HF_SCHEMA) == parquet_bytes([hf_example(e) for e in examples],
+                                                          HF_SCHEMA)
+    assert original_bytes(packed) == jsonl_gz_bytes(examples)
+    assert [page_lengths(p) for p in packed] == [page_lengths(e) for e in examples]
+    assert [example_key(p) for p in packed] == [e["question_text"] for e in examples]
+    mixed = [packed[0], examples[1], packed[2]]  # packed and unpacked rows of one shard
+    assert hf_parquet(mixed, HF_SCHEMA) == hf_parquet(examples, HF_SCHEMA)
+    big = example(400, html="<p>" + "word " * 50 + "</p>")
+    assert len(packed_example(big).member) < len(big["document_html"]) / 4  # compressed
