@@ -27,9 +27,10 @@ from typing import Any
 
 import pyarrow as pa
 import pyarrow.compute as pc
+import pyarrow.parquet as pq
 
 from transforms.nq.examples import HF_SCHEMA, hf_example, jsonl_line, member_bytes
-from transforms.release.formats import parquet_bytes, read_parquet, table_bytes
+from transforms.release.formats import parquet_bytes, table_bytes
 from transforms.release.refresh.checked_read import Release, read_file
 
 ORIGINAL_DIR = "nq_original"
@@ -54,6 +55,7 @@ class PackedExample:
 
 
 Example = dict[str, Any] | PackedExample
+_COMPRESSED = pa.ipc.IpcWriteOptions(compression="zstd")  # read back: the same row
 
 
 def packed_example(example: dict[str, Any]) -> PackedExample:
@@ -129,17 +131,39 @@ def split_members(data: bytes) -> list[tuple[bytes, bytes]]:
     return members
 
 
+LINE_HEAD = 1 << 14  # bytes of a carried line kept: its id and question, to pair it
+
+
+def _member_heads(data: bytes) -> Iterator[tuple[bytes, bytes, bool]]:
+    """``(first LINE_HEAD decompressed bytes, member, whether it holds one line)`` of every
+    gzip member of ``data``, decompressed a chunk at a time without keeping the rest."""
+    while data:
+        decompressor = zlib.decompressobj(wbits=31)
+        head = decompressor.decompress(data, LINE_HEAD)
+        newlines, last = head.count(b"\n"), head[-1:]
+        while not decompressor.eof:
+            tail = decompressor.unconsumed_tail
+            chunk = decompressor.decompress(tail, 1 << 20)
+            if not chunk and not tail and not decompressor.eof:
+                raise ValueError("truncated gzip member")
+            newlines, last = newlines + chunk.count(b"\n"), chunk[-1:] or last
+        end = len(data) - len(decompressor.unused_data)
+        yield head, data[:end], newlines == 1 and last == b"\n" and len(head) > 1
+        data = decompressor.unused_data
+
+
 def example_members(data: bytes) -> list[tuple[bytes, bytes]]:
-    """``(line, member)`` of every example of an ``nq_original`` file; a member holding more
-    than one line (an older release wrote one member per file) is compressed again line by
-    line, as ``jsonl_gz_bytes`` now writes it."""
+    """``(line head, member)`` of every example of an ``nq_original`` file (the first
+    ``LINE_HEAD`` bytes of its line: the whole lines of a shard of real pages would hold
+    hundreds of MB); a member holding more than one line (an older release wrote one member
+    per file) is compressed again line by line, as ``jsonl_gz_bytes`` now writes it."""
     pairs = []
-    for text, member in split_members(data):
-        lines = [line + b"\n" for line in text.split(b"\n") if line]
-        if len(lines) == 1 and text == lines[0]:
-            pairs.append((text, member))
+    for head, member, single in _member_heads(data):
+        if single:
+            pairs.append((head, member))
         else:
-            pairs += [(line, member_bytes(line)) for line in lines]
+            lines = [line + b"\n" for line in gzip.decompress(member).split(b"\n") if line]
+            pairs += [(line[:LINE_HEAD], member_bytes(line)) for line in lines]
     return pairs
 
 
@@ -155,45 +179,51 @@ def _parsed(split: str, data: bytes) -> Iterator[tuple[str, Example]]:
             yield split, json.loads(line)
 
 
-def carried_examples(table: pa.Table, pairs: list[tuple[bytes, bytes]]
-                     ) -> list[PackedExample] | None:
-    """The carried examples of a Parquet shard and its ``nq_original`` lines and members, or
-    None when they do not hold the same examples in the same order."""
-    if table.num_rows != len(pairs):
-        return None
+def _same_examples(shard: pq.ParquetFile, pairs: list[tuple[bytes, bytes]]) -> bool:
+    """Whether a Parquet shard (its ids and questions only) and the ``nq_original`` lines and
+    members of the same index hold the same examples in the same order."""
+    if shard.metadata.num_rows != len(pairs) or not shard.schema_arrow.equals(HF_SCHEMA):
+        return False
+    heads = shard.read(columns=["id", "question"])
+    ids = heads.column("id").to_pylist()
+    keys = pc.struct_field(heads.column("question"), "text").to_pylist()
+    return all(line.startswith(_line_start(id_, key))
+               for id_, key, (line, _) in zip(ids, keys, pairs, strict=True))
+
+
+def carried_rows(table: pa.Table, pairs: list[tuple[bytes, bytes]]
+                 ) -> Iterator[PackedExample]:
+    """The carried examples of rows of a Parquet shard and their lines and members."""
     document, candidates = table.column("document"), table.column("long_answer_candidates")
-    ids = table.column("id").to_pylist()
     keys = pc.struct_field(table.column("question"), "text").to_pylist()
-    if not all(line.startswith(_line_start(id_, key))
-               for id_, key, (line, _) in zip(ids, keys, pairs, strict=True)):
-        return None
     html = pc.binary_length(pc.struct_field(document, "html")).to_pylist()
     tokens = pc.list_value_length(pc.struct_field(document, ["tokens", "token"])).to_pylist()
     boxes = pc.list_value_length(pc.struct_field(candidates, "start_token")).to_pylist()
-    examples = []
     for index, (key, (_, member)) in enumerate(zip(keys, pairs, strict=True)):
         sink = io.BytesIO()
-        with pa.ipc.new_stream(sink, table.schema) as writer:
+        with pa.ipc.new_stream(sink, table.schema, options=_COMPRESSED) as writer:
             writer.write_table(table.slice(index, 1))
-        examples.append(PackedExample(key, member, html[index], tokens[index] or 0,
-                                      boxes[index] or 0, hf_row=sink.getvalue()))
-    return examples
+        yield PackedExample(key, member, html[index], tokens[index] or 0, boxes[index] or 0,
+                            hf_row=sink.getvalue())
 
 
 def read_carried(item: tuple[str, str, str], version_dir: Release
                  ) -> Iterator[tuple[str, Example]]:
     """``(split, example)`` of one ``nq_original`` file of the previous release and its
-    paired Parquet shard (``""``: none): carried as bytes when both hold the same examples,
-    else parsed (``dict``)."""
+    paired Parquet shard (``""``: none): carried as bytes when both hold the same examples
+    (read one row group at a time), else parsed (``dict``)."""
     split, original, parquet = item
     data = read_file(version_dir, original)  # checked against the verified manifest
     if parquet:
-        table = read_parquet(io.BytesIO(read_file(version_dir, parquet)))
-        examples = (carried_examples(table, example_members(data))
-                    if table.schema.equals(HF_SCHEMA) else None)
-        if examples is not None:
-            for example in examples:
-                yield split, example
+        shard = pq.ParquetFile(io.BytesIO(read_file(version_dir, parquet)))
+        pairs = example_members(data)
+        if _same_examples(shard, pairs):
+            start = 0
+            for index in range(shard.num_row_groups):
+                group = shard.read_row_group(index)
+                for example in carried_rows(group, pairs[start:start + group.num_rows]):
+                    yield split, example
+                start += group.num_rows
             return
     yield from _parsed(split, data)
 

@@ -6,9 +6,13 @@ from __future__ import annotations
 import gzip
 import io
 
+import pytest
+
 from transforms.nq.carried import (
+    LINE_HEAD,
     PackedExample,
     example_key,
+    example_members,
     hf_parquet,
     original_bytes,
     packed_example,
@@ -134,3 +138,23 @@ def test_a_packed_fresh_example_is_written_as_the_example_itself():
     assert hf_parquet(mixed, HF_SCHEMA) == hf_parquet(examples, HF_SCHEMA)
     big = example(400, html="<p>" + "word " * 50 + "</p>")
     assert len(packed_example(big).member) < len(big["document_html"]) / 4  # compressed
+
+
+def test_long_lines_are_carried_keeping_only_their_heads(tmp_path):
+    pages = [example(n, html="<p>" + "é long page " * 3000 + "</p>") for n in (3, 9)]
+    pages = sorted(pages, key=example_key)
+    assert all(len(jsonl_line(e)) > 4 * LINE_HEAD for e in pages)
+    write_release(tmp_path, pages)
+    carried = [row for _, row in read_carried(ITEM, str(tmp_path))]
+    assert all(isinstance(row, PackedExample) for row in carried)
+    assert hf_parquet(carried, HF_SCHEMA) == (tmp_path / ITEM[2]).read_bytes()
+    assert original_bytes(carried) == (tmp_path / ITEM[1]).read_bytes()
+    assert [len(line) for line, _ in example_members(jsonl_gz_bytes(pages))] == [LINE_HEAD] * 2
+    with pytest.raises(ValueError, match="truncated gzip member"):
+        example_members(jsonl_gz_bytes(pages)[:-20])
+
+
+def test_a_question_longer_than_the_kept_head_is_parsed_not_carried(tmp_path):
+    long = {**example(2), "question_text": "why " * LINE_HEAD}
+    write_release(tmp_path, [long])
+    assert list(read_carried(ITEM, str(tmp_path))) == [("dev", long)]
