@@ -53,8 +53,11 @@ $(STAMP): pyproject.toml setup.py $(wildcard filters/*/*.c transforms/*/*.c)
 run: $(STAMP)
 	$(BIN)/python -m pipelines.build_nlquad --runner=DirectRunner --skip-existing $(ARGS)
 
+# The project's bytecode is compiled once before the tests: with PYTHONDONTWRITEBYTECODE set
+# (as some sandboxes and CI images do) every command a test starts would compile it again.
 test: $(STAMP)
 	$(BIN)/ruff check .
+	$(BIN)/python -m compileall -q filters pipelines transforms tests benchmarks > /dev/null
 	$(BIN)/python -m pytest $(PYTEST_WORKERS) $(ARGS)
 
 docs: $(STAMP)

@@ -7,6 +7,7 @@ import fcntl
 import json
 import os
 import shutil
+import signal
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -40,6 +41,22 @@ def no_progress_choice(monkeypatch: pytest.MonkeyPatch) -> None:
     from transforms.core.progress import ENV_EVERY
 
     monkeypatch.delenv(ENV_EVERY, raising=False)
+
+
+@pytest.fixture(autouse=True)
+def signals_as_pytest_had_them() -> Iterator[None]:
+    """Every test starts with SIGINT and SIGTERM handled as before it, and not in a command's
+    process state: a command's run leaves its process ignoring both (``interrupt._finish``),
+    and a test that changed a handler would keep later tests' ``handling()`` from seeing the
+    signal (the interrupt tests failed after others in a full run)."""
+    from transforms.core import interrupt
+
+    saved = {signum: signal.getsignal(signum) for signum in (signal.SIGINT, signal.SIGTERM)}
+    command_line = interrupt._state.command_line
+    yield
+    interrupt._state.command_line = command_line
+    for signum, handler in saved.items():
+        signal.signal(signum, handler)
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:

@@ -18,6 +18,15 @@ from transforms.core import interrupt
 WAIT = 10.0  # seconds: a bound, never reached when the rule holds
 
 
+@pytest.fixture(autouse=True)
+def sigint_not_ignored():
+    """A suite started in the background (``nohup``, ``&``) inherits SIGINT ignored, which
+    ``interrupt.handling`` rightly leaves alone: these tests need it handled."""
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    yield
+    signal.signal(signal.SIGINT, previous)
+
+
 def _spin(seconds: float = WAIT) -> None:
     """Python work in the main thread, where ``Interrupted`` is raised."""
     deadline = time.monotonic() + seconds
