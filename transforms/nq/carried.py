@@ -117,20 +117,6 @@ def _unpacked(row: Example) -> dict[str, Any]:
     return json.loads(gzip.decompress(row.member)) if isinstance(row, PackedExample) else row
 
 
-def split_members(data: bytes) -> list[tuple[bytes, bytes]]:
-    """``(decompressed, member)`` of every gzip member of ``data``."""
-    members = []
-    while data:
-        decompressor = zlib.decompressobj(wbits=31)
-        text = decompressor.decompress(data)
-        if not decompressor.eof:
-            raise ValueError("truncated gzip member")
-        end = len(data) - len(decompressor.unused_data)
-        members.append((text, data[:end]))
-        data = decompressor.unused_data
-    return members
-
-
 LINE_HEAD = 1 << 14  # bytes of a carried line kept: its id and question, to pair it
 
 

@@ -12,7 +12,7 @@ same rows in the same order in every format, and the shuffle moves each row once
 
 Every shard's rows are counted again after the shuffle and checked against the rows counted
 before it, per group and format: a runner that loses rows between the two (the DirectRunner's
-``multi_processing`` mode did, at 50,000 NQ examples: docs/guides/runners.md) fails the job
+``multi_processing`` mode did, at 50,000 NQ examples: docs/guides/running.md) fails the job
 with ``ReleaseInvariantError`` (``rows_lost``, exit 5) before anything is published.
 """
 
@@ -106,7 +106,7 @@ class WriteShards(beam.PTransform):
         return (rows.pipeline
                 | "CheckTrigger" >> beam.Create([None])
                 | "CheckRows" >> beam.FlatMap(checked_rows, beam.pvalue.AsList(written),
-                                              beam.pvalue.AsDict(counts)))
+                                              beam.pvalue.AsDict(counts), len(self.formats)))
 
     def _relative(self, form: ShardFormat, group: str, index: int, count: int) -> str:
         return "/".join(p for p in (form.subdir, group,
@@ -117,14 +117,13 @@ class WriteShards(beam.PTransform):
         (group, index, count), rows = element
         check_name(group, "split name")
         rows = list(rows)
-        first = self.formats[0]
-        relative = self._relative(first, group, index, count)
-        path = FileSystems.join(self.directory, *relative.split("/"))
         if self.sort_column is not None and any(is_batch(row) for row in rows):
             if len(self.formats) > 1:
                 raise TypeError("WriteShards writes record batches in one format only")
-            table = merged_table(rows, first.schema, self.sort_column)
-            write_bytes(path, table_bytes(table))
+            relative = self._relative(self.formats[0], group, index, count)
+            table = merged_table(rows, self.formats[0].schema, self.sort_column)
+            write_bytes(FileSystems.join(self.directory, *relative.split("/")),
+                        table_bytes(table))
             return [(0, group, relative, table.num_rows)]
         ordered = sorted(rows, key=self.sort_key)
         written = []
@@ -136,17 +135,16 @@ class WriteShards(beam.PTransform):
         return written
 
 
-def checked_rows(_: None, written: list[tuple[int, str, str, int]], totals: dict[str, int]
-                 ) -> list[tuple[str, str, int]]:
+def checked_rows(_: None, written: list[tuple[int, str, str, int]], totals: dict[str, int],
+                 formats: int) -> list[tuple[str, str, int]]:
     """``(group, relative path, rows)`` of every written file, once the rows of each group
-    and format add up to the rows counted before the shuffle (``ReleaseInvariantError``,
-    ``rows_lost``, otherwise)."""
+    and of each of the ``formats`` add up to the rows counted before the shuffle
+    (``ReleaseInvariantError``, ``rows_lost``, otherwise)."""
     found: dict[tuple[int, str], int] = {}
     for number, group, _, count in written:
         found[number, group] = found.get((number, group), 0) + count
-    formats = sorted({number for number, _ in found} | {0})
     lost = [f"{group}: {found.get((number, group), 0):,} of {total:,} rows in format "
-            f"{number}" for group, total in sorted(totals.items()) for number in formats
+            f"{number}" for group, total in sorted(totals.items()) for number in range(formats)
             if found.get((number, group), 0) != total]
     lost += [f"{group}: {count:,} rows written, none counted" for (_, group), count
              in sorted(found.items()) if group not in totals]

@@ -19,7 +19,6 @@ from transforms.nq.carried import (
     page_lengths,
     paired_files,
     read_carried,
-    split_members,
 )
 from transforms.nq.examples import HF_SCHEMA, hf_example, jsonl_gz_bytes, jsonl_line
 from transforms.release import parquet_bytes
@@ -55,7 +54,7 @@ def test_each_example_is_a_gzip_member_that_gzip_readers_read_as_one_stream():
     examples = [example(n) for n in (1, 2, 3)]
     data = jsonl_gz_bytes(examples)
     assert gzip.decompress(data) == b"".join(jsonl_line(e) for e in examples)
-    members = split_members(data)
+    members = example_members(data)  # lines shorter than LINE_HEAD: heads are whole lines
     assert [text for text, _ in members] == [jsonl_line(e) for e in examples]
     assert [gzip.decompress(member) for _, member in members] == [text for text, _ in members]
     assert gzip.decompress(jsonl_gz_bytes([])) == b""

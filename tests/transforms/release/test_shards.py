@@ -106,9 +106,9 @@ def test_checked_rows_names_each_group_and_format_that_lost_rows():
                (0, "dev", "dev/a.parquet", 2), (1, "dev", "lines/dev/a.jsonl", 2)]
     with pytest.raises(ReleaseInvariantError, match="train: 4 of 5 rows in format 1$|"
                        r"train: 4 of 5 rows in format 1 \(a runner"):
-        checked_rows(None, written, {"train": 5, "dev": 2})
+        checked_rows(None, written, {"train": 5, "dev": 2}, 2)
     with pytest.raises(ReleaseInvariantError, match="test: 0 of 1 rows in format 0"):
         checked_rows(None, written[:1] + written[2:] + [(1, "train", "x", 5)],
-                     {"train": 5, "dev": 2, "test": 1})
-    assert checked_rows(None, written[:1] + [(1, "train", "x", 5)], {"train": 5}) == [
+                     {"train": 5, "dev": 2, "test": 1}, 2)
+    assert checked_rows(None, written[:1] + [(1, "train", "x", 5)], {"train": 5}, 2) == [
         ("train", "train/a.parquet", 5), ("train", "x", 5)]
