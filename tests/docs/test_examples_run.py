@@ -2,7 +2,7 @@
 ``bash`` and ``python`` blocks, in the page's order, in a fresh directory where the quick
 start's ``make run`` command has run (``releases/nlquad/1.0.0``; a copy of its one run,
 ``made_run``), as a reader runs them from the repository's root after the quick start. Blocks
-of a tutorial (``<!-- tutorial: NAME -->``) run with their tutorial (``test_tutorials.py``);
+of a tutorial (``<!-- tutorial: NAME -->``) run with their tutorial (``tutorial_run.py``);
 a block that cannot run here says why right above it, ``<!-- no-run: needs the network:
 <what> -->``, and needing the network is the only accepted reason."""
 
@@ -19,7 +19,7 @@ import pytest
 
 from tests.docs.made_run import MadeRun
 from tests.docs.pages import ROOT, Block, blocks
-from tests.docs.test_tutorials import WRAPPER
+from tests.docs.tutorial_run import WRAPPER
 
 pytestmark = pytest.mark.docs
 PAGES = [ROOT / "docs" / "getting-started.md", *sorted((ROOT / "docs" / "guides").glob("*.md"))]

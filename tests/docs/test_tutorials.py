@@ -1,70 +1,21 @@
-"""The tutorials run as written: the blocks marked ``<!-- tutorial: NAME -->`` (in the order
-of their page) are run by bash from a directory where ``make run``'s command has run (a copy
-of its one run, ``made_run``), as a reader runs them from the repository's root after the
-quick start. A tutorial may write only under ``tutorial/`` (and ``.cache/``, the bundled
-search index's cache)."""
+"""The tutorials are found, and each has its test file (``tests/docs/tutorial_run.py``): a
+tutorial added to a page without one, or a test file left for a tutorial gone, fails here."""
 
 from __future__ import annotations
 
-import os
-import stat
-import subprocess
-import sys
-from pathlib import Path
-
 import pytest
 
-from tests.docs.made_run import MadeRun
-from tests.docs.pages import ROOT, blocks, pages
+from tests.docs.tutorial_run import TESTS, tutorial_test_file, tutorials
 
 pytestmark = pytest.mark.docs
-# Offline, the FnApiRunner stands in for the DirectRunner (which would first try to download
-# Prism): a wrapper in the place of .venv/bin/python adds it to the Beam jobs' arguments.
-WRAPPER = """#!/bin/sh
-case "$1 $2 $3" in
-  "-m pipelines.build_"*|"-m pipelines.annotate import") exec {python} "$@" --runner=FnApiRunner;;
-esac
-exec {python} "$@"
-"""
-
-
-def tutorials() -> dict[str, tuple[Path, str]]:
-    """Tutorial name -> (its page, its blocks joined)."""
-    found: dict[str, tuple[Path, str]] = {}
-    for page in pages():
-        for block in blocks(page, "bash"):
-            if not block.mark.startswith("tutorial: "):
-                continue
-            name = block.mark.removeprefix("tutorial: ")
-            previous_page, previous = found.get(name, (page, ""))
-            assert previous_page == page, f"tutorial {name} is on two pages"
-            found[name] = (page, previous + block.text + "\n")
-    return found
-
-
-def reader_directory(base: Path) -> Path:
-    """An empty directory with ``.venv/bin/python`` (the wrapper) and the console scripts."""
-    bin_dir = base / ".venv" / "bin"
-    bin_dir.mkdir(parents=True)
-    wrapper = bin_dir / "python"
-    wrapper.write_text(WRAPPER.format(python=sys.executable))
-    wrapper.chmod(wrapper.stat().st_mode | stat.S_IXUSR)
-    for script in Path(sys.executable).parent.glob("qa-*"):
-        (bin_dir / script.name).symlink_to(script)
-    return base
 
 
 def test_the_tutorials_are_found() -> None:
     assert {"annotation", "weekly", "evaluation", "refresh"} <= set(tutorials())
 
 
-@pytest.mark.parametrize("name", sorted(tutorials()))
-def test_a_tutorial_runs_as_written(name: str, tmp_path: Path, made_run: MadeRun) -> None:
-    page, script = tutorials()[name]
-    cwd = made_run.copy_to(reader_directory(tmp_path))
-    env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    done = subprocess.run(["bash", "-euo", "pipefail", "-c", script], cwd=cwd, env=env,
-                          capture_output=True, text=True, timeout=900)
-    assert done.returncode == 0, f"{page.name}, tutorial {name}:\n{done.stderr[-4000:]}"
-    written = [p for p in cwd.iterdir() if p.name not in (".venv", ".cache", "releases")]
-    assert [p.name for p in written] == ["tutorial"], "a tutorial writes only under tutorial/"
+def test_every_tutorial_runs_in_a_test_file_of_its_own() -> None:
+    expected = {tutorial_test_file(name) for name in tutorials()}
+    assert {path for path in TESTS.glob("test_*.py")} == expected
+    for name in tutorials():
+        assert f'run_tutorial("{name}", ' in tutorial_test_file(name).read_text(), name
