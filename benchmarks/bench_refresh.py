@@ -3,12 +3,19 @@ adds 5% new inputs to it. Not a test.
 
     python benchmarks/bench_refresh.py [--questions 1714] [--pages 2000] [--new 0.05]
         [--repeat 1] [--network 200 [--requests-per-minute 120]]
+        [--nq-index-docs 1000000 [--work .cache/scale_ladder]]
         [--beam-args="--runner=DirectRunner"]
 
 For NQ (a pre-aggregated log of NQ-open questions from ../shared/data/queries when present,
 else the bundled sample's questions, linked with the bundled local index and page store) and
 NLQuAD (N pages synthesized from the bundled sample as ``bench_nlquad.py`` does, read with
 ``--source html``), each in a process of its own:
+
+With ``--nq-index-docs D``, NQ's N questions are instead the scale ladder's synthetic ones
+(``scale_ladder.inputs``: each drawn from one of D documents of a local index and page store,
+made once under ``--work``), every one searched and linked (``--min-score 0``): at 1,714
+NQ-open questions a build is mostly Beam's start-up and the query stage, which a refresh
+runs in full, so the ratio says little about the linking a refresh saves.
 
 * ``full``: the version built from N inputs, from nothing;
 * ``refresh``: the next version, N inputs plus ``--new`` of N new ones, built with
@@ -79,6 +86,23 @@ def nq_inputs(directory: Path, count: int, new: float) -> tuple[Path, Path, int]
     return paths[0], paths[1], count
 
 
+def ladder_nq_inputs(directory: Path, count: int, new: float, work: Path, docs: int
+                     ) -> tuple[Path, Path, int]:
+    """Logs of ``count`` and ``count`` plus ``new`` synthetic questions of the scale ladder
+    (``scale_ladder.inputs.nq_log``: each drawn from one of ``docs`` documents of its local
+    index, made once under ``work``)."""
+    from scale_ladder import inputs
+
+    extra = max(1, round(count * new))
+    lines = inputs.nq_log(work, count + extra, docs).read_text(encoding="utf-8").splitlines(
+        keepends=True)
+    paths = []
+    for name, chosen in (("v1.jsonl", lines[:count]), ("v2.jsonl", lines)):
+        (directory / name).write_text("".join(chosen), encoding="utf-8")
+        paths.append(directory / name)
+    return paths[0], paths[1], count
+
+
 def nlquad_inputs(directory: Path, count: int, new: float) -> tuple[Path, Path, int]:
     """Directories of ``count`` synthesized pages and of those plus ``new`` of them more
     (the same files: each keeps its URL, timestamp and bytes)."""
@@ -106,10 +130,16 @@ def unique_paragraphs(content: bytes, number: int) -> bytes:
                     for index, part in enumerate(parts))
 
 
-def arguments(dataset: str, source: Path, sample_index: bool = True) -> list[str]:
-    """The builder's input options for one prepared input; NQ's questions are linked with the
-    bundled sample index (``--sample-index``: a log that is not the bundled one names its
-    index on purpose) unless ``sample_index`` is False (the network run names its backend)."""
+def arguments(dataset: str, source: Path, sample_index: bool = True,
+              index: Path | None = None) -> list[str]:
+    """The builder's input options for one prepared input; NQ's questions are linked with
+    ``index`` (a local index: every question searched, ``--min-score 0``, as the scale
+    ladder links them), else with the bundled sample index (``--sample-index``: a log that
+    is not the bundled one names its index on purpose) unless ``sample_index`` is False (the
+    network run names its backend)."""
+    if dataset == "nq" and index is not None:
+        return ["--input", str(source), "--stop-after", "examples", "--search", "local",
+                "--index-dir", str(index), "--min-score", "0"]
     if dataset == "nq":
         return ["--input", str(source), "--stop-after", "examples",
                 *(["--sample-index"] if sample_index else [])]
@@ -229,8 +259,8 @@ def rewrite_floor(version_dir: str) -> dict:
     rows = 0
     for item in paired_files(names, ("train", "dev", "test")):
         examples = [example for _, example in read_carried(item, version_dir)]
-        original_bytes(examples)
-        hf_parquet(examples, HF_SCHEMA)
+        original_bytes(examples, release=version_dir)
+        hf_parquet(examples, HF_SCHEMA, version_dir)
         rows += len(examples)
     return {"seconds": time.perf_counter() - started, "rows": rows, "refresh": None,
             "peak_rss_mb": peak_rss_mb()}
@@ -251,21 +281,23 @@ def measure(dataset: str, argv: list[str], what: str) -> dict:
     return run_child(command, what, ROOT)
 
 
-def bench_once(dataset: str, beam_args: list[str], tmp: Path,
-               first: Path, second: Path) -> list[tuple[str, dict]]:
+def bench_once(dataset: str, beam_args: list[str], tmp: Path, first: Path, second: Path,
+               index: Path | None = None) -> list[tuple[str, dict]]:
     """One interleaved round: full build, refresh, rebuild and the floors, each measured."""
     output = str(tmp / "releases")
-    full = measure(dataset, [*beam_args, *arguments(dataset, first), "--output", output,
-                             "--version", "1"], "full build")
-    refresh = measure(dataset, [*beam_args, *arguments(dataset, second), "--output", output,
-                                "--version", "2", "--previous", "auto"], "refresh")
-    rebuild = measure(dataset, [*beam_args, *arguments(dataset, second), "--output",
-                                str(tmp / "rebuild"), "--version", "2"], "rebuild")
+    full = measure(dataset, [*beam_args, *arguments(dataset, first, index=index), "--output",
+                             output, "--version", "1"], "full build")
+    refresh = measure(dataset, [*beam_args, *arguments(dataset, second, index=index),
+                                "--output", output, "--version", "2", "--previous", "auto"],
+                      "refresh")
+    rebuild = measure(dataset, [*beam_args, *arguments(dataset, second, index=index),
+                                "--output", str(tmp / "rebuild"), "--version", "2"],
+                      "rebuild")
     rows = [("full build of N", full), ("refresh (+new, --previous)", refresh),
             ("rebuild of N+new from nothing", rebuild)]
     if dataset == "nq":  # what any refresh must still do (see the module docstring)
         rows.append(("floor: query stage of N+new", measure(dataset, [
-            *beam_args, *arguments(dataset, second)[:2], "--stop-after", "questions",
+            *beam_args, "--input", str(second), "--stop-after", "questions",
             "--output", str(tmp / "floor")], "query stage")))
         rows.append(("floor: rewrite N rows (plain)", measure(
             "rewrite", [str(Path(output) / "nq" / "1")], "rewrite")))
@@ -287,16 +319,24 @@ def median_result(results: list[dict]) -> dict:
 
 
 def bench(dataset: str, count: int, new: float, beam_args: list[str], tmp: Path,
-          repeat: int = 1) -> str:
+          repeat: int = 1, ladder: tuple[Path, int] | None = None) -> str:
     """Measure ``dataset`` ``repeat`` times (interleaved), print the medians, and return the
-    summary of the last line."""
-    prepare = nq_inputs if dataset == "nq" else nlquad_inputs
-    first, second, count = prepare(tmp, count, new)
+    summary of the last line; NQ with ``ladder`` (work directory, documents): the scale
+    ladder's synthetic questions and local index."""
+    index = None
+    if dataset == "nq" and ladder:
+        from scale_ladder import inputs
+
+        first, second, count = ladder_nq_inputs(tmp, count, new, *ladder)
+        index = inputs.nq_index(*ladder)
+    else:
+        prepare = nq_inputs if dataset == "nq" else nlquad_inputs
+        first, second, count = prepare(tmp, count, new)
     rounds = []
-    for index in range(repeat):
-        round_dir = tmp / f"round{index}"
+    for number in range(repeat):
+        round_dir = tmp / f"round{number}"
         round_dir.mkdir()
-        rounds.append(bench_once(dataset, beam_args, round_dir, first, second))
+        rounds.append(bench_once(dataset, beam_args, round_dir, first, second, index))
     names = [name for name, _ in rounds[0]]
     medians = {name: median_result([dict(r)[name] for r in rounds]) for name in names}
     unit = "questions" if dataset == "nq" else "pages"
@@ -334,6 +374,12 @@ def main() -> None:
                         help="also NQ over HTTP with N questions (0: not)")
     parser.add_argument("--requests-per-minute", type=float, default=120,
                         help="--network: the client's rate (the weekly example's)")
+    parser.add_argument("--nq-index-docs", type=int, default=0, metavar="D",
+                        help="NQ: --questions synthetic questions linked against the scale "
+                             "ladder's local index of D documents (made once under --work), "
+                             "instead of NQ-open questions and the bundled sample index")
+    parser.add_argument("--work", type=Path, default=ROOT / ".cache" / "scale_ladder",
+                        help="--nq-index-docs: where the ladder's inputs are (or are made)")
     parser.add_argument("--beam-args", default="--runner=DirectRunner",
                         help="Beam options of every build, one string")
     parser.add_argument("--child", help=argparse.SUPPRESS)
@@ -352,8 +398,9 @@ def main() -> None:
     for dataset in filter(None, args.datasets.split(",")):
         with tempfile.TemporaryDirectory(prefix=f"bench_refresh_{dataset}_") as tmp:
             count = args.questions if dataset == "nq" else args.pages
+            ladder = (args.work, args.nq_index_docs) if args.nq_index_docs else None
             summaries.append(bench(dataset, count, args.new, beam_args, Path(tmp),
-                                   max(1, args.repeat)))
+                                   max(1, args.repeat), ladder))
     if args.network:
         with tempfile.TemporaryDirectory(prefix="bench_refresh_http_") as tmp:
             bench_network(args.network, args.new, args.requests_per_minute, beam_args,

@@ -3,14 +3,19 @@
 A fresh example is packed once, right after it is built (``packed_example``): its
 ``nq_original`` line as its gzip member, the bytes that format publishes, so the shuffle that
 shards the release moves a compressed line (2-4x smaller than the example's Python values on
-real NQ pages) and the HF row is made from that same line when its shard is written. A carried
-example is not parsed and serialized again: the previous release's HF Parquet shard
-and its ``nq_original`` shard of the same split and index hold the same questions in the same
-order (both writers shard the same rows by the same sort key, salt and count), so each row is
-read as its Parquet row (a one-row Arrow IPC stream) and its gzip member (``jsonl_gz_bytes``
-writes one member per example), and written again as they are (``hf_parquet``,
-``original_bytes``). Files that do not pair up (their keys differ, or an older release wrote a
-single gzip member) are read as before, example by example, or re-compressed line by line.
+real NQ pages) and the HF row is made from that same line when its shard is written.
+
+A carried example is not parsed and serialized again, and its bytes do not travel through
+the job: the previous release's HF Parquet shard and its ``nq_original`` shard of the same
+split and index hold the same questions in the same order (both writers shard the same rows
+by the same sort key, salt and count), so a carried example is a reference, its row's index
+in the Parquet shard and the byte range of its gzip member (``jsonl_gz_bytes`` writes one
+member per example) in the ``nq_original`` file, with its key and page lengths. The writers
+read those rows and members from the verified previous release when they write a shard
+(``hf_parquet``, ``original_bytes`` with ``release``), and write them again as they are.
+Files that do not pair up (their keys differ) are read as before, example by example; an
+older release's file of a single gzip member is compressed again line by line, the members
+travelling as bytes.
 """
 
 from __future__ import annotations
@@ -20,10 +25,11 @@ import io
 import json
 import re
 import zlib
+from bisect import bisect_left
 from collections.abc import Iterator
 from dataclasses import dataclass
 from itertools import groupby
-from typing import Any
+from typing import Any, NamedTuple
 
 import pyarrow as pa
 import pyarrow.compute as pc
@@ -42,20 +48,35 @@ _ORIGINAL_NAME = re.compile(rf"^{ORIGINAL_DIR}/(?P<split>[^/]+)/nq-(?P=split)-(?
 
 @dataclass(frozen=True)
 class PackedExample:
-    """One example as its bytes: ``member`` (its ``nq_original`` gzip member), its page
-    lengths and, when carried, ``hf_row`` (its published Parquet row as a one-row Arrow IPC
-    stream; empty: the row is made from ``member``)."""
+    """One example as its bytes and page lengths. Fresh: ``member``, its ``nq_original``
+    gzip member. Carried: row ``row`` of the previous release's Parquet shard ``parquet``,
+    and bytes ``start:end`` of its ``nq_original`` file ``original`` (``""``: ``member``
+    holds them, compressed again)."""
 
     key: str
     member: bytes
     page_bytes: int
     page_tokens: int
     candidates: int
-    hf_row: bytes = b""
+    parquet: str = ""
+    row: int = -1
+    original: str = ""
+    start: int = 0
+    end: int = 0
 
 
 Example = dict[str, Any] | PackedExample
-_COMPRESSED = pa.ipc.IpcWriteOptions(compression="zstd")  # read back: the same row
+
+
+class Line(NamedTuple):
+    """One example's line of an ``nq_original`` file: its first ``LINE_HEAD`` bytes
+    (``head``), and its gzip member: bytes ``start:end`` of the file, or ``member`` when it
+    was compressed again (a member that held more lines)."""
+
+    head: bytes
+    start: int
+    end: int
+    member: bytes = b""
 
 
 def packed_example(example: dict[str, Any]) -> PackedExample:
@@ -82,25 +103,36 @@ def page_lengths(example: Example) -> list[tuple[str, int]]:
                     strict=True))
 
 
-def original_bytes(rows: list[Example], schema: Any = None) -> bytes:
-    """``nq_original`` file bytes: carried members as they are, fresh examples compressed
-    (the bytes ``jsonl_gz_bytes`` gives for the same examples)."""
+def original_bytes(rows: list[Example], schema: Any = None,
+                   release: Release | None = None) -> bytes:
+    """``nq_original`` file bytes: carried members as they are (read from ``release``, the
+    previous release they were carried from), fresh examples compressed (the bytes
+    ``jsonl_gz_bytes`` gives for the same examples)."""
     if not rows:
         return member_bytes(b"")
-    return b"".join(row.member if isinstance(row, PackedExample)
+    files = {name: _read(release, name) for name in dict.fromkeys(
+        row.original for row in rows if isinstance(row, PackedExample) and row.original)}
+    return b"".join(files[row.original][row.start:row.end]
+                    if isinstance(row, PackedExample) and row.original
+                    else row.member if isinstance(row, PackedExample)
                     else member_bytes(jsonl_line(row)) for row in rows)
 
 
-def hf_parquet(rows: list[Example], schema: pa.Schema) -> bytes:
-    """HF Parquet bytes of fresh and carried examples, in order: the bytes ``parquet_bytes``
-    gives for the HF rows of the same examples (one chunk, written once)."""
+def hf_parquet(rows: list[Example], schema: pa.Schema, release: Release | None = None
+               ) -> bytes:
+    """HF Parquet bytes of fresh and carried examples, in order (carried rows read from
+    ``release``): the bytes ``parquet_bytes`` gives for the HF rows of the same examples
+    (one chunk, written once)."""
     if not any(_published(row) for row in rows):
         return parquet_bytes([hf_example(_unpacked(row)) for row in rows], schema)
+    carried = _published_rows(release, [row for row in rows if _published(row)])
     batches: list[pa.RecordBatch] = []
-    for carried, group in groupby(rows, key=_published):
-        if carried:
-            for row in group:
-                batches += pa.ipc.open_stream(row.hf_row).read_all().to_batches()
+    position = 0
+    for published, group in groupby(rows, key=_published):
+        group = list(group)
+        if published:
+            batches += carried.slice(position, len(group)).to_batches()
+            position += len(group)
         else:
             batches.append(pa.RecordBatch.from_pylist(
                 [hf_example(_unpacked(row)) for row in group], schema=schema))
@@ -108,8 +140,41 @@ def hf_parquet(rows: list[Example], schema: pa.Schema) -> bytes:
 
 
 def _published(row: Example) -> bool:
-    """Whether ``row`` carries its published Parquet row."""
-    return isinstance(row, PackedExample) and bool(row.hf_row)
+    """Whether ``row`` is a carried example, whose published Parquet row is read again."""
+    return isinstance(row, PackedExample) and bool(row.parquet)
+
+
+def _read(release: Release | None, name: str) -> bytes:
+    """A file of the previous release that carried examples refer to."""
+    if release is None:
+        raise ValueError(f"carried examples refer to {name}: the writer needs the previous "
+                         f"release they were carried from")
+    return read_file(release, name)  # checked against the verified manifest
+
+
+def _published_rows(release: Release | None, rows: list[PackedExample]) -> pa.Table:
+    """The published Parquet rows of carried examples, in the order of ``rows``: each shard
+    they refer to read once, one row group at a time, keeping only their rows."""
+    parts, position = [], {}
+    for name in dict.fromkeys(row.parquet for row in rows):
+        wanted = sorted({row.row for row in rows if row.parquet == name})
+        shard = pq.ParquetFile(io.BytesIO(_read(release, name)))
+        first = 0
+        for index in range(shard.num_row_groups):
+            count = shard.metadata.row_group(index).num_rows
+            inside = wanted[bisect_left(wanted, first):bisect_left(wanted, first + count)]
+            if inside:
+                for number in inside:
+                    position[name, number] = len(position)
+                parts.append(shard.read_row_group(index).take(
+                    pa.array([number - first for number in inside], pa.int64())))
+            first += count
+    missing = [f"{row.parquet} row {row.row}" for row in rows
+               if (row.parquet, row.row) not in position]
+    if missing:
+        raise ValueError(f"carried rows not in the previous release: {missing[:3]}")
+    return pa.concat_tables(parts).take(pa.array(
+        [position[row.parquet, row.row] for row in rows], pa.int64()))
 
 
 def _unpacked(row: Example) -> dict[str, Any]:
@@ -118,39 +183,48 @@ def _unpacked(row: Example) -> dict[str, Any]:
 
 
 LINE_HEAD = 1 << 14  # bytes of a carried line kept: its id and question, to pair it
+WINDOW = 1 << 20  # compressed bytes fed to zlib at a time
+CHUNK = 1 << 20  # decompressed bytes at a time
 
 
-def _member_heads(data: bytes) -> Iterator[tuple[bytes, bytes, bool]]:
-    """``(first LINE_HEAD decompressed bytes, member, whether it holds one line)`` of every
-    gzip member of ``data``, decompressed a chunk at a time without keeping the rest."""
-    while data:
+def _member_heads(data: bytes) -> Iterator[tuple[bytes, int, int, bool]]:
+    """``(first LINE_HEAD decompressed bytes, start, end, whether it holds one line)`` of
+    every gzip member ``data[start:end]``: each decompressed a chunk at a time without
+    keeping the rest, fed at most ``WINDOW`` bytes at a time (zlib copies what it has not
+    used: the whole rest of a file, once per member, would be quadratic)."""
+    view, offset = memoryview(data), 0
+    while offset < len(data):
         decompressor = zlib.decompressobj(wbits=31)
-        head = decompressor.decompress(data, LINE_HEAD)
-        newlines, last = head.count(b"\n"), head[-1:]
+        fed, pending = offset, b""
+        head, newlines, last = b"", 0, b""
         while not decompressor.eof:
-            tail = decompressor.unconsumed_tail
-            chunk = decompressor.decompress(tail, 1 << 20)
-            if not chunk and not tail and not decompressor.eof:
+            if not pending and fed < len(data):
+                pending, fed = view[fed:fed + WINDOW], min(len(data), fed + WINDOW)
+            chunk = decompressor.decompress(pending, CHUNK)
+            pending = decompressor.unconsumed_tail
+            if not chunk and not pending and fed == len(data) and not decompressor.eof:
                 raise ValueError("truncated gzip member")
+            head += chunk[:max(0, LINE_HEAD - len(head))]
             newlines, last = newlines + chunk.count(b"\n"), chunk[-1:] or last
-        end = len(data) - len(decompressor.unused_data)
-        yield head, data[:end], newlines == 1 and last == b"\n" and len(head) > 1
-        data = decompressor.unused_data
+        end = fed - len(decompressor.unused_data)
+        yield head, offset, end, newlines == 1 and last == b"\n" and len(head) > 1
+        offset = end
 
 
-def example_members(data: bytes) -> list[tuple[bytes, bytes]]:
-    """``(line head, member)`` of every example of an ``nq_original`` file (the first
-    ``LINE_HEAD`` bytes of its line: the whole lines of a shard of real pages would hold
-    hundreds of MB); a member holding more than one line (an older release wrote one member
-    per file) is compressed again line by line, as ``jsonl_gz_bytes`` now writes it."""
-    pairs = []
-    for head, member, single in _member_heads(data):
+def example_members(data: bytes) -> list[Line]:
+    """The ``Line`` of every example of an ``nq_original`` file (the first ``LINE_HEAD``
+    bytes of its line: the whole lines of a shard of real pages would hold hundreds of MB);
+    a member holding more than one line (an older release wrote one member per file) is
+    compressed again line by line, as ``jsonl_gz_bytes`` now writes it."""
+    lines = []
+    for head, start, end, single in _member_heads(data):
         if single:
-            pairs.append((head, member))
+            lines.append(Line(head, start, end))
         else:
-            lines = [line + b"\n" for line in gzip.decompress(member).split(b"\n") if line]
-            pairs += [(line[:LINE_HEAD], member_bytes(line)) for line in lines]
-    return pairs
+            texts = [text + b"\n" for text in gzip.decompress(data[start:end]).split(b"\n")
+                     if text]
+            lines += [Line(text[:LINE_HEAD], 0, 0, member_bytes(text)) for text in texts]
+    return lines
 
 
 def _line_start(example_id: str, question: str) -> bytes:
@@ -165,51 +239,59 @@ def _parsed(split: str, data: bytes) -> Iterator[tuple[str, Example]]:
             yield split, json.loads(line)
 
 
-def _same_examples(shard: pq.ParquetFile, pairs: list[tuple[bytes, bytes]]) -> bool:
+def _same_examples(shard: pq.ParquetFile, lines: list[Line]) -> bool:
     """Whether a Parquet shard (its ids and questions only) and the ``nq_original`` lines and
     members of the same index hold the same examples in the same order."""
-    if shard.metadata.num_rows != len(pairs) or not shard.schema_arrow.equals(HF_SCHEMA):
+    if shard.metadata.num_rows != len(lines) or not shard.schema_arrow.equals(HF_SCHEMA):
         return False
     heads = shard.read(columns=["id", "question"])
     ids = heads.column("id").to_pylist()
     keys = pc.struct_field(heads.column("question"), "text").to_pylist()
-    return all(line.startswith(_line_start(id_, key))
-               for id_, key, (line, _) in zip(ids, keys, pairs, strict=True))
+    return all(line.head.startswith(_line_start(id_, key))
+               for id_, key, line in zip(ids, keys, lines, strict=True))
 
 
-def carried_rows(table: pa.Table, pairs: list[tuple[bytes, bytes]]
+LENGTH_COLUMNS = ["question.text", "document.html", "document.tokens.token",
+                  "long_answer_candidates.start_token"]  # what a carried example keeps
+
+
+def carried_rows(table: pa.Table, lines: list[Line], files: tuple[str, str], first: int
                  ) -> Iterator[PackedExample]:
-    """The carried examples of rows of a Parquet shard and their lines and members."""
+    """The carried examples of rows ``first...`` of a Parquet shard (``LENGTH_COLUMNS``
+    read) and their lines, by reference to ``files`` (the ``nq_original`` file and the
+    Parquet shard)."""
+    original, parquet = files
     document, candidates = table.column("document"), table.column("long_answer_candidates")
     keys = pc.struct_field(table.column("question"), "text").to_pylist()
     html = pc.binary_length(pc.struct_field(document, "html")).to_pylist()
     tokens = pc.list_value_length(pc.struct_field(document, ["tokens", "token"])).to_pylist()
     boxes = pc.list_value_length(pc.struct_field(candidates, "start_token")).to_pylist()
-    for index, (key, (_, member)) in enumerate(zip(keys, pairs, strict=True)):
-        sink = io.BytesIO()
-        with pa.ipc.new_stream(sink, table.schema, options=_COMPRESSED) as writer:
-            writer.write_table(table.slice(index, 1))
-        yield PackedExample(key, member, html[index], tokens[index] or 0, boxes[index] or 0,
-                            hf_row=sink.getvalue())
+    for index, (key, line) in enumerate(zip(keys, lines, strict=True)):
+        yield PackedExample(key, line.member, html[index], tokens[index] or 0,
+                            boxes[index] or 0, parquet=parquet, row=first + index,
+                            original="" if line.member else original, start=line.start,
+                            end=line.end)
 
 
 def read_carried(item: tuple[str, str, str], version_dir: Release
                  ) -> Iterator[tuple[str, Example]]:
     """``(split, example)`` of one ``nq_original`` file of the previous release and its
     paired Parquet shard (``""``: none): carried as bytes when both hold the same examples
-    (read one row group at a time), else parsed (``dict``)."""
+    (by reference: ``PackedExample``; the lengths read one row group at a time), else parsed
+    (``dict``)."""
     split, original, parquet = item
     data = read_file(version_dir, original)  # checked against the verified manifest
     if parquet:
         shard = pq.ParquetFile(io.BytesIO(read_file(version_dir, parquet)))
-        pairs = example_members(data)
-        if _same_examples(shard, pairs):
-            start = 0
+        lines = example_members(data)
+        if _same_examples(shard, lines):
+            first = 0
             for index in range(shard.num_row_groups):
-                group = shard.read_row_group(index)
-                for example in carried_rows(group, pairs[start:start + group.num_rows]):
+                group = shard.read_row_group(index, columns=LENGTH_COLUMNS)
+                for example in carried_rows(group, lines[first:first + group.num_rows],
+                                            (original, parquet), first):
                     yield split, example
-                start += group.num_rows
+                first += group.num_rows
             return
     yield from _parsed(split, data)
 

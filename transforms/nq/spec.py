@@ -301,10 +301,12 @@ class BuildNq(beam.PTransform):
             | "Example" >> beam.MapTuple(original_example)
             | "Split" >> beam.Map(lambda ex: (assign_split(ex["question_text"], salt, ratios),
                                               packed_example(ex))))
+        release = self.plan.previous.pinned if self.plan.previous else None  # carried from
         written = examples | "WriteExamples" >> WriteShards(  # both formats, one grouping
-            staging, example_key, hf_parquet, "parquet", HF_SCHEMA, options.max_rows_per_shard,
-            also=[ShardFormat(original_bytes, "jsonl.gz", subdir=ORIGINAL_DIR,
-                              namer=nq_shard_name)])
+            staging, example_key, partial(hf_parquet, release=release), "parquet", HF_SCHEMA,
+            options.max_rows_per_shard,
+            also=[ShardFormat(partial(original_bytes, release=release), "jsonl.gz",
+                              subdir=ORIGINAL_DIR, namer=nq_shard_name)])
         original = written | "OriginalFiles" >> beam.Filter(
             lambda file: file[1].startswith(f"{ORIGINAL_DIR}/"))
         written = [written, original | "WriteSimplified" >> WriteSimplified(staging)]

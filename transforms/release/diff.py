@@ -37,6 +37,7 @@ from transforms.release.tables import parquet_directories
 ID_COLUMNS = ("id", "qid", "candidate_id", "doc_id", "lemma", "annotation_id", "question")
 EXAMPLES = 5
 BATCH_ROWS = 256
+BATCH_BYTES = 8 << 20  # of uncompressed column data per batch read
 
 
 class IncomparableReleasesError(ValueError):
@@ -67,13 +68,26 @@ def table_schema(version_dir: str, files: list[str]) -> pa.Schema:
 def read_batches(version_dir: str, files: list[str], columns: list[str],
                  batch_size: int = BATCH_ROWS) -> Iterator[pa.RecordBatch]:
     """The given columns (``a.b`` reads field ``b`` of struct ``a`` only) of a table's files,
-    in record batches of at most ``batch_size`` rows."""
+    in record batches of at most ``batch_size`` rows, and of about ``BATCH_BYTES`` of data
+    at most (NQ's rows hold whole pages: 256 of them are hundreds of MB)."""
     top = list(dict.fromkeys(columns))
     for name in files:
         with _open(version_dir, name) as handle:
             parquet = pq.ParquetFile(handle)
             if parquet.metadata.num_rows:
-                yield from parquet.iter_batches(batch_size=batch_size, columns=top)
+                yield from parquet.iter_batches(batch_size=_rows_per_batch(
+                    parquet.metadata, top, batch_size), columns=top)
+
+
+def _rows_per_batch(metadata: pq.FileMetaData, columns: list[str], limit: int) -> int:
+    """At most ``limit`` rows, and as many as hold about ``BATCH_BYTES`` of the uncompressed
+    data of ``columns`` (their column chunks' sizes over the file's rows)."""
+    wanted = set(columns)
+    data = sum(group.column(index).total_uncompressed_size
+               for group in map(metadata.row_group, range(metadata.num_row_groups))
+               for index in range(group.num_columns)
+               if group.column(index).path_in_schema.split(".")[0] in wanted)
+    return max(1, min(limit, BATCH_BYTES * metadata.num_rows // max(1, data)))
 
 
 def has_column(schema: pa.Schema, path: str) -> bool:
@@ -127,11 +141,24 @@ def row_digests(version_dir: str, files: list[str], key: str | None,
     is the row's ``key`` value (the digests themselves when ``key`` is None)."""
     wanted = columns + ([key] if key and key not in columns else [])
     for batch in read_batches(version_dir, files, wanted):
-        per_column = [[_digest(v) for v in column_values(batch, c)] for c in columns]
+        per_column = [_column_digests(batch, c) for c in columns]
         rows = [b"".join(parts) for parts in zip(*per_column, strict=True)] if columns else \
             [b""] * batch.num_rows
         ids = column_values(batch, key) if key else rows
         yield from zip(ids, rows, strict=True)
+
+
+def _column_digests(batch: pa.RecordBatch, path: str) -> list[bytes]:
+    """``_digest`` of each value of column ``path``; a nested value (a struct, a list) is
+    made a Python value one row at a time, so that only one is held (an NQ document's
+    tokens as Python dicts are about ten times their Arrow size)."""
+    head, *rest = path.split(".")
+    array: Any = batch.column(batch.schema.get_field_index(head))
+    for part in rest:
+        array = pc.struct_field(array, part)
+    if pa.types.is_nested(array.type):
+        return [_digest(array[index].as_py()) for index in range(len(array))]
+    return [_digest(value) for value in array.to_pylist()]
 
 
 # Collecting counts and examples -----------------------------------------------------------

@@ -4,10 +4,14 @@ members are written again as the same bytes, in both formats, with the same page
 from __future__ import annotations
 
 import gzip
+import hashlib
 import io
 
+import pyarrow as pa
+import pyarrow.parquet as pq
 import pytest
 
+from transforms.nq import carried
 from transforms.nq.carried import (
     LINE_HEAD,
     PackedExample,
@@ -22,6 +26,7 @@ from transforms.nq.carried import (
 )
 from transforms.nq.examples import HF_SCHEMA, hf_example, jsonl_gz_bytes, jsonl_line
 from transforms.release import parquet_bytes
+from transforms.release.refresh.checked_read import ChangedSinceVerified, PinnedFiles
 
 
 def example(number: int, html: str = "<p>é \u2028 日本</p>") -> dict:
@@ -54,9 +59,12 @@ def test_each_example_is_a_gzip_member_that_gzip_readers_read_as_one_stream():
     examples = [example(n) for n in (1, 2, 3)]
     data = jsonl_gz_bytes(examples)
     assert gzip.decompress(data) == b"".join(jsonl_line(e) for e in examples)
-    members = example_members(data)  # lines shorter than LINE_HEAD: heads are whole lines
-    assert [text for text, _ in members] == [jsonl_line(e) for e in examples]
-    assert [gzip.decompress(member) for _, member in members] == [text for text, _ in members]
+    lines = example_members(data)  # lines shorter than LINE_HEAD: heads are whole lines
+    assert [line.head for line in lines] == [jsonl_line(e) for e in examples]
+    assert [gzip.decompress(data[line.start:line.end]) for line in lines] == [
+        line.head for line in lines]
+    assert lines[0].start == 0 and lines[-1].end == len(data)
+    assert all(line.member == b"" for line in lines)
     assert gzip.decompress(jsonl_gz_bytes([])) == b""
     with gzip.open(io.BytesIO(data)) as handle:
         assert len(handle.readlines()) == 3
@@ -74,11 +82,17 @@ def test_carried_examples_are_written_again_as_the_same_bytes(tmp_path):
     fresh = [example(n) for n in (2, 3, 6)]
     mixed = sorted([*carried[1:4], *fresh], key=example_key)  # fresh between carried
     plain = sorted([by_key[row.key] for row in carried[1:4]] + fresh, key=example_key)
-    assert hf_parquet(mixed, HF_SCHEMA) == parquet_bytes([hf_example(e) for e in plain],
-                                                         HF_SCHEMA)
-    assert original_bytes(mixed) == jsonl_gz_bytes(plain)
-    assert hf_parquet(carried, HF_SCHEMA) == (tmp_path / ITEM[2]).read_bytes()
-    assert original_bytes(carried) == (tmp_path / ITEM[1]).read_bytes()
+    release = str(tmp_path)
+    assert hf_parquet(mixed, HF_SCHEMA, release) == parquet_bytes(
+        [hf_example(e) for e in plain], HF_SCHEMA)
+    assert original_bytes(mixed, release=release) == jsonl_gz_bytes(plain)
+    assert hf_parquet(carried, HF_SCHEMA, release) == (tmp_path / ITEM[2]).read_bytes()
+    assert original_bytes(carried, release=release) == (tmp_path / ITEM[1]).read_bytes()
+    shuffled = [carried[4], carried[0], carried[2]]  # any order: rows are taken as listed
+    assert hf_parquet(shuffled, HF_SCHEMA, release) == parquet_bytes(
+        [hf_example(by_key[row.key]) for row in shuffled], HF_SCHEMA)
+    with pytest.raises(ValueError, match="needs the previous release"):
+        hf_parquet(carried, HF_SCHEMA)
     assert original_bytes([]) == jsonl_gz_bytes([])
     assert hf_parquet([], HF_SCHEMA) == parquet_bytes([], HF_SCHEMA)
 
@@ -90,8 +104,10 @@ def test_a_file_of_one_gzip_member_is_carried_as_one_member_per_example(tmp_path
         handle.write(b"".join(jsonl_line(e) for e in examples))
     write_release(tmp_path, examples, sink.getvalue())
     carried = [row for _, row in read_carried(ITEM, str(tmp_path))]
-    assert all(isinstance(row, PackedExample) for row in carried)
-    assert original_bytes(carried) == jsonl_gz_bytes(examples)
+    assert all(isinstance(row, PackedExample) and row.member and not row.original
+               for row in carried)  # compressed again: the members travel as bytes
+    assert original_bytes(carried, release=str(tmp_path)) == jsonl_gz_bytes(examples)
+    assert hf_parquet(carried, HF_SCHEMA, str(tmp_path)) == (tmp_path / ITEM[2]).read_bytes()
 
 
 def test_files_that_do_not_pair_up_are_parsed(tmp_path):
@@ -146,9 +162,10 @@ def test_long_lines_are_carried_keeping_only_their_heads(tmp_path):
     write_release(tmp_path, pages)
     carried = [row for _, row in read_carried(ITEM, str(tmp_path))]
     assert all(isinstance(row, PackedExample) for row in carried)
-    assert hf_parquet(carried, HF_SCHEMA) == (tmp_path / ITEM[2]).read_bytes()
-    assert original_bytes(carried) == (tmp_path / ITEM[1]).read_bytes()
-    assert [len(line) for line, _ in example_members(jsonl_gz_bytes(pages))] == [LINE_HEAD] * 2
+    assert hf_parquet(carried, HF_SCHEMA, str(tmp_path)) == (tmp_path / ITEM[2]).read_bytes()
+    assert original_bytes(carried, release=str(tmp_path)) == (tmp_path / ITEM[1]).read_bytes()
+    assert [len(line.head) for line in example_members(jsonl_gz_bytes(pages))] == [
+        LINE_HEAD] * 2
     with pytest.raises(ValueError, match="truncated gzip member"):
         example_members(jsonl_gz_bytes(pages)[:-20])
 
@@ -157,3 +174,39 @@ def test_a_question_longer_than_the_kept_head_is_parsed_not_carried(tmp_path):
     long = {**example(2), "question_text": "why " * LINE_HEAD}
     write_release(tmp_path, [long])
     assert list(read_carried(ITEM, str(tmp_path))) == [("dev", long)]
+
+
+def test_carried_rows_are_read_from_every_row_group_of_their_shard(tmp_path):
+    examples = sorted((example(n) for n in (1, 2, 3, 4, 5)), key=example_key)
+    write_release(tmp_path, examples)
+    table = pa.Table.from_pylist([hf_example(e) for e in examples], schema=HF_SCHEMA)
+    pq.write_table(table, tmp_path / ITEM[2], row_group_size=2)  # groups of 2, 2 and 1
+    carried = [row for _, row in read_carried(ITEM, str(tmp_path))]
+    assert [row.row for row in carried] == [0, 1, 2, 3, 4]
+    assert {row.parquet for row in carried} == {ITEM[2]}
+    kept = [carried[4], carried[1], carried[2]]
+    assert hf_parquet(kept, HF_SCHEMA, str(tmp_path)) == parquet_bytes(
+        [hf_example(examples[i]) for i in (4, 1, 2)], HF_SCHEMA)
+
+
+def test_members_are_found_whatever_the_window_fed_to_zlib(tmp_path, monkeypatch):
+    examples = [example(n) for n in (1, 7, 30)]
+    data = jsonl_gz_bytes(examples)
+    expected = example_members(data)
+    monkeypatch.setattr(carried, "WINDOW", 7)
+    monkeypatch.setattr(carried, "CHUNK", 5)
+    assert example_members(data) == expected
+    with pytest.raises(ValueError, match="truncated gzip member"):
+        example_members(data[:-3])
+
+
+def test_a_carried_file_changed_after_it_was_verified_is_not_written(tmp_path):
+    examples = sorted((example(n) for n in (1, 2)), key=example_key)
+    write_release(tmp_path, examples)
+    pinned = PinnedFiles(str(tmp_path), {
+        name: hashlib.sha256((tmp_path / name).read_bytes()).hexdigest() for name in ITEM[1:]})
+    rows = [row for _, row in read_carried(ITEM, pinned)]
+    (tmp_path / ITEM[1]).write_bytes(jsonl_gz_bytes(examples[::-1]))  # edited meanwhile
+    assert hf_parquet(rows, HF_SCHEMA, pinned) == (tmp_path / ITEM[2]).read_bytes()
+    with pytest.raises(ChangedSinceVerified):
+        original_bytes(rows, release=pinned)

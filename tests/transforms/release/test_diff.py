@@ -8,7 +8,7 @@ from typing import Any
 import pyarrow as pa
 import pytest
 
-from transforms.release import ReleaseTarget, parquet_bytes, publish
+from transforms.release import ReleaseTarget, diff, parquet_bytes, publish
 from transforms.release.diff import (
     IncomparableReleasesError,
     diff_releases,
@@ -157,3 +157,19 @@ def test_id_columns_and_table_order():
              "dev/d.parquet", "rejected/queries/q.parquet"]
     assert list(parquet_tables(names, ["train", "dev", "test"])) == [
         "train", "dev", "test", "rejected/queries", "votes/dev"]
+
+
+def test_batches_hold_about_batch_bytes_of_data_whatever_the_row_size(tmp_path, monkeypatch):
+    rows = [{"id": f"r{i:03d}", "page": {"html": f"{i:04d}" * 2_500, "tokens": [f"t{i}"] * 50}}
+            for i in range(40)]  # 10 KB of its own per row
+    (tmp_path / "train").mkdir()
+    (tmp_path / "train" / "train-0.parquet").write_bytes(
+        parquet_bytes(rows, pa.Table.from_pylist(rows).schema))
+    files = ["train/train-0.parquet"]
+    monkeypatch.setattr(diff, "BATCH_BYTES", 50_000)  # about 5 rows of 10 KB
+    sizes = [batch.num_rows for batch in diff.read_batches(str(tmp_path), files, ["page"])]
+    assert sum(sizes) == 40 and 1 <= max(sizes) <= 6
+    small = [batch.num_rows for batch in diff.read_batches(str(tmp_path), files, ["id"])]
+    assert small == [40]  # ids alone are small: one batch
+    digests = dict(diff.row_digests(str(tmp_path), files, "id", ["page"]))
+    assert digests == {row["id"]: diff._digest(row["page"]) for row in rows}  # one by one
