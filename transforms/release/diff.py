@@ -156,9 +156,23 @@ def _column_digests(batch: pa.RecordBatch, path: str) -> list[bytes]:
     array: Any = batch.column(batch.schema.get_field_index(head))
     for part in rest:
         array = pc.struct_field(array, part)
-    if pa.types.is_nested(array.type):
+    kind = array.type
+    if pa.types.is_string(kind) or pa.types.is_large_string(kind):
+        return _tagged(array.cast(pa.large_binary()), b"\x00")
+    if pa.types.is_integer(kind):  # as str(value) gives it
+        return _tagged(array.cast(pa.large_string()).cast(pa.large_binary()), b"\x01")
+    if pa.types.is_nested(kind):
         return [_digest(array[index].as_py()) for index in range(len(array))]
     return [_digest(value) for value in array.to_pylist()]
+
+
+def _tagged(values: pa.Array, tag: bytes) -> list[bytes]:
+    """``_digest`` of strings or ints given as the bytes it hashes behind ``tag`` (a null
+    as ``_digest(None)``), without a Python call per value (a refresh digests both
+    releases: 500,000 values for NLQuAD at 10,000 pages)."""
+    blake2b, null = hashlib.blake2b, _digest(None)
+    return [null if value is None else blake2b(tag + value, digest_size=8).digest()
+            for value in values.to_pylist()]
 
 
 # Collecting counts and examples -----------------------------------------------------------

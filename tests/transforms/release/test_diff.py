@@ -173,3 +173,21 @@ def test_batches_hold_about_batch_bytes_of_data_whatever_the_row_size(tmp_path, 
     assert small == [40]  # ids alone are small: one batch
     digests = dict(diff.row_digests(str(tmp_path), files, "id", ["page"]))
     assert digests == {row["id"]: diff._digest(row["page"]) for row in rows}  # one by one
+
+
+def test_column_digests_are_the_digests_of_the_values():
+    batch = pa.RecordBatch.from_pylist([
+        {"text": "é\u2028 日本", "count": -12, "big": 2**63 - 1, "flag": True, "score": 0.5,
+         "tokens": ["a", "b"], "page": {"html": "<p>", "n": 3}},
+        {"text": None, "count": None, "big": 0, "flag": None, "score": None, "tokens": [],
+         "page": None},
+        {"text": "", "count": 7, "big": -(2**63), "flag": False, "score": 1e300,
+         "tokens": None, "page": {"html": "", "n": None}}])
+    large = pa.RecordBatch.from_arrays([batch.column(0).cast(pa.large_string()),
+                                        batch.column(1).cast(pa.int8())], ["text", "count"])
+    for table in (batch, large):
+        for column in table.schema.names:
+            assert diff._column_digests(table, column) == [
+                diff._digest(value) for value in table.column(column).to_pylist()], column
+    assert diff._column_digests(batch, "page.html") == [
+        diff._digest(value) for value in ("<p>", None, "")]
