@@ -136,3 +136,4 @@ def test_options_that_never_change_rows_may_change(releases, tmp_path):
     assert len(list((releases / "6" / "train").glob("*.parquet"))) > 1
     assert (parquet_rows(releases / "6", published_key, SPLITS)
             == parquet_rows(releases / "4", published_key, SPLITS))
+    assert original_lines(releases / "6") == original_lines(releases / "4")  # moved shards

@@ -49,9 +49,10 @@ _ORIGINAL_NAME = re.compile(rf"^{ORIGINAL_DIR}/(?P<split>[^/]+)/nq-(?P=split)-(?
 @dataclass(frozen=True)
 class PackedExample:
     """One example as its bytes and page lengths. Fresh: ``member``, its ``nq_original``
-    gzip member. Carried: row ``row`` of the previous release's Parquet shard ``parquet``,
-    and bytes ``start:end`` of its ``nq_original`` file ``original`` (``""``: ``member``
-    holds them, compressed again)."""
+    gzip member. Carried by reference: row ``row`` of the previous release's Parquet shard
+    ``parquet``, and bytes ``start:end`` of its ``nq_original`` file ``original`` (``""``:
+    ``member`` holds them, compressed again). Carried as bytes (``materialized``): ``member``
+    and ``hf_row``, its published Parquet row as a one-row Arrow IPC stream."""
 
     key: str
     member: bytes
@@ -63,9 +64,11 @@ class PackedExample:
     original: str = ""
     start: int = 0
     end: int = 0
+    hf_row: bytes = b""
 
 
 Example = dict[str, Any] | PackedExample
+_COMPRESSED = pa.ipc.IpcWriteOptions(compression="zstd")  # read back: the same row
 
 
 class Line(NamedTuple):
@@ -123,25 +126,62 @@ def hf_parquet(rows: list[Example], schema: pa.Schema, release: Release | None =
     """HF Parquet bytes of fresh and carried examples, in order (carried rows read from
     ``release``): the bytes ``parquet_bytes`` gives for the HF rows of the same examples
     (one chunk, written once)."""
-    if not any(_published(row) for row in rows):
+    kinds = [_kind(row) for row in rows]
+    if set(kinds) <= {FRESH}:
         return parquet_bytes([hf_example(_unpacked(row)) for row in rows], schema)
-    carried = _published_rows(release, [row for row in rows if _published(row)])
+    references = [row for row, kind in zip(rows, kinds, strict=True) if kind == REFERENCE]
+    carried = _published_rows(release, references) if references else None
     batches: list[pa.RecordBatch] = []
     position = 0
-    for published, group in groupby(rows, key=_published):
+    for kind, group in groupby(rows, key=_kind):
         group = list(group)
-        if published:
+        if kind == REFERENCE:
             batches += carried.slice(position, len(group)).to_batches()
             position += len(group)
+        elif kind == BYTES:
+            for row in group:
+                batches += pa.ipc.open_stream(row.hf_row).read_all().to_batches()
         else:
             batches.append(pa.RecordBatch.from_pylist(
                 [hf_example(_unpacked(row)) for row in group], schema=schema))
     return table_bytes(pa.Table.from_batches(batches, schema=schema).combine_chunks())
 
 
-def _published(row: Example) -> bool:
-    """Whether ``row`` is a carried example, whose published Parquet row is read again."""
-    return isinstance(row, PackedExample) and bool(row.parquet)
+FRESH, REFERENCE, BYTES = "fresh", "reference", "bytes"  # how an example's HF row is made
+
+
+def _kind(row: Example) -> str:
+    """Whether ``row``'s HF row is made from its line (``FRESH``), read from the previous
+    release (``REFERENCE``) or carried as bytes (``BYTES``)."""
+    if isinstance(row, PackedExample) and row.parquet:
+        return REFERENCE
+    if isinstance(row, PackedExample) and row.hf_row:
+        return BYTES
+    return FRESH
+
+
+def materialized(rows: list[PackedExample], release: Release) -> list[PackedExample]:
+    """Examples carried by reference as their bytes (``member`` and ``hf_row``), each file
+    they refer to read once (``CarryMoved``: examples whose shard changes)."""
+    table = _published_rows(release, rows)
+    files = {name: _read(release, name) for name in dict.fromkeys(
+        row.original for row in rows if row.original)}
+    packed = []
+    for index, row in enumerate(rows):
+        sink = io.BytesIO()
+        with pa.ipc.new_stream(sink, table.schema, options=_COMPRESSED) as writer:
+            writer.write_table(table.slice(index, 1))
+        member = files[row.original][row.start:row.end] if row.original else row.member
+        packed.append(PackedExample(row.key, member, row.page_bytes, row.page_tokens,
+                                    row.candidates, hf_row=sink.getvalue()))
+    return packed
+
+
+def previous_shards(parquet: str) -> int:
+    """The number of shards of the split of a previous Parquet shard, from its name (0: not
+    a sharded name)."""
+    match = _PARQUET_NAME.match(parquet)
+    return int(match["count"]) if match else 0
 
 
 def _read(release: Release | None, name: str) -> bytes:

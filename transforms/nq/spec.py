@@ -42,6 +42,7 @@ from transforms.nq.carried import (
     packed_example,
     page_lengths,
 )
+from transforms.nq.carried_moves import CarryMoved
 from transforms.nq.counters import (
     ACCEPTED,
     COUNTERS,
@@ -302,6 +303,9 @@ class BuildNq(beam.PTransform):
             | "Split" >> beam.Map(lambda ex: (assign_split(ex["question_text"], salt, ratios),
                                               packed_example(ex))))
         release = self.plan.previous.pinned if self.plan.previous else None  # carried from
+        if release is not None:  # examples whose shard changes: as bytes, files read once
+            examples = examples | "CarryMoved" >> CarryMoved(release,
+                                                             options.max_rows_per_shard)
         written = examples | "WriteExamples" >> WriteShards(  # both formats, one grouping
             staging, example_key, partial(hf_parquet, release=release), "parquet", HF_SCHEMA,
             options.max_rows_per_shard,

@@ -42,6 +42,11 @@ def _stable_int(text: str, salt: str) -> int:
     return int.from_bytes(hashlib.sha256(f"{salt}\x00{text}".encode()).digest()[:8], "big")
 
 
+def shard_count(rows: int, max_rows_per_shard: int) -> int:
+    """How many shards ``WriteShards`` writes a group of ``rows`` rows in."""
+    return max(1, math.ceil(rows / max(1, max_rows_per_shard)))
+
+
 @dataclass(frozen=True)
 class ShardFormat:
     """One more file format of a shard's rows (``WriteShards(also=...)``)."""
@@ -89,7 +94,7 @@ class WriteShards(beam.PTransform):
 
         def assign(kv, totals):
             group, row = kv
-            shards = max(1, math.ceil(totals[group] / max_rows))
+            shards = shard_count(totals[group], max_rows)
             if not is_batch(row):
                 yield (group, _stable_int(sort_key(row), salt) % shards, shards), row
                 return

@@ -210,3 +210,23 @@ def test_a_carried_file_changed_after_it_was_verified_is_not_written(tmp_path):
     assert hf_parquet(rows, HF_SCHEMA, pinned) == (tmp_path / ITEM[2]).read_bytes()
     with pytest.raises(ChangedSinceVerified):
         original_bytes(rows, release=pinned)
+
+
+def test_materialized_examples_are_written_as_the_same_bytes(tmp_path):
+    examples = sorted((example(n) for n in (1, 4, 5, 0)), key=example_key)
+    write_release(tmp_path, examples)
+    release = str(tmp_path)
+    references = [row for _, row in read_carried(ITEM, release)]
+    as_bytes = carried.materialized(references, release)
+    assert all(row.hf_row and row.member and not row.parquet and not row.original
+               for row in as_bytes)
+    assert hf_parquet(as_bytes, HF_SCHEMA) == (tmp_path / ITEM[2]).read_bytes()  # no release
+    assert original_bytes(as_bytes) == (tmp_path / ITEM[1]).read_bytes()
+    fresh = packed_example(example(2))
+    mixed = sorted([as_bytes[0], references[1], fresh, as_bytes[3]], key=example_key)
+    plain = sorted([examples[0], examples[1], example(2), examples[3]], key=example_key)
+    assert hf_parquet(mixed, HF_SCHEMA, release) == parquet_bytes(
+        [hf_example(e) for e in plain], HF_SCHEMA)
+    assert original_bytes(mixed, release=release) == jsonl_gz_bytes(plain)
+    assert carried.previous_shards("train/train-00003-of-00020.parquet") == 20
+    assert carried.previous_shards("train/other.parquet") == 0
