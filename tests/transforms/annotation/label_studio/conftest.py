@@ -13,9 +13,11 @@ from pathlib import Path
 
 import pytest
 
+from tests.transforms.annotation.label_studio.database import data_directory
 from tests.transforms.annotation.label_studio.server import ADMIN_EMAIL, PASSWORD, Client, Server
 
 PROJECT_ROOT = Path(__file__).resolve().parents[4]
+DATABASES = PROJECT_ROOT / ".cache" / "label-studio-db"  # migrated once per version (database)
 
 
 def label_studio_venv() -> Path:
@@ -38,8 +40,11 @@ def label_studio_bin() -> Path:
 
 @pytest.fixture(scope="session")
 def server(label_studio_bin, tmp_path_factory) -> Iterator[Server]:
-    """One Label Studio server on 127.0.0.1 for the session (it takes minutes to start)."""
-    server = Server(label_studio_bin / "label-studio", tmp_path_factory.mktemp("label-studio"))
+    """One Label Studio server on 127.0.0.1 for the session, started on a copy of a migrated
+    database (a first start, which migrates it, takes minutes on a loaded machine)."""
+    executable = label_studio_bin / "label-studio"
+    server = Server(executable, data_directory(executable, DATABASES,
+                                               tmp_path_factory.mktemp("label-studio")))
     try:
         server.wait_until_up()
         yield server
