@@ -83,8 +83,9 @@ def read_batches(version_dir: str, files: list[str], columns: list[str],
 
 def _rows_per_batch(metadata: pq.FileMetaData, columns: list[str], limit: int) -> int:
     """At most ``limit`` rows, and as many as hold about ``BATCH_BYTES`` of the uncompressed
-    data of ``columns`` (their column chunks' sizes over the file's rows)."""
-    wanted = set(columns)
+    data of ``columns`` (their column chunks' sizes over the file's rows; an ``a.b`` column
+    counts all of ``a``, an estimate on the safe side)."""
+    wanted = {column.split(".")[0] for column in columns}
     data = sum(group.column(index).total_uncompressed_size
                for group in map(metadata.row_group, range(metadata.num_row_groups))
                for index in range(group.num_columns)

@@ -170,6 +170,8 @@ def test_batches_hold_about_batch_bytes_of_data_whatever_the_row_size(tmp_path, 
     monkeypatch.setattr(diff, "BATCH_BYTES", 50_000)  # about 5 rows of 10 KB
     sizes = [batch.num_rows for batch in diff.read_batches(str(tmp_path), files, ["page"])]
     assert sum(sizes) == 40 and 1 <= max(sizes) <= 6
+    nested = [batch.num_rows for batch in diff.read_batches(str(tmp_path), files, ["page.html"])]
+    assert sum(nested) == 40 and max(nested) <= 6  # a field counts its whole struct
     small = [batch.num_rows for batch in diff.read_batches(str(tmp_path), files, ["id"])]
     assert small == [40]  # ids alone are small: one batch
     digests = dict(diff.row_digests(str(tmp_path), files, "id", ["page"]))
