@@ -195,9 +195,12 @@ def _read(release: Release | None, name: str) -> bytes:
 def _published_rows(release: Release | None, rows: list[PackedExample]) -> pa.Table:
     """The published Parquet rows of carried examples, in the order of ``rows``: each shard
     they refer to read once, one row group at a time, keeping only their rows."""
+    by_file: dict[str, set[int]] = {}
+    for row in rows:
+        by_file.setdefault(row.parquet, set()).add(row.row)
     parts, position = [], {}
-    for name in dict.fromkeys(row.parquet for row in rows):
-        wanted = sorted({row.row for row in rows if row.parquet == name})
+    for name, numbers in by_file.items():
+        wanted = sorted(numbers)
         shard = pq.ParquetFile(io.BytesIO(_read(release, name)))
         first = 0
         for index in range(shard.num_row_groups):

@@ -106,13 +106,18 @@ def has_column(schema: pa.Schema, path: str) -> bool:
     return True
 
 
-def column_values(batch: pa.RecordBatch, path: str) -> list[Any]:
-    """The Python values of column ``path`` (``a.b``: field ``b`` of struct ``a``)."""
+def column_array(batch: pa.RecordBatch, path: str) -> pa.Array:
+    """Column ``path`` of ``batch`` (``a.b``: field ``b`` of struct ``a``)."""
     head, *rest = path.split(".")
     array: Any = batch.column(batch.schema.get_field_index(head))
     for part in rest:
         array = pc.struct_field(array, part)
-    return array.to_pylist()
+    return array
+
+
+def column_values(batch: pa.RecordBatch, path: str) -> list[Any]:
+    """The Python values of column ``path`` (``a.b``: field ``b`` of struct ``a``)."""
+    return column_array(batch, path).to_pylist()
 
 
 def id_column(names: Iterable[str]) -> str | None:
@@ -155,10 +160,7 @@ def _column_digests(batch: pa.RecordBatch, path: str) -> list[bytes]:
     """A digest of each value of column ``path``: ``_digest``'s, or for a nested value (a
     struct, a list) ``nested_digest``'s, read from the column's buffers (an NQ document
     made a Python value and dumped as JSON costs milliseconds)."""
-    head, *rest = path.split(".")
-    array: Any = batch.column(batch.schema.get_field_index(head))
-    for part in rest:
-        array = pc.struct_field(array, part)
+    array = column_array(batch, path)
     kind = array.type
     if pa.types.is_string(kind) or pa.types.is_large_string(kind):
         return _tagged(array.cast(pa.large_binary()), b"\x00")
