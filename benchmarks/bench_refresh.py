@@ -21,8 +21,10 @@ runs in full, so the ratio says little about the linking a refresh saves.
 * ``refresh``: the next version, N inputs plus ``--new`` of N new ones, built with
   ``--previous`` the full build;
 * ``rebuild``: that next version from nothing (what a refresh replaces);
-* for NQ, the floor of any refresh: the query stage over the whole new log (a
-  ``--stop-after questions`` build: which questions are still in it) and, in plain Python,
+* for NQ, the floor of any refresh: the query stage over the whole new log (which
+  questions are still in it: a ``--stop-after questions`` build with ``--previous`` a
+  question release of the first log, so that it tags only the new queries and takes the
+  others' recorded outcomes, ``transforms.nq.query_outcomes``) and, in plain Python,
   reading every carried example (its Parquet row and gzip member) and writing both formats
   again;
 * for NLQuAD, the floor of any refresh of saved pages, in plain Python: reading every page
@@ -303,9 +305,12 @@ def bench_once(dataset: str, beam_args: list[str], tmp: Path, first: Path, secon
     rows = [("full build of N", full), ("refresh (+new, --previous)", refresh),
             ("rebuild of N+new from nothing", rebuild)]
     if dataset == "nq":  # what any refresh must still do (see the module docstring)
+        floor = [*beam_args, "--stop-after", "questions", "--output", str(tmp / "floor")]
+        measure(dataset, [*floor, "--input", str(first), "--version", "1"],
+                "query stage of N (the floor's previous release)")
         rows.append(("floor: query stage of N+new", measure(dataset, [
-            *beam_args, "--input", str(second), "--stop-after", "questions",
-            "--output", str(tmp / "floor")], "query stage")))
+            *floor, "--input", str(second), "--version", "2", "--previous", "auto"],
+            "query stage")))
         rows.append(("floor: rewrite N rows (plain)", measure(
             "rewrite", [str(Path(output) / "nq" / "1")], "rewrite")))
     else:

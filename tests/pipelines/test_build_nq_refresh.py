@@ -26,6 +26,7 @@ SPLITS = ("train", "dev", "test")
 NEW = "who won the fifa world cup in the year 2014"  # not in v1's log
 GONE = "where does the amazon river start and end"  # not in v2's log
 KEPT_DROPS = 4  # the sample's questions without an example (3 without Wikipedia, 1 redirect)
+OUTCOMES = "refresh/queries/queries-00000-of-00001.jsonl"
 
 
 def build(root: Path, log: Path, version: str, *extra: str) -> int:
@@ -86,6 +87,23 @@ def test_a_refresh_writes_the_data_files_of_a_full_rebuild(releases):
     assert (releases / "4" / rejected).read_bytes() == (releases / "3" / rejected).read_bytes()
 
 
+def test_recorded_query_outcomes_stand_for_tagging_again(releases):
+    full = (releases / "3" / OUTCOMES).read_bytes()
+    assert (releases / "2" / OUTCOMES).read_bytes() == full  # new and removed questions
+    assert (releases / "4" / OUTCOMES).read_bytes() == full
+    tokenized = len(full.splitlines())
+    assert tokenized > 34  # accepted questions and queries the heuristics rejected
+
+    def queries(version: str) -> dict:
+        return read_json(releases / version, "stats.json")["counts"]["queries"]
+
+    assert "outcomes_carried" not in queries("3")
+    assert queries("2")["outcomes_carried"] == tokenized - 1  # NEW: not in v1's log
+    assert queries("4")["outcomes_carried"] == tokenized
+    assert {name: count for name, count in queries("2").items()
+            if name != "outcomes_carried"} == queries("3")
+
+
 def test_length_statistics_describe_the_whole_release(releases):
     full = read_json(releases / "3", "stats.json")["lengths"]
     assert read_json(releases / "2", "stats.json")["lengths"] == full
@@ -104,6 +122,8 @@ def test_the_card_and_summary_say_which_counts_are_this_runs(releases, capsys):
     assert "this run's work below: carried examples and kept drops" in summary
     assert "questions not searched again, dropped before: 4" in summary
     assert "rows carried 30, recomputed 0, new 0, removed 0" in summary
+    assert "outcomes carried:" in summary and "queries not tagged again" in summary
+    assert "recorded (`refresh/queries/`), not tagged again" in card
     full = (releases / "3" / "README.md").read_text(encoding="utf-8")
     assert "(this run)" not in full and "Changes since" not in full
 
@@ -122,6 +142,7 @@ def test_a_changed_row_option_is_refused_unless_recompute_all(releases, tmp_path
     stats = read_json(releases / "5", "stats.json")
     assert stats["counts"]["linking"]["questions"] == 34  # every question linked again
     assert "previously_dropped" not in stats["counts"]["linking"]
+    assert "outcomes_carried" not in stats["counts"]["queries"]  # every query tagged again
 
 
 def test_options_that_never_change_rows_may_change(releases, tmp_path):
@@ -137,3 +158,25 @@ def test_options_that_never_change_rows_may_change(releases, tmp_path):
     assert (parquet_rows(releases / "6", published_key, SPLITS)
             == parquet_rows(releases / "4", published_key, SPLITS))
     assert original_lines(releases / "6") == original_lines(releases / "4")  # moved shards
+    carried = read_json(releases / "6", "stats.json")["counts"]["queries"]["outcomes_carried"]
+    assert carried == len((releases / "4" / OUTCOMES).read_bytes().splitlines())
+
+
+def test_a_question_release_refresh_takes_the_recorded_outcomes(tmp_path):
+    root, questions = tmp_path / "releases", ("--stop-after", "questions")
+    first = log_without(SAMPLE_LOG, tmp_path / "v1.tsv", NEW, normalize_query)
+    second = log_without(SAMPLE_LOG, tmp_path / "v2.tsv", GONE, normalize_query)
+    assert build(root, first, "1", *questions) == 0
+    assert build(root, second, "2", *questions, "--previous", "auto") == 0
+    assert build(root, second, "3", *questions, "--previous", "auto", "--recompute-all") == 0
+    assert build(root, second, "4", *questions) == 0
+    release = root / "nq_questions"
+    outcomes = (release / "4" / OUTCOMES).read_bytes()
+    assert (release / "2" / OUTCOMES).read_bytes() == outcomes
+    assert (release / "3" / OUTCOMES).read_bytes() == outcomes
+    counts = {version: read_json(release / version, "stats.json")["counts"]["queries"]
+              for version in ("2", "3", "4")}
+    assert counts["2"].pop("outcomes_carried") == len(outcomes.splitlines()) - 1  # not NEW
+    assert "outcomes_carried" not in counts["3"]  # --recompute-all tags every query again
+    assert counts["2"] == counts["3"] == counts["4"]
+    assert data_files(release / "2") == data_files(release / "4")

@@ -37,6 +37,8 @@ DEAD_LETTERED = "dead_lettered"
 DISTINCT = Counter(QUERIES, "distinct")
 ACCEPTED = Counter(QUERIES, "accepted")
 REJECTED = CounterFamily(QUERIES, "rejected")  # rejected.<reason>
+# refresh: queries whose recorded outcome stood for tagging them (transforms.nq.query_outcomes)
+OUTCOMES_CARRIED = Counter(QUERIES, "outcomes_carried")
 HEURISTIC_FIRED = {number: Counter(HEURISTICS, f"h{number}") for number in range(1, 9)}
 
 # stage 2: search, pages, examples (NQ and JNQ)

@@ -3,7 +3,9 @@
 
 Cheap checks run first (users, empty, URL-like, too few words, tokenizer length), so most
 queries never reach the spaCy tagger and parser; those that do are tagged in batches with
-``nlp.pipe``. The model and the category lexicon are loaded once per worker in ``setup()``.
+``nlp.pipe``. The category lexicon is loaded once per worker in ``setup()``, the model when
+the first query needs it: a refresh takes the recorded outcome of a query the previous
+release saw (``transforms.nq.query_outcomes``) instead of tagging it again.
 """
 
 from __future__ import annotations
@@ -19,10 +21,19 @@ from filters.nq.queries import INT64_MAX, MIN_TOKENS, cheap_rejection
 from filters.text.spacy_models import load_english
 from filters.text.stats import question_prefixes
 from transforms.core.accounting import tally
-from transforms.nq.counters import ACCEPTED, DISTINCT, HEURISTIC_FIRED, REJECTED, prefix_counters
+from transforms.nq.counters import (
+    ACCEPTED,
+    DISTINCT,
+    HEURISTIC_FIRED,
+    OUTCOMES_CARRIED,
+    REJECTED,
+    prefix_counters,
+)
+from transforms.nq.query_outcomes import Outcome, outcome_line
 from transforms.sources.query_logs import QueryStats
 
 REJECTED_QUERIES = "rejected_queries"
+OUTCOMES = "outcomes"  # every query's outcome line (``transforms.nq.query_outcomes``)
 
 
 def candidate_row(question: str, stats: QueryStats, window_days: int) -> dict[str, Any]:
@@ -79,7 +90,12 @@ class FilterByUsers(beam.DoFn):
 
 
 class SelectQuestions(beam.DoFn):
-    """Batches of candidate rows -> accepted rows (heuristics recorded) or rejects."""
+    """Batches of ``(candidate row, recorded Outcome or None)`` -> accepted rows (heuristics
+    recorded) or rejects; every query the tokenizer saw, or whose outcome was recorded, is
+    also emitted as an outcome line on ``OUTCOMES`` (``transforms.nq.query_outcomes``). A
+    recorded outcome stands for tagging the query (``queries.outcomes_carried``); the model
+    is loaded when the first query needs it, so a refresh carrying every outcome loads none.
+    """
 
     def __init__(self, categories_tsv: str, min_category_count: int,
                  keep_rejected: bool = False, load_model: Callable[[], Any] = load_english):
@@ -89,34 +105,53 @@ class SelectQuestions(beam.DoFn):
         self.load_model = load_model
 
     def setup(self):
-        self._nlp = self.load_model()
+        self._nlp = None
         self._lexicon = CategoryLexicon.from_tsv(self.categories_tsv, self.min_category_count)
 
-    def process(self, batch: list[dict[str, Any]]):
+    def _model(self):
+        if self._nlp is None:
+            self._nlp = self.load_model()
+        return self._nlp
+
+    def process(self, batch: list[tuple[dict[str, Any], Outcome | None]]):
         survivors = []
-        for row in batch:
-            reason = cheap_rejection(row["question"])
-            if reason is None:
-                row = {**row, "tokens": len(self._nlp.tokenizer(row["question"]))}
-                if row["tokens"] < MIN_TOKENS:
-                    reason = "too_few_tokens"
-            if reason:
+        for row, recorded in batch:
+            question = row["question"]
+            reason = cheap_rejection(question)
+            if reason is not None:
                 yield from _reject(row, reason, self.keep_rejected)
+                continue
+            if recorded is not None:
+                yield tally(OUTCOMES_CARRIED)
+                yield from self._decided(row, recorded)
+                continue
+            tokens = len(self._model().tokenizer(question))
+            if tokens < MIN_TOKENS:
+                yield from self._decided(row, Outcome(tokens, ()))
             else:
-                survivors.append(row)
-        docs = self._nlp.pipe([row["question"] for row in survivors])
+                survivors.append({**row, "tokens": tokens})
+        docs = self._model().pipe([row["question"] for row in survivors]) if survivors else ()
         for row, doc in zip(survivors, docs, strict=True):
             fired = matched_heuristics(query_view(doc), self._lexicon.__contains__)
-            row = {**row, "heuristics": fired}
-            if not fired:
-                yield from _reject(row, "no_heuristic", self.keep_rejected)
-                continue
-            yield tally(ACCEPTED)
-            for prefix in prefix_counters(*question_prefixes(row["question"])):
-                yield tally(prefix)
-            for number in fired:
-                yield tally(HEURISTIC_FIRED[number])
-            yield row
+            yield from self._decided(row, Outcome(row["tokens"], tuple(fired)))
+
+    def _decided(self, row: dict[str, Any], outcome: Outcome):
+        """The outcome line, then the reject or the accepted row with its tallies."""
+        question = row["question"]
+        yield beam.pvalue.TaggedOutput(OUTCOMES, outcome_line(question, outcome))
+        row = {**row, "tokens": outcome.tokens, "heuristics": list(outcome.heuristics)}
+        if outcome.tokens < MIN_TOKENS:
+            yield from _reject(row, "too_few_tokens", self.keep_rejected)
+            return
+        if not outcome.heuristics:
+            yield from _reject(row, "no_heuristic", self.keep_rejected)
+            return
+        yield tally(ACCEPTED)
+        for prefix in prefix_counters(*question_prefixes(question)):
+            yield tally(prefix)
+        for number in outcome.heuristics:
+            yield tally(HEURISTIC_FIRED[number])
+        yield row
 
 
 class IssuedByUsers(beam.PTransform):

@@ -10,6 +10,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from transforms.core.counters import CounterSet, Counts
+from transforms.nq.counters import OUTCOMES_CARRIED
+
 THIS_RUN = " (this run)"
 
 
@@ -68,4 +71,21 @@ def card_lines(manifest: dict[str, Any], stats: dict[str, Any]) -> list[str]:
                  "were not searched again.")
     return [f"This version was built on an earlier one (see \"Changes since\"). {scope} "
             "Question-selection counts cover the whole log and length statistics every "
-            "example; search, page and candidate counts are this run's work only.", ""]
+            "example; search, page and candidate counts are this run's work only."
+            f"{_tagged(stats)}", ""]
+
+
+def _tagged(stats: dict[str, Any]) -> str:
+    carried = Counts(stats.get("counts", {}), CounterSet.of(OUTCOMES_CARRIED))[OUTCOMES_CARRIED]
+    if not carried:
+        return ""
+    return (f" The heuristics' outcome of {carried} queries was the one the previous release "
+            "recorded (`refresh/queries/`), not tagged again.")
+
+
+def outcomes_line(carried: int) -> list[str]:
+    """The summary line of the queries whose recorded outcome was taken (none when 0)."""
+    if not carried:
+        return []
+    return [f"  outcomes carried:      {carried} queries not tagged again (recorded in the "
+            "previous release's refresh/queries/)"]

@@ -52,6 +52,7 @@ from transforms.nq.counters import (
     LINKING,
     LOG_MALFORMED_ROWS,
     LOG_ROWS,
+    OUTCOMES_CARRIED,
     PAGES,
     REJECTED,
 )
@@ -70,7 +71,18 @@ from transforms.nq.linking_options import (
     source_of,
 )
 from transforms.nq.publish import ensure_empty_jsonl, nq_dev_baselines
-from transforms.nq.questions import REJECTED_QUERIES, IssuedByUsers, SelectQuestions
+from transforms.nq.query_outcomes import (
+    DIRECTORY as OUTCOMES_DIRECTORY,
+)
+from transforms.nq.query_outcomes import (
+    RECORD,
+    WithOutcomes,
+    WriteOutcomes,
+    carried_files,
+    ensure_outcomes,
+    fingerprint,
+)
+from transforms.nq.questions import OUTCOMES, REJECTED_QUERIES, IssuedByUsers, SelectQuestions
 from transforms.nq.refresh import (
     UNIT,
     LinkingRefresh,
@@ -80,7 +92,7 @@ from transforms.nq.refresh import (
     question_key,
     refresh_note,
 )
-from transforms.nq.refresh_text import questions_summary_lines, this_run
+from transforms.nq.refresh_text import outcomes_line, questions_summary_lines, this_run
 from transforms.nq.refresh_text import summary_lines as refresh_lines
 from transforms.nq.schema import FIELD_DOCS, QUESTION_SCHEMA, REJECTED_QUERY_SCHEMA
 from transforms.nq.simplified import FIELD_DOCS as SIMPLIFIED_FIELD_DOCS
@@ -149,10 +161,13 @@ class NqOptions(LinkingOptions, ReleaseOptions, _Selection, QueryLogOptions):
 @dataclass(frozen=True)
 class NqContext:
     """What the job needs that is decided before it: the category lexicon's text (read once,
-    up front) and the resolved linking (page source, index directory)."""
+    up front), the resolved linking (page source, index directory), and whether every query
+    is tagged again (``--recompute-all`` as given: a question release's refresh rebuilds
+    every row, yet takes the recorded query outcomes, ``transforms.nq.query_outcomes``)."""
 
     categories_tsv: str
     linking: ResolvedLinking
+    tag_all: bool = False
 
 
 # an example's split is hashed from its question (``_examples``): one question, one split;
@@ -198,6 +213,7 @@ def plan(options: NqOptions) -> Plan[NqOptions]:
     linking options are resolved (``--pages``, the bundled index) for stage 2; the refresh
     options are checked (``transforms.nq.refresh``)."""
     questions_only = options.stop_after == QUESTIONS
+    tag_all = options.recompute_all
     options = check_refresh_options(options, questions_only)
     if options.min_users < 1:
         raise UsageError("--min-users must be at least 1")
@@ -209,13 +225,17 @@ def plan(options: NqOptions) -> Plan[NqOptions]:
     linking = resolve_linking(options, needs_index=not questions_only)
     source = {"kind": "query_log", "description": f"query logs matching {options.input}",
               "categories": options.categories, **source_of(linking), "lang": options.lang}
-    recorded = {**recorded_of(linking), "split_ratios": dict(options.split_ratios)}
-    context = NqContext(categories_tsv, linking)
+    recorded = {**recorded_of(linking), "split_ratios": dict(options.split_ratios),
+                RECORD: fingerprint(categories_tsv, options.min_category_count)}
+    context = NqContext(categories_tsv, linking, tag_all)
     note = refresh_note(options, questions_only)
     if questions_only:
         return Plan(options, QUESTIONS_RELEASE, (QUESTIONS,), source, recorded,
-                    context=context, refresh_note=note)
+                    before_publish=ensure_outcomes, context=context, refresh_note=note)
     splits = tuple(name for name, _ in options.split_ratios)
+    if OUTCOMES_DIRECTORY in splits:
+        raise UsageError(f"--split-ratios: {OUTCOMES_DIRECTORY!r} names the release's refresh "
+                         f"sidecar; call the split otherwise")
     return Plan(options, EXAMPLES_RELEASE, splits, source, recorded,
                 before_publish=partial(_ensure_empty_jsonl, splits=splits), context=context,
                 refresh_note=note, endpoints=linking_endpoints(options, linking))
@@ -223,6 +243,7 @@ def plan(options: NqOptions) -> Plan[NqOptions]:
 
 def _ensure_empty_jsonl(target: ReleaseTarget, splits: tuple[str, ...]) -> None:
     ensure_empty_jsonl(target, list(splits))
+    ensure_outcomes(target)
     ensure_simplified(target.staging_dir)
 
 
@@ -241,16 +262,22 @@ class BuildNq(beam.PTransform):
             options.input, log_fields(options), options.format, key_by_normalized_query,
             options.min_users, options.window, options.keep_rejected,
             **reader_options(options))
+        previous = self.plan.previous
         selected = (by_users.main
                     | "Progress" >> ShowProgress("queries aggregated")
+                    | "Outcomes" >> WithOutcomes(
+                        previous.pinned if previous else None,
+                        carried_files(previous, self.plan.recorded[RECORD],
+                                      self.context.tag_all))
                     | "Batch" >> beam.BatchElements(min_batch_size=options.batch_size,
                                                     max_batch_size=options.batch_size)
                     | "Heuristics" >> beam.ParDo(SelectQuestions(
                         self.context.categories_tsv, options.min_category_count,
                         options.keep_rejected))
-                    .with_outputs(*SIDE_OUTPUTS, REJECTED_QUERIES, main="main"))
+                    .with_outputs(*SIDE_OUTPUTS, REJECTED_QUERIES, OUTCOMES, main="main"))
         questions = selected.main
         results = [*results, by_users, selected]
+        outcomes = selected[OUTCOMES] | "WriteOutcomes" >> WriteOutcomes(staging)
         if options.stop_after == QUESTIONS:
             carry = question_carry(pbegin, self.plan)
             rows, refresh_results = carry.finish(
@@ -262,6 +289,7 @@ class BuildNq(beam.PTransform):
         else:
             page_stats, linked_results, written = self._examples(pbegin, questions)
             results += linked_results
+        written.append(outcomes)
         if options.keep_rejected:
             written.append((by_users[REJECTED_QUERIES], selected[REJECTED_QUERIES])
                            | "RejectedQueries" >> beam.Flatten()
@@ -334,6 +362,7 @@ def summary(result: dict[str, Any]) -> str:
     lines.append(f"  accepted questions:    {counts[ACCEPTED]}")
     for name, count in counts.fired(HEURISTICS).items():
         lines.append(f"    heuristic {name[1:]} fired: {count}")
+    lines += outcomes_line(counts[OUTCOMES_CARRIED])
     if result["manifest"]["dataset"] == DATASET_QUESTIONS:
         lines.append("  stopped after question selection (--stop-after questions)")
         lines += questions_summary_lines(result["stats"])
