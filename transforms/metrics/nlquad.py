@@ -91,7 +91,13 @@ def exact_match(gold: str, prediction: str) -> float:
 
 def precision_recall_f1(gold: str, prediction: str) -> tuple[float, float, float]:
     """Bag-of-words precision, recall and F1 of the normalized answers (SQuAD's F1)."""
-    gold_tokens, pred_tokens = answer_tokens(gold), answer_tokens(prediction)
+    return tokens_precision_recall_f1(answer_tokens(gold), answer_tokens(prediction))
+
+
+def tokens_precision_recall_f1(gold_tokens: list[str], pred_tokens: list[str]
+                               ) -> tuple[float, float, float]:
+    """``precision_recall_f1`` of answers already normalized (``answer_tokens``): a gold
+    answer scored against several predictions is normalized once."""
     if not gold_tokens or not pred_tokens:
         agree = float(gold_tokens == pred_tokens)
         return agree, agree, agree

@@ -43,8 +43,9 @@ def window_starts(n_words: int, length: int) -> list[int]:
 
 def bm25_window(words: Sequence[str], length: int, question: str,
                 tokenize: Callable[[list[str]], list[list[str]]]) -> tuple[int, int]:
-    """The window with the highest BM25 score against the question (bm25s over the windows)."""
-    from filters.text.bm25 import bm25_retriever
+    """The window with the highest BM25 score against the question (bm25s's scores over the
+    windows, ``filters.text.bm25_scores``)."""
+    from filters.text.bm25_scores import query_scores
 
     starts = window_starts(len(words), length)
     windows = tokenize([" ".join(words[s:s + length]) for s in starts])
@@ -52,9 +53,8 @@ def bm25_window(words: Sequence[str], length: int, question: str,
     query = [t for t in tokenize([question])[0] if t in vocab]
     if not query:
         return first_window(len(words), length)
-    retriever, _ = bm25_retriever(windows)
-    scores = retriever.get_scores(query)
-    best = max(range(len(starts)), key=lambda i: (float(scores[i]), -i))
+    scores = query_scores(windows, query)
+    best = max(range(len(starts)), key=lambda i: (scores[i], -i))
     start = starts[best]
     return start, min(start + length, len(words))
 
