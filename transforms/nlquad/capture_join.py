@@ -11,7 +11,8 @@ timestamp) and grouped once (``CoGroupByKey``); ``decide`` then settles every un
 * a page (not a Wayback capture) with the digest of a skipped capture of the id is counted
   and rejected as the parser did (``outcomes.carried_skip``), and the outcome is emitted
   (``SKIPPED``) to be written again;
-* any other unit is fresh (the main output, ``(asset key, unit)``).
+* any other unit is fresh (the main output, ``(asset key, unit)``): only then is its asset
+  key worked out (``capture_of``), so a carried page's URL is not classified.
 
 Every unit's key (``capture_keys.unit_key``: the id when its digest is the document's, else
 the id and its digest) goes to ``UNIT_KEYS`` with its count, once per distinct key. A unit
@@ -34,22 +35,35 @@ from transforms.sources.pages import CapturedPage
 
 UNITS, DOCUMENTS, SKIPPED = "units", "documents", "skipped"  # the grouped collections
 UNIT_KEYS = "unit_keys"  # (unit key, count) of this run's units, for Carry.finish
+WANTED = "wanted"  # (capture id, None) of every unit: the sidecar documents to read
 
 
 class KeyUnits(beam.DoFn):
-    """unit -> ``(capture id, (digest, asset key, unit))`` (``capture_of`` gives its
-    ``refresh.UnitCapture``; a page's digest was computed as it was read)."""
+    """unit -> ``(capture id, (digest, unit))``, and ``(capture id, None)`` to ``WANTED``, in
+    one step: ``prepare`` (e.g. ``page_reload.light_page``) is applied to the unit first; a
+    page's id and digest are its own (the digest computed as it was read), any other unit's
+    come from ``capture_of`` (its ``refresh.UnitCapture``)."""
 
-    def __init__(self, capture_of: Callable[[Any], Any]):
+    def __init__(self, capture_of: Callable[[Any], Any],
+                 prepare: Callable[[Any], Any] | None = None):
         self.capture_of = capture_of
+        self.prepare = prepare
 
     def process(self, unit):
-        url, timestamp, digest, asset_key = self.capture_of(unit)
-        yield capture_id(url, timestamp), (digest, asset_key, unit)
+        if self.prepare is not None:
+            unit = self.prepare(unit)
+        if isinstance(unit, CapturedPage):
+            url, timestamp, digest = unit.url, unit.timestamp, unit.payload_digest()
+        else:
+            url, timestamp, digest, _ = self.capture_of(unit)
+        key = capture_id(url, timestamp)
+        yield beam.pvalue.TaggedOutput(WANTED, (key, None))
+        yield key, (digest, unit)
 
 
-def decide(item: tuple[str, dict[str, Any]]):
-    """What becomes of the units of one capture id (see the module docstring)."""
+def decide(item: tuple[str, dict[str, Any]], capture_of: Callable[[Any], Any]):
+    """What becomes of the units of one capture id (see the module docstring);
+    ``capture_of`` gives a fresh unit's ``refresh.UnitCapture`` (its asset key)."""
     key, grouped = item
     units = list(grouped[UNITS])
     if not units:
@@ -62,7 +76,7 @@ def decide(item: tuple[str, dict[str, Any]]):
     url, _, timestamp = key.rpartition(SEPARATOR)  # no timestamp has a tab
     keys: Counter[str] = Counter()
     carried = False
-    for digest, asset_key, unit in units:
+    for digest, unit in units:
         keys[unit_key(url, timestamp, digest, previous)] += 1
         if digest == previous:
             carried = True
@@ -70,7 +84,7 @@ def decide(item: tuple[str, dict[str, Any]]):
             yield from carried_skip(unit, skipped[digest])
             yield beam.pvalue.TaggedOutput(SKIPPED, skipped[digest])
         else:
-            yield asset_key, unit
+            yield capture_of(unit).asset_key, unit
     if carried:
         for document in documents:
             yield beam.pvalue.TaggedOutput(DOCUMENTS, document)

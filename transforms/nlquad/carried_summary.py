@@ -65,8 +65,12 @@ class CarriedSummary:
             (document.published, document.canonical_url), url, timestamp),
             content_preference)
         self.fingerprints.update(document.paragraphs)
+        histograms = self.histograms
         for metric, value in entries:
-            self.histograms.setdefault(metric, Counter())[value] += 1
+            histogram = histograms.get(metric)
+            if histogram is None:  # not setdefault: a Counter made per entry costs 2 µs
+                histogram = histograms[metric] = Counter()
+            histogram[value] += 1
 
     def merge(self, other: CarriedSummary) -> None:
         """Add ``other``'s documents."""

@@ -64,10 +64,11 @@ from transforms.nlquad.capture_join import (
     SKIPPED,
     UNIT_KEYS,
     UNITS,
+    WANTED,
     KeyUnits,
     decide,
 )
-from transforms.nlquad.capture_keys import KEY_COLUMNS, capture_id, row_key
+from transforms.nlquad.capture_keys import KEY_COLUMNS, row_key
 from transforms.nlquad.carried_stats import CarriedStats
 from transforms.nlquad.carried_summary import Kept, summarize
 from transforms.nlquad.counters import DOCUMENTS_CARRIED, DUPLICATE_CAPTURE_OF_CARRIED
@@ -101,16 +102,6 @@ def cdx_capture(item: tuple[str, CdxCapture]) -> UnitCapture:
     asset_key, capture = item
     return UnitCapture(capture.original, capture.timestamp, cdx_digest(capture.digest),
                        asset_key)
-
-
-def _unit_id(unit, capture_of: Callable[[Any], UnitCapture]) -> tuple[str, None]:
-    """``(capture id, None)`` of a unit: the sidecar documents a refresh reads (``fresh``).
-    A page's id is its URL and timestamp: its payload is not hashed for it
-    (``capture_join.KeyUnits`` reads the digest the read computed)."""
-    if isinstance(unit, CapturedPage):
-        return capture_id(unit.url, unit.timestamp), None
-    capture = capture_of(unit)
-    return capture_id(capture.url, capture.timestamp), None
 
 
 def _other_articles(fresh: tuple[str, Any], captures: dict[str, Kept],
@@ -166,22 +157,26 @@ class NlquadRefresh:
         self.files = [] if recompute_all else sidecar_files(previous)
         self.outcome_files = [] if recompute_all else outcome_files(previous)
 
-    def fresh(self, units, capture_of: Callable[[Any], UnitCapture]):
+    def fresh(self, units, capture_of: Callable[[Any], UnitCapture],
+              prepare: Callable[[Any], Any] | None = None):
         """The units to process: new or changed captures of articles not carried (every
-        unit with ``--recompute-all``); sets ``carried`` and ``carried_skips``."""
+        unit with ``--recompute-all``); sets ``carried`` and ``carried_skips``. ``prepare``
+        is applied to every unit first, in the same step as its key (the pages of a refresh
+        are made light there: ``page_reload.light_page``); without a previous release the
+        units are returned as they are."""
         if not self.active:
             return units
-        wanted = units | f"{OURS}UnitIds" >> beam.Map(_unit_id, capture_of)
+        keyed = units | f"{OURS}KeyUnits" >> beam.ParDo(
+            KeyUnits(capture_of, prepare)).with_outputs(WANTED, main="main")
         documents = (self.pbegin
                      | f"{OURS}ReadSidecar" >> ReadSidecar(self.release, self.files,
-                                                           beam.pvalue.AsDict(wanted))
+                                                           beam.pvalue.AsDict(keyed[WANTED]))
                      | f"{OURS}KeyDocuments" >> beam.Map(lambda d: (d.key, d)))
         skipped = self.pbegin | f"{OURS}ReadSkipped" >> ReadOutcomes(self.release,
                                                                      self.outcome_files)
-        keyed = units | f"{OURS}KeyUnits" >> beam.ParDo(KeyUnits(capture_of))
-        decided = ({UNITS: keyed, DOCUMENTS: documents, SKIPPED: skipped}
+        decided = ({UNITS: keyed.main, DOCUMENTS: documents, SKIPPED: skipped}
                    | f"{OURS}Join" >> beam.CoGroupByKey()
-                   | f"{OURS}Decide" >> beam.FlatMap(decide).with_outputs(
+                   | f"{OURS}Decide" >> beam.FlatMap(decide, capture_of).with_outputs(
                        *SIDE_OUTPUTS, DOCUMENTS, SKIPPED, UNIT_KEYS, main="main"))
         self.results.append(decided)
         self.carry.units_keyed(decided[UNIT_KEYS])

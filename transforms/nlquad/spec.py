@@ -367,7 +367,7 @@ def read_pages(pbegin, options: NlquadOptions, refresh: NlquadRefresh):
         pages, results = pbegin | "Warc" >> ReadWarcPages(options.input, max_decoded)
     if not refresh.active or options.source == "sample":
         return refresh.fresh(pages, page_capture), results
-    fresh = refresh.fresh(pages | "LightPages" >> beam.Map(light_page), page_capture)
+    fresh = refresh.fresh(pages, page_capture, prepare=light_page)
     reloaded = fresh | "ReloadPages" >> beam.ParDo(ReloadPages(
         options.source == "warc", max_decoded)).with_outputs(*SIDE_OUTPUTS, main="main")
     return reloaded.main, [*results, reloaded]
