@@ -11,6 +11,7 @@ import argparse
 from filters.annotation.jnq import JnqThresholds
 from filters.annotation.worker_models import AGGREGATES, PAPER
 from pipelines.cli.annotate_stop import add_stop_options
+from pipelines.cli.errors import UsageError
 from pipelines.cli.options import (
     add_release_arguments,
     add_underscore_aliases,
@@ -44,6 +45,16 @@ def ways_option(spec: str) -> dict[str, int] | int:
     except ValueError:
         raise argparse.ArgumentTypeError(
             f"--ways takes a positive integer or split=N,... (got {spec!r})") from None
+
+
+def ways_for(ways: dict[str, int] | int, splits: list[str]) -> dict[str, int]:
+    """``--ways`` per split of ``splits`` (``UsageError`` for a split it names no count for)."""
+    if isinstance(ways, int):
+        return {split: ways for split in splits}
+    missing = [s for s in splits if s not in ways]
+    if missing:
+        raise UsageError(f"--ways names no count for split(s) {', '.join(missing)}")
+    return {split: ways[split] for split in splits}
 
 
 def share_option(value: str) -> float:

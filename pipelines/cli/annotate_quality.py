@@ -1,23 +1,16 @@
-"""``annotate import --aggregate`` and ``--gold``: their checks before any work, and the
-``workers/`` and ``decisions/`` tables they write (``transforms.annotation.worker_table``)."""
+"""``annotate import --aggregate`` and ``--gold``: their checks before any work, and the field
+docs of the ``workers/`` and ``decisions/`` tables they write
+(``transforms.annotation.worker_table``; ``pipelines.cli.annotate_import`` writes them)."""
 
 from __future__ import annotations
 
 import argparse
-from typing import Any
 
 from filters.annotation.gold import GoldError, parse_gold
 from filters.annotation.worker_models import PAPER
 from transforms.annotation.worker_fit import require_crowd_kit
-from transforms.annotation.worker_table import (
-    DECISION_FIELD_DOCS,
-    DECISION_SCHEMA,
-    NQ_DECISION_SCHEMA,
-    WORKER_FIELD_DOCS,
-    WORKER_SCHEMA,
-)
+from transforms.annotation.worker_table import DECISION_FIELD_DOCS, WORKER_FIELD_DOCS
 from transforms.core.errors import UsageError
-from transforms.release import WriteShards, parquet_bytes
 
 FIELD_DOCS = {**WORKER_FIELD_DOCS, **DECISION_FIELD_DOCS}
 MAX_GOLD_BYTES = 64 << 20
@@ -57,22 +50,3 @@ def check_quality_options(args: argparse.Namespace) -> None:
                          "--aggregate paper")
     require_crowd_kit(args.aggregate)
     read_gold_file(args.gold)
-
-
-def write_worker_tables(tables: dict[str, Any], staging: str, max_rows: int,
-                        nq: bool = False) -> list:
-    """Write ``workers/all/`` and ``decisions/<split>/``. The workers table is one group,
-    ``all``, below ``workers/`` (a table directly in the version directory would read as a
-    split)."""
-    if not tables:
-        return []
-    schema, item = (NQ_DECISION_SCHEMA, "example_id") if nq else (DECISION_SCHEMA,
-                                                                   "question_id")
-    return [
-        tables["workers"] | "WriteWorkers" >> WriteShards(
-            staging, lambda r: r["annotator_id"], parquet_bytes, "parquet", WORKER_SCHEMA,
-            max_rows, subdir="workers"),
-        tables["decisions"] | "WriteDecisions" >> WriteShards(
-            staging, lambda r: f"{r[item]}/{r['decision']}/{r.get('paragraph')}",
-            parquet_bytes, "parquet", schema, max_rows, subdir="decisions"),
-    ]

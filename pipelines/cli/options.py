@@ -114,7 +114,7 @@ def apply_progress_choice(choice: str | float) -> None:
     """Make ``--progress`` the interval of every progress line of this run: the launching
     process resolves it (``auto`` asks whether stderr is a terminal) into
     ``QA_DATASETS_PROGRESS_EVERY``, which worker processes it starts inherit."""
-    from transforms.core.progress import ENV_EVERY, QUIET_EVERY_S, TTY_EVERY_S
+    from transforms.core.progress_interval import ENV_EVERY, QUIET_EVERY_S, TTY_EVERY_S
 
     if choice == PROGRESS_AUTO:
         try:

@@ -20,8 +20,9 @@ from filters.annotation.sequential import EXACT_RULE, StopRule
 from filters.annotation.worker_models import PAPER
 from transforms.annotation import carry, jnq_import, nq_import
 from transforms.annotation.previous import PreviousAnnotations
-from transforms.annotation.read_votes import ReadVotes, holds_label_studio_export
-from transforms.annotation.release_examples import ReadReleaseExamples
+from transforms.annotation.read_votes import holds_label_studio_export
+from transforms.annotation.read_votes_beam import ReadVotes
+from transforms.annotation.release_examples_beam import ReadReleaseExamples
 from transforms.annotation.workers_beam import (
     FitWorkerModel,
     NqWorkersTable,

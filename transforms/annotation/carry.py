@@ -51,7 +51,8 @@ from transforms.annotation.previous_items import (
     previous_files,
     read_previous,
 )
-from transforms.annotation.read_votes import of_release, refuse
+from transforms.annotation.read_votes import of_release
+from transforms.annotation.read_votes_beam import refuse
 from transforms.core.accounting import SIDE_OUTPUTS, rejected, tally
 
 CARRIED_TAG = "carried"  # NQ: (example id, annotations); JNQ: (split, annotated row)

@@ -34,8 +34,6 @@ from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
-from apache_beam.io.filesystems import FileSystems
-
 from filters.annotation.jnq import (
     JnqThresholds,
     good_question,
@@ -60,6 +58,7 @@ from transforms.annotation.previous_items import invalidation, judged_items
 from transforms.annotation.read_votes import not_regular_file, of_release
 from transforms.annotation.release_examples import iter_lines, split_patterns
 from transforms.annotation.suggestions import MANIFEST_KEY, Suggestions, suggested_project
+from transforms.core.files import FileSystems
 from transforms.core.inputs import beam_pattern
 from transforms.core.interrupt import point_of_no_return
 from transforms.jnq.labels import as_names

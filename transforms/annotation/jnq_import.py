@@ -51,7 +51,8 @@ from transforms.annotation.counters import (
 )
 from transforms.annotation.judgment_counts import judgment_tallies
 from transforms.annotation.label_studio.task_map import vote_mismatch
-from transforms.annotation.read_votes import count_repeats, of_release, refuse
+from transforms.annotation.read_votes import of_release
+from transforms.annotation.read_votes_beam import count_repeats, refuse
 from transforms.annotation.worker_rules import decisions, rules_for
 from transforms.annotation.worker_table import DECISIONS_TAG
 from transforms.core.accounting import rejected, tally

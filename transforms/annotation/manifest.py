@@ -13,8 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from apache_beam.io.filesystems import FileSystems
-
+from transforms.core.files import FileSystems
 from transforms.release import (
     MANIFEST,
     DamagedReleaseError,

@@ -24,10 +24,9 @@ from collections.abc import Generator
 from contextlib import closing
 from typing import Any
 
-from apache_beam.io.filesystems import FileSystems
-
 from transforms.annotation.manifest import ReleaseRef
 from transforms.annotation.read_votes import not_regular_file
+from transforms.core.files import FileSystems
 from transforms.core.inputs import beam_pattern
 from transforms.sources.compressed import CompressionDamage, LongLine, iter_path_lines
 

@@ -15,8 +15,6 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from apache_beam.io.filesystems import FileSystems
-
 from filters.annotation.sequential import (
     CONFIDENT,
     DEFAULT_CONFIDENCE,
@@ -26,9 +24,9 @@ from filters.annotation.sequential import (
 )
 from transforms.annotation.manifest import ReleaseRef, base_dataset, read_release
 from transforms.core.errors import UsageError
+from transforms.core.files import FileSystems
 from transforms.release import InvalidLatestError, NotAReleaseError, read_json, require_intact
 from transforms.release.lineage import Lineage, ancestors
-from transforms.release.refresh.previous_rows import scan_previous
 from transforms.release.resolve import AUTO, resolve_release
 
 ANNOTATION_KIND = "annotation"  # the manifest's source.kind of an annotated release
@@ -124,6 +122,8 @@ def open_previous(path: str, base: str, release_path: str | None,
     except (NotAReleaseError, InvalidLatestError) as error:
         raise PreviousRefused(f"--previous {path}: {error}") from None
     require_intact(previous.path)
+    from transforms.release.refresh.previous_rows import scan_previous  # Beam: only here
+
     # a class-label value that is no label (a damaged or re-sealed release) would fail the
     # writer after all the work: exit 5 now, naming the rows (votes' stages included)
     scan_previous(previous.path, tuple(sorted(

@@ -26,7 +26,7 @@ from __future__ import annotations
 import io
 import json
 from collections.abc import Iterator
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from transforms.annotation.content import Digest, changed_part, content_digest
 from transforms.annotation.counters import OUTCOME, SPLIT_CHANGED
@@ -34,8 +34,10 @@ from transforms.annotation.previous import PreviousAnnotations
 from transforms.jnq.labels import as_names
 from transforms.jnq.schema import EXAMPLE_SCHEMA
 from transforms.release.formats import read_parquet
-from transforms.release.refresh.checked_read import PinnedFile, PinnedFiles
 from transforms.sources.compressed import iter_complete_lines
+
+if TYPE_CHECKING:  # imported where used: checked_read imports Beam, which export may not need
+    from transforms.release.refresh.checked_read import PinnedFile
 
 EXAMPLES = "examples"
 DROPPED = "dropped"
@@ -43,13 +45,15 @@ VOTES = "votes"
 DROPPED_DIR = "rejected/dropped_questions/"
 JNQ_BASE_COLUMNS = frozenset(EXAMPLE_SCHEMA.names)  # the rest of a row is its annotation
 
-PreviousFile = tuple[str, str, PinnedFile]  # (kind, split, file)
+PreviousFile = tuple[str, str, "PinnedFile"]  # (kind, split, file)
 
 
 def previous_files(previous: PreviousAnnotations) -> list[PreviousFile]:
     """``(kind, split, file)`` of every file of the previous annotated release that says what
     it judged, in name order (``split`` is empty for ``dropped``: each record names its own);
     ``file`` reads it checked against the verified manifest."""
+    from transforms.release.refresh.checked_read import PinnedFiles
+
     pinned = PinnedFiles.of_manifest(previous.release.path, previous.release.manifest)
     found = []
     for name in sorted(previous.release.manifest.get("files", {})):

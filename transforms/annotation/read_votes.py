@@ -16,6 +16,10 @@ counted as ``votes.refused.<reason>`` (``too_deeply_nested`` for a nesting bomb,
 Votes marked ``"simulated": true`` (written by ``annotate simulate``) are counted as
 ``votes.simulated``, so the card can say so. A vote of a Label Studio export holds its task's
 digest (``label_studio.task_map``), checked against the release by the import.
+
+``VoteFileParser`` parses one file and reports through ``VoteOutputs``: Beam's tagged outputs
+in the job (``read_votes_beam``: ``ParseVoteFile``, ``ReadVotes``), plain markers in
+``annotate next`` (``rounds``), which reads the same files the same way without Beam.
 """
 
 from __future__ import annotations
@@ -24,14 +28,9 @@ import itertools
 import json
 import os
 import stat
-from collections.abc import Iterator
-from dataclasses import replace
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass, replace
 from typing import Any
-
-import apache_beam as beam
-from apache_beam.io import fileio
-from apache_beam.io.filesystem import CompressionTypes
-from apache_beam.io.filesystems import FileSystems
 
 from filters.annotation.votes import (
     JnqVote,
@@ -42,24 +41,21 @@ from filters.annotation.votes import (
 )
 from filters.text import safe_json
 from transforms.annotation.counters import (
-    DUPLICATE,
     LABEL_STUDIO_EXPORTS,
     REFUSED,
     SIMULATED,
-    SUPERSEDED,
     UNREADABLE,
     VOTE_FILES,
     VOTES,
     VOTES_READ,
 )
 from transforms.annotation.label_studio.exports import votes_with_tasks
-from transforms.core.accounting import SIDE_OUTPUTS, dead_letter, tally
+from transforms.core.files import CompressionTypes, FileSystems
 from transforms.core.inputs import beam_pattern
 from transforms.sources.compressed import (
     CompressionDamage,
     UnsupportedCompression,
     decompressor_for,
-    iter_complete_lines,
     iter_decompressed,
     iter_plain,
 )
@@ -74,48 +70,56 @@ def of_release(vote: NqVote | JnqVote, fingerprint: str | None) -> bool:
     return None in (vote.release, fingerprint) or vote.release == fingerprint
 
 
-def refuse(reason: str, message: str, **context: Any) -> Iterator[Any]:
-    """Count a vote refused for ``reason`` and dead-letter it with its context (text that
-    holds a lone surrogate is escaped: the dead-letter file is UTF-8)."""
-    yield tally(REFUSED.member(reason))
-    yield dead_letter(STAGE, utf8_safe(message), reason=reason,
-                      **{k: utf8_safe(v) if isinstance(v, str) else v
-                         for k, v in context.items()})
+@dataclass(frozen=True)
+class VoteOutputs:
+    """How reading votes reports a count and a dead letter: ``tally(counter)`` and
+    ``dead_letter(stage, error, **context)``, with the signatures of
+    ``transforms.core.accounting``'s (which the job uses)."""
+
+    tally: Callable[..., Any]
+    dead_letter: Callable[..., Any]
+
+    def refuse(self, reason: str, message: str, **context: Any) -> Iterator[Any]:
+        """Count a vote refused for ``reason`` and dead-letter it with its context (text
+        that holds a lone surrogate is escaped: the dead-letter file is UTF-8)."""
+        yield self.tally(REFUSED.member(reason))
+        yield self.dead_letter(STAGE, utf8_safe(message), reason=reason,
+                               **{k: utf8_safe(v) if isinstance(v, str) else v
+                                  for k, v in context.items()})
+
+    def unreadable(self, reason: str, error: BaseException | str, path: str
+                   ) -> Iterator[Any]:
+        """Count a votes file that cannot be read (``votes.unreadable.<reason>``),
+        dead-letter it."""
+        yield self.tally(UNREADABLE.member(reason))
+        yield self.dead_letter(STAGE, error, reason=reason, file=utf8_safe(path))
 
 
-def count_repeats(votes: list) -> Iterator[Any]:
-    """Count exact repeats (the same judgment read twice: ``votes.duplicate``) and earlier
-    judgments a worker replaced (``votes.superseded``): only each worker's latest counts."""
-    distinct = set(votes)
-    if len(votes) > len(distinct):
-        yield tally(DUPLICATE, len(votes) - len(distinct))
-    replaced = len(distinct) - len({vote.key for vote in distinct})
-    if replaced:
-        yield tally(SUPERSEDED, replaced)
-
-
-class ParseVoteFile(beam.DoFn):
-    """A ``fileio.ReadableFile`` of votes -> ``(item id, vote)`` for ``dataset`` (nq, jnq,
-    jboolq), with tallies and dead letters.
+class VoteFileParser:
+    """The lines of one votes file -> ``(item id, vote)`` for ``dataset`` (nq, jnq,
+    jboolq), with counts and dead letters through ``outputs``.
 
     The file is opened raw and decompressed by ``sources.compressed`` (never by Beam, which
     reads a truncated stream as if it were whole): a damaged votes file keeps the complete
     lines before the damage and is dead-lettered (``votes.unreadable.<reason>``); a damaged
     Label Studio export keeps nothing."""
 
-    def __init__(self, dataset: str):
+    def __init__(self, dataset: str, outputs: VoteOutputs):
         self.dataset = dataset
+        self.outputs = outputs
         self.parse = parse_nq_vote if dataset == "nq" else parse_jnq_vote
 
-    def process(self, readable: fileio.ReadableFile) -> Iterator[Any]:
-        path = readable.metadata.path
-        yield tally(VOTE_FILES)
+    def parse_file(self, path: str, lines: Iterable[bytes]) -> Iterator[Any]:
+        """The outputs of the file ``path`` whose complete lines ``lines`` gives (read
+        only after ``path`` is known to be a regular file)."""
+        yield self.outputs.tally(VOTE_FILES)
         if not_regular_file(path):
-            yield from unreadable(NOT_A_REGULAR_FILE, f"{path} is not a regular file (a "
-                                  "directory, FIFO or device): votes are read from files", path)
+            yield from self.outputs.unreadable(
+                NOT_A_REGULAR_FILE, f"{path} is not a regular file (a directory, FIFO or "
+                "device): votes are read from files", path)
             return
-        numbered = ((number, line) for number, line in
-                    enumerate(iter_complete_lines(readable), start=1) if line.strip())
+        numbered = ((number, line) for number, line in enumerate(lines, start=1)
+                    if line.strip())
         try:
             first = next(numbered, None)
             if first is not None and first[1].lstrip().startswith(b"["):
@@ -125,17 +129,18 @@ class ParseVoteFile(beam.DoFn):
             for number, line in itertools.chain([first] if first else [], numbered):
                 yield from self._line(line, path, number)
         except CompressionDamage as damage:
-            yield from unreadable(damage.reason, damage.error, path)
+            yield from self.outputs.unreadable(damage.reason, damage.error, path)
 
     def _line(self, line: bytes, path: str, number: int) -> Iterator[Any]:
-        yield tally(VOTES_READ)
+        yield self.outputs.tally(VOTES_READ)
         try:
             record = safe_json.loads(line)
         except safe_json.JsonTooDeep as error:
-            yield from refuse(error.reason, str(error), file=path, line=number)
+            yield from self.outputs.refuse(error.reason, str(error), file=path, line=number)
             return
         except ValueError as error:  # JSONDecodeError, UnicodeDecodeError
-            yield from refuse("malformed_json", str(error)[:200], file=path, line=number)
+            yield from self.outputs.refuse("malformed_json", str(error)[:200], file=path,
+                                           line=number)
             return
         yield from self._vote(record, path, number)
 
@@ -144,13 +149,13 @@ class ParseVoteFile(beam.DoFn):
         try:
             vote = self.parse(record, source=path, line=number)
         except VoteError as error:
-            yield from refuse(error.reason, str(error), file=path, line=number,
-                              record=shown(record))
+            yield from self.outputs.refuse(error.reason, str(error), file=path, line=number,
+                                           record=shown(record))
             return
         if task is not None:
             vote = replace(vote, task=task)
         if isinstance(record, dict) and record.get("simulated") is True:
-            yield tally(SIMULATED)
+            yield self.outputs.tally(SIMULATED)
         item = vote.example_id if self.dataset == "nq" else vote.question_id
         yield item, vote
 
@@ -158,25 +163,25 @@ class ParseVoteFile(beam.DoFn):
         try:
             tasks = safe_json.loads(data)
         except safe_json.JsonTooDeep as error:
-            yield from unreadable(error.reason, error, path)
+            yield from self.outputs.unreadable(error.reason, error, path)
             return
         except ValueError as decode_error:  # JSONDecodeError, UnicodeDecodeError
-            yield from unreadable("malformed_export", decode_error, path)
+            yield from self.outputs.unreadable("malformed_export", decode_error, path)
             return
         if not isinstance(tasks, list):
-            yield from unreadable("malformed_export", "a Label Studio JSON export is a list "
-                                  "of tasks", path)
+            yield from self.outputs.unreadable("malformed_export", "a Label Studio JSON "
+                                               "export is a list of tasks", path)
             return
-        yield tally(LABEL_STUDIO_EXPORTS)
+        yield self.outputs.tally(LABEL_STUDIO_EXPORTS)
         for number, (converted, task) in enumerate(votes_with_tasks(tasks, self.dataset),
                                                    start=1):
-            yield tally(VOTES_READ)
+            yield self.outputs.tally(VOTES_READ)
             if "error" in converted:
-                yield from refuse(converted["error"], converted.get("message", ""), file=path,
-                                  line=number, task=shown(converted.get("task")))
+                yield from self.outputs.refuse(converted["error"],
+                                               converted.get("message", ""), file=path,
+                                               line=number, task=shown(converted.get("task")))
             else:
                 yield from self._vote(converted, path, number, task)
-
 
 def holds_label_studio_export(patterns: list[str]) -> bool:
     """Whether any file matching ``patterns`` is a Label Studio export (its first non-blank
@@ -205,12 +210,6 @@ def _starts_with_bracket(path: str) -> bool:
     return False
 
 
-def unreadable(reason: str, error: BaseException | str, path: str) -> Iterator[Any]:
-    """Count a votes file that cannot be read (``votes.unreadable.<reason>``), dead-letter it."""
-    yield tally(UNREADABLE.member(reason))
-    yield dead_letter(STAGE, error, reason=reason, file=utf8_safe(path))
-
-
 def not_regular_file(path: str) -> bool:
     """Whether a local ``path`` is a directory, FIFO, socket or device (reading one fails or
     blocks forever); paths on other filesystems (``gs://``) hold only files."""
@@ -231,22 +230,3 @@ def shown(value: Any, limit: int = 500) -> str:
 def utf8_safe(text: str) -> str:
     """``text`` with any lone surrogate written as ``\\udxxx`` (UTF-8 cannot hold one)."""
     return text.encode("utf-8", "backslashreplace").decode("utf-8")
-
-
-class ReadVotes(beam.PTransform):
-    """Votes files matching ``patterns`` -> ``(item id, vote)``; ``.with_outputs`` tags in
-    ``SIDE_OUTPUTS``. A pattern that matches nothing fails before any work (checked by the
-    command); the same file matched twice is read twice, which changes nothing."""
-
-    def __init__(self, patterns: list[str], dataset: str):
-        super().__init__()
-        self.patterns = list(patterns)
-        self.dataset = dataset
-
-    def expand(self, pbegin):
-        return (pbegin
-                | "VotePatterns" >> beam.Create([beam_pattern(p) for p in self.patterns])
-                | "MatchVotes" >> fileio.MatchAll()
-                | "OpenVotes" >> fileio.ReadMatches(compression=CompressionTypes.UNCOMPRESSED)
-                | "ParseVotes" >> beam.ParDo(ParseVoteFile(self.dataset))
-                .with_outputs(*SIDE_OUTPUTS, main="main"))

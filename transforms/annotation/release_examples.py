@@ -6,27 +6,21 @@ no tokens), joined with the votes; then ``nq_attach`` streams each
 release file again and writes it annotated. A parsed NQ example takes several times the memory
 of its text and NQ pages are large, so carrying whole documents through a shuffle would make the
 job's memory grow with the corpus. JNQ rows are small and are carried whole.
+
+The Beam stage that reads them is ``release_examples_beam.ReadReleaseExamples``; this module
+imports no Beam, so ``annotate export`` and ``next`` use its helpers without it.
 """
 
 from __future__ import annotations
 
-import json
 from array import array
 from collections.abc import Iterator, Sequence
 from typing import Any
 
-import apache_beam as beam
-from apache_beam.io.filesystems import FileSystems
-
 from filters.annotation.nq import LONG_ANSWER_TYPES
-from transforms.annotation.content import content_digest
-from transforms.annotation.counters import EXAMPLES, EXAMPLES_READ
-from transforms.annotation.label_studio.task_map import TASK_MAPS, nq_task_digests
-from transforms.core.accounting import SIDE_OUTPUTS, tally
-from transforms.jnq.labels import as_names
-from transforms.release import RAW
-from transforms.release.formats import read_parquet
-from transforms.sources.compressed import CompressionDamage, iter_path_lines
+from transforms.annotation.counters import EXAMPLES
+from transforms.core.files import FileSystems
+from transforms.sources.compressed import iter_path_lines
 
 STAGE = EXAMPLES
 
@@ -94,60 +88,3 @@ def nq_view(example: dict[str, Any]) -> dict[str, Any]:
              if tokens[c["start_token"]]["token"] in LONG_ANSWER_TYPES}
     return {"example_id": example["example_id"], "question_text": example["question_text"],
             "long_answer_candidates": PackedCandidates(candidates), "candidate_heads": heads}
-
-
-class _ReadSplitFile(beam.DoFn):
-    def __init__(self, base: str, digest: bool = False, task_maps: bool = False):
-        self.base = base
-        self.digest = digest
-        self.task_maps = task_maps
-
-    def process(self, element: tuple[str, str, int, int]) -> Iterator[Any]:
-        split, path, _, _ = element
-        if path.endswith(".parquet"):
-            with FileSystems.open(path, compression_type=RAW) as handle:
-                table = read_parquet(handle)
-            for row in table.to_pylist():
-                yield tally(EXAMPLES_READ)
-                yield str(row["id"]), (split, as_names(row))
-            return
-        try:
-            for line in iter_lines(path):
-                example = json.loads(line)
-                yield tally(EXAMPLES_READ)
-                view = nq_view(example)
-                if self.digest:
-                    view["content"] = content_digest("nq", example)
-                if self.task_maps:
-                    view[TASK_MAPS] = nq_task_digests(example)
-                yield str(example["example_id"]), (split, view)
-        except (CompressionDamage, ValueError, KeyError, IndexError) as error:
-            raise DamagedReleaseError(f"{path} is damaged or not NQ's original format "
-                                      f"({type(error).__name__}: {error}); nothing is "
-                                      "annotated from a damaged release") from error
-
-
-class ReadReleaseExamples(beam.PTransform):
-    """``(id, (split, example))`` from ``(split, path, index, count)`` files: NQ views
-    (``nq_view``) or JNQ rows (class labels as names, ``transforms.jnq.labels``).
-    ``digest``: an NQ view also holds its example's ``content`` digest
-    (``content.content_digest``, for ``--previous``). ``task_maps``: it also holds the
-    digests of the Label Studio tasks export writes for it
-    (``label_studio.task_map.nq_task_digests``, to check the tasks of a Label Studio export
-    against; rendering the page costs about twice reading the example, so only when an
-    export is among the votes)."""
-
-    def __init__(self, files: list[tuple[str, str, int, int]], base: str, digest: bool = False,
-                 task_maps: bool = False):
-        super().__init__()
-        self.files = files
-        self.base = base
-        self.digest = digest
-        self.task_maps = task_maps
-
-    def expand(self, pbegin):
-        return (pbegin
-                | "ExampleFiles" >> beam.Create(self.files)
-                | "ReadExamples" >> beam.ParDo(_ReadSplitFile(self.base, self.digest,
-                                                              self.task_maps))
-                .with_outputs(*SIDE_OUTPUTS, main="main"))

@@ -1,6 +1,6 @@
 """Adaptive annotation rounds: ``annotate next`` asks only the judgments still needed.
 
-``next_round`` reads the votes so far (``read_votes.ParseVoteFile``, the import's parser, and
+``next_round`` reads the votes so far (``read_votes.VoteFileParser``, the import's parser, and
 the import's checks: votes of another release, of a task showing another page, on an unknown
 paragraph or with a span outside it are not counted), decides per JNQ / JBoolQ question what
 is still open (``filters.annotation.curtail``: exact curtailment, the full overlap's decisions)
@@ -38,10 +38,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from apache_beam.io import fileio
-from apache_beam.io.filesystem import CompressionTypes
-from apache_beam.io.filesystems import FileSystems
-
 from filters.annotation.curtail import PAPER, curtail
 from filters.annotation.jnq import JnqThresholds, JnqVoteError, check_vote
 from filters.annotation.sequential import EXACT_RULE, StopRule
@@ -66,12 +62,18 @@ from transforms.annotation.label_studio.configs import (
 from transforms.annotation.label_studio.task_map import vote_mismatch
 from transforms.annotation.label_studio.tasks import jnq_tasks, nq_task
 from transforms.annotation.manifest import ReleaseRef, base_dataset
-from transforms.annotation.read_votes import ParseVoteFile, not_regular_file, of_release
+from transforms.annotation.read_votes import (
+    VoteFileParser,
+    VoteOutputs,
+    not_regular_file,
+    of_release,
+)
 from transforms.annotation.round_request import Request
 from transforms.annotation.suggestions import Suggestions, suggested_project
-from transforms.core.accounting import DEAD_LETTER
+from transforms.core.files import FileSystems
 from transforms.core.inputs import beam_pattern
 from transforms.release import to_json_bytes
+from transforms.sources.compressed import iter_path_lines
 
 NEXT_MANIFEST = "annotation_next.json"
 REQUESTS = "requests.jsonl"
@@ -125,26 +127,38 @@ def check_next(options: NextOptions) -> None:
 
 
 def vote_paths(pattern: str) -> list[Any]:
-    """The files (Beam ``FileMetadata``) a ``--votes`` pattern matches, sorted by path."""
+    """The files (``FileMetadata``) a ``--votes`` pattern matches, sorted by path."""
     matched = FileSystems.match([beam_pattern(pattern)])[0].metadata_list
     return sorted(matched, key=lambda m: m.path)
+
+
+_COUNTED, _REFUSED = object(), object()  # what a round's reading of votes reports
+
+
+def _counted(*_: Any, **__: Any) -> object:
+    """A count of the import's (``votes.read``, ...): a round has no tallies."""
+    return _COUNTED
+
+
+def _refused(*_: Any, **__: Any) -> object:
+    """A line, annotation or file the import would dead-letter: a round counts them."""
+    return _REFUSED
 
 
 def read_round_votes(patterns: tuple[str, ...], base: str
                      ) -> tuple[dict[str, list[NqVote | JnqVote]], int]:
     """Votes by item id from every file ``patterns`` match (the import's parser), and how
     many lines or annotations were refused by it (malformed, unreadable)."""
-    parse = ParseVoteFile(base)
+    parse = VoteFileParser(base, VoteOutputs(tally=_counted, dead_letter=_refused))
     votes: dict[str, list[NqVote | JnqVote]] = {}
     refused = 0
     for pattern in patterns:
         for metadata in vote_paths(pattern):
-            readable = fileio.ReadableFile(metadata, CompressionTypes.UNCOMPRESSED)
-            for output in parse.process(readable):
-                if isinstance(output, tuple) and len(output) == 2:
-                    votes.setdefault(output[0], []).append(output[1])
-                elif getattr(output, "tag", None) == DEAD_LETTER:
+            for output in parse.parse_file(metadata.path, iter_path_lines(metadata.path)):
+                if output is _REFUSED:
                     refused += 1
+                elif output is not _COUNTED:
+                    votes.setdefault(output[0], []).append(output[1])
     return votes, refused
 
 

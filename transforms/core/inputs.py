@@ -17,9 +17,8 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
-from apache_beam.io.filesystems import FileSystems
-
 from transforms.core.errors import NoInputError, UsageError
+from transforms.core.files import FileSystems
 
 _BEFORE_WILDCARD = re.compile(r"^[^[*?]*")
 _SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*://")

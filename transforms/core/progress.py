@@ -34,11 +34,10 @@ import time
 import apache_beam as beam
 from apache_beam.metrics import Metrics
 
+from transforms.core.progress_interval import ENV_EVERY, QUIET_EVERY_S, TTY_EVERY_S
+
 NAMESPACE = "qa_datasets.progress"
 LOG = logging.getLogger("qa_datasets.progress")
-ENV_EVERY = "QA_DATASETS_PROGRESS_EVERY"
-TTY_EVERY_S = 2.0
-QUIET_EVERY_S = 30.0
 _INSTANCES = itertools.count(1)
 
 

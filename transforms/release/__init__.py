@@ -46,58 +46,52 @@ against its manifest; the releases under a root), ``dataset_card`` (the dataset 
 card, a pointer to ``LATEST``), ``locks`` (``flock``'d lock files in a dataset directory),
 ``commit`` (manifest last, rename or copy, ``LATEST`` and the dataset card),
 ``failed_run`` (what a run that kept no row leaves for inspection) and ``run``.
-It imports ``transforms.core`` and ``filters``; pipelines import it through the names below.
+It imports ``transforms.core`` and ``filters``; pipelines import it through the names below,
+each module imported when one of its names is first used.
 """
 
-from transforms.release.accounting import HistogramFn, WriteAccounting
-from transforms.release.card import CardInfo, DatasetCard, baseline_table, md_text
-from transforms.release.commit import LatestMovedError, LatestNotUpdatedError
-from transforms.release.formats import jsonl_bytes, parquet_bytes, to_json_bytes
-from transforms.release.manifest import parquet_rows, recorded_options, rows_in_split_order
-from transforms.release.resolve import (
-    AUTO,
-    InvalidLatestError,
-    NotAReleaseError,
-    latest_version,
-    resolve_release,
-)
-from transforms.release.run import EmptyReleaseError, publish, published, run_release
-from transforms.release.shards import (
-    ShardFormat,
-    WriteJson,
-    WriteShards,
-    ensure_empty_splits,
-    iter_group_rows,
-    read_group_rows,
-)
-from transforms.release.stats import group_tallies, length_statistics, top_prefixes
-from transforms.release.storage import RAW, list_files, read_json, write_bytes
-from transforms.release.target import (
-    MANIFEST,
-    InvalidReleaseName,
-    InvalidReleaseRoot,
-    ReleaseExistsError,
-    ReleaseTarget,
-    check_name,
-    check_release_root,
-    latest_path,
-)
-from transforms.release.verify import (
-    DamagedReleaseError,
-    list_releases,
-    require_intact,
-    verify_release,
-)
+from __future__ import annotations
 
-__all__ = [
-    "AUTO", "baseline_table", "CardInfo", "check_name", "check_release_root", "DamagedReleaseError",
-    "DatasetCard", "EmptyReleaseError", "ensure_empty_splits", "group_tallies", "HistogramFn",
-    "InvalidLatestError", "InvalidReleaseName", "InvalidReleaseRoot", "iter_group_rows",
-    "jsonl_bytes", "latest_path", "latest_version", "LatestMovedError", "LatestNotUpdatedError",
-    "length_statistics", "list_files", "list_releases", "MANIFEST", "md_text",
-    "NotAReleaseError", "parquet_bytes", "parquet_rows", "publish", "published", "RAW",
-    "read_group_rows", "read_json",
-    "recorded_options", "ReleaseExistsError", "ReleaseTarget", "require_intact", "resolve_release",
-    "rows_in_split_order", "run_release", "to_json_bytes", "top_prefixes", "verify_release",
-    "ShardFormat", "write_bytes", "WriteAccounting", "WriteJson", "WriteShards",
-]
+import importlib
+from typing import Any
+
+# Public name -> the module of this package that defines it. The package imports a module
+# when one of its names is first asked for (``from transforms.release import X``), so a
+# command that reads a release (``annotate next``) does not import the Beam stages of
+# ``run``, ``shards`` and ``accounting``, and with them Apache Beam (about a second of CPU).
+_SUBMODULE = {
+    "HistogramFn": "accounting", "WriteAccounting": "accounting",
+    "CardInfo": "card", "DatasetCard": "card", "baseline_table": "card", "md_text": "card",
+    "LatestMovedError": "commit", "LatestNotUpdatedError": "commit",
+    "jsonl_bytes": "formats", "parquet_bytes": "formats", "to_json_bytes": "formats",
+    "parquet_rows": "manifest", "recorded_options": "manifest",
+    "rows_in_split_order": "manifest",
+    "AUTO": "resolve", "InvalidLatestError": "resolve", "NotAReleaseError": "resolve",
+    "latest_version": "resolve", "resolve_release": "resolve",
+    "EmptyReleaseError": "run", "publish": "run", "published": "run", "run_release": "run",
+    "ShardFormat": "shards", "WriteJson": "shards", "WriteShards": "shards",
+    "ensure_empty_splits": "shards", "iter_group_rows": "shards", "read_group_rows": "shards",
+    "group_tallies": "stats", "length_statistics": "stats", "top_prefixes": "stats",
+    "RAW": "storage", "list_files": "storage", "read_json": "storage",
+    "write_bytes": "storage",
+    "MANIFEST": "target", "InvalidReleaseName": "target", "InvalidReleaseRoot": "target",
+    "ReleaseExistsError": "target", "ReleaseTarget": "target", "check_name": "target",
+    "check_release_root": "target", "latest_path": "target",
+    "DamagedReleaseError": "verify", "list_releases": "verify", "require_intact": "verify",
+    "verify_release": "verify",
+}
+__all__ = sorted(_SUBMODULE)
+
+
+def __getattr__(name: str) -> Any:
+    """A public name, from the module that defines it (imported now, kept from then on)."""
+    module = _SUBMODULE.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(f"{__name__}.{module}"), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *__all__})

@@ -20,8 +20,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from apache_beam.io.filesystems import FileSystems
-
+from transforms.core.files import FileSystems
 from transforms.release.manifest import parse_manifest
 from transforms.release.storage import read_bytes
 from transforms.release.target import MANIFEST, InvalidReleaseName, check_name

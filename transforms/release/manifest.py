@@ -11,9 +11,9 @@ from typing import Any
 
 import pyarrow as pa
 import pyarrow.parquet as pq
-from apache_beam.io.filesystems import FileSystems
 
 from filters.text import safe_json
+from transforms.core.files import FileSystems
 from transforms.core.paths import portable_value
 from transforms.release.provenance import code_version, utc_now
 from transforms.release.storage import RAW, list_files, read_bytes, sha256_of

@@ -25,8 +25,7 @@ import re
 import stat
 from typing import overload
 
-from apache_beam.io.filesystems import FileSystems
-
+from transforms.core.files import FileSystems
 from transforms.release.storage import RAW, is_local
 from transforms.release.target import LATEST, MANIFEST, InvalidReleaseName, check_name
 

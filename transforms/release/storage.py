@@ -1,14 +1,14 @@
-"""Read and write whole files on any Beam filesystem (local, ``gs://``), bytes as written."""
+"""Read and write whole files on any Beam filesystem (local, ``gs://``), bytes as written.
+
+Local paths are read and written without importing Beam (``transforms.core.files``)."""
 
 from __future__ import annotations
 
 import hashlib
 from typing import Any
 
-from apache_beam.io.filesystem import CompressionTypes
-from apache_beam.io.filesystems import FileSystems
-
 from filters.text import safe_json
+from transforms.core.files import CompressionTypes, FileSystems
 
 RAW = CompressionTypes.UNCOMPRESSED  # bytes as written: never let Beam (de)compress ".gz" paths
 MAX_JSON_BYTES = 256 << 20  # a manifest of 100,000 shards is about 20 MB

@@ -23,9 +23,8 @@ import stat
 import uuid
 from dataclasses import dataclass
 
-from apache_beam.io.filesystems import FileSystems
-
 from filters.text.names import name_problem
+from transforms.core.files import FileSystems
 from transforms.release.provenance import code_version
 from transforms.release.storage import is_local
 

@@ -30,8 +30,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import pyarrow.parquet as pq
-from apache_beam.io.filesystems import FileSystems
 
+from transforms.core.files import FileSystems
 from transforms.release.checksums import MAX_SUMS_BYTES, SHA256SUMS, parse_sums
 from transforms.release.manifest import ManifestError, read_manifest
 from transforms.release.resolve import InvalidLatestError, latest_version

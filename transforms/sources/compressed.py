@@ -36,8 +36,8 @@ from dataclasses import dataclass
 from typing import Any
 
 import zstandard
-from apache_beam.io.filesystem import CompressionTypes
-from apache_beam.io.filesystems import FileSystems
+
+from transforms.core.files import CompressionTypes, FileSystems
 
 TRUNCATED_COMPRESSION = "truncated_compression"
 CORRUPT_COMPRESSION = "corrupt_compression"

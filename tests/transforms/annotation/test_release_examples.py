@@ -10,12 +10,8 @@ from filters.annotation.nq import (
     with_short_answer_bytes,
 )
 from tests.filters.annotation.test_nq import _example, _vote
-from transforms.annotation.release_examples import (
-    DamagedReleaseError,
-    _ReadSplitFile,
-    nq_view,
-    split_files,
-)
+from transforms.annotation.release_examples import DamagedReleaseError, nq_view, split_files
+from transforms.annotation.release_examples_beam import _ReadSplitFile
 
 
 @pytest.mark.parametrize("change", [
