@@ -13,13 +13,17 @@ from types import ModuleType
 
 
 def import_bm25s() -> ModuleType:
-    """``bm25s``, imported lazily, its logger put back to WARNING: bm25s sets its own logger
-    to DEBUG on import, which floods every worker process with debug lines."""
+    """``bm25s``, imported lazily, its logger put back to the level set before the import
+    (``pipelines.cli.entry.quiet_loggers``: WARNING, INFO with ``--verbose``), else WARNING:
+    bm25s sets its own logger to DEBUG on import, which floods every worker process with
+    debug lines."""
+    logger = logging.getLogger("bm25s")
+    before = logger.level
     import bm25s
 
-    logger = logging.getLogger("bm25s")
     if logger.level == logging.DEBUG:
-        logger.setLevel(logging.WARNING)
+        logger.setLevel(before if before not in (logging.NOTSET, logging.DEBUG)
+                        else logging.WARNING)
     return bm25s
 
 

@@ -9,7 +9,6 @@ line, no traceback, and a publish either completes or does not start).
 
 from __future__ import annotations
 
-import importlib
 import logging
 import re
 import signal
@@ -33,54 +32,62 @@ from pipelines.cli.errors import (
 )
 from transforms.clients.preflight import EndpointUnavailable
 from transforms.core import interrupt
-from transforms.release import (
-    DamagedReleaseError,
-    EmptyReleaseError,
-    InvalidReleaseName,
-    InvalidReleaseRoot,
-    LatestMovedError,
-    LatestNotUpdatedError,
-    NotAReleaseError,
-    ReleaseExistsError,
-)
-from transforms.release.run import SKIPPED
 
 # Third-party loggers kept at WARNING unless --verbose. bm25s sets its own logger to DEBUG
-# when imported, so quiet_loggers imports it first.
+# when imported: filters.text.bm25.import_bm25s, through which it is imported, puts back the
+# level set here (importing it here would cost every command 0.3 s of CPU, scipy included).
 NOISY_LOGGERS = ("apache_beam", "bm25s", "urllib3", "requests", "httpx", "httpcore",
                  "filelock", "fsspec", "gcsfs", "google", "grpc", "spacy", "numba", "jax",
                  "datasets", "huggingface_hub", "pyarrow")
 LOG_FORMAT = "%(asctime)s %(levelname)s %(message)s"
-# LatestMovedError: a --previous auto build refused at publish, another run published first
-USAGE_ERRORS = (UsageError, InvalidReleaseName, InvalidReleaseRoot, NotAReleaseError,
-                LatestMovedError)
-EMPTY_ERRORS = (NoInputError, EmptyReleaseError, EndpointUnavailable)
+# The errors of transforms.release, by the module that defines each: a release module is
+# imported only when a command uses it (several import Beam), so cli_main never imports one
+# to classify an error; an error of a module that was never imported cannot have been raised.
+# LatestMovedError: a --previous auto build refused at publish, another run published first.
+RELEASE_EXISTS = (("transforms.release.target", "ReleaseExistsError"),)
+RELEASE_DAMAGED = (("transforms.release.verify", "DamagedReleaseError"),)
+RELEASE_LATEST_NOT_UPDATED = (("transforms.release.commit", "LatestNotUpdatedError"),)
+RELEASE_USAGE = (("transforms.release.target", "InvalidReleaseName"),
+                 ("transforms.release.target", "InvalidReleaseRoot"),
+                 ("transforms.release.resolve", "NotAReleaseError"),
+                 ("transforms.release.commit", "LatestMovedError"))
+RELEASE_EMPTY = (("transforms.release.run", "EmptyReleaseError"),)
+USAGE_ERRORS = (UsageError,)
+EMPTY_ERRORS = (NoInputError, EndpointUnavailable)
+RUN_MODULE = "transforms.release.run"  # defines SKIPPED, the key of a --skip-existing result
+
+
+def loaded_classes(names: tuple[tuple[str, str], ...]) -> tuple[type, ...]:
+    """The classes ``(module, name)`` of the modules already imported (none imported here)."""
+    found = (getattr(sys.modules.get(module), name, None) for module, name in names)
+    return tuple(cls for cls in found if cls is not None)
+
+
+def _skipped(result: dict[str, Any]) -> bool:
+    """Whether ``--skip-existing`` stopped the run (``result[SKIPPED]``; only a run of
+    ``transforms.release.run`` can say so)."""
+    run = sys.modules.get(RUN_MODULE)
+    return run is not None and bool(result.get(run.SKIPPED))
 
 
 def exit_code(error: BaseException) -> int:
     """The exit code of an error raised by a pipeline's ``run``."""
-    if isinstance(error, ReleaseExistsError):
+    if isinstance(error, loaded_classes(RELEASE_EXISTS)):
         return EXIT_RELEASE_EXISTS
-    if isinstance(error, DamagedReleaseError):
+    if isinstance(error, loaded_classes(RELEASE_DAMAGED)):
         return EXIT_DAMAGED
-    if isinstance(error, LatestNotUpdatedError):
+    if isinstance(error, loaded_classes(RELEASE_LATEST_NOT_UPDATED)):
         return EXIT_LATEST_NOT_UPDATED
-    if isinstance(error, USAGE_ERRORS):
+    if isinstance(error, USAGE_ERRORS + loaded_classes(RELEASE_USAGE)):
         return EXIT_USAGE
-    if isinstance(error, EMPTY_ERRORS):
+    if isinstance(error, EMPTY_ERRORS + loaded_classes(RELEASE_EMPTY)):
         return EXIT_EMPTY
     return EXIT_JOB_FAILED
 
 
 def quiet_loggers(names: tuple[str, ...] = NOISY_LOGGERS, level: int = logging.WARNING) -> None:
-    """Log only warnings from these libraries. bm25s sets its own logger to DEBUG when it is
-    imported, so it is imported first (when installed) or a later import would undo this."""
+    """Log only warnings from these libraries (``level``), imported or not yet."""
     for name in names:
-        if name == "bm25s":
-            try:
-                importlib.import_module(name)
-            except ImportError:
-                pass
         logging.getLogger(name).setLevel(level)
 
 
@@ -192,7 +199,7 @@ def elapsed_line(seconds: float, result: dict[str, Any],
     line = f"  elapsed: {seconds:.1f} s"
     if not isinstance(result, dict):
         return line
-    if result.get(SKIPPED) or (started_at is not None and _published_before(result, started_at)):
+    if _skipped(result) or (started_at is not None and _published_before(result, started_at)):
         return line + " (the release was already published: nothing was built)"
     counted = records_of(result)
     if counted is not None:
@@ -205,7 +212,7 @@ def skipped_summary(summary: str, result: dict[str, Any]) -> str:
     """The summary of a run that ``--skip-existing`` stopped (``result[SKIPPED]``): its first
     line, which says where a run wrote its release, becomes one saying that the version was
     already there and left as it is; the counts that follow are the published release's."""
-    if not isinstance(result, dict) or not result.get(SKIPPED):
+    if not isinstance(result, dict) or not _skipped(result):
         return summary
     manifest = result.get("manifest") or {}
     lines = summary.splitlines()
@@ -238,12 +245,13 @@ def missing_filesystem(argv: list[str]) -> str | None:
     """The one-line error for the first argument naming a path of a filesystem this install
     cannot read (``gs://...`` without the GCP extra: Beam would fail in the middle of the
     job, or of an option's check, with a traceback), or None."""
-    from apache_beam.io.filesystems import FileSystems
-
     for index, arg in enumerate(argv):
         match = _EXTRA_PATH.match(arg)
         if match is None:
             continue
+        from apache_beam.io.filesystems import FileSystems  # only for such a path
+
+
         path, scheme = match.group(1), match.group(2)
         option = arg.split("=", 1)[0] if arg.startswith("--") else (
             argv[index - 1] if index and argv[index - 1].startswith("--") else "")
