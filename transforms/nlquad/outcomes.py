@@ -61,6 +61,10 @@ class SkipOutcome:
         """Where its line goes in the files (ties of one capture id broken by the rest)."""
         return SEPARATOR.join((self.key, self.digest, self.reason, self.detail, self.encoding))
 
+    def __reduce__(self) -> tuple[type, tuple]:
+        """Pickled as its values in field order (as ``sidecar.CapturedDocument``)."""
+        return SkipOutcome, tuple(getattr(self, name) for name in FIELDS)
+
 
 FIELDS = tuple(f.name for f in fields(SkipOutcome))
 
