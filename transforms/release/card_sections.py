@@ -10,8 +10,8 @@ import shlex
 from typing import Any
 
 import pyarrow.parquet as pq
-from apache_beam.io.filesystems import FileSystems
 
+from transforms.core.files import FileSystems
 from transforms.core.paths import recorded_value
 from transforms.release.card import CardInfo, md_text
 from transforms.release.manifest import COMMAND_LINE

@@ -29,8 +29,8 @@ from typing import Any
 import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
-from apache_beam.io.filesystems import FileSystems
 
+from transforms.core.files import FileSystems
 from transforms.release.manifest import COMMAND_LINE, read_manifest
 from transforms.release.nested_digest import nested_digests
 from transforms.release.storage import RAW, read_json

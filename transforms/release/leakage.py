@@ -42,9 +42,8 @@ from typing import TYPE_CHECKING, Any
 
 import pyarrow as pa
 import pyarrow.parquet as pq
-from apache_beam.io.filesystems import FileSystems
 
-from transforms.core.progress import Progress
+from transforms.core.files import FileSystems
 from transforms.release.diff import (
     EXAMPLES,
     Examples,
@@ -349,6 +348,8 @@ def external_leakage(version_dir: str, checked: list[tuple[str, list[str], str, 
                      examples: int = EXAMPLES) -> list[dict[str, Any]]:
     """Exact and near-duplicate matches of the questions of the ``checked`` tables
     (``_release_question_tables``) in each set, with what the near-duplicate search did."""
+    from transforms.core.progress import Progress  # Beam counters: only when sets are checked
+
     found = [(_Matches(examples), _Matches(examples)) for _ in sets]
     progress = Progress("release questions checked", None,
                         sum(_table_rows(version_dir, files) for _, files, _, _ in checked))

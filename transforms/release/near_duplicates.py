@@ -30,7 +30,6 @@ from dataclasses import asdict, dataclass
 from itertools import chain, islice
 from typing import TYPE_CHECKING, Any
 
-from transforms.core.progress import Progress
 from transforms.release.normalize import question_key, shingles
 
 if TYPE_CHECKING:  # datasketch (and SciPy) load only when an evaluation set is given
@@ -149,6 +148,8 @@ class ExternalSet:
         shared: dict[str, str] = {}  # one string object per distinct shingle
         self.grams: list[frozenset[str]] = []
         self.signatures: list[np.ndarray] = []
+        from transforms.core.progress import Progress  # Beam counters: only when indexing
+
         progress = Progress(f"questions of {path} indexed", None, len(self.texts))
         for index, text in enumerate(self.texts):
             grams = frozenset(shared.setdefault(g, g) for g in shingles(text))

@@ -15,8 +15,8 @@ from typing import Any
 
 import pyarrow as pa
 import pyarrow.parquet as pq
-from apache_beam.io.filesystems import FileSystems
 
+from transforms.core.files import FileSystems
 from transforms.release.storage import RAW
 
 SPLIT_NAMES = {"train": "train", "dev": "validation", "test": "test"}
