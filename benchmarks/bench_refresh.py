@@ -412,7 +412,7 @@ def main() -> None:
     for dataset in filter(None, args.datasets.split(",")):
         with tempfile.TemporaryDirectory(prefix=f"bench_refresh_{dataset}_") as tmp:
             count = args.questions if dataset == "nq" else args.pages
-            ladder = (args.work, args.nq_index_docs) if args.nq_index_docs else None
+            ladder = (args.work.resolve(), args.nq_index_docs) if args.nq_index_docs else None
             summaries.append(bench(dataset, count, args.new, beam_args, Path(tmp),
                                    max(1, args.repeat), ladder))
     if args.network:
