@@ -48,18 +48,3 @@ def test_rounds_simulate_and_export_never_import_beam(sample_build, tmp_path: Pa
     assert result["codes"] == [0, 0, 0, 0, 0, 0, 2]
     assert json.loads((rounds / "2" / "annotation_next.json").read_text())["votes"]
     assert result["beam"] == [], "annotate next / simulate / export imported Apache Beam"
-
-
-def test_import_still_runs_its_beam_job(sample_build, tmp_path: Path) -> None:
-    """The other side: the one command that needs Beam gets it (lazily, from
-    ``pipelines.cli.annotate_import``)."""
-    _, release = sample_build("jnq")
-    result = _run([
-        ["simulate", "--release", str(release), "--out", str(tmp_path / "votes.jsonl")],
-        ["import", "--dataset", "jnq", "--input", str(release), "--votes",
-         str(tmp_path / "votes.jsonl"), "--output", str(tmp_path / "out"),
-         "--runner=FnApiRunner"],
-    ])
-    assert result["codes"] == [0, 0]
-    assert "apache_beam" in result["beam"]
-    assert list((tmp_path / "out" / "jnq_annotated").glob("*/dataset_info.json"))
