@@ -6,7 +6,7 @@ outcome depends only on the normalized query, the spaCy release and model, the c
 lexicon (its text and ``--min-category-count``) and the rules' code. So every build writes one
 JSON line per query the tokenizer saw (every query past ``cheap_rejection``):
 ``{"key", "tokens", "heuristics"}``, where ``key`` is a 128-bit BLAKE2b digest of the query
-(``outcome_key``: the release never holds the text of a query it did not select) and
+(``outcome_key``: these files never hold a query's text) and
 ``heuristics`` the rules that fired (none: rejected, ``no_heuristic`` or ``too_few_tokens``).
 The lines are sorted by key and sharded, so the same outcomes give the same bytes.
 
@@ -20,7 +20,7 @@ they existed) is refreshed the same way.
 
 The digest is no secret: anyone who guesses a query can learn whether it was in the log,
 issued by at least ``--min-users`` users (the users filter every recorded query passed). The
-refresh guide says so.
+NQ dataset page (docs/datasets/nq.md) says so.
 
 A line longer than ``MAX_LINE_BYTES``, one that is no outcome, or two lines with one key are a
 damaged release (exit 5), naming the file and the line.
