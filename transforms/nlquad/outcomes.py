@@ -119,6 +119,11 @@ def read_outcome_file(name: str, version_dir: Release) -> Iterator[SkipOutcome]:
                 yield parse_outcome(line, f"{label}: line {number}")
 
 
+def _keyed(name: str, version_dir: Release) -> Iterator[tuple[str, SkipOutcome]]:
+    for outcome in read_outcome_file(name, version_dir):
+        yield outcome.key, outcome
+
+
 class ReadOutcomes(beam.PTransform):
     """``(SkipOutcome.key, SkipOutcome)`` of ``files`` (``outcome_files``)."""
 
@@ -129,8 +134,7 @@ class ReadOutcomes(beam.PTransform):
     def expand(self, pbegin):
         return (pbegin
                 | "Files" >> beam.Create(self.files)  # Create spreads 2+ files
-                | "Read" >> beam.FlatMap(read_outcome_file, self.path)
-                | "Key" >> beam.Map(lambda outcome: (outcome.key, outcome)))
+                | "Read" >> beam.FlatMap(_keyed, self.path))
 
 
 def outcome_json(outcome: SkipOutcome) -> dict[str, Any]:

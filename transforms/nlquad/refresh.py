@@ -168,10 +168,8 @@ class NlquadRefresh:
             return units
         keyed = units | f"{OURS}KeyUnits" >> beam.ParDo(
             KeyUnits(capture_of, prepare)).with_outputs(WANTED, main="main")
-        documents = (self.pbegin
-                     | f"{OURS}ReadSidecar" >> ReadSidecar(self.release, self.files,
-                                                           beam.pvalue.AsDict(keyed[WANTED]))
-                     | f"{OURS}KeyDocuments" >> beam.Map(lambda d: (d.key, d)))
+        documents = self.pbegin | f"{OURS}ReadSidecar" >> ReadSidecar(
+            self.release, self.files, beam.pvalue.AsDict(keyed[WANTED]))
         skipped = self.pbegin | f"{OURS}ReadSkipped" >> ReadOutcomes(self.release,
                                                                      self.outcome_files)
         decided = ({UNITS: keyed.main, DOCUMENTS: documents, SKIPPED: skipped}

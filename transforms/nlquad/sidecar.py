@@ -191,10 +191,16 @@ def read_sidecar_file(name: str, version_dir: Release,
                 yield document_of(data, where)
 
 
+def _keyed(name: str, version_dir: Release, wanted: Container[str] | None
+           ) -> Iterator[tuple[str, CapturedDocument]]:
+    for document in read_sidecar_file(name, version_dir, wanted):
+        yield document.key, document
+
+
 class ReadSidecar(beam.PTransform):
-    """The ``CapturedDocument`` lines of ``files`` (``sidecar_files``) of the release at
-    ``version_dir``; with ``wanted`` (a side input of capture ids, e.g. ``AsDict`` of
-    ``(id, None)``) only the documents of those captures (``read_sidecar_file``)."""
+    """``(capture id, CapturedDocument)`` of the lines of ``files`` (``sidecar_files``) of the
+    release at ``version_dir``; with ``wanted`` (a side input of capture ids, e.g. ``AsDict``
+    of ``(id, None)``) only the documents of those captures (``read_sidecar_file``)."""
 
     def __init__(self, version_dir: Release, files: list[str], wanted: Any = None):
         super().__init__()
@@ -205,7 +211,7 @@ class ReadSidecar(beam.PTransform):
     def expand(self, pbegin):
         return (pbegin
                 | "Files" >> beam.Create(self.files)  # Create spreads 2+ files
-                | "Read" >> beam.FlatMap(read_sidecar_file, self.path, self.wanted))
+                | "Read" >> beam.FlatMap(_keyed, self.path, self.wanted))
 
 
 class WriteSidecar(beam.PTransform):

@@ -58,6 +58,12 @@ from transforms.release.refresh.counters import (
 )
 from transforms.release.refresh.previous import PreviousRelease
 
+# More previous files than this are spread over the workers by Create's Reshuffle; fewer are
+# read where they are listed: the Reshuffle is five more transforms, each costing its
+# construction and bundle set-up (about 15 ms of CPU apiece on the DirectRunner), for files
+# whose carried keys take milliseconds to read.
+SPREAD_FILES = 8
+
 Row = dict[str, Any]
 SplitRow = tuple[str, Row]
 
@@ -247,11 +253,13 @@ def _inputs_carried(keys: frozenset[str]):
         yield tally(INPUTS_CARRIED, len(keys))
 
 
-def _not_carried(key_count: tuple[str, int], carried: frozenset[str]):
-    """A fresh row's ``(key, count)`` unless its key's rows were carried (then its input
-    counts as carried, as ``_count_key`` has it)."""
-    if key_count[0] not in carried:
-        yield key_count
+def _not_carried(split_row: tuple[str, Row], carried: frozenset[str],
+                 row_key: Callable[[Row], str]):
+    """A fresh row's ``(key, 1)`` unless its key's rows were carried (then its input counts
+    as carried, as ``_count_key`` has it)."""
+    key = row_key(split_row[1])
+    if key not in carried:
+        yield key, 1
 
 
 def _count_other_key(item: tuple[str, dict[str, list]]):
@@ -304,9 +312,10 @@ class Carry:
             self.rows = None
         elif batch_columns is not None:
             self.release = previous.pinned
-            self.rows = (pbegin  # Create spreads two files or more (its own Reshuffle)
+            listed = files if files is not None else previous.split_files()
+            self.rows = (pbegin  # spread over workers (a Reshuffle) when there are many
                          | f"{label}PreviousFiles" >> beam.Create(
-                             files if files is not None else previous.split_files()))
+                             listed, reshuffle=len(listed) > SPREAD_FILES))
         else:
             self.rows = (pbegin
                          | f"{label}ReadPrevious" >> ReadPreviousRows(previous, files, reader)
@@ -384,10 +393,8 @@ class Carry:
         carried_keys = combine_one(read[CARRIED_KEYS], _Union(), f"{label}CarriedKeys")
         inputs = carried_keys | f"{label}InputsCarried" >> beam.FlatMap(
             _inputs_carried).with_outputs(*SIDE_OUTPUTS, main="main")
-        fresh_keys = (fresh_rows
-                      | f"{label}FreshKeys" >> beam.Map(lambda sr: (row_key(sr[1]), 1))
-                      | f"{label}FreshNotCarried" >> beam.FlatMap(
-                          _not_carried, beam.pvalue.AsSingleton(carried_keys)))
+        fresh_keys = fresh_rows | f"{label}FreshNotCarried" >> beam.FlatMap(
+            _not_carried, beam.pvalue.AsSingleton(carried_keys), row_key)
         counted = ({"previous": read[OTHER_KEYS], "fresh": fresh_keys}
                    | f"{label}JoinCounts" >> beam.CoGroupByKey()
                    | f"{label}Count" >> beam.FlatMap(_count_other_key).with_outputs(
