@@ -127,9 +127,10 @@ def sample_releases(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]
 def sample_build(tmp_path_factory: pytest.TempPathFactory
                  ) -> Callable[..., tuple[dict[str, Any], Path]]:
     """``sample_build(name, runner="in_memory")``: ``(result, version directory)`` of
-    ``tests.sample_releases.SAMPLE_BUILDS[name]`` (a pipeline on its bundled sample) run in
+    ``tests.sample_releases.SHARED_BUILDS[name]`` (a pipeline on its bundled sample) run in
     memory or multi-process, built once per run. Tests only read them (``result`` is a copy
-    of the pipeline's result)."""
+    of the pipeline's result); one that writes next to a release starts from a copy
+    (``tests.sample_releases.copy_release``)."""
     from tests.sample_releases import RUNNERS, build_sample
 
     def get(name: str, runner: str = "in_memory") -> tuple[dict[str, Any], Path]:

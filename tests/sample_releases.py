@@ -32,13 +32,26 @@ SAMPLE_BUILDS = {
     "categories": (build_categories.run, []),
     "search_index": (build_search_index.run, []),
 }
+# Builds several test files start from (sample_build), not compared across runner modes.
+SHARED_BUILDS = {
+    **SAMPLE_BUILDS,
+    "jboolq": (build_jnq.run, ["--variant", "jboolq"]),
+    "nq_to_annotate": (build_nq.run, ["--split-ratios", "train=50,dev=25,test=25"]),
+}
 
 
 def build_sample(name: str, runner: list[str], output: Path) -> dict:
-    """``SAMPLE_BUILDS[name]`` run with the ``runner`` options (one of ``RUNNERS`` or any
+    """``SHARED_BUILDS[name]`` run with the ``runner`` options (one of ``RUNNERS`` or any
     other) into ``output``: the pipeline's result (``manifest``, ``stats``, ``path``)."""
-    run, extra = SAMPLE_BUILDS[name]
+    run, extra = SHARED_BUILDS[name]
     return run([*runner, *extra, "--output", str(output)])
+
+
+def copy_release(version_dir: Path, root: Path) -> Path:
+    """A copy of a shared build's dataset directory (its ``LATEST`` and versions) under the
+    release root ``root``, for a test that writes next to it: the copied version directory."""
+    shutil.copytree(version_dir.parent, root / version_dir.parent.name, symlinks=True)
+    return root / version_dir.parent.name / version_dir.name
 
 
 def build_sample_releases(base: Path, runner: str) -> dict[str, Path]:

@@ -20,8 +20,9 @@ from types import SimpleNamespace
 import pyarrow.parquet as pq
 import pytest
 
-from pipelines import annotate, build_jnq, build_nq
+from pipelines import annotate, build_nq
 from tests.conftest import TEST_RUNNER
+from tests.sample_releases import copy_release
 from tests.transforms.annotation.label_studio.fixtures import annotation, choice, exported_task
 from tests.transforms.annotation.next_version import next_version
 from tests.transforms.jnq.legacy import as_string_labels
@@ -99,11 +100,10 @@ def _import(dataset: str, release: Path, votes: Path, root: Path, *extra: str) -
 # NQ: a first version annotated, a second one edited -------------------------------------------
 
 @pytest.fixture(scope="module")
-def nq(tmp_path_factory) -> SimpleNamespace:
+def nq(sample_build, tmp_path_factory) -> SimpleNamespace:
     work = tmp_path_factory.mktemp("nq_previous")
     root = work / "releases"
-    v1 = Path(build_nq.run([TEST_RUNNER, "--output", str(root),
-                            "--split-ratios", "train=50,dev=25,test=25"])["path"])
+    v1 = copy_release(sample_build("nq_to_annotate")[1], root)
     votes = work / "votes-1.jsonl"
     assert annotate.main(["simulate", "--release", str(v1), "--out", str(votes),
                           "--seed", "7"]) == 0
@@ -311,10 +311,10 @@ def test_other_ways_are_refused_unless_recompute_all(nq, tmp_path, capsys):
 # JNQ and JBoolQ -------------------------------------------------------------------------------
 
 @pytest.fixture(scope="module")
-def jnq(tmp_path_factory) -> SimpleNamespace:
+def jnq(sample_build, tmp_path_factory) -> SimpleNamespace:
     work = tmp_path_factory.mktemp("jnq_previous")
     root = work / "releases"
-    v1 = Path(build_jnq.run([TEST_RUNNER, "--output", str(root)])["path"])
+    v1 = copy_release(sample_build("jnq")[1], root)
     votes = work / "votes-1.jsonl"
     assert annotate.main(["simulate", "--release", str(v1), "--out", str(votes)]) == 0
     annotated = Path(annotate.run(["import", "--dataset", "jnq", "--input", str(v1), "--votes",
@@ -417,9 +417,9 @@ def test_jnq_a_previous_of_another_base_dataset_is_refused(nq, jnq, tmp_path, ca
     assert code == 2 and "annotates nq, not jnq" in err
 
 
-def test_jboolq_carries_through_label_studio_exports_too(tmp_path):
+def test_jboolq_carries_through_label_studio_exports_too(sample_build, tmp_path):
     root = tmp_path / "releases"
-    v1 = Path(build_jnq.run([TEST_RUNNER, "--output", str(root), "--variant", "jboolq"])["path"])
+    v1 = copy_release(sample_build("jboolq")[1], root)
     votes = tmp_path / "votes-1.jsonl"
     assert annotate.main(["simulate", "--release", str(v1), "--out", str(votes)]) == 0
     annotated = Path(annotate.run(["import", "--dataset", "jboolq", "--input", str(v1),

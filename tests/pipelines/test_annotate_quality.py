@@ -11,8 +11,9 @@ from pathlib import Path
 import pyarrow.parquet as pq
 import pytest
 
-from pipelines import annotate, build_nq
+from pipelines import annotate
 from tests.conftest import TEST_RUNNER
+from tests.sample_releases import copy_release
 
 
 def _table(version_dir: Path, directory: str) -> list[dict]:
@@ -150,10 +151,9 @@ def test_the_python_api_takes_the_options(campaign, tmp_path):
 
 
 @pytest.fixture(scope="module")
-def nq_campaign(tmp_path_factory):
+def nq_campaign(sample_build, tmp_path_factory):
     work = tmp_path_factory.mktemp("quality_nq")
-    release = build_nq.run([TEST_RUNNER, "--output", str(work / "rel"),
-                            "--split-ratios", "train=50,dev=25,test=25"])["path"]
+    release = str(copy_release(sample_build("nq_to_annotate")[1], work / "rel"))
     votes = work / "votes.jsonl"
     assert annotate.main(["simulate", "--release", release, "--out", str(votes),
                           "--spammers", "0.3"]) == 0

@@ -10,8 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from pipelines import annotate, build_jnq, build_nq, evaluate
+from pipelines import annotate, evaluate
 from tests.conftest import TEST_RUNNER
+from tests.sample_releases import copy_release
 from transforms.annotation.export import item_ids, read_examples
 from transforms.annotation.manifest import ReleaseRef, read_release
 from transforms.annotation.suggestion_agreement import (
@@ -27,11 +28,8 @@ from transforms.annotation.suggestions import MANIFEST_KEY, SUGGESTION
 
 
 @pytest.fixture(scope="module")
-def nq_release(tmp_path_factory) -> Path:
-    root = tmp_path_factory.mktemp("nq_suggestions")
-    result = build_nq.run([TEST_RUNNER, "--output", str(root),
-                           "--split-ratios", "train=50,dev=25,test=25"])
-    return Path(result["path"])
+def nq_release(sample_build, tmp_path_factory) -> Path:
+    return copy_release(sample_build("nq_to_annotate")[1], tmp_path_factory.mktemp("nq_sugg"))
 
 
 @pytest.fixture(scope="module")
@@ -149,9 +147,7 @@ def test_the_jnq_and_jboolq_baselines_are_accepted(sample_build, tmp_path, varia
     if variant == "jnq":
         _, release = sample_build("jnq")
     else:
-        built = build_jnq.run([TEST_RUNNER, "--output", str(tmp_path / "rel"), "--variant",
-                               "jboolq"])
-        release = Path(built["path"])
+        _, release = sample_build("jboolq")
     predictions = tmp_path / "baseline.json"
     assert evaluate.main(["baseline", "jnq", "--gold", str(release), "--out",
                           str(predictions)]) == 0

@@ -16,8 +16,9 @@ from pathlib import Path
 
 import pytest
 
-from pipelines import annotate, build_nq
+from pipelines import annotate
 from tests.conftest import TEST_RUNNER
+from tests.sample_releases import copy_release
 from tests.transforms.annotation.label_studio.fixtures import (
     annotation,
     choice,
@@ -38,11 +39,9 @@ OUTCOMES = ("used", "pending", "not_needed", "duplicate", "superseded")
 
 
 @pytest.fixture(scope="module")
-def release(tmp_path_factory) -> Path:
+def release(sample_build, tmp_path_factory) -> Path:
     root = tmp_path_factory.mktemp("task_map")
-    result = build_nq.run([TEST_RUNNER, "--output", str(root / "releases"),
-                           "--split-ratios", "train=50,dev=25,test=25"])
-    return Path(result["path"])
+    return copy_release(sample_build("nq_to_annotate")[1], root / "releases")
 
 
 @pytest.fixture(scope="module")

@@ -14,8 +14,9 @@ from pathlib import Path
 import pytest
 import yaml
 
-from pipelines import annotate, build_nq, build_reqa, release
+from pipelines import annotate, build_reqa, release
 from tests.conftest import TEST_RUNNER
+from tests.sample_releases import copy_release
 from transforms.release.lineage import read_lineage
 from transforms.release.simulated import (
     NOTE_HEADING,
@@ -27,10 +28,9 @@ BANNER = 'class="simulated-banner"'
 
 
 @pytest.fixture(scope="module")
-def releases(tmp_path_factory) -> dict[str, Path]:
+def releases(sample_build, tmp_path_factory) -> dict[str, Path]:
     work = tmp_path_factory.mktemp("propagation")
-    nq = Path(build_nq.run([TEST_RUNNER, "--output", str(work / "plain"),
-                            "--split-ratios", "train=50,dev=25,test=25"])["path"])
+    nq = copy_release(sample_build("nq_to_annotate")[1], work / "plain")
     votes = work / "votes.jsonl"
     assert annotate.main(["simulate", "--release", str(nq), "--out", str(votes),
                           "--seed", "7"]) == 0
