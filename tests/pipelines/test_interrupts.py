@@ -181,13 +181,14 @@ def _group_left(pgid: int, grace: float = 20.0) -> bool:
 
 
 @pytest.fixture(scope="module")
-def stage(tmp_path_factory: pytest.TempPathFactory):
+def stage(sample_build, tmp_path_factory: pytest.TempPathFactory):
     """The uninterrupted build (the refresh's previous release and what is published), the
-    sample JNQ release and its simulated votes, the fake Hub."""
-    from pipelines import annotate, build_jnq
+    sample JNQ release (the shared build's copy) and its simulated votes, the fake Hub."""
+    from pipelines import annotate
+    from tests.sample_releases import copy_release
 
     base = tmp_path_factory.mktemp("interrupts")
-    build_jnq.run([TEST_RUNNER, "--output", str(base / "jnq_root")])
+    copy_release(sample_build("jnq")[1], base / "jnq_root")
     (base / "jnq").symlink_to(base / "jnq_root" / "jnq")
     assert annotate.main(["simulate", "--release", str(base / "jnq"), "--out",
                           str(base / "votes.jsonl")]) == 0
