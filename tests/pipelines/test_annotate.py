@@ -18,8 +18,9 @@ import pytest
 from natural_questions import eval_utils
 from natural_questions.text_utils import simplify_nq_example
 
-from pipelines import annotate, build_jnq, build_nq, build_reqa, evaluate
+from pipelines import annotate, build_reqa, evaluate
 from tests.conftest import TEST_RUNNER
+from tests.sample_releases import copy_release
 from transforms.annotation.counters import COUNTERS, EXAMPLES_READ, OUTCOME
 from transforms.core.counters import Counts
 from transforms.jnq.labels import as_names
@@ -55,11 +56,8 @@ def _jnq_rows(path: Path) -> list[dict]:
 
 
 @pytest.fixture(scope="module")
-def nq_release(tmp_path_factory) -> Path:
-    root = tmp_path_factory.mktemp("nq_releases")
-    result = build_nq.run([TEST_RUNNER, "--output", str(root),
-                           "--split-ratios", "train=50,dev=25,test=25"])
-    return Path(result["path"])
+def nq_release(sample_build, tmp_path_factory) -> Path:
+    return copy_release(sample_build("nq_to_annotate")[1], tmp_path_factory.mktemp("nq_rel"))
 
 
 @pytest.fixture(scope="module")
@@ -224,11 +222,9 @@ def _make_yes_no(votes_path: Path, row: dict) -> None:
 
 
 @pytest.fixture(scope="module")
-def jnq_releases(sample_build, tmp_path_factory):
+def jnq_releases(sample_build):
     _, jnq = sample_build("jnq")  # the sample in memory, shared with test_build_jnq
-    root = tmp_path_factory.mktemp("jnq_releases")
-    jboolq = build_jnq.run([TEST_RUNNER, "--output", str(root), "--variant", "jboolq"])
-    return jnq, Path(jboolq["path"])
+    return jnq, sample_build("jboolq")[1]
 
 
 def _jsonl_records(path: Path, kind: str) -> list[dict]:
