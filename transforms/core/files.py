@@ -159,9 +159,8 @@ def _match_local(pattern: str, limit: int | None) -> MatchResult:
     prefix = _BEFORE_GLOB.match(pattern).group(0)
     if prefix == pattern:
         found = [_metadata(pattern)] if os.path.exists(pattern) else []
-    else:
-        directory = os.path.dirname(prefix)
-        found = _walk(directory if directory != prefix else prefix)
+    else:  # the directory of the text before the first wildcard, walked whole
+        found = _walk(os.path.dirname(prefix))
     matches = re.compile(translate_pattern(pattern)).match
     kept: list[FileMetadata] = []
     for metadata in found:
