@@ -30,7 +30,6 @@ from pipelines.cli.errors import (
     NoInputError,
     UsageError,
 )
-from transforms.clients.preflight import EndpointUnavailable
 from transforms.core import interrupt
 
 # Third-party loggers kept at WARNING unless --verbose. bm25s sets its own logger to DEBUG
@@ -40,9 +39,10 @@ NOISY_LOGGERS = ("apache_beam", "bm25s", "urllib3", "requests", "httpx", "httpco
                  "filelock", "fsspec", "gcsfs", "google", "grpc", "spacy", "numba", "jax",
                  "datasets", "huggingface_hub", "pyarrow")
 LOG_FORMAT = "%(asctime)s %(levelname)s %(message)s"
-# The errors of transforms.release, by the module that defines each: a release module is
-# imported only when a command uses it (several import Beam), so cli_main never imports one
-# to classify an error; an error of a module that was never imported cannot have been raised.
+# The errors of transforms.release (and of the endpoint preflight), by the module that defines
+# each: such a module is imported only when a command uses it (several import Beam), so
+# cli_main never imports one to classify an error; an error of a module that was never
+# imported cannot have been raised.
 # LatestMovedError: a --previous auto build refused at publish, another run published first.
 RELEASE_EXISTS = (("transforms.release.target", "ReleaseExistsError"),)
 RELEASE_DAMAGED = (("transforms.release.verify", "DamagedReleaseError"),)
@@ -51,9 +51,10 @@ RELEASE_USAGE = (("transforms.release.target", "InvalidReleaseName"),
                  ("transforms.release.target", "InvalidReleaseRoot"),
                  ("transforms.release.resolve", "NotAReleaseError"),
                  ("transforms.release.commit", "LatestMovedError"))
-RELEASE_EMPTY = (("transforms.release.run", "EmptyReleaseError"),)
+RELEASE_EMPTY = (("transforms.release.run", "EmptyReleaseError"),
+                 ("transforms.clients.preflight", "EndpointUnavailable"))  # requests: 0.1 s
 USAGE_ERRORS = (UsageError,)
-EMPTY_ERRORS = (NoInputError, EndpointUnavailable)
+EMPTY_ERRORS = (NoInputError,)
 RUN_MODULE = "transforms.release.run"  # defines SKIPPED, the key of a --skip-existing result
 
 

@@ -22,7 +22,8 @@ from tests.docs.pages import ROOT
 EXPECTED = {"ReleaseExistsError": EXIT_RELEASE_EXISTS, "DamagedReleaseError": EXIT_DAMAGED,
             "LatestNotUpdatedError": EXIT_LATEST_NOT_UPDATED, "InvalidReleaseName": EXIT_USAGE,
             "InvalidReleaseRoot": EXIT_USAGE, "NotAReleaseError": EXIT_USAGE,
-            "LatestMovedError": EXIT_USAGE, "EmptyReleaseError": EXIT_EMPTY}
+            "LatestMovedError": EXIT_USAGE, "EmptyReleaseError": EXIT_EMPTY,
+            "EndpointUnavailable": EXIT_EMPTY}
 GROUPS = (entry.RELEASE_EXISTS, entry.RELEASE_DAMAGED, entry.RELEASE_LATEST_NOT_UPDATED,
           entry.RELEASE_USAGE, entry.RELEASE_EMPTY)
 
@@ -43,10 +44,10 @@ def test_skipped_is_read_from_run_once_it_is_imported() -> None:
     assert "(the release was already published" in entry.elapsed_line(1.0, {SKIPPED: True})
 
 
-def test_the_entry_imports_no_release_module() -> None:
+def test_the_entry_imports_no_release_module_nor_requests() -> None:
     code = ("import sys, pipelines.cli.entry\n"
             "print(sorted(m for m in sys.modules if m.startswith(('transforms.release.',"
-            " 'apache_beam'))))")
+            " 'apache_beam', 'transforms.clients', 'requests'))))")
     done = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True,
                           text=True, timeout=120)
     assert done.returncode == 0, done.stderr[-2000:]
