@@ -7,8 +7,6 @@ from pathlib import Path
 
 import pytest
 
-from pipelines import build_search_index
-from tests.conftest import TEST_RUNNER
 from tests.fakes.object_store import use_bucket
 from transforms.clients.local_search import IndexFormatError, LocalSearch
 from transforms.nq.backends import BackendOptions
@@ -20,10 +18,8 @@ from transforms.sources.index_copy import (
 
 
 @pytest.fixture(scope="module")
-def index_release(tmp_path_factory):
-    out = tmp_path_factory.mktemp("indexes")
-    result = build_search_index.run([TEST_RUNNER, "--output", str(out)])
-    return result["path"]
+def index_release(sample_build):
+    return str(sample_build("search_index")[1])  # only copied from: the run's shared build
 
 
 @pytest.fixture
