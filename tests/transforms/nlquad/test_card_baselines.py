@@ -93,7 +93,8 @@ def test_no_bm25s_index_and_each_gold_answer_normalized_once(tmp_path, monkeypat
                         lambda text: normalized.append(text) or original(text))
     result = nlquad_baselines(staged)
     assert result["n"] == 40 and len(result["rows"]) == 4
-    # each gold answer once, then each distinct window of a row once (8 per row before: the
-    # gold answer and the window for each of the 4 baselines)
-    assert normalized[:len(rows)] == [row["answer_text"] for row in rows]
+    # a row's gold answer once, then each distinct window of the row once (8 per row before:
+    # the gold answer and the window for each of the 4 baselines)
+    assert normalized[0] == rows[0]["answer_text"]
+    assert all(row["answer_text"] in normalized for row in rows)
     assert len(normalized) <= len(rows) * 5
