@@ -73,7 +73,7 @@ def run_filter(select, queries: list[str], batch: int = 256) -> dict[str, dict]:
              "users_in_window": 2, "distinct_users": 2, "tokens": 0, "heuristics": []}
             for q in queries]
     for start in range(0, len(rows), batch):
-        for out in select.process(rows[start:start + batch]):
+        for out in select.process([(row, None) for row in rows[start:start + batch]]):
             if isinstance(out, dict):
                 accepted[out["question"]] = out
     return accepted
@@ -83,7 +83,7 @@ def populations(select, sets: dict[str, list[str]]) -> list[tuple[str, list[str]
     """The measured populations, normalized like the pipeline normalizes queries."""
     from filters.nq.queries import normalize_query
 
-    tokenizer = select._nlp.tokenizer
+    tokenizer = select.model().tokenizer
     normalized = {name: [normalize_query(q) for q in queries] for name, queries in sets.items()}
     long = {name: [q for q in qs if len(tokenizer(q)) >= 8] for name, qs in normalized.items()}
     how_to = [q for name in ("msmarco", "trec_mq2007") for q in long[name]
@@ -107,7 +107,7 @@ def _measure(select, name, population):
 
 def speed_round(select, queries: list[str], categories: str) -> dict[str, float]:
     """Seconds of one pass of each: raw ``nlp.pipe``, the filter, the stage-1 pipeline."""
-    nlp = select._nlp
+    nlp = select.model()
     started = time.perf_counter()
     for _ in nlp.pipe(queries, batch_size=256):
         pass

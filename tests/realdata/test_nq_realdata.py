@@ -47,7 +47,7 @@ def test_real_how_to_queries_are_mostly_rejected(shared_data, select):
         shared_data / "queries" / "en_trec_mq2007_topics_first5000.txt").read_text().splitlines()
         if ":" in line]
     how_to = [q for q in queries if q.lower().startswith("how to ")
-              and len(select._model().tokenizer(q.lower())) >= 8]
+              and len(select.model().tokenizer(q.lower())) >= 8]
     assert len(how_to) >= 20
     share = len(_accepted(select, how_to)) / len(how_to)
     assert share <= 0.40, f"'how to' acceptance {share:.3f}"

@@ -108,7 +108,8 @@ class SelectQuestions(beam.DoFn):
         self._nlp = None
         self._lexicon = CategoryLexicon.from_tsv(self.categories_tsv, self.min_category_count)
 
-    def _model(self):
+    def model(self):
+        """The spaCy pipeline, loaded on first use (once per worker)."""
         if self._nlp is None:
             self._nlp = self.load_model()
         return self._nlp
@@ -125,12 +126,12 @@ class SelectQuestions(beam.DoFn):
                 yield tally(OUTCOMES_CARRIED)
                 yield from self._decided(row, recorded)
                 continue
-            tokens = len(self._model().tokenizer(question))
+            tokens = len(self.model().tokenizer(question))
             if tokens < MIN_TOKENS:
                 yield from self._decided(row, Outcome(tokens, ()))
             else:
                 survivors.append({**row, "tokens": tokens})
-        docs = self._model().pipe([row["question"] for row in survivors]) if survivors else ()
+        docs = self.model().pipe([row["question"] for row in survivors]) if survivors else ()
         for row, doc in zip(survivors, docs, strict=True):
             fired = matched_heuristics(query_view(doc), self._lexicon.__contains__)
             yield from self._decided(row, Outcome(row["tokens"], tuple(fired)))
