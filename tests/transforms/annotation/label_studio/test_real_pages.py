@@ -15,12 +15,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from selenium.common.exceptions import StaleElementReferenceException
 from selenium.webdriver.common.action_chains import ActionChains
 from selenium.webdriver.common.actions.action_builder import ActionBuilder
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support.ui import WebDriverWait
 
+from tests.transforms.annotation.label_studio.editor import choose, retrying
 from tests.transforms.annotation.label_studio.server import sign_in
 from transforms.annotation.label_studio.configs import (
     LONG_ANSWER_LABEL,
@@ -112,14 +112,7 @@ def _click_tag(editor, candidate: int) -> None:
 
 
 def _choose(editor, value: str) -> None:
-    """Clicks a choice's label; the editor re-renders as choices change, so an element found
-    just before may be gone: find it again until the click lands."""
-    def click(driver) -> bool:
-        radio = driver.find_element(By.CSS_SELECTOR, f'input[name="{value}"]')
-        radio.find_element(By.XPATH, "./ancestor::label").click()
-        return driver.find_element(By.CSS_SELECTOR, f'input[name="{value}"]').is_selected()
-
-    _retrying(editor, click)
+    choose(editor, value, WAIT)
 
 
 def _label(editor, name: str) -> None:
@@ -134,10 +127,7 @@ def _label(editor, name: str) -> None:
 
 
 def _retrying(editor, action) -> Any:
-    """``action(driver)`` until it succeeds: the editor re-renders as the annotation changes,
-    so an element found a moment before may be gone."""
-    return WebDriverWait(editor, WAIT, ignored_exceptions=(StaleElementReferenceException,)
-                         ).until(action)
+    return retrying(editor, action, WAIT)
 
 
 def _page(editor):

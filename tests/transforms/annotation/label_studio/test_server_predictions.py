@@ -93,12 +93,13 @@ def test_the_editor_shows_the_pre_annotation(chrome, server, nq_project):
     from selenium.webdriver.common.by import By
     from selenium.webdriver.support.ui import WebDriverWait
 
+    from tests.transforms.annotation.label_studio.editor import choose
+
     sign_in(chrome, server.url, WAIT)
     chrome.get(f"{server.url}/projects/{nq_project['id']}/data?task={nq_project['task']}")
     WebDriverWait(chrome, WAIT).until(
         lambda d: d.find_elements(By.CSS_SELECTOR, 'input[name="good"]'))
-    good = chrome.find_element(By.CSS_SELECTOR, 'input[name="good"]')
-    good.find_element(By.XPATH, "./ancestor::label").click()
+    choose(chrome, "good", WAIT)  # the editor may render again between finding and clicking
     WebDriverWait(chrome, WAIT).until(lambda d: d.find_elements(By.CSS_SELECTOR, ".nq-page"))
     marked = WebDriverWait(chrome, WAIT).until(lambda d: d.execute_script(
         "const h = [...document.querySelectorAll('.nq-page .htx-highlight')];"
