@@ -33,14 +33,18 @@ from dataclasses import MISSING, dataclass, field, fields
 from typing import Any
 
 import apache_beam as beam
-from apache_beam.io.filesystems import FileSystems
 from apache_beam.metrics import Metrics
 
 from transforms.nlquad.capture_keys import capture_id
-from transforms.release import ReleaseTarget, WriteShards, jsonl_bytes, list_files, write_bytes
-from transforms.release.formats import shard_name
-from transforms.release.refresh.checked_read import Release, open_file, release_path
+from transforms.release import ReleaseTarget, WriteShards, jsonl_bytes
+from transforms.release.refresh.checked_read import (
+    Release,
+    bounded_lines,
+    open_file,
+    release_path,
+)
 from transforms.release.refresh.previous import PreviousRelease
+from transforms.release.shards import ensure_group_file
 from transforms.release.verify import DamagedReleaseError
 
 DIRECTORY = "refresh"  # a release directory, so no split may have this name
@@ -154,19 +158,13 @@ def document_of(data: Mapping[str, Any], where: str) -> CapturedDocument:
 
 def sidecar_lines(handle: Any, label: str, max_line_bytes: int = MAX_LINE_BYTES
                   ) -> Iterator[bytes]:
-    """The lines of a binary file (anything with ``readline(size)``: a Beam file, a hashing
-    reader), each read with ``readline(max_line_bytes + 1)``, so that memory holds one line
-    of at most ``max_line_bytes`` whatever the file's size; a longer line raises
-    ``SidecarLineTooLong`` naming ``label`` and the line number."""
-    number = 0
-    while line := handle.readline(max_line_bytes + 1):
-        number += 1
-        if len(line) > max_line_bytes:
-            raise SidecarLineTooLong(
-                f"{label}: line {number} is longer than {max_line_bytes} bytes, which no "
-                "build writes (a sidecar line is one document, about 1 KB): the previous "
-                "release is damaged")
-        yield line
+    """The lines of a sidecar file, each at most ``max_line_bytes`` in memory
+    (``checked_read.bounded_lines``); a longer line raises ``SidecarLineTooLong`` naming
+    ``label`` and the line number."""
+    return bounded_lines(handle, max_line_bytes, lambda number: SidecarLineTooLong(
+        f"{label}: line {number} is longer than {max_line_bytes} bytes, which no "
+        "build writes (a sidecar line is one document, about 1 KB): the previous "
+        "release is damaged"))
 
 
 def read_sidecar_file(name: str, version_dir: Release,
@@ -234,6 +232,4 @@ class WriteSidecar(beam.PTransform):
 def ensure_sidecar(target: ReleaseTarget) -> None:
     """An empty sidecar file when the run kept no document (before publishing), so a
     release always says which captures it has, also when it has none."""
-    if not any(name.startswith(PREFIX) for name in list_files(target.staging_dir)):
-        write_bytes(FileSystems.join(target.staging_dir, DIRECTORY, GROUP,
-                                     shard_name(GROUP, 0, 1, "jsonl")), b"")
+    ensure_group_file(target.staging_dir, DIRECTORY, GROUP, "jsonl")

@@ -38,12 +38,16 @@ from pathlib import Path
 from typing import Any
 
 import apache_beam as beam
-from apache_beam.io.filesystems import FileSystems
 
-from transforms.release import ReleaseTarget, WriteShards, jsonl_bytes, list_files, write_bytes
-from transforms.release.formats import shard_name
-from transforms.release.refresh.checked_read import Release, open_file, release_path
+from transforms.release import ReleaseTarget, WriteShards, jsonl_bytes
+from transforms.release.refresh.checked_read import (
+    Release,
+    bounded_lines,
+    open_file,
+    release_path,
+)
 from transforms.release.refresh.previous import PreviousRelease
+from transforms.release.shards import ensure_group_file
 from transforms.release.verify import DamagedReleaseError
 
 DIRECTORY = "refresh"  # a release directory, so no split may have this name
@@ -153,12 +157,9 @@ def read_outcomes(name: str, release: Release) -> Iterator[tuple[str, Outcome]]:
     ``MAX_LINE_BYTES``), checked against its verified sha256 at the end."""
     label = f"{release_path(release)}: {name}"
     with open_file(release, name) as handle:
-        number = 0
-        while line := handle.readline(MAX_LINE_BYTES + 1):
-            number += 1
-            if len(line) > MAX_LINE_BYTES:
-                raise _damaged(f"{label}: line {number}", f"is longer than {MAX_LINE_BYTES} "
-                                                          "bytes")
+        lines = bounded_lines(handle, MAX_LINE_BYTES, lambda number: _damaged(
+            f"{label}: line {number}", f"is longer than {MAX_LINE_BYTES} bytes"))
+        for number, line in enumerate(lines, 1):
             if line.strip():
                 yield parse_outcome(line, f"{label}: line {number}")
 
@@ -212,6 +213,4 @@ class WriteOutcomes(beam.PTransform):
 def ensure_outcomes(target: ReleaseTarget) -> None:
     """An empty outcome file when no query reached the tokenizer (before publishing), so a
     release always says which outcomes it has, also when it has none."""
-    if not any(name.startswith(PREFIX) for name in list_files(target.staging_dir)):
-        write_bytes(FileSystems.join(target.staging_dir, DIRECTORY, GROUP,
-                                     shard_name(GROUP, 0, 1, "jsonl")), b"")
+    ensure_group_file(target.staging_dir, DIRECTORY, GROUP, "jsonl")

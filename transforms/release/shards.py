@@ -192,6 +192,15 @@ def read_group_rows(directory: str, group: str) -> list[dict[str, Any]]:
     return list(iter_group_rows(directory, group))
 
 
+def ensure_group_file(staging_dir: str, subdir: str, group: str, extension: str) -> None:
+    """An empty single shard of ``group`` under ``subdir`` when the job wrote none there
+    (before publishing), so a release always has the group's file, also when it is empty."""
+    prefix = f"{subdir}/{group}/"
+    if not any(name.startswith(prefix) for name in list_files(staging_dir)):
+        write_bytes(FileSystems.join(staging_dir, subdir, group,
+                                     shard_name(group, 0, 1, extension)), b"")
+
+
 def ensure_empty_splits(staging_dir: str, splits: Iterable[str], schema: pa.Schema) -> None:
     """Every split exists in a release, with a zero-row file when it got no rows."""
     splits = [check_name(split, "split name") for split in splits]

@@ -27,7 +27,7 @@ from __future__ import annotations
 import hashlib
 import shutil
 import tempfile
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
@@ -149,6 +149,20 @@ def open_file(release: Release, name: str) -> Any:
     if isinstance(release, PinnedFiles):
         return release.open(name)
     return FileSystems.open(FileSystems.join(release, *name.split("/")), compression_type=RAW)
+
+
+def bounded_lines(handle: Any, max_line_bytes: int,
+                  too_long: Callable[[int], Exception]) -> Iterator[bytes]:
+    """The lines of a binary file (anything with ``readline(size)``: a Beam file, a hashing
+    reader), each read with ``readline(max_line_bytes + 1)``, so that memory holds one line
+    of at most ``max_line_bytes`` whatever the file's size; a longer line raises
+    ``too_long(its line number)``."""
+    number = 0
+    while line := handle.readline(max_line_bytes + 1):
+        number += 1
+        if len(line) > max_line_bytes:
+            raise too_long(number)
+        yield line
 
 
 @contextmanager
