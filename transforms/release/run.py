@@ -23,6 +23,7 @@ import pyarrow as pa
 from apache_beam.io.filesystems import FileSystems
 from apache_beam.options.pipeline_options import PipelineOptions, StandardOptions
 
+from transforms.core.direct_runner import runner_for
 from transforms.core.spec import TableInvariants
 from transforms.core.split_warnings import split_card_note
 from transforms.release.accounting import read_accounting
@@ -226,7 +227,8 @@ def run_release(target: ReleaseTarget, overwrite: bool, beam_args: list[str],
     target.check_output_writable()
     claim_staging(target, **{ABANDONED: removed})
     try:
-        with beam.Pipeline(options=pipeline_options(beam_args)) as pipeline:
+        options = pipeline_options(beam_args)
+        with beam.Pipeline(runner=runner_for(options), options=options) as pipeline:
             written = build(pipeline)
             waits = [beam.pvalue.AsList(pcoll) for pcoll in written]
             (pipeline

@@ -158,6 +158,7 @@ def test_a_run_without_runner_names_beams_default_runner(caplog):
     import apache_beam as beam
     from apache_beam.options.pipeline_options import StandardOptions
 
+    from transforms.core.direct_runner import runner_for
     from transforms.release.run import pipeline_options
 
     assert pipeline_options([]).view_as(StandardOptions).runner == (
@@ -165,6 +166,7 @@ def test_a_run_without_runner_names_beams_default_runner(caplog):
     assert pipeline_options(["--runner=PrismRunner"]).view_as(StandardOptions).runner == (
         "PrismRunner")
     with caplog.at_level(logging.INFO):
-        with beam.Pipeline(options=pipeline_options([])) as pipeline:
+        options = pipeline_options([])  # the DirectRunner's engine: no Prism download
+        with beam.Pipeline(runner=runner_for(options), options=options) as pipeline:
             _ = pipeline | beam.Create([1])
     assert "Missing pipeline option" not in caplog.text

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import apache_beam as beam
@@ -51,7 +52,14 @@ def run_toy(root: Any, ids: list[str], version: str = "1.0.0", *, overwrite: boo
             **kwargs: Any) -> dict[str, Any]:
     """Build and publish release ``toy`` of ``ids`` under ``root``."""
     target = ReleaseTarget.create(str(root), "toy", version)
+    return run_release(target, overwrite, [TEST_RUNNER], lambda p: build(p, ids, target),
+                       finish_toy(target, overwrite=overwrite, allow_empty=allow_empty),
+                       skip_existing=skip_existing, **kwargs)
 
+
+def finish_toy(target: ReleaseTarget, *, overwrite: bool = False,
+               allow_empty: bool = False) -> Callable[[], dict[str, Any]]:
+    """The publish step of release ``toy`` at ``target``."""
     empty = {"allow_empty": True} if allow_empty else {}
 
     def finish() -> dict[str, Any]:
@@ -60,5 +68,4 @@ def run_toy(root: Any, ids: list[str], version: str = "1.0.0", *, overwrite: boo
                        make_stats=lambda tallies, _: {"counts": group_tallies(tallies)},
                        make_card=lambda manifest, stats: "toy\n", **empty)
 
-    return run_release(target, overwrite, [TEST_RUNNER], lambda p: build(p, ids, target),
-                       finish, skip_existing=skip_existing, **kwargs)
+    return finish
