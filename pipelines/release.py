@@ -69,7 +69,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from filters.text.terminal import printable
-from pipelines.cli.entry import configure_logging, interruptible, quiet_loggers
+from pipelines.cli.entry import configure_logging, interruptible, loaded_classes, quiet_loggers
 from pipelines.cli.errors import (
     EXIT_DAMAGED,
     EXIT_OK,
@@ -98,7 +98,6 @@ from transforms.release import (
     verify_release,
 )
 from transforms.release.diff import IncomparableReleasesError, diff_releases
-from transforms.release.hub_publish import HubVersionExistsError
 from transforms.release.leakage import (
     EXAMPLES,
     MAX_CANDIDATES,
@@ -110,6 +109,9 @@ from transforms.release.leakage import (
 from transforms.release.manifest import MANIFEST, ManifestError, manifest_problem, read_manifest
 
 SITE_ROOT = "site"  # browse's default site directory is SITE_ROOT/<dataset>/<version>
+# A Hub version that exists is found once its module is imported (by publish only: it imports
+# requests); an error of a module never imported cannot have been raised.
+HUB_EXISTS = (("transforms.release.hub_errors", "HubVersionExistsError"),)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -519,7 +521,7 @@ def _main(argv: list[str] | None = None) -> int:
     except DamagedReleaseError as error:
         print(f"DAMAGED: {printable(error)}", file=sys.stderr)
         return EXIT_DAMAGED
-    except (SiteExistsError, HubVersionExistsError) as error:
+    except (SiteExistsError, *loaded_classes(HUB_EXISTS)) as error:
         print(f"error: {printable(error)}", file=sys.stderr)
         return EXIT_RELEASE_EXISTS
 

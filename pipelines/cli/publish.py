@@ -20,15 +20,7 @@ from pipelines.cli.errors import EXIT_JOB_FAILED, EXIT_OK, UsageError
 from pipelines.cli.options import add_option
 from transforms.core.options import dash_name, option_fields
 from transforms.release import resolve_release
-from transforms.release.hub_options import HUB_GROUP
-from transforms.release.hub_publish import (
-    HubOptions,
-    HubPublishError,
-    InvalidHubTarget,
-    hub_repo_id,
-    plan_publish,
-    publish_to_hub,
-)
+from transforms.release.hub_options import HUB_GROUP, HubOptions
 from transforms.release.hub_secrets import known_tokens, redact
 from transforms.release.hub_upload_modes import LFS, upload_mode
 from transforms.release.manifest import read_manifest
@@ -64,6 +56,13 @@ def publish(path: str, to: str, *, dry_run: bool = False, private: bool = False,
     """Send the release at ``path`` (a version, or a dataset directory: its ``LATEST``) to
     ``to`` within the limits of ``options``; with ``dry_run`` only the plan. Raises
     ``UsageError`` for a bad ``--to``, ``HubPublishError`` when the Hub fails it."""
+    from transforms.release.hub_publish import (  # requests: only publish needs it
+        InvalidHubTarget,
+        hub_repo_id,
+        plan_publish,
+        publish_to_hub,
+    )
+
     try:
         hub_repo_id(to)
         plan = plan_publish(resolve_release(path), to)
@@ -97,6 +96,8 @@ def dry_run_report(report: dict[str, Any]) -> dict[str, Any]:
 
 def run_publish(args: argparse.Namespace) -> int:
     """``release publish`` from parsed arguments: prints the report, returns the exit code."""
+    from transforms.release.hub_errors import HubPublishError
+
     try:
         report = publish(args.path, args.to, dry_run=args.dry_run, private=args.private,
                          options=hub_options(args))

@@ -4,7 +4,10 @@
     python -m pipelines.cli.reference --check    # exit 1, with a diff, when it is stale
 
 ``--write`` also writes ``pipelines/cli/help.json``, the ``--help`` that the commands whose
-parsers import Beam print without importing it (``quick_help``); ``--check`` checks it too.
+parsers import Beam print without importing it (``quick_help``), and
+``transforms/releases.json``, each release kind's renderer and evaluator, which ``release
+browse`` and ``evaluate`` read without importing a spec (``transforms.registry``);
+``--check`` checks both too.
 
 Every command and subcommand gets a heading, the console script that runs it, its
 description, its usage and a table of its options (flag, value, default, help), made from the
@@ -342,7 +345,8 @@ def build_parser() -> argparse.ArgumentParser:
         prog="python -m pipelines.cli.reference", formatter_class=HelpFormatter,
         description="Write or check the command-line reference generated from the parsers, "
                     "the dataset catalogue generated from the dataset specs "
-                    "(datasets.md next to it) and the stored --help (pipelines/cli/help.json).")
+                    "(datasets.md next to it), the stored --help (pipelines/cli/help.json) and "
+                    "the stored release kinds (transforms/releases.json).")
     mode = parser.add_mutually_exclusive_group(required=True)
     mode.add_argument("--write", nargs="?", const=str(DEFAULT_PATH), metavar="PATH",
                       help="write the reference to PATH (default: docs/reference/cli.md of "
@@ -365,12 +369,14 @@ def _stale(path: Path, text: str) -> str | None:
 
 def main(argv: list[str] | None = None) -> int:
     from pipelines.cli import catalogue
+    from transforms import registry
 
     args = build_parser().parse_args(argv)
     path = Path(args.write or args.check)
     pages = {path: reference(), path.with_name("datasets.md"): catalogue.catalogue(),
              HELP_FILE: json.dumps(help_texts(), indent=1, ensure_ascii=False,
-                                   sort_keys=True) + "\n"}
+                                   sort_keys=True) + "\n",
+             registry.RELEASES_FILE: registry.release_index_text()}
     if args.write:
         for target, text in pages.items():
             target.parent.mkdir(parents=True, exist_ok=True)

@@ -41,3 +41,12 @@ def test_renderers_come_from_the_specs():
     assert registry.renderer_of("nq_annotated") == "nq"
     assert registry.renderer_of("jboolq_annotated") == "jnq"
     assert registry.renderer_of("no_such_dataset") == "generic"
+
+
+def test_the_stored_release_kinds_are_the_specs():
+    """``releases.json`` (what browse and evaluate read without importing a spec) is what
+    the specs declare now: ``python -m pipelines.cli.reference --write`` rewrites it."""
+    assert registry.stored_releases() == registry.release_index()
+    assert registry.release_kind("jboolq_annotated") is registry.spec("jnq").release(
+        "jboolq_annotated")
+    assert registry.release_kind("no_such_dataset") is None
