@@ -26,7 +26,7 @@ from pipelines.cli.inputs import matching_files, require_inputs
 from pipelines.cli.options import resolve_version
 from pipelines.cli.rerun import rerun_argv, subcommand
 from pipelines.cli.summary import dead_letter_line, empty_release_warning
-from transforms.annotation import jnq_import, nq_import
+from transforms.annotation import jnq_import, jnq_schema, nq_import
 from transforms.annotation.build import AnnotateRelease, ImportInput
 from transforms.annotation.carry_report import carried_summary_line
 from transforms.annotation.counters import EXAMPLES, VOTES
@@ -167,7 +167,7 @@ def build_import(pipeline: beam.Pipeline, args: argparse.Namespace, inputs: list
         vote_schema = jnq_import.VOTE_SCHEMA
         written = [rows | "WriteRows" >> WriteShards(
             staging, lambda r: r["question"], parquet_bytes, "parquet",
-            jnq_import.ANNOTATED_SCHEMA, max_rows)]
+            jnq_schema.ANNOTATED_SCHEMA, max_rows)]
         for config, (make_rows, schema) in TRAINING_TABLES[args.dataset].items():
             written.append(rows
                            | f"Pairs_{config}" >> beam.FlatMapTuple(
@@ -317,12 +317,12 @@ def run_import(args: argparse.Namespace, beam_args: list[str]) -> dict[str, Any]
         if base == "nq":
             ensure_empty_jsonl(target, splits)
             ensure_simplified(target.staging_dir)
-        schema = HF_SCHEMA if base == "nq" else jnq_import.ANNOTATED_SCHEMA
+        schema = HF_SCHEMA if base == "nq" else jnq_schema.ANNOTATED_SCHEMA
         docs = ({**nq_import.VOTE_FIELD_DOCS, **NQ_FIELD_DOCS, **SIMPLIFIED_FIELD_DOCS,
                  **QUALITY_FIELD_DOCS}
                 if base == "nq" else
                 {**jnq_import.VOTE_FIELD_DOCS, **JNQ_FIELD_DOCS, **QUALITY_FIELD_DOCS,
-                 **jnq_import.ANNOTATED_FIELD_DOCS, **TRAINING_FIELD_DOCS})
+                 **jnq_schema.ANNOTATED_FIELD_DOCS, **TRAINING_FIELD_DOCS})
         eval_split = _baseline_split(target.staging_dir, base, splits)
         return publish(
             target, overwrite=args.overwrite, allow_empty=args.allow_empty, splits=splits,

@@ -11,8 +11,8 @@ import pytest
 
 from pipelines import build_nq, build_search_index
 from tests.conftest import PROJECT_ROOT, TEST_RUNNER
+from transforms.nq.example_ids import example_id
 from transforms.nq.examples import HF_SCHEMA
-from transforms.nq.linking import example_id
 from transforms.nq.spec import SPEC
 from transforms.release import md_text
 

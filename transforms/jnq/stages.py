@@ -16,7 +16,7 @@ from filters.jnq.rules import QuestionFilter, normalize_ja
 from transforms.core.accounting import dead_letter, rejected, tally
 from transforms.jnq.counters import NO_PARAGRAPHS, NO_PARAGRAPHS_REASON, PATTERN_MATCHED
 from transforms.nq.counters import ACCEPTED, BUILT, EXAMPLES, REJECTED
-from transforms.nq.linking import example_id
+from transforms.nq.example_ids import example_id
 
 REJECTED_QUERIES = "rejected_queries"
 

@@ -22,7 +22,7 @@ from typing import Any
 
 import pyarrow as pa
 
-from transforms.nq.linking import example_id
+from transforms.nq.example_ids import example_id
 from transforms.release.features import with_class_labels
 
 _LONG_ANSWER = pa.struct([

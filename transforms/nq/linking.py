@@ -61,12 +61,6 @@ _REDIRECT = re.compile(r'rel="mw:PageProp/redirect"|<div class="redirectMsg"|'
                        r"^\s*#REDIRECT", re.I)
 
 
-def example_id(question: str) -> int:
-    """Stable signed 64-bit id of a normalized question (NQ ids are int64)."""
-    return int.from_bytes(hashlib.sha256(question.encode("utf-8")).digest()[:8], "big",
-                          signed=True)
-
-
 def _drop(dropped: CounterFamily, row: dict[str, Any], reason: str, **extra: Any):
     yield tally(dropped.member(reason))
     yield rejected("unlinked_questions", {"question": row["question"], "reason": reason,

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from tests.transforms.nq.card_checks import HOSTILE, SECRET_PATH, check_body, check_card_info
-from transforms.annotation.jnq_import import ANNOTATED_SCHEMA
+from transforms.annotation.jnq_schema import ANNOTATED_SCHEMA
 from transforms.annotation.publish import (
     annotation_card,
     annotation_dataset_card,

@@ -1,5 +1,6 @@
 
-from transforms.nq.linking import example_id, shard_of, summary_label
+from transforms.nq.example_ids import example_id
+from transforms.nq.linking import shard_of, summary_label
 
 
 def test_shards_are_stable_and_bounded():

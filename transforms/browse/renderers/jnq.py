@@ -16,6 +16,7 @@ from typing import Any
 
 import pyarrow as pa
 
+from transforms.annotation.jnq_schema import ANNOTATED_SCHEMA
 from transforms.browse import html as h
 from transforms.browse.base import Entry, ReleaseView
 from transforms.jnq.labels import as_names
@@ -186,8 +187,6 @@ class JnqRenderer:
 def _expected(table: Table) -> pa.Schema:
     """JNQ's example columns, and the annotated ones when the table has ``annotations``;
     with the enumerations as strings in a release written before they were class labels."""
-    from transforms.annotation.jnq_import import ANNOTATED_SCHEMA
-
     schema = ANNOTATED_SCHEMA if "annotations" in table.schema.names else EXAMPLE_SCHEMA
     if "variant" in table.schema.names and pa.types.is_string(table.schema.field("variant").type):
         return names_schema(schema)

@@ -9,7 +9,7 @@ import shutil
 from typing import Any
 
 from tests.transforms.jnq.legacy import as_string_labels
-from transforms.annotation.jnq_import import ANNOTATED_SCHEMA
+from transforms.annotation.jnq_schema import ANNOTATED_SCHEMA
 from transforms.browse.base import ReleaseView
 from transforms.browse.renderers import choose, jnq
 from transforms.release.features import encode_row
