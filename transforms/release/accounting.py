@@ -62,8 +62,9 @@ class WriteAccounting(beam.PTransform):
         staging = self.staging_dir
         dead_letters = self._flatten(pipeline, DEAD_LETTER, "DeadLetters")
         dead_tallies = dead_letters | "CountDeadLetters" >> beam.Map(dead_letter_tally)
-        tallies = ((self._flatten(pipeline, TALLY, "Tallies"), dead_tallies)
-                   | "WithDeadLetterTallies" >> beam.Flatten())
+        # one Flatten: each one a runner materializes codes every tally element once more
+        tallies = ((*[result[TALLY] for result in self.results], dead_tallies)
+                   | "FlattenTallies" >> beam.Flatten())
         tallies_written = (
             tallies
             | "SumTallies" >> beam.CombinePerKey(sum)
