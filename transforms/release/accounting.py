@@ -23,7 +23,7 @@ from apache_beam.io.filesystems import FileSystems
 
 from transforms.core.accounting import DEAD_LETTER, REJECTED, TALLY
 from transforms.release.formats import jsonl_bytes
-from transforms.release.shards import WriteJson, WriteShards
+from transforms.release.shards import WriteShards, write_json
 from transforms.release.storage import read_json
 from transforms.release.target import ReleaseTarget
 
@@ -31,8 +31,14 @@ TALLIES_FILE = "_tallies.json"
 HISTOGRAMS_FILE = "_histograms.json"
 
 
-def _sorted_dict(pairs):
-    return dict(sorted(pairs))
+def _write_totals(_: None, staging_dir: str, tallies: list[tuple[str, int]],
+                  histograms: list[tuple[str, dict[int, int]]]) -> None:
+    """Write ``TALLIES_FILE`` (``{name: count}``) and ``HISTOGRAMS_FILE`` (``{metric:
+    {value: frequency}}``), keys sorted."""
+    write_json(FileSystems.join(staging_dir, TALLIES_FILE), dict(sorted(tallies)))
+    write_json(FileSystems.join(staging_dir, HISTOGRAMS_FILE),
+               {metric: {str(value): frequency for value, frequency in sorted(counts.items())}
+                for metric, counts in sorted(histograms)})
 
 
 def _json_key(record) -> str:
@@ -65,23 +71,15 @@ class WriteAccounting(beam.PTransform):
         # one Flatten: each one a runner materializes codes every tally element once more
         tallies = ((*[result[TALLY] for result in self.results], dead_tallies)
                    | "FlattenTallies" >> beam.Flatten())
-        tallies_written = (
-            tallies
-            | "SumTallies" >> beam.CombinePerKey(sum)
-            | "TalliesToDict" >> beam.combiners.ToList()
-            | "SortTallies" >> beam.Map(_sorted_dict)
-            | "WriteTallies" >> WriteJson(FileSystems.join(staging, TALLIES_FILE)))
-
-        histograms = self.histograms
-        if histograms is None:
-            histograms = pipeline | "NoHistograms" >> beam.Create([])
-        histograms_written = (
-            histograms
-            | "HistogramsToDict" >> beam.combiners.ToList()
-            | "SortHistograms" >> beam.Map(
-                lambda pairs: {k: {str(v): f for v, f in sorted(h.items())}
-                               for k, h in sorted(pairs)})
-            | "WriteHistograms" >> WriteJson(FileSystems.join(staging, HISTOGRAMS_FILE)))
+        summed = tallies | "SumTallies" >> beam.CombinePerKey(sum)
+        histograms = ([] if self.histograms is None  # (metric, {value: frequency}) pairs
+                      else beam.pvalue.AsList(self.histograms))
+        # both files by one step reading both as side inputs: two ToList chains were 20
+        # transforms, each costing its construction and bundle set-up in every job
+        totals_written = (pipeline
+                          | "TotalsTrigger" >> beam.Create([None])
+                          | "WriteTotals" >> beam.Map(_write_totals, staging,
+                                                      beam.pvalue.AsList(summed), histograms))
 
         rejected = self._flatten(pipeline, REJECTED, "Rejected")
         dead = dead_letters | "TagDead" >> beam.Map(lambda record: ("dead_letter", record))
@@ -89,7 +87,7 @@ class WriteAccounting(beam.PTransform):
                             | "MergeRejectedAndDead" >> beam.Flatten()
                             | "WriteRejected" >> WriteShards(staging, _json_key, jsonl_bytes,
                                                              "jsonl", subdir="rejected"))
-        return ((tallies_written, histograms_written, rejected_written)
+        return ((totals_written, rejected_written)
                 | "AccountingWritten" >> beam.Flatten())
 
 

@@ -171,8 +171,12 @@ class WriteJson(beam.PTransform):
 
     def expand(self, pcoll):
         path = self.path
-        return pcoll | beam.Map(lambda obj: write_bytes(
-            path, json.dumps(obj, indent=2, sort_keys=True, ensure_ascii=False).encode()))
+        return pcoll | beam.Map(lambda obj: write_json(path, obj))
+
+
+def write_json(path: str, obj: Any) -> None:
+    """``obj`` as pretty JSON, keys sorted, at ``path`` (any Beam filesystem)."""
+    write_bytes(path, json.dumps(obj, indent=2, sort_keys=True, ensure_ascii=False).encode())
 
 
 def iter_group_rows(directory: str, group: str) -> Iterator[dict[str, Any]]:
