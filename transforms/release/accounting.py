@@ -31,7 +31,7 @@ TALLIES_FILE = "_tallies.json"
 HISTOGRAMS_FILE = "_histograms.json"
 
 
-def _write_totals(_: None, staging_dir: str, tallies: list[tuple[str, int]],
+def _write_totals(_: object, staging_dir: str, tallies: list[tuple[str, int]],
                   histograms: list[tuple[str, dict[int, int]]]) -> None:
     """Write ``TALLIES_FILE`` (``{name: count}``) and ``HISTOGRAMS_FILE`` (``{metric:
     {value: frequency}}``), keys sorted."""
@@ -77,7 +77,7 @@ class WriteAccounting(beam.PTransform):
         # both files by one step reading both as side inputs: two ToList chains were 20
         # transforms, each costing its construction and bundle set-up in every job
         totals_written = (pipeline
-                          | "TotalsTrigger" >> beam.Create([None])
+                          | "TotalsTrigger" >> beam.Impulse()
                           | "WriteTotals" >> beam.Map(_write_totals, staging,
                                                       beam.pvalue.AsList(summed), histograms))
 

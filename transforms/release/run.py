@@ -232,7 +232,7 @@ def run_release(target: ReleaseTarget, overwrite: bool, beam_args: list[str],
             written = build(pipeline)
             waits = [beam.pvalue.AsList(pcoll) for pcoll in written]
             (pipeline
-             | "PublishTrigger" >> beam.Create([None])
+             | "PublishTrigger" >> beam.Impulse()  # one element: one transform, not Create's 3
              | "Publish" >> beam.Map(_publish_after, finish, *waits))
     except BaseException as error:
         empty = _empty_release_message(error)
@@ -278,7 +278,7 @@ def _empty_release_message(error: BaseException) -> str | None:
     return match.group(1) if match else None
 
 
-def _publish_after(_: None, finish: Callable[[], Any], *written: list) -> None:
+def _publish_after(_: object, finish: Callable[[], Any], *written: list) -> None:
     """Runs once every writer is done (its side inputs are their outputs)."""
     finish()
 

@@ -109,7 +109,7 @@ class WriteShards(beam.PTransform):
                    | "GroupShard" >> beam.GroupByKey()
                    | "WriteShard" >> beam.FlatMap(self._write))
         return (rows.pipeline
-                | "CheckTrigger" >> beam.Create([None])
+                | "CheckTrigger" >> beam.Impulse()  # one element, as Create([None]) in 3
                 | "CheckRows" >> beam.FlatMap(checked_rows, beam.pvalue.AsList(written),
                                               beam.pvalue.AsDict(counts), len(self.formats)))
 
@@ -140,7 +140,7 @@ class WriteShards(beam.PTransform):
         return written
 
 
-def checked_rows(_: None, written: list[tuple[int, str, str, int]], totals: dict[str, int],
+def checked_rows(_: object, written: list[tuple[int, str, str, int]], totals: dict[str, int],
                  formats: int) -> list[tuple[str, str, int]]:
     """``(group, relative path, rows)`` of every written file, once the rows of each group
     and of each of the ``formats`` add up to the rows counted before the shuffle

@@ -127,7 +127,7 @@ class ReadPreviousRows(beam.PTransform):
 
     def expand(self, pbegin):
         return (pbegin
-                | "Files" >> beam.Create(self.files)  # Create spreads 2+ files
+                | "Files" >> beam.Create(self.files, reshuffle=len(self.files) > SPREAD_FILES)
                 | "ReadRows" >> beam.ParDo(_ReadFile(self.reader, self.release)))
 
 
