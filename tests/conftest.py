@@ -110,14 +110,17 @@ def shared_data() -> Path:
 
 
 @pytest.fixture(scope="session")
-def sample_releases(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+def sample_releases(tmp_path_factory: pytest.TempPathFactory,
+                    sample_build: Callable[..., tuple[dict[str, Any], Path]]
+                    ) -> dict[str, Path]:
     """One release of each type from the bundled samples (``tests/sample_releases.py``),
-    built once per run: dataset name -> version directory. Tests only read them."""
+    built once per run: dataset name -> version directory. Tests only read them. Those a
+    ``sample_build`` makes (built in memory, once per run too) are copied from it."""
     from tests.sample_releases import build_sample_releases
 
     def build(directory: Path) -> dict[str, str]:
-        return {name: str(path) for name, path in
-                build_sample_releases(directory, TEST_RUNNER).items()}
+        return {name: str(path) for name, path in build_sample_releases(
+            directory, TEST_RUNNER, lambda name: sample_build(name)[1]).items()}
 
     releases = once_per_run(tmp_path_factory, "sample_releases", build)
     return {name: Path(path) for name, path in releases.items()}

@@ -1,12 +1,13 @@
 """Releases built from the bundled samples, shared by the tests that only read them (fixtures
-in conftest): one release of every type with inputs given as absolute paths (what the
-release-format and browser tests look at, ``sample_releases``), and one pipeline's default
+in conftest): one release of every type (what the release-format and browser tests look at,
+``sample_releases``: those a shared build makes are copies of it), and one pipeline's default
 build on its sample by runner (what the golden and determinism tests look at,
 ``sample_build``)."""
 
 from __future__ import annotations
 
 import shutil
+from collections.abc import Callable
 from pathlib import Path
 
 from pipelines import (
@@ -54,8 +55,12 @@ def copy_release(version_dir: Path, root: Path) -> Path:
     return root / version_dir.parent.name / version_dir.name
 
 
-def build_sample_releases(base: Path, runner: str) -> dict[str, Path]:
-    """Every release type under ``base/releases``: dataset name -> version directory."""
+def build_sample_releases(base: Path, runner: str,
+                          shared: Callable[[str], Path]) -> dict[str, Path]:
+    """Every release type under ``base/releases``: dataset name -> version directory. The
+    releases a shared build already makes from the bundled samples (``shared(name)``: the
+    version directory of ``SHARED_BUILDS[name]`` run with ``runner``) are copies of it; the
+    others are built here, from a copy of the samples."""
     samples = base / "samples"
     shutil.copytree(SAMPLES, samples)
     root = base / "releases"
@@ -63,20 +68,14 @@ def build_sample_releases(base: Path, runner: str) -> dict[str, Path]:
     build_nlquad.run([*out, "--source", "html",
                       "--input", str(samples / "nlquad" / "pages" / "*.html"),
                       "--index", str(samples / "nlquad" / "index.tsv")])
-    build_nq.run([*out, "--input", str(samples / "nq" / "query_log.tsv"), "--keep-rejected"])
     build_nq.run([*out, "--input", str(samples / "nq" / "query_log.tsv"), "--keep-rejected",
                   "--stop-after", "questions"])
-    to_annotate = base / "to_annotate"
-    build_nq.run(["--output", str(to_annotate), runner, "--input",
-                  str(samples / "nq" / "query_log.tsv"), "--split-ratios",
-                  "train=50,dev=25,test=25"])
-    build_jnq.run([*out, "--input", str(samples / "jnq" / "query_log.tsv")])
-    build_jnq.run([*out, "--input", str(samples / "jnq" / "query_log.tsv"),
-                   "--variant", "jboolq"])
     build_reqa.run([*out, "--source", "squad",
                     "--input", str(samples / "reqa" / "squad_sample.json")])
-    build_search_index.run([*out])
-    build_categories.run([*out])
+    for name in ("nq", "jnq", "jboolq", "search_index", "categories"):
+        copy_release(shared(name), root)
+    to_annotate = base / "to_annotate"
+    copy_release(shared("nq_to_annotate"), to_annotate)
     for dataset, release in (("nq", to_annotate / "nq"), ("jnq", root / "jnq")):
         votes = base / f"votes-{dataset}.jsonl"
         assert annotate.main(["simulate", "--release", str(release), "--out", str(votes),
