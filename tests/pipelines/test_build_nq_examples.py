@@ -21,10 +21,8 @@ SPLITS = ("train", "dev", "test")
 
 
 @pytest.fixture(scope="module")
-def release(tmp_path_factory):
-    root = tmp_path_factory.mktemp("nq")
-    result = build_nq.run([TEST_RUNNER, "--output", str(root), "--keep-rejected"])
-    return result, Path(result["path"])
+def release(sample_build):
+    return sample_build("nq")  # the sample with --keep-rejected, built once per run
 
 
 def _original(path: Path) -> list[dict]:
@@ -111,8 +109,8 @@ def test_splits_hash_the_question(release):
         assert example["_split"] == assign_split(example["question_text"], "nq", ratios)
 
 
-def test_search_index_pipeline_sample_and_enterprise(tmp_path):
-    sample = build_search_index.run([TEST_RUNNER, "--output", str(tmp_path)])
+def test_search_index_pipeline_sample_and_enterprise(sample_build, tmp_path):
+    sample, _ = sample_build("search_index")  # the bundled sample, built once per run
     assert sample["manifest"]["rows_per_split"]["docs"] == 46
     dump = PROJECT_ROOT / "tests" / "fixtures" / "enterprise_sample.json.tar.gz"
     enterprise = build_search_index.run([TEST_RUNNER, "--source", "enterprise", "--input",

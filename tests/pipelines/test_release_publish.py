@@ -96,17 +96,18 @@ def test_a_wrong_token_is_a_hub_error_and_never_printed(versions, hub, monkeypat
 
 
 @pytest.fixture(scope="module")
-def nq_versions(tmp_path_factory) -> tuple[Path, Path]:
+def nq_versions(sample_build, tmp_path_factory) -> tuple[Path, Path]:
     """The NQ sample built twice from the same inputs, as 1.0.0 and 1.1.0 (same Parquet bytes,
-    other manifest and stats)."""
+    other manifest and stats): 1.0.0 is a copy of the shared build."""
     from pipelines import build_nq
     from tests.conftest import TEST_RUNNER
+    from tests.sample_releases import copy_release
 
     root = tmp_path_factory.mktemp("nq_publish")
-    paths = [Path(build_nq.run([TEST_RUNNER, "--keep-rejected", "--output", str(root),
-                                "--version", version])["path"])
-             for version in ("1.0.0", "1.1.0")]
-    return paths[0], paths[1]
+    first = copy_release(sample_build("nq")[1], root)
+    second = Path(build_nq.run([TEST_RUNNER, "--keep-rejected", "--output", str(root),
+                                "--version", "1.1.0"])["path"])
+    return first, second
 
 
 def _sums(version: Path) -> dict[str, str]:

@@ -12,14 +12,11 @@ import pytest
 
 from pipelines import build_nq
 from pipelines.api import load_release
-from tests.conftest import TEST_RUNNER
 
 
 @pytest.fixture(scope="module")
-def built(tmp_path_factory: pytest.TempPathFactory) -> tuple[dict, Path]:
-    output = tmp_path_factory.mktemp("releases")
-    result = build_nq.run([TEST_RUNNER, "--output", str(output)])
-    return result, Path(result["path"])
+def built(sample_build) -> tuple[dict, Path]:
+    return sample_build("nq")  # NQ's default ratios on the sample, built once per run
 
 
 def test_the_empty_dev_split_is_declared_and_warned_about(built):
