@@ -14,9 +14,8 @@ from pathlib import Path
 import pytest
 import yaml
 
-from pipelines import annotate, build_reqa, release
+from pipelines import build_reqa, release
 from tests.conftest import TEST_RUNNER
-from tests.sample_releases import copy_release
 from transforms.release.lineage import read_lineage
 from transforms.release.simulated import (
     NOTE_HEADING,
@@ -28,15 +27,11 @@ BANNER = 'class="simulated-banner"'
 
 
 @pytest.fixture(scope="module")
-def releases(sample_build, tmp_path_factory) -> dict[str, Path]:
+def releases(sample_build, sample_releases, tmp_path_factory) -> dict[str, Path]:
     work = tmp_path_factory.mktemp("propagation")
-    nq = copy_release(sample_build("nq_to_annotate")[1], work / "plain")
-    votes = work / "votes.jsonl"
-    assert annotate.main(["simulate", "--release", str(nq), "--out", str(votes),
-                          "--seed", "7"]) == 0
-    annotated = Path(annotate.run(["import", "--dataset", "nq", "--input", str(nq), "--votes",
-                                   str(votes), "--output", str(work / "ann"),
-                                   TEST_RUNNER])["path"])
+    # the NQ sample to annotate, and its import of simulated votes (seed 7): both shared
+    nq = sample_build("nq_to_annotate")[1]
+    annotated = sample_releases["nq_annotated"]
     reqa = build_reqa.run(["--source", "nq", "--input", str(annotated), "--output",
                            str(work / "reqa"), TEST_RUNNER])
     plain_reqa = build_reqa.run(["--source", "nq", "--output", str(work / "reqa_plain"),
