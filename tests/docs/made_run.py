@@ -23,8 +23,9 @@ def make_run_command() -> list[str]:
 
 
 def offline(command: list[str]) -> list[str]:
-    """``command`` with the FnApiRunner for the DirectRunner, which would first try to
-    download Prism: the summary and the release are the same."""
+    """``command`` with the FnApiRunner for the DirectRunner, the runner every test names
+    (a DirectRunner job runs on that engine, ``transforms.core.direct_runner``): the summary
+    and the release are the same."""
     assert "--runner=DirectRunner" in command and "--skip-existing" in command, command
     return [("--runner=FnApiRunner" if word == "--runner=DirectRunner" else word)
             for word in command]

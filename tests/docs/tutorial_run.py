@@ -17,8 +17,9 @@ from tests.docs.made_run import MadeRun
 from tests.docs.pages import ROOT, blocks, pages
 
 TESTS = Path(__file__).resolve().with_name("tutorials")
-# Offline, the FnApiRunner stands in for the DirectRunner (which would first try to download
-# Prism): a wrapper in the place of .venv/bin/python adds it to the Beam jobs' arguments.
+# The FnApiRunner, which every test names, stands in for the DirectRunner (whose engine it is:
+# transforms.core.direct_runner): a wrapper in the place of .venv/bin/python adds it to the
+# Beam jobs' arguments.
 WRAPPER = """#!/bin/sh
 case "$1 $2 $3" in
   "-m pipelines.build_"*|"-m pipelines.annotate import") exec {python} "$@" --runner=FnApiRunner;;
