@@ -84,3 +84,21 @@ def test_every_package_is_installed():
                for top in ("pipelines", "transforms", "filters")
                for p in (PROJECT_ROOT / top).rglob("__init__.py")}
     assert on_disk and on_disk <= shipped, sorted(on_disk - shipped)
+
+
+def test_every_data_file_the_code_reads_is_package_data():
+    """A non-editable install ships every file of the packages that is not code: the stored
+    ``--help`` (``pipelines/cli/help.json``), the release kinds, the bundled samples, vendored
+    data (C sources are built, not shipped)."""
+    import subprocess
+    from fnmatch import fnmatch
+
+    declared = PYPROJECT["tool"]["setuptools"]["package-data"]
+    tracked = subprocess.run(["git", "ls-files", "pipelines", "transforms", "filters"],
+                             cwd=PROJECT_ROOT, capture_output=True, text=True,
+                             check=True).stdout.split()
+    data = [name for name in tracked if not name.endswith((".py", ".c"))]
+    missing = [name for name in data
+               if not any(fnmatch(name, f"{package}/{pattern}")
+                          for package, patterns in declared.items() for pattern in patterns)]
+    assert data and not missing, missing
