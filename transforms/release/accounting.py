@@ -57,8 +57,8 @@ class WriteAccounting(beam.PTransform):
         self.results = results
         self.histograms = histograms
 
-    def _flatten(self, pipeline, tag: str, label: str):
-        parts = [r[tag] for r in self.results]
+    def _flatten(self, pipeline, tag: str, label: str, extra: tuple = ()):
+        parts = [*(r[tag] for r in self.results), *extra]
         if not parts:
             return pipeline | f"Empty{label}" >> beam.Create([])
         return tuple(parts) | f"Flatten{label}" >> beam.Flatten()
@@ -69,8 +69,7 @@ class WriteAccounting(beam.PTransform):
         dead_letters = self._flatten(pipeline, DEAD_LETTER, "DeadLetters")
         dead_tallies = dead_letters | "CountDeadLetters" >> beam.Map(dead_letter_tally)
         # one Flatten: each one a runner materializes codes every tally element once more
-        tallies = ((*[result[TALLY] for result in self.results], dead_tallies)
-                   | "FlattenTallies" >> beam.Flatten())
+        tallies = self._flatten(pipeline, TALLY, "Tallies", (dead_tallies,))
         summed = tallies | "SumTallies" >> beam.CombinePerKey(sum)
         histograms = ([] if self.histograms is None  # (metric, {value: frequency}) pairs
                       else beam.pvalue.AsList(self.histograms))

@@ -162,18 +162,6 @@ def checked_rows(_: object, written: list[tuple[int, str, str, int]], totals: di
     return [(group, relative, count) for _, group, relative, count in written]
 
 
-class WriteJson(beam.PTransform):
-    """Write the single element of a PCollection as pretty JSON to ``path``."""
-
-    def __init__(self, path: str):
-        super().__init__()
-        self.path = path
-
-    def expand(self, pcoll):
-        path = self.path
-        return pcoll | beam.Map(lambda obj: write_json(path, obj))
-
-
 def write_json(path: str, obj: Any) -> None:
     """``obj`` as pretty JSON, keys sorted, at ``path`` (any Beam filesystem)."""
     write_bytes(path, json.dumps(obj, indent=2, sort_keys=True, ensure_ascii=False).encode())
