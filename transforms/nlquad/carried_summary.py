@@ -104,15 +104,25 @@ def document_entries(document: CapturedDocument) -> Iterator[tuple[str, int]]:
     yield from histogram_entries(document.split, values)
 
 
+def add_document(summary: CarriedSummary, document: CapturedDocument) -> None:
+    """Count one carried document, with its histogram entries, in ``summary``."""
+    summary.add(document, list(document_entries(document)))
+
+
 class SummarizeCarried(beam.CombineFn):
-    """Carried ``CapturedDocument`` -> their ``CarriedSummary`` (an empty one for none)."""
+    """Carried ``CapturedDocument`` -> their ``CarriedSummary`` (an empty one for none). An
+    input may also be the ``CarriedSummary`` of some of them (the refresh's join summarizes
+    the documents of a bucket where it carries them: ``capture_join.decide_bucket``)."""
 
     def create_accumulator(self) -> CarriedSummary:
         return CarriedSummary()
 
-    def add_input(self, accumulator: CarriedSummary, document: CapturedDocument
-                  ) -> CarriedSummary:
-        accumulator.add(document, list(document_entries(document)))
+    def add_input(self, accumulator: CarriedSummary,
+                  document: CapturedDocument | CarriedSummary) -> CarriedSummary:
+        if isinstance(document, CarriedSummary):
+            accumulator.merge(document)
+        else:
+            add_document(accumulator, document)
         return accumulator
 
     def merge_accumulators(self, accumulators) -> CarriedSummary:
@@ -139,10 +149,11 @@ def _part(summary: CarriedSummary, name: str) -> Any:
 
 
 def summarize(carried, part: str):
-    """One part (a field of ``PARTS``) of the ``CarriedSummary`` of ``carried`` documents, a
-    PCollection of one element. The summary is combined once per ``carried`` and each part
-    taken once (both kept on ``carried``), so that a stage that reads one part as a side
-    input decodes that part only, not the fingerprints of every carried document."""
+    """One part (a field of ``PARTS``) of the ``CarriedSummary`` of ``carried`` documents (or
+    of summaries of some of them, ``SummarizeCarried``), a PCollection of one element. The
+    summary is combined once per ``carried`` and each part taken once (both kept on
+    ``carried``), so that a stage that reads one part as a side input decodes that part
+    only, not the fingerprints of every carried document."""
     if part not in PARTS:
         raise ValueError(f"no part {part!r} of a carried summary: {', '.join(PARTS)}")
     parts = getattr(carried, SUMMARY_ATTRIBUTE, None)

@@ -119,22 +119,11 @@ def read_outcome_file(name: str, version_dir: Release) -> Iterator[SkipOutcome]:
                 yield parse_outcome(line, f"{label}: line {number}")
 
 
-def _keyed(name: str, version_dir: Release) -> Iterator[tuple[str, SkipOutcome]]:
+def keyed_outcomes(name: str, version_dir: Release) -> Iterator[tuple[str, SkipOutcome]]:
+    """``(capture id, SkipOutcome)`` of ``read_outcome_file`` (what the refresh's join,
+    ``capture_join.ReadBatches``, reads)."""
     for outcome in read_outcome_file(name, version_dir):
         yield outcome.key, outcome
-
-
-class ReadOutcomes(beam.PTransform):
-    """``(SkipOutcome.key, SkipOutcome)`` of ``files`` (``outcome_files``)."""
-
-    def __init__(self, version_dir: Release, files: list[str]):
-        super().__init__()
-        self.path, self.files = version_dir, files
-
-    def expand(self, pbegin):
-        return (pbegin
-                | "Files" >> beam.Create(self.files)  # Create spreads 2+ files
-                | "Read" >> beam.FlatMap(_keyed, self.path))
 
 
 def outcome_json(outcome: SkipOutcome) -> dict[str, Any]:

@@ -8,7 +8,8 @@ carries, and what the carried ones still take part in.
    document of a capture this run has not is dropped as it is read, so the join below holds
    no more documents than the run has units, whatever the sidecar's size. The units, those
    documents and the previous release's skipped captures (``transforms.nlquad.outcomes``)
-   are grouped once by capture id (``transforms.nlquad.capture_join``), which carries a
+   are grouped once, in batches of the captures of one bucket of capture ids
+   (``transforms.nlquad.capture_join``), which carries a
    unit with its document's digest, carries the outcome of a skipped page with its digest,
    and gives ``Carry`` the unit keys (``Carry.units_keyed``); a fresh unit that is another
    capture of a carried article is dropped too. Only new or changed captures go on: for
@@ -20,7 +21,9 @@ carries, and what the carried ones still take part in.
    ``CarriedSummary`` (``transforms.nlquad.carried_summary.summarize``: the winner of each
    article and text, the fingerprint counts, the histogram values), a side input, so the
    carried documents are not grouped with this run's articles
-   (``stages.DeduplicateArticles``, ``stages.FindRepeatedParagraphs``).
+   (``stages.DeduplicateArticles``, ``stages.FindRepeatedParagraphs``). The join sums up
+   each bucket's carried documents as it carries them (``summaries``), and those partial
+   summaries are combined, not the documents one by one.
 3. ``finish(rows)``: ``Carry.finish`` adds the carried rows, with their split, and the
    ``refresh.*`` counts; ``CarriedStats`` their length statistics and question prefixes.
    The carried rows are Arrow record batches (``Carry(batch_columns=...)``), never Python
@@ -62,18 +65,19 @@ from transforms.core.accounting import SIDE_OUTPUTS, rejected, tally
 from transforms.nlquad.capture_join import (
     DOCUMENTS,
     SKIPPED,
+    SUMMARIES,
     UNIT_KEYS,
-    UNITS,
     WANTED,
     KeyUnits,
-    decide,
+    ReadBatches,
+    decide_bucket,
 )
 from transforms.nlquad.capture_keys import KEY_COLUMNS, row_key
 from transforms.nlquad.carried_stats import CarriedStats
 from transforms.nlquad.carried_summary import Kept, summarize
 from transforms.nlquad.counters import DOCUMENTS_CARRIED, DUPLICATE_CAPTURE_OF_CARRIED
-from transforms.nlquad.outcomes import ReadOutcomes, outcome_files
-from transforms.nlquad.sidecar import PREFIX, ReadSidecar, sidecar_files
+from transforms.nlquad.outcomes import keyed_outcomes, outcome_files
+from transforms.nlquad.sidecar import PREFIX, keyed_documents, sidecar_files
 from transforms.release.refresh.carry import Carry, ParquetKeys
 from transforms.release.refresh.previous import PreviousRelease, RefreshRefused
 from transforms.sources.pages import CapturedPage, cdx_digest
@@ -148,6 +152,7 @@ class NlquadRefresh:
                            label=LABEL, keys=(None, ParquetKeys(KEY_COLUMNS, row_key)),
                            batch_columns=KEY_COLUMNS)
         self.carried = None
+        self.summaries = None
         self.carried_skips = None
         self.results: list = []
         if previous is None:
@@ -168,21 +173,24 @@ class NlquadRefresh:
             return units
         keyed = units | f"{OURS}KeyUnits" >> beam.ParDo(
             KeyUnits(capture_of, prepare)).with_outputs(WANTED, main="main")
-        documents = self.pbegin | f"{OURS}ReadSidecar" >> ReadSidecar(
-            self.release, self.files, beam.pvalue.AsDict(keyed[WANTED]))
-        skipped = self.pbegin | f"{OURS}ReadSkipped" >> ReadOutcomes(self.release,
-                                                                     self.outcome_files)
-        decided = ({UNITS: keyed.main, DOCUMENTS: documents, SKIPPED: skipped}
-                   | f"{OURS}Join" >> beam.CoGroupByKey()
-                   | f"{OURS}Decide" >> beam.FlatMap(decide, capture_of).with_outputs(
-                       *SIDE_OUTPUTS, DOCUMENTS, SKIPPED, UNIT_KEYS, main="main"))
+        documents = self.pbegin | f"{OURS}ReadSidecar" >> ReadBatches(
+            DOCUMENTS, self.release, self.files, keyed_documents,
+            beam.pvalue.AsList(keyed[WANTED]))
+        skipped = self.pbegin | f"{OURS}ReadSkipped" >> ReadBatches(
+            SKIPPED, self.release, self.outcome_files, keyed_outcomes)
+        decided = ((keyed.main, documents, skipped)
+                   | f"{OURS}Batches" >> beam.Flatten()
+                   | f"{OURS}Join" >> beam.GroupByKey()
+                   | f"{OURS}Decide" >> beam.FlatMap(decide_bucket, capture_of).with_outputs(
+                       *SIDE_OUTPUTS, DOCUMENTS, SKIPPED, SUMMARIES, UNIT_KEYS, main="main"))
         self.results.append(decided)
         self.carry.units_keyed(decided[UNIT_KEYS])
         self.carried, self.carried_skips = decided[DOCUMENTS], decided[SKIPPED]
+        self.summaries = decided[SUMMARIES]
         others = (decided.main
                   | f"{OURS}OtherArticles" >> beam.FlatMap(
                       _other_articles,
-                      beam.pvalue.AsSingleton(summarize(self.carried, "captures")), capture_of)
+                      beam.pvalue.AsSingleton(summarize(self.summaries, "captures")), capture_of)
                   .with_outputs(*SIDE_OUTPUTS, main="main"))
         self.results.append(others)
         return others.main
@@ -194,7 +202,7 @@ class NlquadRefresh:
         if not self.active:
             return rows, results, []
         stats_results, stats = (self.carry.carried_rows
-                                | f"{OURS}CarriedStats" >> CarriedStats(self.carried))
-        documents = summarize(self.carried, "documents") | f"{OURS}CountCarried" >> beam.FlatMap(
+                                | f"{OURS}CarriedStats" >> CarriedStats(self.summaries))
+        documents = summarize(self.summaries, "documents") | f"{OURS}CountCarried" >> beam.FlatMap(
             _documents_carried).with_outputs(*SIDE_OUTPUTS, main="main")
         return rows, [*results, *self.results, *stats_results, documents], [stats]

@@ -189,27 +189,12 @@ def read_sidecar_file(name: str, version_dir: Release,
                 yield document_of(data, where)
 
 
-def _keyed(name: str, version_dir: Release, wanted: Container[str] | None
-           ) -> Iterator[tuple[str, CapturedDocument]]:
+def keyed_documents(name: str, version_dir: Release, wanted: Container[str] | None = None
+                    ) -> Iterator[tuple[str, CapturedDocument]]:
+    """``(capture id, CapturedDocument)`` of ``read_sidecar_file`` (what the refresh's join,
+    ``capture_join.ReadBatches``, reads)."""
     for document in read_sidecar_file(name, version_dir, wanted):
         yield document.key, document
-
-
-class ReadSidecar(beam.PTransform):
-    """``(capture id, CapturedDocument)`` of the lines of ``files`` (``sidecar_files``) of the
-    release at ``version_dir``; with ``wanted`` (a side input of capture ids, e.g. ``AsDict``
-    of ``(id, None)``) only the documents of those captures (``read_sidecar_file``)."""
-
-    def __init__(self, version_dir: Release, files: list[str], wanted: Any = None):
-        super().__init__()
-        self.path = version_dir
-        self.files = files
-        self.wanted = wanted
-
-    def expand(self, pbegin):
-        return (pbegin
-                | "Files" >> beam.Create(self.files)  # Create spreads 2+ files
-                | "Read" >> beam.FlatMap(_keyed, self.path, self.wanted))
 
 
 class WriteSidecar(beam.PTransform):

@@ -399,9 +399,9 @@ class BuildNlquad(beam.PTransform):
             ParsePages(progress_total=total, layout=options.layout, outcomes=True)).with_outputs(
             *SIDE_OUTPUTS, ParsePages.OUTCOMES, main="main")
         articles, dedup_results = parsed.main | "Deduplicate" >> DeduplicateArticles(
-            refresh.carried)
+            refresh.summaries)
         repeated = articles | "RepeatedParagraphs" >> FindRepeatedParagraphs(
-            options.boilerplate_min_docs, options.boilerplate_min_words, refresh.carried)
+            options.boilerplate_min_docs, options.boilerplate_min_words, refresh.summaries)
         extracted = articles | "ExtractQA" >> beam.ParDo(
             ExtractQuestionAnswers(options.split_salt, options.split_ratios,
                                    options.paragraph_separator, options.boilerplate_min_words),

@@ -4,21 +4,31 @@ skipped captures' lines (``transforms.nlquad.outcomes``)."""
 from __future__ import annotations
 
 import json
+import zlib
 
 import pytest
 from apache_beam.pvalue import TaggedOutput
 
 from tests.transforms.nlquad.test_refresh import STAMP, URL, carried
 from transforms.core.accounting import REJECTED, TALLY
+from transforms.nlquad import capture_join
 from transforms.nlquad.capture_join import (
+    BUCKETS,
     DOCUMENTS,
     SKIPPED,
+    SUMMARIES,
     UNIT_KEYS,
+    UNITS,
     WANTED,
+    Batch,
     KeyUnits,
+    _read_batches,
+    bucket_of,
     decide,
+    decide_bucket,
 )
 from transforms.nlquad.capture_keys import capture_id
+from transforms.nlquad.carried_summary import SummarizeCarried
 from transforms.nlquad.outcomes import SkipOutcome, outcome_json, parse_outcome
 from transforms.nlquad.refresh import UnitCapture, page_capture
 from transforms.nlquad.sidecar import SidecarLineDamaged
@@ -39,14 +49,18 @@ def _capture_of(unit) -> UnitCapture:
     return UnitCapture(URL, STAMP, "S", unit[0])
 
 
-def _decide(units, documents=(), skipped=(), capture_of=_capture_of) -> dict[str, list]:
-    """What ``decide`` yields for one capture id, by output (``main`` for fresh units)."""
+def _by_output(items) -> dict[str, list]:
+    """Yielded items by output (``main`` for fresh units)."""
     out: dict[str, list] = {}
-    for item in decide((KEY, {"units": units, "documents": list(documents),
-                              "skipped": list(skipped)}), capture_of):
+    for item in items:
         tag, value = (item.tag, item.value) if isinstance(item, TaggedOutput) else ("main", item)
         out.setdefault(tag, []).append(value)
     return out
+
+
+def _decide(units, documents=(), skipped=(), capture_of=_capture_of) -> dict[str, list]:
+    """What ``decide`` yields for one capture id, by output."""
+    return _by_output(decide(KEY, units, documents, skipped, capture_of))
 
 
 def test_a_unit_with_its_documents_digest_is_carried_with_the_document():
@@ -88,14 +102,83 @@ def test_only_a_fresh_units_asset_key_is_worked_out():
     assert asked == [_page("E")]
 
 
+def _key_units(units, key_units: KeyUnits) -> dict[str, list]:
+    """What ``KeyUnits`` yields for one bundle of ``units``, by output (windows dropped)."""
+    key_units.start_bundle()
+    out = [item for unit in units for item in key_units.process(unit)]
+    for item in key_units.finish_bundle():
+        if isinstance(item, TaggedOutput):
+            out.append(TaggedOutput(item.tag, item.value.value))
+        else:
+            out.append(item.value)
+    return _by_output(out)
+
+
 def test_a_unit_is_made_light_and_keyed_with_its_id_wanted_in_one_step():
     page = CapturedPage(URL, STAMP, b"<html>page</html>", "pages/1.html")
     light = CapturedPage(URL, STAMP, b"", "pages/1.html", digest=page.payload_digest())
-    out = list(KeyUnits(page_capture, prepare=light_page).process(page))
-    assert out[0].tag == WANTED and out[0].value == (KEY, None)
-    assert out[1] == (KEY, (page.payload_digest(), light))
-    wayback = list(KeyUnits(_capture_of).process(("news/x", object())))
-    assert wayback[0].value == (KEY, None) and wayback[1][1][0] == "S"
+    out = _key_units([page], KeyUnits(page_capture, prepare=light_page))
+    assert out[WANTED] == [frozenset({KEY})]
+    [(bucket, batch)] = out["main"]
+    assert bucket == bucket_of(KEY) and batch.side == UNITS
+    assert batch.items() == [(KEY, page.payload_digest(), light)]
+    wayback = _key_units([("news/x", 1)], KeyUnits(_capture_of))
+    assert wayback[WANTED] == [frozenset({KEY})]
+    assert wayback["main"][0][1].items() == [(KEY, "S", ("news/x", 1))]
+
+
+def test_units_travel_in_batches_of_one_bucket_each_at_most_max_batch_long(monkeypatch):
+    monkeypatch.setattr(capture_join, "MAX_BATCH", 3)
+    pages = [CapturedPage(f"{URL}{i}", STAMP, b"", f"pages/{i}.html", digest=f"D{i}")
+             for i in range(40)]
+    out = _key_units(pages, KeyUnits(page_capture))
+    assert out[WANTED] == [frozenset(capture_id(page.url, STAMP) for page in pages)]
+    batches = out["main"]
+    assert all(1 <= len(batch.items()) <= 3 for _, batch in batches)
+    assert len(batches) < len(pages)  # some buckets have two or three of the 40 pages
+    for bucket, batch in batches:
+        assert {bucket_of(key) for key, _, _ in batch.items()} == {bucket}
+    assert sorted(key for _, batch in batches for key, _, _ in batch.items()) == sorted(
+        capture_id(page.url, STAMP) for page in pages)
+
+
+def test_a_bucket_is_a_stable_hash_of_the_capture_id():
+    assert bucket_of(KEY) == zlib.crc32(KEY.encode()) % BUCKETS
+    assert len({bucket_of(f"{URL}{i}\t{STAMP}") for i in range(1000)}) == BUCKETS
+
+
+def test_a_buckets_batches_are_decided_capture_by_capture_in_id_order():
+    document = carried("1000001", URL, STAMP)  # digest "D"
+    other = capture_id(f"{URL}2", STAMP)
+    outcome = SkipOutcome(f"{URL}2", STAMP, "S", "live_page", "", "")
+    page = CapturedPage(f"{URL}2", STAMP, b"", "pages/2.html", digest="S")
+    batches = [Batch.of(UNITS, [(other, "S", page)]),
+               Batch.of(DOCUMENTS, [(KEY, document), ("no unit has this id", document)]),
+               Batch.of(UNITS, [(KEY, "D", _page("D")), (KEY, "D", _page("D"))]),
+               Batch.of(SKIPPED, [(other, outcome)])]
+    out = _by_output(decide_bucket((0, batches), _capture_of))
+    assert out[DOCUMENTS] == [document] and out[SKIPPED] == [outcome] and "main" not in out
+    assert out[UNIT_KEYS] == [(KEY, 2), (f"{other}\tS", 1)]  # KEY sorts first
+    combine = SummarizeCarried()  # the carried documents, summed up where they are carried
+    assert out[SUMMARIES] == [combine.add_inputs(combine.create_accumulator(), [document])]
+    changed = [Batch.of(UNITS, [(KEY, "E", _page("E"))]), Batch.of(DOCUMENTS, [(KEY, document)])]
+    assert SUMMARIES not in _by_output(decide_bucket((1, changed), _capture_of))
+
+
+def test_only_the_wanted_captures_documents_are_read_in_batches(tmp_path):
+    def read(name, release, wanted=None):
+        assert (name, release) == ("f", "r")
+        for key in ("a", "b", "c"):
+            if wanted is None or key in wanted:
+                yield key, key.upper()
+
+    wanted = [frozenset({"a"}), frozenset({"c", "z"})]
+    found = [item for _, batch in _read_batches("f", "r", DOCUMENTS, read, wanted)
+             for item in batch.items()]
+    assert sorted(found) == [("a", "A"), ("c", "C")]
+    every = [item for _, batch in _read_batches("f", "r", SKIPPED, read)
+             for item in batch.items()]
+    assert sorted(every) == [("a", "A"), ("b", "B"), ("c", "C")]
 
 
 def test_a_skipped_line_reads_back_and_a_damaged_one_is_refused():

@@ -102,6 +102,11 @@ def test_a_summary_is_the_same_however_its_documents_are_split():
              for start in range(3)]
     merged = combine.merge_accumulators(parts)
     assert merged == whole
+    summaries = combine.add_inputs(combine.create_accumulator(), parts)  # a join's partials
+    assert summaries == whole
+    mixed = combine.add_inputs(combine.create_accumulator(), [parts[0], *documents[1::3],
+                                                              parts[2]])
+    assert mixed == whole
     assert isinstance(whole, CarriedSummary) and whole.documents == 8
     assert whole.fingerprints["all"] == 8 and sum(whole.fingerprints.values()) == 16
 
