@@ -46,9 +46,12 @@ from apache_beam.transforms.window import GlobalWindow
 from apache_beam.utils.timestamp import MIN_TIMESTAMP
 from apache_beam.utils.windowed_value import WindowedValue
 
+from transforms.core.accounting import TALLY
 from transforms.nlquad.capture_keys import SEPARATOR, capture_id, unit_key
 from transforms.nlquad.carried_summary import CarriedSummary, add_document
-from transforms.nlquad.outcomes import carried_skip
+from transforms.nlquad.outcomes import carried_skip, keyed_outcomes
+from transforms.nlquad.sidecar import keyed_documents
+from transforms.release.refresh.carry import SPREAD_FILES
 from transforms.sources.pages import CapturedPage
 
 UNITS, DOCUMENTS, SKIPPED = "units", "documents", "skipped"  # the three sides
@@ -111,30 +114,32 @@ def batched(side: str, items: Iterable[tuple]) -> Iterator[tuple[int, Batch]]:
     yield from batcher.drain()
 
 
-def _read_batches(name: str, release: Any, side: str, read: Callable[..., Iterable[tuple]],
-                  wanted: Any = None):
-    """``(bucket, Batch)`` of what ``read(name, release[, ids])`` yields for one file; with
-    ``wanted`` (the list of ``WANTED`` frozensets) only the items of those capture ids."""
-    ids = () if wanted is None else (frozenset().union(*wanted),)
-    return batched(side, read(name, release, *ids))
+def _read_batches(item: tuple[str, str], release: Any, wanted: list[frozenset[str]]):
+    """``(bucket, Batch)`` of one file of the previous release: a sidecar file's documents
+    of the ``WANTED`` capture ids only, or a skipped-capture file's outcomes."""
+    side, name = item
+    if side == DOCUMENTS:
+        return batched(side, keyed_documents(name, release, frozenset().union(*wanted)))
+    return batched(side, keyed_outcomes(name, release))
 
 
 class ReadBatches(beam.PTransform):
-    """``(bucket, Batch)`` of the ``(capture id, value)`` items that ``read(name, release[,
-    wanted ids])`` yields for each of ``files`` of the previous release (``side`` names
-    them); ``wanted`` is the side input of ``KeyUnits``' ``WANTED`` output (``AsList``)."""
+    """``(bucket, Batch)`` of the previous release's sidecar ``documents`` (the ``DOCUMENTS``
+    side: only those of this run's capture ids, ``wanted``, the side input of ``KeyUnits``'
+    ``WANTED`` output as ``AsList``) and ``skipped`` captures (``SKIPPED``), read in one step
+    (release-relative files; spread over the workers by ``Create``'s Reshuffle past
+    ``SPREAD_FILES``)."""
 
-    def __init__(self, side: str, release: Any, files: list[str],
-                 read: Callable[..., Iterable[tuple]], wanted: Any = None):
+    def __init__(self, release: Any, documents: list[str], skipped: list[str], wanted: Any):
         super().__init__()
-        self.side, self.release, self.files, self.read = side, release, files, read
-        self.wanted = wanted
+        self.release, self.wanted = release, wanted
+        self.files = [*((DOCUMENTS, name) for name in documents),
+                      *((SKIPPED, name) for name in skipped)]
 
     def expand(self, pbegin):
         return (pbegin
-                | "Files" >> beam.Create(self.files)  # Create spreads 2+ files
-                | "Read" >> beam.FlatMap(_read_batches, self.release, self.side, self.read,
-                                         *([self.wanted] if self.wanted is not None else [])))
+                | "Files" >> beam.Create(self.files, reshuffle=len(self.files) > SPREAD_FILES)
+                | "Read" >> beam.FlatMap(_read_batches, self.release, self.wanted))
 
 
 def _windowed(value: Any) -> WindowedValue:
@@ -183,7 +188,8 @@ def decide_bucket(item: tuple[int, Iterable[Batch]], capture_of: Callable[[Any],
     """``decide`` for every capture id of one bucket's batches that has a unit, in id
     order; the documents it carries are also summed up in one ``CarriedSummary``
     (``SUMMARIES``, none when it carries none), which the stages read in place of the
-    documents (``carried_summary.summarize``)."""
+    documents (``carried_summary.summarize``), and its tallies (those of the skipped pages
+    it carries) are emitted once per name with their sum."""
     _, batches = item
     units: dict[str, list[tuple[str, Any]]] = {}
     documents: dict[str, list[Any]] = {}
@@ -196,13 +202,20 @@ def decide_bucket(item: tuple[int, Iterable[Batch]], capture_of: Callable[[Any],
             found = documents if batch.side == DOCUMENTS else skipped
             for key, value in batch.items():
                 found.setdefault(key, []).append(value)
-    summary = CarriedSummary()
+    summary, tallies = CarriedSummary(), Counter()
     for key in sorted(units):
         for output in decide(key, units[key], documents.get(key, ()), skipped.get(key, ()),
                              capture_of):
-            if isinstance(output, beam.pvalue.TaggedOutput) and output.tag == DOCUMENTS:
+            tag = output.tag if isinstance(output, beam.pvalue.TaggedOutput) else None
+            if tag == TALLY:
+                name, count = output.value
+                tallies[name] += count
+                continue
+            if tag == DOCUMENTS:
                 add_document(summary, output.value)
             yield output
+    for name, count in sorted(tallies.items()):
+        yield beam.pvalue.TaggedOutput(TALLY, (name, count))
     if summary.documents:
         yield beam.pvalue.TaggedOutput(SUMMARIES, summary)
 

@@ -76,8 +76,8 @@ from transforms.nlquad.capture_keys import KEY_COLUMNS, row_key
 from transforms.nlquad.carried_stats import CarriedStats
 from transforms.nlquad.carried_summary import Kept, summarize
 from transforms.nlquad.counters import DOCUMENTS_CARRIED, DUPLICATE_CAPTURE_OF_CARRIED
-from transforms.nlquad.outcomes import keyed_outcomes, outcome_files
-from transforms.nlquad.sidecar import PREFIX, keyed_documents, sidecar_files
+from transforms.nlquad.outcomes import outcome_files
+from transforms.nlquad.sidecar import PREFIX, sidecar_files
 from transforms.release.refresh.carry import Carry, ParquetKeys
 from transforms.release.refresh.previous import PreviousRelease, RefreshRefused
 from transforms.sources.pages import CapturedPage, cdx_digest
@@ -173,12 +173,9 @@ class NlquadRefresh:
             return units
         keyed = units | f"{OURS}KeyUnits" >> beam.ParDo(
             KeyUnits(capture_of, prepare)).with_outputs(WANTED, main="main")
-        documents = self.pbegin | f"{OURS}ReadSidecar" >> ReadBatches(
-            DOCUMENTS, self.release, self.files, keyed_documents,
-            beam.pvalue.AsList(keyed[WANTED]))
-        skipped = self.pbegin | f"{OURS}ReadSkipped" >> ReadBatches(
-            SKIPPED, self.release, self.outcome_files, keyed_outcomes)
-        decided = ((keyed.main, documents, skipped)
+        previous = self.pbegin | f"{OURS}ReadPrevious" >> ReadBatches(
+            self.release, self.files, self.outcome_files, beam.pvalue.AsList(keyed[WANTED]))
+        decided = ((keyed.main, previous)
                    | f"{OURS}Batches" >> beam.Flatten()
                    | f"{OURS}Join" >> beam.GroupByKey()
                    | f"{OURS}Decide" >> beam.FlatMap(decide_bucket, capture_of).with_outputs(

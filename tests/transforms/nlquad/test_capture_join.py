@@ -165,20 +165,37 @@ def test_a_buckets_batches_are_decided_capture_by_capture_in_id_order():
     assert SUMMARIES not in _by_output(decide_bucket((1, changed), _capture_of))
 
 
-def test_only_the_wanted_captures_documents_are_read_in_batches(tmp_path):
-    def read(name, release, wanted=None):
-        assert (name, release) == ("f", "r")
-        for key in ("a", "b", "c"):
-            if wanted is None or key in wanted:
-                yield key, key.upper()
+def test_the_previous_files_are_read_in_batches_the_documents_of_wanted_ids_only(monkeypatch):
+    asked = []
 
+    def documents(name, release, wanted):
+        asked.append((name, release, wanted))
+        return [(key, key.upper()) for key in ("a", "b", "c") if key in wanted]
+
+    monkeypatch.setattr(capture_join, "keyed_documents", documents)
+    monkeypatch.setattr(capture_join, "keyed_outcomes",
+                        lambda name, release: [("b", "skip"), ("z", "skip")])
     wanted = [frozenset({"a"}), frozenset({"c", "z"})]
-    found = [item for _, batch in _read_batches("f", "r", DOCUMENTS, read, wanted)
+    found = [(bucket, batch.side, item)
+             for bucket, batch in _read_batches((DOCUMENTS, "f"), "r", wanted)
              for item in batch.items()]
-    assert sorted(found) == [("a", "A"), ("c", "C")]
-    every = [item for _, batch in _read_batches("f", "r", SKIPPED, read)
-             for item in batch.items()]
-    assert sorted(every) == [("a", "A"), ("b", "B"), ("c", "C")]
+    assert sorted(item for _, _, item in found) == [("a", "A"), ("c", "C")]
+    assert all(side == DOCUMENTS and bucket == bucket_of(item[0])
+               for bucket, side, item in found)
+    assert asked == [("f", "r", frozenset({"a", "c", "z"}))]
+    skipped = [item for _, batch in _read_batches((SKIPPED, "g"), "r", wanted)
+               for item in batch.items()]
+    assert sorted(skipped) == [("b", "skip"), ("z", "skip")]  # every skipped capture
+
+
+def test_a_buckets_tallies_are_summed_once_per_name():
+    outcome = SkipOutcome(URL, STAMP, "S", "live_page", "", "")
+    pages = [(KEY, "S", _page("S"))] * 3
+    out = _by_output(decide_bucket((0, [Batch.of(UNITS, pages),
+                                        Batch.of(SKIPPED, [(KEY, outcome)])]), _capture_of))
+    names = [name for name, _ in out[TALLY]]
+    assert len(names) == len(set(names)) and dict(out[TALLY])["pages.skipped.live_page"] == 3
+    assert len(out[REJECTED]) == 3  # one record per page, as the parser writes them
 
 
 def test_a_skipped_line_reads_back_and_a_damaged_one_is_refused():
