@@ -12,6 +12,7 @@ where and why (``transforms.release.failed_run``).
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import re
@@ -24,7 +25,7 @@ from apache_beam.io.filesystems import FileSystems
 from apache_beam.options.pipeline_options import PipelineOptions, StandardOptions
 
 from transforms.core.direct_runner import runner_for
-from transforms.core.frozen_heap import FrozenHeap
+from transforms.core.gc_pacing import rare_full_collections
 from transforms.core.spec import TableInvariants
 from transforms.core.split_warnings import split_card_note
 from transforms.release.accounting import read_accounting
@@ -239,15 +240,14 @@ def run_release(target: ReleaseTarget, overwrite: bool, beam_args: list[str],
     claim_staging(target, **{ABANDONED: removed})
     try:
         options = pipeline_options(beam_args)
-        runner = runner_for(options)
-        with FrozenHeap() as heap, beam.Pipeline(runner=runner, options=options) as pipeline:
+        runner = runner_for(options)  # not None: the job runs in this process (gc_pacing)
+        with (rare_full_collections() if runner is not None else contextlib.nullcontext(),
+              beam.Pipeline(runner=runner, options=options) as pipeline):
             written = build(pipeline)
             waits = [beam.pvalue.AsList(pcoll) for pcoll in written]
             (pipeline
              | "PublishTrigger" >> beam.Impulse()  # one element: one transform, not Create's 3
              | "Publish" >> beam.Map(_publish_after, finish, *waits))
-            if runner is not None:  # the job runs in this process (frozen_heap)
-                heap.freeze()
     except BaseException as error:
         empty = _empty_release_message(error)
         if empty is not None:
