@@ -19,6 +19,14 @@ WAIT = 10.0  # seconds: a bound, never reached when the rule holds
 
 
 @pytest.fixture(autouse=True)
+def own_state(monkeypatch):
+    """Each test gets the module's state fresh, and the next test of this process (in another
+    file) finds it as it was: the signal a test sends stays recorded after ``handling()``
+    (what ``interrupted_line`` reports), and a later publish would be refused for it."""
+    monkeypatch.setattr(interrupt, "_state", interrupt._State())
+
+
+@pytest.fixture(autouse=True)
 def sigint_not_ignored():
     """A suite started in the background (``nohup``, ``&``) inherits SIGINT ignored, which
     ``interrupt.handling`` rightly leaves alone: these tests need it handled."""
