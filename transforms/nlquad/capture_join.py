@@ -24,7 +24,7 @@ the carried documents decided before.
 dictionary lookups; sent through the grouping one by one, each unit, document and skipped
 capture would cost its own coding and grouping (measured on 2 cores: 3.1-3.3 s of CPU for
 the 10,500 pages, 8,000 documents and 1,442 skipped captures of the refresh benchmark,
-against 2.3-2.5 s in batches). So the three sides travel in ``Batch`` es: the items of one
+against 2.3-2.5 s in batches). So the three sides travel in batches (``Batch``): the items of one
 bucket (``bucket_of``: a stable hash of the capture id, ``BUCKETS`` of them), pickled in one
 piece, at most ``MAX_BATCH`` items each (``Batcher``). The grouping is by bucket, and
 ``decide_bucket`` groups a bucket's items by capture id in plain Python. A bucket holds
