@@ -265,6 +265,29 @@ def _quiet_threads(previous: Any) -> Any:
     return hook
 
 
+REDELIVER_S = 0.01  # after an interrupt Python could not raise, when it is sent again
+
+
+def _redelivering(previous: Any) -> Any:
+    """A ``sys.unraisablehook`` for an ``Interrupted`` that Python could not raise where the
+    signal found the main thread (a weakref callback, such as importlib's module-lock one, or
+    a ``__del__``: Python prints "Exception ignored in" with its traceback and goes on): the
+    signal is sent to this process again a moment later, from another thread, so the handler
+    raises it where the main thread then is, and nothing is printed. Anything else goes to
+    ``previous``."""
+
+    def hook(args: Any) -> None:
+        if not isinstance(args.exc_value, Interrupted):
+            previous(args)
+            return
+        _state.raised = False
+        timer = threading.Timer(REDELIVER_S, os.kill, (os.getpid(), args.exc_value.signum))
+        timer.daemon = True
+        timer.start()
+
+    return hook
+
+
 @contextmanager
 def handling() -> Iterator[None]:
     """SIGINT and SIGTERM stop the run while inside (main thread only; elsewhere a no-op; a
@@ -276,17 +299,19 @@ def handling() -> Iterator[None]:
         return
     previous = {signum: signal.getsignal(signum) for signum in signums}
     saved_env = {name: os.environ.get(name) for name in (INTERRUPT_DIR_ENV, "PYTHONPATH")}
-    saved_hook = threading.excepthook
+    saved_hook, saved_unraisable = threading.excepthook, sys.unraisablehook
     os.environ[INTERRUPT_DIR_ENV] = tempfile.mkdtemp(prefix="qa-interrupt-")
     os.environ["PYTHONPATH"] = os.pathsep.join(
         [WORKER_STARTUP, *filter(None, [saved_env["PYTHONPATH"]])])
     _state.signum, _state.raised, _state.kept = None, False, ()
     threading.excepthook = _quiet_threads(saved_hook)
+    sys.unraisablehook = _redelivering(saved_unraisable)
     try:
         for signum in signums:
             signal.signal(signum, _on_signal)
         yield
     finally:
+        sys.unraisablehook = saved_unraisable
         _finish(previous, saved_env, saved_hook)
 
 

@@ -180,3 +180,28 @@ def test_a_command_whose_unwinding_hangs_is_ended_with_its_line(tmp_path, state)
     else:
         assert lines == ["interrupted (SIGTERM) after the publish completed: nq 1.0.0 "
                          "(complete; nothing else was published)"]
+
+
+def test_an_interrupt_python_could_not_raise_is_raised_again_not_printed(capsys):
+    """A signal handled while a weakref callback runs (importlib's module-lock one, in a
+    stress run): Python prints the callback's exception as "Exception ignored" and goes on.
+    The interrupt is sent again and raised where the main thread then is."""
+    import weakref
+
+    class Owner:
+        pass
+
+    def callback(_):
+        os.kill(os.getpid(), signal.SIGTERM)
+        _spin(0.5)  # the handler runs here, inside the callback: its Interrupted is ignored
+
+    started = time.monotonic()
+    with interrupt.handling(), pytest.raises(interrupt.Interrupted) as stopped:
+        owner = Owner()
+        reference = weakref.ref(owner, callback)
+        del owner  # the callback runs now
+        assert reference() is None
+        _spin()
+    assert stopped.value.signum == signal.SIGTERM
+    assert time.monotonic() - started < WAIT
+    assert "Exception ignored" not in capsys.readouterr().err
