@@ -281,11 +281,18 @@ def _redelivering(previous: Any) -> Any:
             previous(args)
             return
         _state.raised = False
-        timer = threading.Timer(REDELIVER_S, os.kill, (os.getpid(), args.exc_value.signum))
+        timer = threading.Timer(REDELIVER_S, _send_again, (args.exc_value.signum, hook))
         timer.daemon = True
         timer.start()
 
     return hook
+
+
+def _send_again(signum: int, hook: Any) -> None:
+    """Send ``signum`` to this process, unless the ``handling()`` that installed ``hook`` is
+    over (its handlers are gone: the signal would end a process that runs on)."""
+    if sys.unraisablehook is hook:
+        os.kill(os.getpid(), signum)
 
 
 @contextmanager
