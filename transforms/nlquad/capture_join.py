@@ -5,9 +5,9 @@ skipped captures (``transforms.nlquad.outcomes``) are keyed by capture id (URL a
 timestamp) and grouped once; ``decide`` then settles every unit of an id:
 
 * a unit with the digest of the id's document is carried: the document is emitted once
-  (``DOCUMENTS``, counted as ``carried.documents`` by their ``carried_summary``; its rows, if
-  any, are carried by ``Carry.finish``, which reads the unit keys, ``UNIT_KEYS``), and the
-  unit is neither fetched nor parsed;
+  (``DOCUMENTS``, as the sidecar line it was read from; counted as ``carried.documents``
+  by their ``carried_summary``; its rows, if any, are carried by ``Carry.finish``, which
+  reads the unit keys, ``UNIT_KEYS``), and the unit is neither fetched nor parsed;
 * a page (not a Wayback capture) with the digest of a skipped capture of the id is counted
   and rejected as the parser did (``outcomes.carried_skip``), and the outcome is emitted
   (``SKIPPED``) to be written again;
@@ -186,7 +186,9 @@ class KeyUnits(beam.DoFn):
 
 def decide_bucket(item: tuple[int, Iterable[Batch]], capture_of: Callable[[Any], Any]):
     """``decide`` for every capture id of one bucket's batches that has a unit, in id
-    order; the documents it carries are also summed up in one ``CarriedSummary``
+    order. A carried document (a ``sidecar.SidecarDocument``) goes to ``DOCUMENTS`` as the
+    ``(capture id, line)`` ``sidecar.WriteSidecar`` writes again as it was read; the
+    documents it carries are also summed up in one ``CarriedSummary``
     (``SUMMARIES``, none when it carries none), which the stages read in place of the
     documents (``carried_summary.summarize``), and its tallies (those of the skipped pages
     it carries) are emitted once per name with their sum."""
@@ -211,8 +213,9 @@ def decide_bucket(item: tuple[int, Iterable[Batch]], capture_of: Callable[[Any],
                 name, count = output.value
                 tallies[name] += count
                 continue
-            if tag == DOCUMENTS:
-                add_document(summary, output.value)
+            if tag == DOCUMENTS:  # a SidecarDocument: summed up, and written as its line
+                add_document(summary, output.value.document)
+                output = beam.pvalue.TaggedOutput(DOCUMENTS, (key, output.value.line))
             yield output
     for name, count in sorted(tallies.items()):
         yield beam.pvalue.TaggedOutput(TALLY, (name, count))

@@ -16,7 +16,9 @@ carries, and what the carried ones still take part in.
    the Wayback source this sits between the CDX listing and the fetch, so a carried
    capture costs no request.
 2. ``carried``: the sidecar's documents whose capture this run has, unchanged
-   (``carried.documents``); this release's sidecar lists them again, as they were.
+   (``carried.documents``); this release's sidecar lists them again, as they were: each
+   as the ``(capture id, line)`` read from the previous sidecar, byte for byte
+   (``sidecar.WriteSidecar``), not parsed into an object and dumped again.
    Deduplication, the repeated-paragraph count and the statistics take them in as one
    ``CarriedSummary`` (``transforms.nlquad.carried_summary.summarize``: the winner of each
    article and text, the fingerprint counts, the histogram values), a side input, so the

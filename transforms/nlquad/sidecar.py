@@ -30,13 +30,14 @@ from __future__ import annotations
 import json
 from collections.abc import Container, Iterator, Mapping
 from dataclasses import MISSING, dataclass, field, fields
-from typing import Any
+from typing import Any, NamedTuple
 
 import apache_beam as beam
 from apache_beam.metrics import Metrics
 
 from transforms.nlquad.capture_keys import capture_id
-from transforms.release import ReleaseTarget, WriteShards, jsonl_bytes
+from transforms.release import ReleaseTarget, WriteShards
+from transforms.release.formats import jsonl_line
 from transforms.release.refresh.checked_read import (
     Release,
     bounded_lines,
@@ -167,13 +168,10 @@ def sidecar_lines(handle: Any, label: str, max_line_bytes: int = MAX_LINE_BYTES
         "release is damaged"))
 
 
-def read_sidecar_file(name: str, version_dir: Release,
-                      wanted: Container[str] | None = None) -> Iterator[CapturedDocument]:
-    """The documents of one sidecar file of the release at ``version_dir``, streamed a line
-    at a time (``sidecar_lines``: memory bounded by a line, not by the file) and checked
-    against its verified manifest at the end (``checked_read.open_file``). Every line is
-    checked (``parse_line``); with ``wanted`` (capture ids) only the documents of those
-    captures are yielded, the others dropped as they are read."""
+def _checked_lines(name: str, version_dir: Release, wanted: Container[str] | None
+                   ) -> Iterator[tuple[dict[str, Any], bytes, str]]:
+    """``(object, line, where)`` of every document line of one sidecar file (of the wanted
+    capture ids only, when given), see ``read_sidecar_file``."""
     label = f"{release_path(version_dir)}: {name}"
     read, kept = Metrics.counter(METRICS, LINES_READ), Metrics.counter(METRICS, DOCUMENTS_WANTED)
     with open_file(version_dir, name) as handle:
@@ -186,20 +184,61 @@ def read_sidecar_file(name: str, version_dir: Release,
             if wanted is None or capture_id(data["capture_url"],
                                             data["capture_timestamp"]) in wanted:
                 kept.inc()
-                yield document_of(data, where)
+                yield data, line, where
 
 
-def keyed_documents(name: str, version_dir: Release, wanted: Container[str] | None = None
-                    ) -> Iterator[tuple[str, CapturedDocument]]:
-    """``(capture id, CapturedDocument)`` of ``read_sidecar_file`` (what the refresh's join,
-    ``capture_join.ReadBatches``, reads)."""
-    for document in read_sidecar_file(name, version_dir, wanted):
-        yield document.key, document
+def read_sidecar_file(name: str, version_dir: Release,
+                      wanted: Container[str] | None = None) -> Iterator[CapturedDocument]:
+    """The documents of one sidecar file of the release at ``version_dir``, streamed a line
+    at a time (``sidecar_lines``: memory bounded by a line, not by the file) and checked
+    against its verified manifest at the end (``checked_read.open_file``). Every line is
+    checked (``parse_line``); with ``wanted`` (capture ids) only the documents of those
+    captures are yielded, the others dropped as they are read."""
+    for data, _, where in _checked_lines(name, version_dir, wanted):
+        yield document_of(data, where)
+
+
+class SidecarDocument(NamedTuple):
+    """A previous sidecar's document, and the line it is written as again when carried."""
+
+    document: CapturedDocument
+    line: bytes
+
+    @property
+    def digest(self) -> str:
+        return self.document.digest
+
+
+def sidecar_row(document: CapturedDocument) -> tuple[str, bytes]:
+    """What ``WriteSidecar`` writes of a document: ``(capture id, its line)``."""
+    return document.key, jsonl_line(document.to_json())
+
+
+def _line_again(data: Mapping[str, Any], line: bytes, document: CapturedDocument) -> bytes:
+    """The line a carried document is written as: the line read, byte for byte, when it
+    holds every field (what this version writes, so no field of an older version's line
+    goes missing), else the document's line as this version writes it."""
+    if len(data) == len(FIELDS) and line.endswith(b"}\n"):
+        return line
+    return sidecar_row(document)[1]
+
+
+def keyed_documents(name: str, version_dir: Release, wanted: Container[str]
+                    ) -> Iterator[tuple[str, SidecarDocument]]:
+    """``(capture id, SidecarDocument)`` of the documents of ``read_sidecar_file`` (what the
+    refresh's join, ``capture_join.ReadBatches``, reads): a carried document is written
+    again from its line (``_line_again``), not from its object."""
+    for data, line, where in _checked_lines(name, version_dir, wanted):
+        document = document_of(data, where)
+        yield document.key, SidecarDocument(document, _line_again(data, line, document))
 
 
 class WriteSidecar(beam.PTransform):
-    """Write ``CapturedDocument`` into ``<staging>/refresh/captures/``, sorted by capture id;
-    emits what ``WriteShards`` emits."""
+    """Write documents into ``<staging>/refresh/captures/``, sorted by capture id; emits
+    what ``WriteShards`` emits. A document is a ``CapturedDocument`` (made by this run), or
+    a carried one's ``(capture id, line)`` (``SidecarDocument``'s line, as
+    ``capture_join.decide_bucket`` emits it): its line read from the previous sidecar is
+    not parsed into an object and dumped again."""
 
     def __init__(self, staging_dir: str):
         super().__init__()
@@ -207,11 +246,22 @@ class WriteSidecar(beam.PTransform):
 
     def expand(self, documents):
         return (documents
-                | "ToLines" >> beam.Map(lambda document: (GROUP, document.to_json()))
+                | "ToLines" >> beam.Map(_to_line)
                 | "WriteLines" >> WriteShards(
-                    self.staging_dir, lambda line: capture_id(line["capture_url"],
-                                                              line["capture_timestamp"]),
-                    jsonl_bytes, "jsonl", subdir=DIRECTORY, max_rows_per_shard=ROWS_PER_FILE))
+                    self.staging_dir, _capture_of_line, _joined_lines, "jsonl",
+                    subdir=DIRECTORY, max_rows_per_shard=ROWS_PER_FILE))
+
+
+def _to_line(document: CapturedDocument | tuple[str, bytes]) -> tuple[str, tuple[str, bytes]]:
+    return GROUP, document if isinstance(document, tuple) else sidecar_row(document)
+
+
+def _capture_of_line(row: tuple[str, bytes]) -> str:
+    return row[0]
+
+
+def _joined_lines(rows: list[tuple[str, bytes]], schema: Any = None) -> bytes:
+    return b"".join(line for _, line in rows)
 
 
 def ensure_sidecar(target: ReleaseTarget) -> None:

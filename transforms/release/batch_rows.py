@@ -32,6 +32,7 @@ import pyarrow.compute as pc
 from transforms.release.features import class_labels, encode_row
 
 Row = dict[str, Any]
+_PLAIN_ROWS = (dict, tuple)  # rows that are never carried Arrow data
 
 
 @runtime_checkable
@@ -52,17 +53,18 @@ class CarriedReference(Protocol):
 
 def is_batch(element: Any) -> bool:
     """Whether a row element is carried Arrow data (a record batch or ``CarriedReference``),
-    else it is one dict row. A dict is answered first: ``isinstance`` against the
-    ``runtime_checkable`` protocol inspects its attributes (tens of microseconds a call,
-    on every row of every sharded writer)."""
-    if type(element) is dict:
+    else it is one row (a dict, or a writer's own tuple such as a sidecar line). A plain
+    row is answered first: ``isinstance`` against the ``runtime_checkable`` protocol
+    inspects its attributes (tens of microseconds a call, on every row of every sharded
+    writer)."""
+    if type(element) in _PLAIN_ROWS:
         return False
     return isinstance(element, pa.RecordBatch | CarriedReference)
 
 
 def row_count(element: Any) -> int:
     """The rows an element stands for: a batch's or a reference's rows, or 1."""
-    if type(element) is dict:
+    if type(element) in _PLAIN_ROWS:
         return 1
     if isinstance(element, CarriedReference):
         return len(element.indices)

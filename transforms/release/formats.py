@@ -98,6 +98,11 @@ def jsonl_bytes(rows: list[dict[str, Any]], schema: pa.Schema | None = None) -> 
                    for r in rows).encode("utf-8")
 
 
+def jsonl_line(row: dict[str, Any]) -> bytes:
+    """One row's line of ``jsonl_bytes`` (newline included)."""
+    return (json.dumps(row, sort_keys=True, ensure_ascii=False) + "\n").encode("utf-8")
+
+
 
 def to_json_bytes(obj: Any) -> bytes:
     return (json.dumps(obj, indent=2, sort_keys=True, ensure_ascii=False) + "\n").encode()

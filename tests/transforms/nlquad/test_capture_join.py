@@ -31,7 +31,7 @@ from transforms.nlquad.capture_keys import capture_id
 from transforms.nlquad.carried_summary import SummarizeCarried
 from transforms.nlquad.outcomes import SkipOutcome, outcome_json, parse_outcome
 from transforms.nlquad.refresh import UnitCapture, page_capture
-from transforms.nlquad.sidecar import SidecarLineDamaged
+from transforms.nlquad.sidecar import SidecarDocument, SidecarLineDamaged
 from transforms.sources.page_reload import light_page
 from transforms.sources.pages import CapturedPage
 
@@ -152,16 +152,18 @@ def test_a_buckets_batches_are_decided_capture_by_capture_in_id_order():
     other = capture_id(f"{URL}2", STAMP)
     outcome = SkipOutcome(f"{URL}2", STAMP, "S", "live_page", "", "")
     page = CapturedPage(f"{URL}2", STAMP, b"", "pages/2.html", digest="S")
+    read = SidecarDocument(document, b'{"as": "read"}\n')
     batches = [Batch.of(UNITS, [(other, "S", page)]),
-               Batch.of(DOCUMENTS, [(KEY, document), ("no unit has this id", document)]),
+               Batch.of(DOCUMENTS, [(KEY, read), ("no unit has this id", read)]),
                Batch.of(UNITS, [(KEY, "D", _page("D")), (KEY, "D", _page("D"))]),
                Batch.of(SKIPPED, [(other, outcome)])]
     out = _by_output(decide_bucket((0, batches), _capture_of))
-    assert out[DOCUMENTS] == [document] and out[SKIPPED] == [outcome] and "main" not in out
+    assert out[DOCUMENTS] == [(KEY, read.line)]  # written again as its line was read
+    assert out[SKIPPED] == [outcome] and "main" not in out
     assert out[UNIT_KEYS] == [(KEY, 2), (f"{other}\tS", 1)]  # KEY sorts first
     combine = SummarizeCarried()  # the carried documents, summed up where they are carried
     assert out[SUMMARIES] == [combine.add_inputs(combine.create_accumulator(), [document])]
-    changed = [Batch.of(UNITS, [(KEY, "E", _page("E"))]), Batch.of(DOCUMENTS, [(KEY, document)])]
+    changed = [Batch.of(UNITS, [(KEY, "E", _page("E"))]), Batch.of(DOCUMENTS, [(KEY, read)])]
     assert SUMMARIES not in _by_output(decide_bucket((1, changed), _capture_of))
 
 
