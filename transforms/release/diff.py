@@ -2,10 +2,11 @@
 
 Every Parquet table of both releases (``train``, ``dev``, ``questions``, ``votes/train``,
 ``rejected/queries``, ...) is streamed in record batches; a row is kept in memory only as its
-id and an 8-byte digest of each column value (of its canonical JSON; of its buffers for a
-struct or list, ``nested_digest``), so memory grows with the number of rows, never with their
-size. The id column is the first of ``ID_COLUMNS`` a table
-has; a table without one is compared as a multiset of row digests (added and removed only).
+id and a 64-bit digest of each column value (``_digest``: xxh3 of a string, an integer
+itself, the BLAKE2b of anything else's canonical JSON; of its buffers for a struct or list,
+``nested_digest``), so memory grows with the number of rows, never with their size. The id
+column is the first of ``ID_COLUMNS`` a table has; a table without one is compared as a
+multiset of row digests (added and removed only).
 
 Tables under the same parent directory with the same id column form a family (``train``,
 ``dev`` and ``test``; ``votes/train``, ``votes/dev`` ...): a row whose id is in another
@@ -26,9 +27,11 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
+import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
+from xxhash import xxh3_64_intdigest
 
 from transforms.core.files import FileSystems
 from transforms.release.manifest import COMMAND_LINE, read_manifest
@@ -38,7 +41,7 @@ from transforms.release.tables import parquet_directories
 
 ID_COLUMNS = ("id", "qid", "candidate_id", "doc_id", "lemma", "annotation_id", "question")
 EXAMPLES = 5
-BATCH_ROWS = 256
+BATCH_ROWS = 4096
 BATCH_BYTES = 8 << 20  # of uncompressed column data per batch read
 
 
@@ -128,19 +131,28 @@ def id_column(names: Iterable[str]) -> str | None:
 
 # Row digests -------------------------------------------------------------------------------
 
-def _digest(value: Any) -> bytes:
-    """8 bytes of a value's canonical JSON; a string or an int is hashed as its own bytes
-    behind a tag byte no JSON text starts with (the same equalities, without ``json.dumps``
-    of every value: a refresh diffs every row of both releases)."""
+_STRING_SEED = 0x51  # xxh3 seed of a string's digest (an int's digest is its own 64 bits)
+_INT64 = (-(1 << 63), (1 << 63) - 1)
+
+
+def _digest(value: Any) -> int:
+    """A 64-bit digest of a value: a string's is the xxh3 of its UTF-8 bytes, an int's
+    (of 64 bits) the int itself, anything else's the BLAKE2b of its canonical JSON (so an
+    ``int32`` and an ``int64`` of one value are equal, as their JSON is). ``_column_digests``
+    gives the same numbers from the Arrow column without a Python call per value: a refresh
+    diffs every row of both releases."""
     kind = type(value)
     if kind is str:
-        data = b"\x00" + value.encode("utf-8", "surrogatepass")
-    elif kind is int:
-        data = b"\x01" + str(value).encode("ascii")
-    else:
-        data = json.dumps(value, sort_keys=True, ensure_ascii=False, separators=(",", ":"),
-                          default=str).encode("utf-8")
-    return hashlib.blake2b(data, digest_size=8).digest()
+        return xxh3_64_intdigest(value.encode("utf-8", "surrogatepass"), _STRING_SEED)
+    if kind is int and _INT64[0] <= value <= _INT64[1]:
+        return value & 0xFFFF_FFFF_FFFF_FFFF
+    return _json_digest(value)
+
+
+def _json_digest(value: Any) -> int:
+    data = json.dumps(value, sort_keys=True, ensure_ascii=False, separators=(",", ":"),
+                      default=str).encode("utf-8")
+    return int.from_bytes(hashlib.blake2b(data, digest_size=8).digest(), "little")
 
 
 def row_digests(version_dir: str, files: list[str], key: str | None,
@@ -148,36 +160,46 @@ def row_digests(version_dir: str, files: list[str], key: str | None,
     """``(id, digests)`` per row: ``digests`` joins 8 bytes per column of ``columns``; the id
     is the row's ``key`` value (the digests themselves when ``key`` is None)."""
     wanted = columns + ([key] if key and key not in columns else [])
+    width = 8 * len(columns)
     for batch in read_batches(version_dir, files, wanted):
-        per_column = [_column_digests(batch, c) for c in columns]
-        rows = [b"".join(parts) for parts in zip(*per_column, strict=True)] if columns else \
-            [b""] * batch.num_rows
+        if columns:
+            matrix = np.column_stack([_column_digests(batch, c) for c in columns])
+            data = matrix.astype("<u8", copy=False).tobytes()
+            rows = [data[start:start + width] for start in range(0, len(data), width)]
+        else:
+            rows = [b""] * batch.num_rows
         ids = column_values(batch, key) if key else rows
         yield from zip(ids, rows, strict=True)
 
 
-def _column_digests(batch: pa.RecordBatch, path: str) -> list[bytes]:
-    """A digest of each value of column ``path``: ``_digest``'s, or for a nested value (a
-    struct, a list) ``nested_digest``'s, read from the column's buffers (an NQ document
-    made a Python value and dumped as JSON costs milliseconds)."""
+def _beyond_int64(array: pa.Array) -> bool:
+    """A ``uint64`` column with a value no ``int64`` holds (digested value by value)."""
+    return pa.types.is_uint64(array.type) and (pc.max(array).as_py() or 0) > _INT64[1]
+
+
+def _column_digests(batch: pa.RecordBatch, path: str) -> np.ndarray:
+    """``_digest`` of each value of column ``path`` (``uint64``), read from the column: a
+    string column's bytes hashed one call a value, an integer column's values as they are,
+    and for a nested value (a struct, a list) ``nested_digest``'s digest of its buffers (an
+    NQ document made a Python value and dumped as JSON costs milliseconds)."""
     array = column_array(batch, path)
     kind = array.type
     if pa.types.is_string(kind) or pa.types.is_large_string(kind):
-        return _tagged(array.cast(pa.large_binary()), b"\x00")
-    if pa.types.is_integer(kind):  # as str(value) gives it
-        return _tagged(array.cast(pa.large_string()).cast(pa.large_binary()), b"\x01")
+        null, xxh3 = _json_digest(None), xxh3_64_intdigest
+        return np.array([null if value is None else xxh3(value, _STRING_SEED)
+                         for value in array.cast(pa.large_binary()).to_pylist()],
+                        dtype=np.uint64)
+    if pa.types.is_integer(kind) and not _beyond_int64(array):
+        values = pc.fill_null(array, 0).cast(pa.int64()).to_numpy(zero_copy_only=False)
+        digests = values.view(np.uint64)
+        if array.null_count:
+            valid = array.is_valid().to_numpy(zero_copy_only=False)
+            digests = np.where(valid, digests, np.uint64(_json_digest(None)))
+        return digests
     if pa.types.is_nested(kind):
-        return nested_digests(array, _digest)
-    return [_digest(value) for value in array.to_pylist()]
-
-
-def _tagged(values: pa.Array, tag: bytes) -> list[bytes]:
-    """``_digest`` of strings or ints given as the bytes it hashes behind ``tag`` (a null
-    as ``_digest(None)``), without a Python call per value (a refresh digests both
-    releases: 500,000 values for NLQuAD at 10,000 pages)."""
-    blake2b, null = hashlib.blake2b, _digest(None)
-    return [null if value is None else blake2b(tag + value, digest_size=8).digest()
-            for value in values.to_pylist()]
+        parts = nested_digests(array, lambda value: _digest(value).to_bytes(8, "little"))
+        return np.frombuffer(b"".join(parts), dtype="<u8").astype(np.uint64)
+    return np.array([_digest(value) for value in array.to_pylist()], dtype=np.uint64)
 
 
 # Collecting counts and examples -----------------------------------------------------------

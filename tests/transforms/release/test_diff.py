@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pyarrow as pa
 import pytest
 
@@ -175,8 +176,12 @@ def test_batches_hold_about_batch_bytes_of_data_whatever_the_row_size(tmp_path, 
     small = [batch.num_rows for batch in diff.read_batches(str(tmp_path), files, ["id"])]
     assert small == [40]  # ids alone are small: one batch
     digests = dict(diff.row_digests(str(tmp_path), files, "id", ["page"]))
-    whole = nested_digests(pa.array([row["page"] for row in rows]), diff._digest)
+    whole = nested_digests(pa.array([row["page"] for row in rows]), _digest_bytes)
     assert digests == {row["id"]: digest for row, digest in zip(rows, whole, strict=True)}
+
+
+def _digest_bytes(value) -> bytes:
+    return diff._digest(value).to_bytes(8, "little")
 
 
 def test_column_digests_are_the_digests_of_the_values():
@@ -192,8 +197,26 @@ def test_column_digests_are_the_digests_of_the_values():
     for table in (batch, large):
         for column in table.schema.names:
             values = table.column(column)
-            assert diff._column_digests(table, column) == (
-                nested_digests(values, diff._digest) if pa.types.is_nested(values.type)
+            found = diff._column_digests(table, column)
+            assert found.dtype == np.uint64 and found.tolist() == (
+                [int.from_bytes(part, "little")
+                 for part in nested_digests(values, _digest_bytes)]
+                if pa.types.is_nested(values.type)
                 else [diff._digest(value) for value in values.to_pylist()]), column
-    assert diff._column_digests(batch, "page.html") == [
+    assert diff._column_digests(batch, "page.html").tolist() == [
         diff._digest(value) for value in ("<p>", None, "")]
+    huge = pa.RecordBatch.from_pydict({"n": pa.array([2**64 - 1, 1, None], pa.uint64())})
+    assert diff._column_digests(huge, "n").tolist() == [
+        diff._digest(value) for value in (2**64 - 1, 1, None)]  # beyond int64: by its JSON
+
+
+def test_equal_values_get_equal_digests_and_others_differ():
+    digest = diff._digest
+    assert digest(5) == 5 and digest(-1) == 2**64 - 1  # an int is its own 64 bits
+    assert digest("5") != digest(5) and digest("") != digest(None) != digest(0)
+    assert digest(2**63) == digest(2**63) != digest(2**63 - 1)
+    assert digest([1, "a"]) == digest([1, "a"]) != digest(["a", 1])
+    int32 = pa.RecordBatch.from_pydict({"n": pa.array([7, None], pa.int32())})
+    int64 = pa.RecordBatch.from_pydict({"n": pa.array([7, None], pa.int64())})
+    assert diff._column_digests(int32, "n").tolist() == diff._column_digests(
+        int64, "n").tolist()
