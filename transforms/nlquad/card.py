@@ -329,6 +329,10 @@ def _body(manifest: dict[str, Any], stats: dict[str, Any]) -> str:
 nlquad_card = DatasetCard(info=NLQUAD_INFO, body=_body)
 
 
+BASELINE_COLUMNS = ("id", "question", "context", "answer_text", "answer_word_start",
+                    "answer_word_end")  # what the baselines read of a row
+
+
 def nlquad_baselines(staging_dir: str, split: str = "dev") -> dict[str, Any]:
     """NLQuAD Table 4-style untrained baselines on the staged ``split``: IoU and F1 of the
     first, last, random and BM25 answer-sized windows (``transforms.metrics.baselines.nlquad``)."""
@@ -342,7 +346,7 @@ def nlquad_baselines(staging_dir: str, split: str = "dev") -> dict[str, Any]:
     from transforms.metrics.nlquad import answer_tokens, interval_iou, tokens_precision_recall_f1
     from transforms.release import read_group_rows
 
-    rows = read_group_rows(staging_dir, split)
+    rows = read_group_rows(staging_dir, split, list(BASELINE_COLUMNS))
     metrics = ["iou", "f1"]
     if not rows:
         return {"split": split, "n": 0, "metrics": metrics, "rows": [],

@@ -167,21 +167,24 @@ def write_json(path: str, obj: Any) -> None:
     write_bytes(path, json.dumps(obj, indent=2, sort_keys=True, ensure_ascii=False).encode())
 
 
-def iter_group_rows(directory: str, group: str) -> Iterator[dict[str, Any]]:
+def iter_group_rows(directory: str, group: str, columns: list[str] | None = None
+                    ) -> Iterator[dict[str, Any]]:
     """Rows of every Parquet file below ``<directory>/<group>/`` (any Beam filesystem), file
-    by file in name order, one row group at a time."""
+    by file in name order, one row group at a time; of ``columns`` only, when given."""
     for name in list_files(directory):
         if name.startswith(f"{group}/") and name.endswith(".parquet"):
             path = FileSystems.join(directory, *name.split("/"))
             with FileSystems.open(path, compression_type=RAW) as handle:
                 parquet = pq.ParquetFile(io.BytesIO(handle.read()))
             for index in range(parquet.num_row_groups):
-                yield from parquet.read_row_group(index).to_pylist()
+                yield from parquet.read_row_group(index, columns=columns).to_pylist()
 
 
-def read_group_rows(directory: str, group: str) -> list[dict[str, Any]]:
-    """Rows of every Parquet file below ``<directory>/<group>/`` (any Beam filesystem)."""
-    return list(iter_group_rows(directory, group))
+def read_group_rows(directory: str, group: str, columns: list[str] | None = None
+                    ) -> list[dict[str, Any]]:
+    """Rows of every Parquet file below ``<directory>/<group>/`` (any Beam filesystem); of
+    ``columns`` only, when given."""
+    return list(iter_group_rows(directory, group, columns))
 
 
 def ensure_group_file(staging_dir: str, subdir: str, group: str, extension: str) -> None:
