@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pyarrow.parquet as pq
 
-DATA_PATTERNS = ("*/*.parquet", "nq_original/*/*.jsonl.gz")
+DATA_PATTERNS = ("*/*.parquet", "nq_original/*/*.jsonl.gz", "simplified/*/*.parquet")
 
 
 def data_files(version_dir: Path) -> dict[str, bytes]:
