@@ -35,6 +35,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
+from transforms.core.arrow_memory import release_arrow_memory
 from transforms.nq.examples import HF_SCHEMA, hf_example, jsonl_line, member_bytes
 from transforms.release.formats import parquet_bytes, table_bytes
 from transforms.release.refresh.checked_read import Release, read_file
@@ -144,7 +145,10 @@ def hf_parquet(rows: list[Example], schema: pa.Schema, release: Release | None =
         else:
             batches.append(pa.RecordBatch.from_pylist(
                 [hf_example(_unpacked(row)) for row in group], schema=schema))
-    return table_bytes(pa.Table.from_batches(batches, schema=schema).combine_chunks())
+    data = table_bytes(pa.Table.from_batches(batches, schema=schema).combine_chunks())
+    del carried, batches
+    release_arrow_memory()  # the previous shard decoded, under the next shard's writing
+    return data
 
 
 FRESH, REFERENCE, BYTES = "fresh", "reference", "bytes"  # how an example's HF row is made
@@ -209,15 +213,20 @@ def _published_rows(release: Release | None, rows: list[PackedExample]) -> pa.Ta
             if inside:
                 for number in inside:
                     position[name, number] = len(position)
-                parts.append(shard.read_row_group(index).take(
+                group = shard.read_row_group(index)
+                parts.append(group if len(inside) == count else group.take(
                     pa.array([number - first for number in inside], pa.int64())))
             first += count
     missing = [f"{row.parquet} row {row.row}" for row in rows
                if (row.parquet, row.row) not in position]
     if missing:
         raise ValueError(f"carried rows not in the previous release: {missing[:3]}")
-    return pa.concat_tables(parts).take(pa.array(
-        [position[row.parquet, row.row] for row in rows], pa.int64()))
+    order = [position[row.parquet, row.row] for row in rows]
+    table = pa.concat_tables(parts)
+    # rows in file order (a shard carried whole or in part, as nearly always) are not
+    # copied again: each copy of the decoded pages adds to the writer's peak memory
+    return table if order == list(range(len(order))) else table.take(
+        pa.array(order, pa.int64()))
 
 
 def _unpacked(row: Example) -> dict[str, Any]:
@@ -320,7 +329,8 @@ def read_carried(item: tuple[str, str, str], version_dir: Release
                  ) -> Iterator[tuple[str, Example]]:
     """``(split, example)`` of one ``nq_original`` file of the previous release and its
     paired Parquet shard (``""``: none): carried as bytes when both hold the same examples
-    (by reference: ``PackedExample``; the lengths read one row group at a time), else parsed
+    (by reference: ``PackedExample``; the lengths read one row group at a time, the pages
+    decoded for them given back, ``release_arrow_memory``), else parsed
     (``dict``)."""
     split, original, parquet = item
     data = read_file(version_dir, original)  # checked against the verified manifest
@@ -331,10 +341,12 @@ def read_carried(item: tuple[str, str, str], version_dir: Release
             first = 0
             for index in range(shard.num_row_groups):
                 group = shard.read_row_group(index, columns=LENGTH_COLUMNS)
-                for example in carried_rows(group, lines[first:first + group.num_rows],
-                                            (original, parquet), first):
-                    yield split, example
+                examples = list(carried_rows(group, lines[first:first + group.num_rows],
+                                             (original, parquet), first))
                 first += group.num_rows
+                del group
+                release_arrow_memory()  # the decoded pages, before the next stage's peak
+                yield from ((split, example) for example in examples)
             return
     yield from _parsed(split, data)
 

@@ -24,6 +24,7 @@ import pyarrow as pa
 from apache_beam.io.filesystems import FileSystems
 from apache_beam.options.pipeline_options import PipelineOptions, StandardOptions
 
+from transforms.core.arrow_memory import release_arrow_memory
 from transforms.core.direct_runner import runner_for
 from transforms.core.gc_pacing import rare_full_collections
 from transforms.core.spec import TableInvariants
@@ -158,14 +159,6 @@ def publish(target: ReleaseTarget, *, overwrite: bool, splits: list[str], schema
     manifest["files"] = dict(sorted(manifest["files"].items()))
     finalize_release(target, overwrite, to_json_bytes(manifest))
     return {"manifest": manifest, "stats": stats, "path": target.final_dir}
-
-
-def release_arrow_memory() -> None:
-    """Return the memory Arrow's pool holds but no buffer uses to the system: the job's
-    stages free their tables, but the pool (mimalloc) keeps the pages, tens of MB on which
-    the publish step's own reads (invariants, the diff, the card) would otherwise stack
-    the run's peak RSS."""
-    pa.default_memory_pool().release_unused()
 
 
 def _lineage_of(previous: PreviousRelease | None,

@@ -230,3 +230,22 @@ def test_materialized_examples_are_written_as_the_same_bytes(tmp_path):
     assert original_bytes(mixed, release=release) == jsonl_gz_bytes(plain)
     assert carried.previous_shards("train/train-00003-of-00020.parquet") == 20
     assert carried.previous_shards("train/other.parquet") == 0
+
+
+def test_the_pages_decoded_for_carried_rows_are_given_back(tmp_path, monkeypatch):
+    """Arrow's pool keeps freed pages per thread, under the next stage's peak: the reader
+    releases them after each row group it decodes for lengths, the writer after a shard."""
+    from transforms.nq import carried as module
+
+    examples = sorted((example(n) for n in (1, 2, 3)), key=example_key)
+    write_release(tmp_path, examples)
+    pq.write_table(pa.Table.from_pylist([hf_example(e) for e in examples], schema=HF_SCHEMA),
+                   tmp_path / ITEM[2], row_group_size=2)  # two row groups
+    calls = []
+    monkeypatch.setattr(module, "release_arrow_memory", lambda: calls.append("released"))
+    carried = [row for _, row in read_carried(ITEM, str(tmp_path))]
+    assert len(carried) == 3 and calls == ["released"] * 2
+    calls.clear()
+    assert hf_parquet(carried, HF_SCHEMA, str(tmp_path)) == parquet_bytes(
+        [hf_example(e) for e in examples], HF_SCHEMA)
+    assert calls == ["released"]
