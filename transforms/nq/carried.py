@@ -34,11 +34,17 @@ from typing import Any, NamedTuple
 import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
+from apache_beam.io.filesystems import FileSystems
 
 from transforms.core.arrow_memory import release_arrow_memory
 from transforms.nq.examples import HF_SCHEMA, hf_example, jsonl_line, member_bytes
+from transforms.nq.simplified import (
+    SIMPLIFIED_SCHEMA,
+    simplified_name,
+    simplify_example,
+)
 from transforms.release.formats import parquet_bytes, table_bytes
-from transforms.release.refresh.checked_read import Release, read_file
+from transforms.release.refresh.checked_read import PinnedFiles, Release, read_file
 
 ORIGINAL_DIR = "nq_original"
 _PARQUET_NAME = re.compile(r"^(?P<split>[^/]+)/(?P=split)-(?P<index>\d{5})-of-(?P<count>\d{5})"
@@ -149,6 +155,80 @@ def hf_parquet(rows: list[Example], schema: pa.Schema, release: Release | None =
     del carried, batches
     release_arrow_memory()  # the previous shard decoded, under the next shard's writing
     return data
+
+
+def simplified_bytes(rows: list[Example], schema: Any = None,
+                     release: Release | None = None) -> bytes:
+    """The ``simplified`` file of one shard's examples, in order (what
+    ``simplified.write_simplified`` makes of its ``nq_original`` file): an example carried by
+    reference takes its row from the previous release's simplified file (the row of its line
+    in the ``nq_original`` file it was carried from; each file read once), any other is
+    simplified from its line. The bytes ``parquet_bytes`` gives for the rows as dicts."""
+    parts: list[pa.Table] = []
+    fresh: list[dict[str, Any]] = []
+    taken: list[int] = []
+    tables: dict[str, pa.Table | None] = {}
+    originals: dict[str, bytes] = {}
+    current = ""
+    for row in rows:
+        name, index = _simplified_source(row)
+        if name and name not in tables:
+            tables[name] = _previous_simplified(release, name)
+        table = tables.get(name) if name else None
+        if table is None or index >= table.num_rows:
+            if taken:
+                parts.append(tables[current].take(pa.array(taken, pa.int64())))
+                taken = []
+            fresh.append(simplify_example(_example_of(row, release, originals)))
+            continue
+        if fresh:
+            parts.append(pa.Table.from_pylist(fresh, schema=SIMPLIFIED_SCHEMA))
+            fresh = []
+        if taken and name != current:
+            parts.append(tables[current].take(pa.array(taken, pa.int64())))
+            taken = []
+        current = name
+        taken.append(index)
+    if taken:
+        parts.append(tables[current].take(pa.array(taken, pa.int64())))
+    if fresh or not parts:
+        parts.append(pa.Table.from_pylist(fresh, schema=SIMPLIFIED_SCHEMA))
+    data = table_bytes(pa.concat_tables(parts).combine_chunks())
+    del parts, tables
+    release_arrow_memory()  # the previous simplified rows decoded
+    return data
+
+
+def _simplified_source(row: Example) -> tuple[str, int]:
+    """The previous simplified file and row of an example carried by reference (``""``:
+    none)."""
+    if isinstance(row, PackedExample) and row.parquet and row.original:
+        return simplified_name(row.original) or "", row.row
+    return "", -1
+
+
+def _previous_simplified(release: Release | None, name: str) -> pa.Table | None:
+    """A simplified file of the previous release, of this version's schema; None when it has
+    none (written before simplified files were) or another schema."""
+    if release is None:
+        return None
+    listed = (name in release.sha256 if isinstance(release, PinnedFiles)
+              else FileSystems.exists(FileSystems.join(release, *name.split("/"))))
+    if not listed:
+        return None
+    table = pq.read_table(io.BytesIO(read_file(release, name)))
+    return table.cast(SIMPLIFIED_SCHEMA) if table.schema.equals(SIMPLIFIED_SCHEMA) else None
+
+
+def _example_of(row: Example, release: Release | None, originals: dict[str, bytes]
+                ) -> dict[str, Any]:
+    """The original-format example of any row: its own member, or the member of the
+    previous ``nq_original`` file it is carried from (each file read once)."""
+    if isinstance(row, PackedExample) and not row.member and row.original:
+        if row.original not in originals:
+            originals[row.original] = _read(release, row.original)
+        return json.loads(gzip.decompress(originals[row.original][row.start:row.end]))
+    return _unpacked(row)
 
 
 FRESH, REFERENCE, BYTES = "fresh", "reference", "bytes"  # how an example's HF row is made

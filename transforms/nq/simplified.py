@@ -5,12 +5,16 @@ example without the HTML: ``document_text`` is the document's tokens joined by s
 (blanks inside a token become ``_``), and every span loses its byte offsets, so spans are
 ``[start_token, end_token)`` into ``document_text.split(" ")``. ``simplify_example`` is that
 function's logic (``text_utils.simplify_nq_example``, Apache 2.0), so the release does not
-depend on the official package; ``tests/pipelines/test_nq_simplified.py`` checks the rows equal
-what the official tool writes from the release's own ``nq_original`` files.
+depend on the official package; ``tests/realdata/test_nq_simplified_realdata.py`` checks the rows
+equal what the official tool writes from the release's own ``nq_original`` files.
 
 Each original file ``nq_original/<split>/nq-<split>-NN.jsonl.gz`` gives
 ``simplified/<split>/simplified-nq-<split>-NN.parquet`` with the same examples in the same order
-(``datasets`` loads it as ``load_dataset(dir, "simplified")``).
+(``datasets`` loads it as ``load_dataset(dir, "simplified")``). ``build_nq`` writes it with the
+other two formats of the shard (``carried.simplified_bytes``, named by
+``simplified_shard_name``): a refresh takes a carried example's row from the previous
+release's simplified file instead of parsing its page again. ``WriteSimplified`` makes it from
+a staged ``nq_original`` file (``annotate import``).
 """
 
 from __future__ import annotations
@@ -93,6 +97,13 @@ def simplify_example(example: dict[str, Any]) -> dict[str, Any]:
                                            for s in annotation["short_answers"]]}
                         for annotation in example["annotations"]],
     }
+
+
+def simplified_shard_name(split: str, index: int, count: int, extension: str = "parquet"
+                          ) -> str:
+    """The simplified file of shard ``index`` (``WriteShards`` namer): the name of its
+    ``nq_original`` file's simplified file, ``simplified-nq-<split>-00.parquet``."""
+    return f"simplified-nq-{split}-{index:02d}.{extension}"
 
 
 def simplified_name(original: str) -> str | None:

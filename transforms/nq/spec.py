@@ -41,6 +41,7 @@ from transforms.nq.carried import (
     original_bytes,
     packed_example,
     page_lengths,
+    simplified_bytes,
 )
 from transforms.nq.carried_moves import CarryMoved
 from transforms.nq.counters import (
@@ -96,7 +97,7 @@ from transforms.nq.refresh_text import outcomes_line, questions_summary_lines, t
 from transforms.nq.refresh_text import summary_lines as refresh_lines
 from transforms.nq.schema import FIELD_DOCS, QUESTION_SCHEMA, REJECTED_QUERY_SCHEMA
 from transforms.nq.simplified import FIELD_DOCS as SIMPLIFIED_FIELD_DOCS
-from transforms.nq.simplified import WriteSimplified, ensure_simplified
+from transforms.nq.simplified import SIMPLIFIED_DIR, ensure_simplified, simplified_shard_name
 from transforms.release import (
     HistogramFn,
     ReleaseTarget,
@@ -334,14 +335,13 @@ class BuildNq(beam.PTransform):
         if release is not None:  # examples whose shard changes: as bytes, files read once
             examples = examples | "CarryMoved" >> CarryMoved(release,
                                                              options.max_rows_per_shard)
-        written = examples | "WriteExamples" >> WriteShards(  # both formats, one grouping
+        written = [examples | "WriteExamples" >> WriteShards(  # every format, one grouping
             staging, example_key, partial(hf_parquet, release=release), "parquet", HF_SCHEMA,
             options.max_rows_per_shard,
             also=[ShardFormat(partial(original_bytes, release=release), "jsonl.gz",
-                              subdir=ORIGINAL_DIR, namer=nq_shard_name)])
-        original = written | "OriginalFiles" >> beam.Filter(
-            lambda file: file[1].startswith(f"{ORIGINAL_DIR}/"))
-        written = [written, original | "WriteSimplified" >> WriteSimplified(staging)]
+                              subdir=ORIGINAL_DIR, namer=nq_shard_name),
+                  ShardFormat(partial(simplified_bytes, release=release), "parquet",
+                              subdir=SIMPLIFIED_DIR, namer=simplified_shard_name)])]
         page_stats = examples | "PageLengths" >> beam.FlatMap(lambda kv: page_lengths(kv[1]))
         return [page_stats], [*linked_results, built, *refresh_results], written
 

@@ -249,3 +249,38 @@ def test_the_pages_decoded_for_carried_rows_are_given_back(tmp_path, monkeypatch
     assert hf_parquet(carried, HF_SCHEMA, str(tmp_path)) == parquet_bytes(
         [hf_example(e) for e in examples], HF_SCHEMA)
     assert calls == ["released"]
+
+
+SIMPLIFIED = "simplified/dev/simplified-nq-dev-00.parquet"
+
+
+def test_the_simplified_file_takes_carried_rows_and_is_the_file_dicts_give(tmp_path,
+                                                                           monkeypatch):
+    """``simplified_bytes``: a row carried by reference is read from the previous simplified
+    file, not parsed and simplified again; the file is the bytes the rows as dicts give;
+    without a previous simplified file, the carried line is simplified."""
+    from transforms.nq import simplified
+
+    examples = sorted((example(n) for n in (1, 2, 4, 5)), key=example_key)
+    write_release(tmp_path, examples)
+    (tmp_path / "simplified" / "dev").mkdir(parents=True)
+    (tmp_path / SIMPLIFIED).write_bytes(parquet_bytes(
+        [simplified.simplify_example(e) for e in examples], simplified.SIMPLIFIED_SCHEMA))
+    carried_rows = [row for _, row in read_carried(ITEM, str(tmp_path))]
+    fresh = packed_example(example(3))
+    rows = sorted([*carried_rows[:3], fresh], key=example_key)
+    expected = parquet_bytes([simplified.simplify_example(e) for e in sorted(
+        [*examples[:3], example(3)], key=example_key)], simplified.SIMPLIFIED_SCHEMA)
+    made = []
+    real = simplified.simplify_example
+    monkeypatch.setattr(carried, "simplify_example",
+                        lambda value: made.append(value["example_id"]) or real(value))
+    assert carried.simplified_bytes(rows, release=str(tmp_path)) == expected
+    assert made == [1003]  # only the fresh example
+    made.clear()
+    (tmp_path / SIMPLIFIED).unlink()  # an older release: no simplified file
+    assert carried.simplified_bytes(rows, release=str(tmp_path)) == expected
+    assert sorted(made) == sorted([e["example_id"] for e in examples[:3]] + [1003])
+    assert carried.simplified_bytes([]) == parquet_bytes([], simplified.SIMPLIFIED_SCHEMA)
+    assert carried.simplified_bytes([fresh]) == parquet_bytes(
+        [real(example(3))], simplified.SIMPLIFIED_SCHEMA)
