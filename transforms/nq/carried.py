@@ -164,37 +164,29 @@ def simplified_bytes(rows: list[Example], schema: Any = None,
     reference takes its row from the previous release's simplified file (the row of its line
     in the ``nq_original`` file it was carried from; each file read once), any other is
     simplified from its line. The bytes ``parquet_bytes`` gives for the rows as dicts."""
-    parts: list[pa.Table] = []
-    fresh: list[dict[str, Any]] = []
-    taken: list[int] = []
     tables: dict[str, pa.Table | None] = {}
     originals: dict[str, bytes] = {}
-    current = ""
-    for row in rows:
+
+    def taken_from(row: Example) -> str:
+        """The previous simplified file ``row``'s row is taken from (``""``: simplified)."""
         name, index = _simplified_source(row)
         if name and name not in tables:
             tables[name] = _previous_simplified(release, name)
-        table = tables.get(name) if name else None
-        if table is None or index >= table.num_rows:
-            if taken:
-                parts.append(tables[current].take(pa.array(taken, pa.int64())))
-                taken = []
-            fresh.append(simplify_example(_example_of(row, release, originals)))
-            continue
-        if fresh:
-            parts.append(pa.Table.from_pylist(fresh, schema=SIMPLIFIED_SCHEMA))
-            fresh = []
-        if taken and name != current:
-            parts.append(tables[current].take(pa.array(taken, pa.int64())))
-            taken = []
-        current = name
-        taken.append(index)
-    if taken:
-        parts.append(tables[current].take(pa.array(taken, pa.int64())))
-    if fresh or not parts:
-        parts.append(pa.Table.from_pylist(fresh, schema=SIMPLIFIED_SCHEMA))
+        table = tables.get(name)
+        return name if table is not None and index < table.num_rows else ""
+
+    parts = [pa.Table.from_pylist([], schema=SIMPLIFIED_SCHEMA)]
+    for name, group in groupby(rows, key=taken_from):
+        if name:
+            parts.append(tables[name].take(pa.array(
+                [_simplified_source(row)[1] for row in group], pa.int64())))
+        else:
+            parts.append(pa.Table.from_pylist(
+                [simplify_example(_example_of(row, release, originals)) for row in group],
+                schema=SIMPLIFIED_SCHEMA))
     data = table_bytes(pa.concat_tables(parts).combine_chunks())
-    del parts, tables
+    parts.clear()
+    tables.clear()
     release_arrow_memory()  # the previous simplified rows decoded
     return data
 

@@ -28,6 +28,7 @@ import apache_beam as beam
 import pyarrow as pa
 from apache_beam.io.filesystems import FileSystems
 
+from transforms.nq.examples import nq_shard_name
 from transforms.release.formats import parquet_bytes
 from transforms.release.storage import list_files, write_bytes
 from transforms.sources.compressed import iter_path_lines
@@ -103,7 +104,7 @@ def simplified_shard_name(split: str, index: int, count: int, extension: str = "
                           ) -> str:
     """The simplified file of shard ``index`` (``WriteShards`` namer): the name of its
     ``nq_original`` file's simplified file, ``simplified-nq-<split>-00.parquet``."""
-    return f"simplified-nq-{split}-{index:02d}.{extension}"
+    return f"simplified-{nq_shard_name(split, index, count, extension)}"
 
 
 def simplified_name(original: str) -> str | None:

@@ -93,15 +93,13 @@ def parquet_bytes(rows: list[dict[str, Any]], schema: pa.Schema,
     return table_bytes(pa.Table.from_pylist(rows, schema=schema), max_row_group_bytes)
 
 
-def jsonl_bytes(rows: list[dict[str, Any]], schema: pa.Schema | None = None) -> bytes:
-    return "".join(json.dumps(r, sort_keys=True, ensure_ascii=False) + "\n"
-                   for r in rows).encode("utf-8")
-
-
 def jsonl_line(row: dict[str, Any]) -> bytes:
-    """One row's line of ``jsonl_bytes`` (newline included)."""
+    """One row as a JSON line (keys sorted, newline included)."""
     return (json.dumps(row, sort_keys=True, ensure_ascii=False) + "\n").encode("utf-8")
 
+
+def jsonl_bytes(rows: list[dict[str, Any]], schema: pa.Schema | None = None) -> bytes:
+    return b"".join(map(jsonl_line, rows))
 
 
 def to_json_bytes(obj: Any) -> bytes:
