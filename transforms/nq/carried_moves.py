@@ -51,19 +51,18 @@ def _read_once(file_examples: tuple[str, Any], release: Release):
 
 class CarryMoved(beam.PTransform):
     """``(split, example)`` with the carried examples of splits whose shard count changes as
-    their bytes (see the module docstring); ``release`` is the verified previous release."""
+    their bytes (see the module docstring); ``release`` is the verified previous release,
+    ``totals`` the examples' ``(split, rows)`` (``shards.GroupCounts``: the counts the
+    ``WriteShards`` after this stage shards them by, counted once for both)."""
 
-    def __init__(self, release: Release, max_rows_per_shard: int):
+    def __init__(self, release: Release, max_rows_per_shard: int, totals):
         super().__init__()
-        self.release, self.max_rows = release, max_rows_per_shard
+        self.release, self.max_rows, self.totals = release, max_rows_per_shard, totals
 
     def expand(self, examples):
-        totals = (examples
-                  | "SplitOnes" >> beam.Map(lambda split_example: (split_example[0], 1))
-                  | "SplitRows" >> beam.CombinePerKey(sum))
         routed = examples | "Route" >> beam.ParDo(
-            _Route(self.max_rows), beam.pvalue.AsDict(totals)).with_outputs(MOVED,
-                                                                            main="kept")
+            _Route(self.max_rows), beam.pvalue.AsDict(self.totals)).with_outputs(MOVED,
+                                                                                 main="kept")
         moved = (routed[MOVED]
                  | "GroupByFile" >> beam.GroupByKey()
                  | "ReadOnce" >> beam.FlatMap(_read_once, self.release))

@@ -99,6 +99,7 @@ from transforms.nq.schema import FIELD_DOCS, QUESTION_SCHEMA, REJECTED_QUERY_SCH
 from transforms.nq.simplified import FIELD_DOCS as SIMPLIFIED_FIELD_DOCS
 from transforms.nq.simplified import SIMPLIFIED_DIR, ensure_simplified, simplified_shard_name
 from transforms.release import (
+    GroupCounts,
     HistogramFn,
     ReleaseTarget,
     ShardFormat,
@@ -332,12 +333,14 @@ class BuildNq(beam.PTransform):
             | "Split" >> beam.Map(lambda ex: (assign_split(ex["question_text"], salt, ratios),
                                               packed_example(ex))))
         release = self.plan.previous.pinned if self.plan.previous else None  # carried from
+        totals = None  # a refresh counts the splits once, for CarryMoved and WriteShards
         if release is not None:  # examples whose shard changes: as bytes, files read once
-            examples = examples | "CarryMoved" >> CarryMoved(release,
-                                                             options.max_rows_per_shard)
+            totals = examples | "SplitRows" >> GroupCounts()
+            examples = examples | "CarryMoved" >> CarryMoved(
+                release, options.max_rows_per_shard, totals)
         written = [examples | "WriteExamples" >> WriteShards(  # every format, one grouping
             staging, example_key, partial(hf_parquet, release=release), "parquet", HF_SCHEMA,
-            options.max_rows_per_shard,
+            options.max_rows_per_shard, counts=totals,
             also=[ShardFormat(partial(original_bytes, release=release), "jsonl.gz",
                               subdir=ORIGINAL_DIR, namer=nq_shard_name),
                   ShardFormat(partial(simplified_bytes, release=release), "parquet",

@@ -69,7 +69,7 @@ _SUBMODULE = {
     "AUTO": "resolve", "InvalidLatestError": "resolve", "NotAReleaseError": "resolve",
     "latest_version": "resolve", "resolve_release": "resolve",
     "EmptyReleaseError": "run", "publish": "run", "published": "run", "run_release": "run",
-    "ShardFormat": "shards", "WriteShards": "shards",
+    "GroupCounts": "shards", "ShardFormat": "shards", "WriteShards": "shards",
     "ensure_empty_splits": "shards", "iter_group_rows": "shards", "read_group_rows": "shards",
     "group_tallies": "stats", "length_statistics": "stats", "top_prefixes": "stats",
     "RAW": "storage", "list_files": "storage", "read_json": "storage",

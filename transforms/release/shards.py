@@ -58,6 +58,15 @@ class ShardFormat:
     namer: Callable[[str, int, int, str], str] = shard_name
 
 
+class GroupCounts(beam.PTransform):
+    """``(group, rows)`` of ``(group, row)`` elements, a record batch counting its rows."""
+
+    def expand(self, rows):
+        return (rows
+                | "CountPerGroup" >> beam.Map(lambda kv: (kv[0], row_count(kv[1])))
+                | "SumPerGroup" >> beam.CombinePerKey(sum))
+
+
 class WriteShards(beam.PTransform):
     """Write ``(group, row)`` elements as sorted, hash-sharded files under ``directory``.
 
@@ -68,7 +77,9 @@ class WriteShards(beam.PTransform):
     ``schema``, a row may also be a ``pa.RecordBatch`` of rows (``batch_rows``): a shard
     that got one is written by ``formats.table_bytes``, the bytes ``serializer`` gives the
     same rows as dicts when it is ``parquet_bytes``. Each ``also`` format writes the same
-    rows (not record batches) in the same order; its files are emitted too.
+    rows (not record batches) in the same order; its files are emitted too. ``counts``: the
+    rows' ``group_counts``, when a stage before this one already counted them (the check
+    after the shuffle then holds against that count).
     """
 
     def __init__(self, directory: str, sort_key: Callable[[dict], str],
@@ -76,8 +87,10 @@ class WriteShards(beam.PTransform):
                  schema: pa.Schema | None = None, max_rows_per_shard: int = 50_000,
                  subdir: str = "", shard_salt: str = "shard",
                  namer: Callable[[str, int, int, str], str] = shard_name,
-                 sort_column: str | None = None, also: Sequence[ShardFormat] = ()):
+                 sort_column: str | None = None, also: Sequence[ShardFormat] = (),
+                 counts=None):
         super().__init__()
+        self.counts = counts
         self.formats = (ShardFormat(serializer, extension, schema, subdir, namer), *also)
         self.sort_column = sort_column
         self.directory = directory
@@ -86,9 +99,7 @@ class WriteShards(beam.PTransform):
         self.shard_salt = shard_salt
 
     def expand(self, rows):
-        counts = (rows
-                  | "CountPerGroup" >> beam.Map(lambda kv: (kv[0], row_count(kv[1])))
-                  | "SumPerGroup" >> beam.CombinePerKey(sum))
+        counts = self.counts if self.counts is not None else rows | GroupCounts()
         sort_key, salt, max_rows = self.sort_key, self.shard_salt, self.max_rows
         column = self.sort_column
 

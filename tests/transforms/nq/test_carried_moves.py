@@ -12,6 +12,7 @@ from tests.transforms.nq.test_carried import ITEM, example, write_release
 from transforms.nq.carried import example_key, hf_parquet, original_bytes, read_carried
 from transforms.nq.carried_moves import CarryMoved
 from transforms.nq.examples import HF_SCHEMA
+from transforms.release.shards import GroupCounts
 
 
 def run_carry(tmp_path, max_rows: int, check) -> None:
@@ -21,7 +22,8 @@ def run_carry(tmp_path, max_rows: int, check) -> None:
     write_release(tmp_path, examples)
     rows = list(read_carried(ITEM, str(tmp_path)))
     with beam.Pipeline(options=PipelineOptions([TEST_RUNNER])) as pipeline:
-        out = pipeline | beam.Create(rows) | CarryMoved(str(tmp_path), max_rows)
+        examples = pipeline | beam.Create(rows)
+        out = examples | CarryMoved(str(tmp_path), max_rows, examples | GroupCounts())
         assert_that(out, lambda got: check(sorted(got, key=lambda row: example_key(row[1]))))
 
 

@@ -344,10 +344,8 @@ class Carry:
         self._unit_keys = (units
                            | f"{label}UnitKeys" >> beam.Map(lambda unit: (unit_key(unit), 1))
                            | f"{label}DistinctUnits" >> beam.CombinePerKey(sum))
-        known = (self.keys
-                 | f"{label}CountPrevious" >> beam.CombinePerKey(sum))
-        return units | f"{label}KeepFresh" >> beam.ParDo(
-            _KeepFresh(unit_key, self.recompute_all), beam.pvalue.AsDict(known))
+        return units | f"{label}KeepFresh" >> beam.ParDo(  # a key's presence is enough
+            _KeepFresh(unit_key, self.recompute_all), beam.pvalue.AsDict(self.keys))
 
     def units_keyed(self, unit_keys) -> None:
         """Instead of ``fresh``: this run's ``(unit key, count)`` (one per distinct key), for a
