@@ -114,8 +114,7 @@ class LinkingRefresh:
 
     def finish(self, examples) -> tuple[Any, list]:
         """``(every example as (split, row), [accounting results])``."""
-        rows, results = self.carry.finish(examples)
-        return rows, [*results, *self.drops.results()]
+        return self.carry.finish(examples, also=self.drops.joined())
 
 
 def question_carry(pbegin, plan: Any) -> Carry:

@@ -9,8 +9,9 @@ is written again, as it was, and ``linking.previously_dropped`` counts it. Failu
 ``--relink`` and ``--recompute-all`` retry every drop.
 
 These questions made no row, so the ``refresh.*`` row counts do not see them; like
-``transforms.release.refresh.carry``, the previous records reach the filter as a side input
-(a dict of question strings) and are joined with this run's questions by key.
+``transforms.release.refresh.carry``, the previous records' questions reach the filter as a
+side input (a dict of question strings), and the records are joined with this run's
+questions by key, in the join that counts the refresh (``carry.AlsoJoined``).
 """
 
 from __future__ import annotations
@@ -21,8 +22,9 @@ from typing import Any
 
 import apache_beam as beam
 
-from transforms.core.accounting import SIDE_OUTPUTS, rejected, tally
+from transforms.core.accounting import rejected, tally
 from transforms.nq.counters import PREVIOUSLY_DROPPED
+from transforms.release.refresh.carry import AlsoJoined
 from transforms.release.refresh.checked_read import Release, read_file
 from transforms.release.refresh.previous import PreviousRelease
 
@@ -56,10 +58,10 @@ class _NotDropped(beam.DoFn):
             yield row
 
 
-def _again(item: tuple[str, dict[str, list]]):
-    """One question's previous drop records, written again when this run has the question."""
-    _, grouped = item
-    if grouped["questions"]:
+def _again(grouped: dict[str, list]):
+    """One question's previous drop records, written again when this run has the question
+    and has not carried an example of it (as ``CarryDrops.fresh`` let it through)."""
+    if grouped["units"] and not grouped["previous"]:
         for record in grouped["drops"]:
             yield tally(PREVIOUSLY_DROPPED)
             yield rejected(UNLINKED, record)
@@ -67,14 +69,15 @@ def _again(item: tuple[str, dict[str, list]]):
 
 class CarryDrops:
     """The lasting drops of the previous release (see the module docstring): ``fresh``
-    filters the questions to link, ``results`` gives the accounting of the kept drops. A
-    pass-through without a previous release or when every question is relinked."""
+    filters the questions to link, ``joined`` is what the refresh's count joins to write the
+    kept drops again (``carry.AlsoJoined``: the drop records, joined by question with this
+    run's question keys in the same shuffle). A pass-through without a previous release or
+    when every question is relinked."""
 
     def __init__(self, pbegin, previous: PreviousRelease | None, lasting: frozenset[str], *,
                  relink: bool, label: str = "RefreshDrops"):
         self.active = previous is not None and not relink
         self.label = label
-        self._questions = None
         if not self.active:
             return
         self.drops = (pbegin
@@ -86,19 +89,10 @@ class CarryDrops:
         if not self.active:
             return questions
         label = self.label
-        self._questions = questions | f"{label}Keys" >> beam.Map(lambda r: (r["question"], 1))
         dropped = self.drops | f"{label}Dropped" >> beam.Map(lambda kv: (kv[0], 1))
         return questions | f"{label}Keep" >> beam.ParDo(
             _NotDropped(), beam.pvalue.AsDict(dropped))
 
-    def results(self) -> list:
-        """The accounting results of the kept drops (none when inactive)."""
-        if not self.active:
-            return []
-        if self._questions is None:
-            raise RuntimeError("CarryDrops.results() needs the questions: call fresh() first")
-        label = self.label
-        return [{"drops": self.drops, "questions": self._questions}
-                | f"{label}Join" >> beam.CoGroupByKey()
-                | f"{label}Again" >> beam.FlatMap(_again).with_outputs(*SIDE_OUTPUTS,
-                                                                       main="main")]
+    def joined(self) -> AlsoJoined | None:
+        """The drops to join with the refresh's keys (None when inactive)."""
+        return AlsoJoined({"drops": self.drops}, _again) if self.active else None

@@ -12,13 +12,14 @@ from transforms.core.errors import UsageError
 from transforms.core.options import row_options
 from transforms.jnq.spec import JnqOptions
 from transforms.nq.carried import read_carried
+from transforms.nq.counters import PREVIOUSLY_DROPPED
 from transforms.nq.examples import jsonl_gz_bytes
 from transforms.nq.refresh import (
     check_refresh_options,
     original_files,
     published_key,
 )
-from transforms.nq.refresh_drops import drop_files, read_drops
+from transforms.nq.refresh_drops import UNLINKED, _again, drop_files, read_drops
 from transforms.nq.refresh_text import card_lines, questions_card_lines, summary_lines, this_run
 from transforms.nq.spec import NqOptions
 from transforms.release.lineage import Lineage
@@ -84,6 +85,20 @@ def test_only_lasting_drops_are_kept(tmp_path):
     lasting = frozenset({"no_wikipedia_in_top5", "page_redirected"})
     assert list(read_drops(name, str(tmp_path), lasting)) == [("a", records[0]),
                                                               ("c", records[2])]
+
+
+def outputs(emitted) -> list[tuple[str, object]]:
+    return [(output.tag, output.value) for output in emitted]
+
+
+def test_a_kept_drop_is_written_again_only_for_a_question_still_asked_and_not_carried():
+    record = {"question": "a", "reason": "no_wikipedia_in_top5"}
+    asked = {"previous": [], "fresh": [], "units": [1], "drops": [record]}
+    assert outputs(_again(asked)) == [("tally", (str(PREVIOUSLY_DROPPED), 1)),
+                                      ("rejected", (UNLINKED, record))]
+    assert outputs(_again({**asked, "units": []})) == []  # gone from the log
+    assert outputs(_again({**asked, "previous": [1]})) == []  # its example was carried
+    assert outputs(_again({**asked, "drops": []})) == []
 
 
 def test_published_rows_are_keyed_by_their_question():

@@ -39,7 +39,8 @@ from __future__ import annotations
 
 import io
 from collections import Counter
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass
 from typing import Any
 
 import apache_beam as beam
@@ -268,8 +269,10 @@ def _count_other_key(item: tuple[str, dict[str, list]]):
     yield from _count_key((None, {**grouped, "units": []}), False)
 
 
-def _count_key(item: tuple[str, dict[str, list]], recompute_all: bool):
-    """``refresh.*`` tallies of one key (see the module docstring), from counts only."""
+def _count_key(item: tuple[str, dict[str, list]], recompute_all: bool,
+               also: Callable[[dict[str, list]], Iterable] | None = None):
+    """``refresh.*`` tallies of one key (see the module docstring), from counts only, then
+    what ``also`` yields for the key (``AlsoJoined.emit``)."""
     _, grouped = item
     previous = sum(grouped["previous"])
     fresh = sum(grouped["fresh"])
@@ -280,6 +283,19 @@ def _count_key(item: tuple[str, dict[str, list]], recompute_all: bool):
         yield tally(RECOMPUTED if previous else NEW, fresh)
     elif previous:
         yield tally(REMOVED, previous)
+    if also is not None:
+        yield from also(grouped)
+
+
+@dataclass(frozen=True)
+class AlsoJoined:
+    """More ``(key, value)`` collections a dataset joins with this run's keys, in the join
+    that counts the refresh (one shuffle for both): ``inputs`` by name, and ``emit``, which
+    gets one key's grouped values (``previous``, ``fresh`` and ``units`` too, as counts) and
+    yields accounting outputs (``SIDE_OUTPUTS``)."""
+
+    inputs: dict[str, Any]
+    emit: Callable[[dict[str, list]], Iterable]
 
 
 class Carry:
@@ -353,15 +369,19 @@ class Carry:
         itself."""
         self._unit_keys = unit_keys
 
-    def finish(self, fresh_rows) -> tuple[Any, list]:
+    def finish(self, fresh_rows, also: AlsoJoined | None = None) -> tuple[Any, list]:
         """``(every row of the release, [results for WriteAccounting])``: this run's rows
-        (``(split, row)``) and the carried ones, and the ``refresh.*`` tallies."""
+        (``(split, row)``) and the carried ones, and the ``refresh.*`` tallies (with what
+        ``also`` yields, joined in the same step; not when carrying by reference)."""
         if not self.active:
             return fresh_rows, []
         if self._unit_keys is None:
             raise RuntimeError("Carry.finish() needs the units: call fresh() first")
         label, row_key = self.label, self.row_key
         if self.rows is not None and self.batch_columns is not None:
+            if also is not None:
+                raise TypeError("Carry.finish(also=...) joins this run's unit keys, which a "
+                                "carry by reference (batch_columns) does not")
             return self._finish_references(fresh_rows)
         if self.rows is None:
             carried = fresh_rows.pipeline | f"{label}CarryNothing" >> beam.Create([])
@@ -370,11 +390,13 @@ class Carry:
                 _CarryRows(), beam.pvalue.AsDict(self._unit_keys))
         fresh_keys = fresh_rows | f"{label}FreshKeys" >> beam.Map(
             lambda sr: (row_key(sr[1]), 1))
-        counted = ({"previous": self.keys, "fresh": fresh_keys, "units": self._unit_keys}
+        joined = {"previous": self.keys, "fresh": fresh_keys, "units": self._unit_keys,
+                  **(also.inputs if also else {})}
+        counted = (joined
                    | f"{label}JoinCounts" >> beam.CoGroupByKey()
                    | f"{label}Count" >> beam.FlatMap(
-                       _count_key, self.recompute_all).with_outputs(*SIDE_OUTPUTS,
-                                                                    main="main"))
+                       _count_key, self.recompute_all, also.emit if also else None
+                   ).with_outputs(*SIDE_OUTPUTS, main="main"))
         self.carried_rows = carried
         rows = (carried, fresh_rows) | f"{label}AllRows" >> beam.Flatten()
         return rows, [counted]
