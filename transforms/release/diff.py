@@ -3,8 +3,8 @@
 Every Parquet table of both releases (``train``, ``dev``, ``questions``, ``votes/train``,
 ``rejected/queries``, ...) is streamed in record batches; a row is kept in memory only as its
 id and a 64-bit digest of each column value (``_digest``: xxh3 of a string, an integer
-itself, the BLAKE2b of anything else's canonical JSON; of its buffers for a struct or list,
-``nested_digest``), so memory grows with the number of rows, never with their size. The id
+itself, the BLAKE2b of anything else's canonical JSON; the xxh3 of its buffers for a struct
+or list, ``nested_digest``), so memory grows with the number of rows, never with their size. The id
 column is the first of ``ID_COLUMNS`` a table has; a table without one is compared as a
 multiset of row digests (added and removed only).
 

@@ -7,8 +7,9 @@ digest hashes, for every node of the column's type in a fixed order (struct fiel
 name), the row's own contiguous part of that node's buffers: the lengths of its lists and
 strings, its string bytes, its numbers as 64-bit values and its leaves' nulls, behind a
 description of the type's shape (field names and kinds of value, not their widths: an
-``int32`` and an ``int64`` of the same value are equal, as their JSON is). Two rows get the
-same digest when their values are equal, and different ones otherwise (up to 64-bit
+``int32`` and an ``int64`` of the same value are equal, as their JSON is), with XXH3 (a
+third of BLAKE2b's time on NQ documents, which hash a hundred slices a row). Two rows get
+the same digest when their values are equal, and different ones otherwise (up to 64-bit
 collisions).
 
 A row holding a null struct or list anywhere in its value (Arrow leaves the children of a
@@ -20,13 +21,13 @@ digests.
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
+from xxhash import xxh3_64
 
 Stream = tuple[Any, np.ndarray, np.ndarray]  # buffer, each row's start and end in it
 
@@ -46,7 +47,7 @@ def nested_digests(array: pa.Array, fallback: Callable[[Any], bytes]) -> list[by
     except _Unsupported:  # decided by the type alone: the same for every batch
         return [fallback(array[row].as_py()) for row in range(rows)]
     _node(array, np.arange(rows + 1, dtype=np.int64), streams, broken)
-    prototype = hashlib.blake2b(shape, digest_size=8)
+    prototype = xxh3_64(shape)
     parts = [(memoryview(buffer), starts.tolist(), ends.tolist())
              for buffer, starts, ends in streams]
     digests = []
