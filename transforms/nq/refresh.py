@@ -102,7 +102,8 @@ class LinkingRefresh:
         if original:
             self.carry = Carry(pbegin, previous, example_key, recompute_all=relink,
                                files=original_files(previous), reader=read_carried,
-                               keys=(previous.split_files() if previous else None, keys))
+                               keys=(previous.split_files() if previous else None, keys),
+                               join_rows=True)  # references, joined with the counts
         else:
             self.carry = Carry(pbegin, previous, question_key, recompute_all=relink,
                                keys=(None, keys))

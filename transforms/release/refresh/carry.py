@@ -17,7 +17,9 @@ it made. A unit whose key has rows in the previous release is not processed (unl
 ``recompute_all``): those rows are carried as they are, in their split. Keys travel as side
 inputs (dicts of short strings) both ways: the previous keys filter this run's units, and
 this run's unit keys filter the previous rows as they are read, so neither units nor rows
-are shuffled for the carry; only keys and counts are joined, to count.
+are shuffled for the carry; only keys and counts are joined, to count. Rows that are small
+references (NQ's examples, ``join_rows``) are instead joined with the counts: one read of
+the previous files, one shuffle of references.
 
 With ``batch_columns`` (the columns ``row_key`` reads) the carried rows of the default
 Parquet files are carried by reference (``carried_rows.CarriedRows``: a file's name and the
@@ -287,6 +289,18 @@ def _count_key(item: tuple[str, dict[str, list]], recompute_all: bool,
         yield from also(grouped)
 
 
+def _count_and_carry(item: tuple[str, dict[str, list]], recompute_all: bool,
+                     also: Callable[[dict[str, list]], Iterable] | None = None):
+    """``_count_key`` of a key whose previous rows were joined (``Carry(join_rows=True)``),
+    then those rows, ``(split, row)``, when they are carried."""
+    key, grouped = item
+    rows = grouped["previous"]
+    counts = {**grouped, "previous": [len(rows)] if rows else []}  # as _count_key reads them
+    yield from _count_key((key, counts), recompute_all, also)
+    if rows and grouped["units"] and not recompute_all:
+        yield from rows
+
+
 @dataclass(frozen=True)
 class AlsoJoined:
     """More ``(key, value)`` collections a dataset joins with this run's keys, in the join
@@ -307,14 +321,19 @@ class Carry:
     keys, which depend on the previous keys, and one fused stage cannot both feed and wait
     for a side input (the FnApiRunner refuses such a job). ``batch_columns``: carry the
     Parquet files' rows by reference, with their ``sort_column`` values (see the module
-    docstring)."""
+    docstring). ``join_rows``, for rows that are small references (NQ's ``PackedExample``):
+    the previous files are read once, their keys taken from the rows, and the rows joined
+    with this run's keys in the step that counts the refresh, which carries those of the
+    units it has (one shuffle of references, instead of a second read of every file's keys
+    and a side input of this run's unit keys)."""
 
     def __init__(self, pbegin, previous: PreviousRelease | None,
                  row_key: Callable[[Row], str], *, recompute_all: bool = False,
                  label: str = "Refresh", files: list[tuple[str, str]] | None = None,
                  reader: FileReader = read_previous_file,
                  keys: tuple[list[tuple[str, str]] | None, KeyReader] | None = None,
-                 batch_columns: tuple[str, ...] | None = None, sort_column: str = "id"):
+                 batch_columns: tuple[str, ...] | None = None, sort_column: str = "id",
+                 join_rows: bool = False):
         self.active = previous is not None
         self.batch_columns, self.sort_column = batch_columns, sort_column
         self.label = label
@@ -340,11 +359,16 @@ class Carry:
         self._pbegin, self._previous = pbegin, previous
         self._key_source = keys or (files, RowKeys(reader, row_key))
         self._keys = None
+        self.join_rows = join_rows and self.rows is not None and batch_columns is None
 
     @property
     def keys(self):
         """``(key, rows)`` of the previous release, counted per file (read on first use: a
-        refresh that carries by reference counts its keys as it carries them)."""
+        refresh that carries by reference counts its keys as it carries them; with
+        ``join_rows``, ``(key, 1)`` of each row read)."""
+        if self._keys is None and self.join_rows:
+            self._keys = self.rows | f"{self.label}PreviousKeys" >> beam.Map(
+                lambda keyed: (keyed[0], 1))
         if self._keys is None:
             key_files, key_reader = self._key_source
             self._keys = (self._pbegin
@@ -357,16 +381,14 @@ class Carry:
         if not self.active:
             return units
         label = self.label
-        self._unit_keys = (units
-                           | f"{label}UnitKeys" >> beam.Map(lambda unit: (unit_key(unit), 1))
-                           | f"{label}DistinctUnits" >> beam.CombinePerKey(sum))
+        self._unit_keys = units | f"{label}UnitKeys" >> beam.Map(  # a key may repeat
+            lambda unit: (unit_key(unit), 1))
         return units | f"{label}KeepFresh" >> beam.ParDo(  # a key's presence is enough
             _KeepFresh(unit_key, self.recompute_all), beam.pvalue.AsDict(self.keys))
 
     def units_keyed(self, unit_keys) -> None:
-        """Instead of ``fresh``: this run's ``(unit key, count)`` (one per distinct key), for a
-        dataset that joins ``keys`` (the previous rows' ``(key, rows)``) with its units
-        itself."""
+        """Instead of ``fresh``: this run's ``(unit key, count)``, for a dataset that joins
+        ``keys`` (the previous rows' ``(key, rows)``) with its units itself."""
         self._unit_keys = unit_keys
 
     def finish(self, fresh_rows, also: AlsoJoined | None = None) -> tuple[Any, list]:
@@ -383,6 +405,8 @@ class Carry:
                 raise TypeError("Carry.finish(also=...) joins this run's unit keys, which a "
                                 "carry by reference (batch_columns) does not")
             return self._finish_references(fresh_rows)
+        if self.join_rows:
+            return self._finish_joined(fresh_rows, also)
         if self.rows is None:
             carried = fresh_rows.pipeline | f"{label}CarryNothing" >> beam.Create([])
         else:
@@ -399,6 +423,23 @@ class Carry:
                    ).with_outputs(*SIDE_OUTPUTS, main="main"))
         self.carried_rows = carried
         rows = (carried, fresh_rows) | f"{label}AllRows" >> beam.Flatten()
+        return rows, [counted]
+
+    def _finish_joined(self, fresh_rows, also: AlsoJoined | None) -> tuple[Any, list]:
+        """``finish`` with ``join_rows``: the previous rows are grouped with this run's keys
+        by key, counted, and carried where this run has the unit (``_count_and_carry``)."""
+        label, row_key = self.label, self.row_key
+        fresh_keys = fresh_rows | f"{label}FreshKeys" >> beam.Map(
+            lambda sr: (row_key(sr[1]), 1))
+        joined = {"previous": self.rows, "fresh": fresh_keys, "units": self._unit_keys,
+                  **(also.inputs if also else {})}
+        counted = (joined
+                   | f"{label}JoinRows" >> beam.CoGroupByKey()
+                   | f"{label}CountAndCarry" >> beam.FlatMap(
+                       _count_and_carry, self.recompute_all, also.emit if also else None
+                   ).with_outputs(*SIDE_OUTPUTS, main="main"))
+        self.carried_rows = counted.main
+        rows = (counted.main, fresh_rows) | f"{label}AllRows" >> beam.Flatten()
         return rows, [counted]
 
     def _finish_references(self, fresh_rows) -> tuple[Any, list]:
