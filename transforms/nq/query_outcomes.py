@@ -176,18 +176,18 @@ def _attach(item: tuple[str, dict[str, list]]) -> Iterator[tuple[dict, Outcome |
 
 class WithOutcomes(beam.PTransform):
     """Candidate rows -> ``(row, recorded Outcome or None)``: each row joined with the
-    outcome ``files`` of ``release`` record for its question (``carried_files``)."""
+    ``recorded`` outcomes (``(key, Outcome)`` of ``read_outcomes``: the files
+    ``carried_files`` lists, read with the previous release's other files,
+    ``transforms.nq.previous_read``); None: no outcome recorded."""
 
-    def __init__(self, release: Release | None, files: list[str]):
+    def __init__(self, recorded):
         super().__init__()
-        self.release, self.files = release, files
+        self.recorded = recorded
 
     def expand(self, rows):
-        if not self.files:
+        recorded = self.recorded
+        if recorded is None:
             return rows | "NoOutcome" >> beam.Map(lambda row: (row, None))
-        recorded = (rows.pipeline
-                    | "OutcomeFiles" >> beam.Create(self.files)
-                    | "ReadOutcomes" >> beam.FlatMap(read_outcomes, self.release))
         keyed = rows | "KeyRows" >> beam.Map(lambda row: (outcome_key(row["question"]), row))
         return ({"row": keyed, "outcome": recorded}
                 | "JoinOutcomes" >> beam.CoGroupByKey()

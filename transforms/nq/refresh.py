@@ -31,7 +31,8 @@ from typing import Any
 from transforms.core.errors import UsageError
 from transforms.nq.carried import example_key, paired_files, read_carried
 from transforms.nq.counters import LASTING_DROPS
-from transforms.nq.refresh_drops import CarryDrops
+from transforms.nq.previous_read import DROPS, EXAMPLES, PreviousFiles
+from transforms.nq.refresh_drops import CarryDrops, drop_files
 from transforms.release.refresh.carry import Carry, ParquetKeys
 from transforms.release.refresh.previous import PreviousRelease
 
@@ -87,27 +88,45 @@ def original_files(previous: PreviousRelease | None) -> list[tuple[str, str, str
     return paired_files(previous.all_files, previous.splits)
 
 
+def previous_files(plan: Any, questions_only: bool, outcomes: list[str]
+                   ) -> PreviousFiles | None:
+    """What an NQ refresh reads of the previous release (``previous_read``): the recorded
+    ``outcomes`` files, and for examples without ``--relink`` or ``--recompute-all`` the
+    carried examples and the lasting drops; None without a previous release or files."""
+    options, previous = plan.options, plan.previous
+    if previous is None:
+        return None
+    relink = options.recompute_all or options.relink
+    linked = not questions_only and not relink
+    files = PreviousFiles(outcomes, original_files(previous) if linked else [],
+                          drop_files(previous) if linked else [])
+    return files if files.items() else None
+
+
 class LinkingRefresh:
     """The refresh of an examples release around the linking stages: ``to_link`` keeps the
     questions to link (no example and no lasting drop in the previous release; every one with
     ``--relink`` or ``--recompute-all``), ``finish`` adds the carried examples (NQ's
     ``PackedExample`` with ``original``, else the Parquet rows) and returns the
-    accounting of the refresh. A pass-through without a previous release."""
+    accounting of the refresh. A pass-through without a previous release. ``read``: NQ's
+    ``previous_read.ReadPrevious`` output (the carried examples and the drops, read with the
+    outcomes), None to read them here."""
 
     def __init__(self, pbegin, plan: Any, *, original: bool,
-                 lasting: frozenset[str] = LASTING_DROPS):
+                 lasting: frozenset[str] = LASTING_DROPS, read=None):
         options, previous = plan.options, plan.previous
         relink = options.recompute_all or options.relink
         keys = ParquetKeys(("question",), published_key)  # the Parquet question column only
+        rows, drops = (read[EXAMPLES], read[DROPS]) if read is not None else (None, None)
         if original:
             self.carry = Carry(pbegin, previous, example_key, recompute_all=relink,
                                files=original_files(previous), reader=read_carried,
                                keys=(previous.split_files() if previous else None, keys),
-                               join_rows=True)  # references, joined with the counts
+                               join_rows=True, rows=rows)  # references, joined
         else:
             self.carry = Carry(pbegin, previous, question_key, recompute_all=relink,
-                               keys=(None, keys))
-        self.drops = CarryDrops(pbegin, previous, lasting, relink=relink)
+                               keys=(None, keys), rows=rows)
+        self.drops = CarryDrops(pbegin, previous, lasting, relink=relink, drops=drops)
 
     def to_link(self, questions):
         """The question rows the linking stages process."""

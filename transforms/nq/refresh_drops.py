@@ -72,17 +72,19 @@ class CarryDrops:
     filters the questions to link, ``joined`` is what the refresh's count joins to write the
     kept drops again (``carry.AlsoJoined``: the drop records, joined by question with this
     run's question keys in the same shuffle). A pass-through without a previous release or
-    when every question is relinked."""
+    when every question is relinked. ``drops``: the ``(question, record)`` of ``read_drops``
+    when the dataset reads them itself (``transforms.nq.previous_read``)."""
 
     def __init__(self, pbegin, previous: PreviousRelease | None, lasting: frozenset[str], *,
-                 relink: bool, label: str = "RefreshDrops"):
+                 relink: bool, label: str = "RefreshDrops", drops=None):
         self.active = previous is not None and not relink
         self.label = label
         if not self.active:
             return
-        self.drops = (pbegin
-                      | f"{label}Files" >> beam.Create(drop_files(previous))
-                      | f"{label}Read" >> beam.FlatMap(read_drops, previous.pinned, lasting))
+        self.drops = drops if drops is not None else (
+            pbegin
+            | f"{label}Files" >> beam.Create(drop_files(previous))
+            | f"{label}Read" >> beam.FlatMap(read_drops, previous.pinned, lasting))
 
     def fresh(self, questions):
         """The question rows to link: those the previous release did not drop for good."""

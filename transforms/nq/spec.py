@@ -50,6 +50,7 @@ from transforms.nq.counters import (
     DISTINCT,
     EXAMPLES,
     HEURISTICS,
+    LASTING_DROPS,
     LINKING,
     LOG_MALFORMED_ROWS,
     LOG_ROWS,
@@ -71,6 +72,7 @@ from transforms.nq.linking_options import (
     resolve_linking,
     source_of,
 )
+from transforms.nq.previous_read import RECORDED, ReadPrevious
 from transforms.nq.publish import ensure_empty_jsonl, nq_dev_baselines
 from transforms.nq.query_outcomes import (
     DIRECTORY as OUTCOMES_DIRECTORY,
@@ -88,6 +90,7 @@ from transforms.nq.refresh import (
     UNIT,
     LinkingRefresh,
     check_refresh_options,
+    previous_files,
     published_key,
     question_carry,
     question_key,
@@ -265,12 +268,14 @@ class BuildNq(beam.PTransform):
             options.min_users, options.window, options.keep_rejected,
             **reader_options(options))
         previous = self.plan.previous
+        outcome_files = carried_files(previous, self.plan.recorded[RECORD],
+                                      self.context.tag_all)
+        files = previous_files(self.plan, options.stop_after == QUESTIONS, outcome_files)
+        read = None if files is None else pbegin | "RefreshReadPrevious" >> ReadPrevious(
+            previous.pinned, files, LASTING_DROPS)  # one step for every kind of file
         selected = (by_users.main
                     | "Progress" >> ShowProgress("queries aggregated")
-                    | "Outcomes" >> WithOutcomes(
-                        previous.pinned if previous else None,
-                        carried_files(previous, self.plan.recorded[RECORD],
-                                      self.context.tag_all))
+                    | "Outcomes" >> WithOutcomes(read[RECORDED] if outcome_files else None)
                     | "Batch" >> beam.BatchElements(min_batch_size=options.batch_size,
                                                     max_batch_size=options.batch_size)
                     | "Heuristics" >> beam.ParDo(SelectQuestions(
@@ -289,7 +294,7 @@ class BuildNq(beam.PTransform):
                 staging, question_key, parquet_bytes, "parquet", QUESTION_SCHEMA)]
             page_stats, results = [], [*results, *refresh_results]
         else:
-            page_stats, linked_results, written = self._examples(pbegin, questions)
+            page_stats, linked_results, written = self._examples(pbegin, questions, read)
             results += linked_results
         written.append(outcomes)
         if options.keep_rejected:
@@ -309,7 +314,7 @@ class BuildNq(beam.PTransform):
         written.append(pbegin | "Accounting" >> WriteAccounting(staging, results, histograms))
         return tuple(written)
 
-    def _examples(self, pbegin, questions):
+    def _examples(self, pbegin, questions, read):
         """Stage 2: link, fetch, tokenize, split, write both formats; a refresh links only
         the questions the previous release has no example of and writes the carried
         examples with this run's (``transforms.nq.refresh``). The page lengths describe every
@@ -317,7 +322,7 @@ class BuildNq(beam.PTransform):
         from filters.nq.candidates import nq_document
 
         options, staging = self.options, self.target.staging_dir
-        refresh = LinkingRefresh(pbegin, self.plan, original=True)
+        refresh = LinkingRefresh(pbegin, self.plan, original=True, read=read)
         pairs, linked_results = (refresh.to_link(questions)
                                  | "LinkProgress" >> ShowProgress("questions linked")
                                  | "LinkAndFetch" >> LinkAndFetch(

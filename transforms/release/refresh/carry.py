@@ -325,7 +325,9 @@ class Carry:
     the previous files are read once, their keys taken from the rows, and the rows joined
     with this run's keys in the step that counts the refresh, which carries those of the
     units it has (one shuffle of references, instead of a second read of every file's keys
-    and a side input of this run's unit keys)."""
+    and a side input of this run's unit keys). ``rows``: the previous rows, ``(split, row)``,
+    when the dataset reads them itself (in a step that reads other files of the previous
+    release too: ``transforms.nq.previous_read``)."""
 
     def __init__(self, pbegin, previous: PreviousRelease | None,
                  row_key: Callable[[Row], str], *, recompute_all: bool = False,
@@ -333,7 +335,7 @@ class Carry:
                  reader: FileReader = read_previous_file,
                  keys: tuple[list[tuple[str, str]] | None, KeyReader] | None = None,
                  batch_columns: tuple[str, ...] | None = None, sort_column: str = "id",
-                 join_rows: bool = False):
+                 join_rows: bool = False, rows=None):
         self.active = previous is not None
         self.batch_columns, self.sort_column = batch_columns, sort_column
         self.label = label
@@ -352,10 +354,11 @@ class Carry:
                          | f"{label}PreviousFiles" >> beam.Create(
                              listed, reshuffle=len(listed) > SPREAD_FILES))
         else:
-            self.rows = (pbegin
-                         | f"{label}ReadPrevious" >> ReadPreviousRows(previous, files, reader)
-                         | f"{label}KeyPrevious" >> beam.Map(lambda split_row: (
-                             row_key(split_row[1]), split_row)))
+            if rows is None:
+                rows = pbegin | f"{label}ReadPrevious" >> ReadPreviousRows(previous, files,
+                                                                           reader)
+            self.rows = rows | f"{label}KeyPrevious" >> beam.Map(lambda split_row: (
+                row_key(split_row[1]), split_row))
         self._pbegin, self._previous = pbegin, previous
         self._key_source = keys or (files, RowKeys(reader, row_key))
         self._keys = None
