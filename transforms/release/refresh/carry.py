@@ -402,7 +402,7 @@ class Carry:
             return fresh_rows, []
         if self._unit_keys is None:
             raise RuntimeError("Carry.finish() needs the units: call fresh() first")
-        label, row_key = self.label, self.row_key
+        label = self.label
         if self.rows is not None and self.batch_columns is not None:
             if also is not None:
                 raise TypeError("Carry.finish(also=...) joins this run's unit keys, which a "
@@ -415,15 +415,7 @@ class Carry:
         else:
             carried = self.rows | f"{label}Carry" >> beam.ParDo(
                 _CarryRows(), beam.pvalue.AsDict(self._unit_keys))
-        fresh_keys = fresh_rows | f"{label}FreshKeys" >> beam.Map(
-            lambda sr: (row_key(sr[1]), 1))
-        joined = {"previous": self.keys, "fresh": fresh_keys, "units": self._unit_keys,
-                  **(also.inputs if also else {})}
-        counted = (joined
-                   | f"{label}JoinCounts" >> beam.CoGroupByKey()
-                   | f"{label}Count" >> beam.FlatMap(
-                       _count_key, self.recompute_all, also.emit if also else None
-                   ).with_outputs(*SIDE_OUTPUTS, main="main"))
+        counted = self._count(fresh_rows, self.keys, _count_key, also, "JoinCounts", "Count")
         self.carried_rows = carried
         rows = (carried, fresh_rows) | f"{label}AllRows" >> beam.Flatten()
         return rows, [counted]
@@ -431,19 +423,26 @@ class Carry:
     def _finish_joined(self, fresh_rows, also: AlsoJoined | None) -> tuple[Any, list]:
         """``finish`` with ``join_rows``: the previous rows are grouped with this run's keys
         by key, counted, and carried where this run has the unit (``_count_and_carry``)."""
-        label, row_key = self.label, self.row_key
-        fresh_keys = fresh_rows | f"{label}FreshKeys" >> beam.Map(
-            lambda sr: (row_key(sr[1]), 1))
-        joined = {"previous": self.rows, "fresh": fresh_keys, "units": self._unit_keys,
-                  **(also.inputs if also else {})}
-        counted = (joined
-                   | f"{label}JoinRows" >> beam.CoGroupByKey()
-                   | f"{label}CountAndCarry" >> beam.FlatMap(
-                       _count_and_carry, self.recompute_all, also.emit if also else None
-                   ).with_outputs(*SIDE_OUTPUTS, main="main"))
+        counted = self._count(fresh_rows, self.rows, _count_and_carry, also, "JoinRows",
+                              "CountAndCarry")
         self.carried_rows = counted.main
-        rows = (counted.main, fresh_rows) | f"{label}AllRows" >> beam.Flatten()
+        rows = (counted.main, fresh_rows) | f"{self.label}AllRows" >> beam.Flatten()
         return rows, [counted]
+
+    def _count(self, fresh_rows, previous, count, also: AlsoJoined | None, join: str,
+               step: str):
+        """``previous`` (keyed) joined with this run's row and unit keys (and ``also``'s
+        inputs) by key, and ``count`` of each key: its tagged outputs."""
+        row_key = self.row_key
+        fresh_keys = fresh_rows | f"{self.label}FreshKeys" >> beam.Map(
+            lambda sr: (row_key(sr[1]), 1))
+        joined = {"previous": previous, "fresh": fresh_keys, "units": self._unit_keys,
+                  **(also.inputs if also else {})}
+        return (joined
+                | f"{self.label}{join}" >> beam.CoGroupByKey()
+                | f"{self.label}{step}" >> beam.FlatMap(
+                    count, self.recompute_all, also.emit if also else None
+                ).with_outputs(*SIDE_OUTPUTS, main="main"))
 
     def _finish_references(self, fresh_rows) -> tuple[Any, list]:
         """``finish`` carrying by reference: the files' keys are counted where their rows
