@@ -19,7 +19,8 @@ inputs (dicts of short strings) both ways: the previous keys filter this run's u
 this run's unit keys filter the previous rows as they are read, so neither units nor rows
 are shuffled for the carry; only keys and counts are joined, to count. Rows that are small
 references (NQ's examples, ``join_rows``) are instead joined with the counts: one read of
-the previous files, one shuffle of references.
+the previous files, one shuffle of references (an older NQ release's shard that does not
+pair up is parsed, and its examples are joined whole).
 
 With ``batch_columns`` (the columns ``row_key`` reads) the carried rows of the default
 Parquet files are carried by reference (``carried_rows.CarriedRows``: a file's name and the
