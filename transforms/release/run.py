@@ -146,6 +146,7 @@ def publish(target: ReleaseTarget, *, overwrite: bool, splits: list[str], schema
             f"no rows in any split ({', '.join(splits)}) of {target.dataset} "
             f"{target.version}; pass --allow-empty to publish an empty release")
     if previous is not None:
+        release_arrow_memory()  # what the checks above decoded, before the diff's own peak
         stats["refresh"]["changes"] = diff_summary(
             diff_staged(previous.path, target.staging_dir, manifest, stats))
         release_arrow_memory()
