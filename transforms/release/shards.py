@@ -78,7 +78,7 @@ class WriteShards(beam.PTransform):
     that got one is written by ``formats.table_bytes``, the bytes ``serializer`` gives the
     same rows as dicts when it is ``parquet_bytes``. Each ``also`` format writes the same
     rows (not record batches) in the same order; its files are emitted too. ``counts``: the
-    rows' ``group_counts``, when a stage before this one already counted them (the check
+    rows' ``GroupCounts``, when a stage before this one already counted them (the check
     after the shuffle then holds against that count).
     """
 
