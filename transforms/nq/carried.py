@@ -120,11 +120,8 @@ def original_bytes(rows: list[Example], schema: Any = None,
     ``jsonl_gz_bytes`` gives for the same examples)."""
     if not rows:
         return member_bytes(b"")
-    files = {name: _read(release, name) for name in dict.fromkeys(
-        row.original for row in rows if isinstance(row, PackedExample) and row.original)}
-    return b"".join(files[row.original][row.start:row.end]
-                    if isinstance(row, PackedExample) and row.original
-                    else row.member if isinstance(row, PackedExample)
+    files: dict[str, bytes] = {}
+    return b"".join(_member(row, release, files) if isinstance(row, PackedExample)
                     else member_bytes(jsonl_line(row)) for row in rows)
 
 
@@ -214,13 +211,20 @@ def _previous_simplified(release: Release | None, name: str) -> pa.Table | None:
 
 def _example_of(row: Example, release: Release | None, originals: dict[str, bytes]
                 ) -> dict[str, Any]:
-    """The original-format example of any row: its own member, or the member of the
-    previous ``nq_original`` file it is carried from (each file read once)."""
-    if isinstance(row, PackedExample) and not row.member and row.original:
-        if row.original not in originals:
-            originals[row.original] = _read(release, row.original)
-        return json.loads(gzip.decompress(originals[row.original][row.start:row.end]))
-    return _unpacked(row)
+    """The original-format example of any row: from its gzip member (``_member``)."""
+    if isinstance(row, PackedExample):
+        return json.loads(gzip.decompress(_member(row, release, originals)))
+    return row
+
+
+def _member(row: PackedExample, release: Release | None, files: dict[str, bytes]) -> bytes:
+    """A packed example's gzip member: its own, or its byte range of the previous
+    ``nq_original`` file it is carried from (read once into ``files``)."""
+    if not row.original:
+        return row.member
+    if row.original not in files:
+        files[row.original] = _read(release, row.original)
+    return files[row.original][row.start:row.end]
 
 
 FRESH, REFERENCE, BYTES = "fresh", "reference", "bytes"  # how an example's HF row is made
@@ -240,14 +244,13 @@ def materialized(rows: list[PackedExample], release: Release) -> list[PackedExam
     """Examples carried by reference as their bytes (``member`` and ``hf_row``), each file
     they refer to read once (``CarryMoved``: examples whose shard changes)."""
     table = _published_rows(release, rows)
-    files = {name: _read(release, name) for name in dict.fromkeys(
-        row.original for row in rows if row.original)}
+    files: dict[str, bytes] = {}
     packed = []
     for index, row in enumerate(rows):
         sink = io.BytesIO()
         with pa.ipc.new_stream(sink, table.schema, options=_COMPRESSED) as writer:
             writer.write_table(table.slice(index, 1))
-        member = files[row.original][row.start:row.end] if row.original else row.member
+        member = _member(row, release, files)
         packed.append(PackedExample(row.key, member, row.page_bytes, row.page_tokens,
                                     row.candidates, hf_row=sink.getvalue()))
     return packed
